@@ -1,0 +1,13 @@
+"""orca_ros.core: the algorithms, in numpy and plain Python, with no ROS import."""
+
+from .linprog import HalfPlane, linear_program_2d, linear_program_3d
+from .obstacles import ObstacleVertex, build_obstacle_edges
+from .orca import (STRICT_RVO2, OrcaOptions, OrcaResult, agent_orca_half_plane,
+                   compute_new_velocity, obstacle_orca_half_plane)
+from .types import AgentState, NeighborState, Polygon, Segment
+
+__all__ = [
+    "AgentState", "HalfPlane", "NeighborState", "ObstacleVertex", "OrcaOptions", "OrcaResult",
+    "Polygon", "STRICT_RVO2", "Segment", "agent_orca_half_plane", "build_obstacle_edges",
+    "compute_new_velocity", "linear_program_2d", "linear_program_3d", "obstacle_orca_half_plane",
+]

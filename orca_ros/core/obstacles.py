@@ -1,0 +1,90 @@
+"""Obstacle edges in RVO2's representation.
+
+RVO2 stores an obstacle as a cyclic chain of vertices. Each vertex knows its
+point, the unit direction to the next vertex, whether it is convex, and its
+neighbours in the chain. The edge from a vertex to the next one is what ORCA
+builds a half-plane against; the agent must be on the edge's right-hand side
+(outside a counter-clockwise polygon) to see it.
+
+A two-vertex obstacle (a line segment) is a chain of two vertices, both
+convex, so it has an edge in each direction and blocks from both sides.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, List, Optional, Sequence, Union
+
+from .types import Polygon, Segment, Vector2
+
+
+class ObstacleVertex:
+    """One vertex of an obstacle chain (RVO2's ``Obstacle``)."""
+
+    __slots__ = ("point", "unit_dir", "is_convex", "next", "prev", "obstacle_id")
+
+    def __init__(self, point: Vector2, obstacle_id: int) -> None:
+        self.point = point
+        self.unit_dir: Vector2 = (0.0, 0.0)
+        self.is_convex = True
+        self.next: Optional["ObstacleVertex"] = None
+        self.prev: Optional["ObstacleVertex"] = None
+        self.obstacle_id = obstacle_id
+
+    def __repr__(self) -> str:
+        return f"ObstacleVertex({self.point}, convex={self.is_convex})"
+
+
+def left_of(a: Vector2, b: Vector2, c: Vector2) -> float:
+    """Positive when ``c`` lies to the left of the directed line a->b (RVO2's leftOf)."""
+    return (a[0] - c[0]) * (b[1] - a[1]) - (a[1] - c[1]) * (b[0] - a[0])
+
+
+def _chain(points: Sequence[Vector2], obstacle_id: int) -> List[ObstacleVertex]:
+    vertices = [ObstacleVertex(p, obstacle_id) for p in points]
+    n = len(vertices)
+    for i, vertex in enumerate(vertices):
+        nxt = vertices[(i + 1) % n]
+        prv = vertices[i - 1]
+        vertex.next = nxt
+        vertex.prev = prv
+        dx = nxt.point[0] - vertex.point[0]
+        dy = nxt.point[1] - vertex.point[1]
+        length = math.hypot(dx, dy)
+        vertex.unit_dir = (dx / length, dy / length)
+        if n == 2:
+            vertex.is_convex = True
+        else:
+            vertex.is_convex = left_of(prv.point, vertex.point, nxt.point) >= 0.0
+    return vertices
+
+
+def build_obstacle_edges(obstacles: Iterable[Union[Segment, Polygon]]) -> List[ObstacleVertex]:
+    """Turn segments and counter-clockwise polygons into RVO2 vertex chains.
+
+    Returns every vertex; each vertex stands for the edge to its ``next``.
+    """
+    edges: List[ObstacleVertex] = []
+    for obstacle_id, obstacle in enumerate(obstacles):
+        if isinstance(obstacle, Segment):
+            edges.extend(_chain((obstacle.a, obstacle.b), obstacle_id))
+        elif isinstance(obstacle, Polygon):
+            edges.extend(_chain(obstacle.vertices, obstacle_id))
+        else:
+            raise TypeError(f"obstacle {obstacle_id} is neither a Segment nor a Polygon: "
+                            f"{type(obstacle).__name__}")
+    return edges
+
+
+def dist_sq_point_segment(a: Vector2, b: Vector2, c: Vector2) -> float:
+    """Squared distance from point ``c`` to segment a-b (RVO2's distSqPointLineSegment)."""
+    abx = b[0] - a[0]
+    aby = b[1] - a[1]
+    r = ((c[0] - a[0]) * abx + (c[1] - a[1]) * aby) / (abx * abx + aby * aby)
+    if r < 0.0:
+        dx, dy = c[0] - a[0], c[1] - a[1]
+    elif r > 1.0:
+        dx, dy = c[0] - b[0], c[1] - b[1]
+    else:
+        dx, dy = c[0] - (a[0] + r * abx), c[1] - (a[1] + r * aby)
+    return dx * dx + dy * dy

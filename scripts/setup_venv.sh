@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Create (or reuse) the virtual environment .venv with orca_ros, ROS 2 from PyPI
+# wheels, the test tools and the RVO2 reference (pyrvo). Needs only python3 >= 3.10.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${ORCA_ROS_VENV:-.venv}
+PYTHON=${PYTHON:-python3}
+
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
+  echo "orca_ros needs Python >= 3.10; $PYTHON is $("$PYTHON" --version 2>&1)" >&2; exit 1; }
+
+if [ ! -x "$VENV/bin/python" ]; then
+  if ! "$PYTHON" -m venv "$VENV" 2>/dev/null; then
+    rm -rf "$VENV"
+    # Debian and Ubuntu ship venv separately.
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      ver=$("$PYTHON" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+      apt-get update -qq && (apt-get install -y -qq "python${ver}-venv" || apt-get install -y -qq python3-venv)
+      "$PYTHON" -m venv "$VENV"
+    else
+      echo "python3 -m venv failed: install the venv module (sudo apt-get install python3-venv)" >&2
+      exit 1
+    fi
+  fi
+fi
+
+"$VENV/bin/python" -m pip install -q --upgrade pip
+"$VENV/bin/python" -m pip install -q -e ".[ros,test]"
+# The RVO2 reference for side-by-side benchmarks. --no-deps: its declared
+# dependency (a simulator) is not needed for the bindings. x86_64 wheels only.
+"$VENV/bin/python" -m pip install -q --no-deps pyrvo \
+  || echo "note: pyrvo (RVO2 reference) did not install; RVO2 comparisons are skipped" >&2

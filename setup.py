@@ -1,0 +1,44 @@
+"""ament_python package orca_ros: `colcon build` in a ROS 2 workspace, or `pip install .[ros]`."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+package_name = "orca_ros"
+
+# ROS 2 from PyPI wheels, for machines without a ROS install. Users of a
+# system ROS 2 (apt, source) install without this extra.
+ROS_WHEELS = [
+    "ros-rclpy", "ros-rmw-fastrtps-cpp", "ros-geometry-msgs", "ros-nav-msgs", "ros-std-msgs",
+    "ros-visualization-msgs", "ros-diagnostic-msgs", "ros-sensor-msgs", "ros-rosgraph-msgs",
+]
+
+setup(
+    name=package_name,
+    version="0.1.0",
+    packages=find_packages(exclude=["test", "test.*"]),
+    package_data={package_name: ["scenarios/*.yaml"]},
+    data_files=[
+        ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
+        ("share/" + package_name, ["package.xml"]),
+        ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
+        ("share/" + package_name + "/config", glob("config/*.yaml")),
+    ],
+    python_requires=">=3.10",
+    install_requires=["setuptools", "numpy", "scipy", "PyYAML", "tqdm", "matplotlib"],
+    extras_require={
+        "ros": ROS_WHEELS,
+        "test": ["pytest", "hypothesis"],
+    },
+    zip_safe=True,
+    maintainer="orca_ros maintainers",
+    maintainer_email="maintainers@orca-ros.invalid",
+    description="ORCA multi-robot collision avoidance for ROS 2",
+    license="Apache-2.0",
+    tests_require=["pytest"],
+    entry_points={
+        "console_scripts": [
+            "orca-ros = orca_ros.cli:main",
+        ],
+    },
+)
