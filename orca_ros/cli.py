@@ -42,6 +42,22 @@ def _cmd_bench_step(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import bench, markdown_table
+    from .core.scenario import ScenarioError
+    from .core.world import WorldOptions
+
+    try:
+        options = WorldOptions(method=args.method, kinematics=args.kinematics)
+        rows = bench(args.scenarios, options, json_out=args.json, plot_dir=args.plot,
+                     gif=args.gif, progress=not args.no_progress)
+    except (ScenarioError, ValueError, RuntimeError) as error:
+        print(f"orca-ros bench: {error}", file=sys.stderr)
+        return 2
+    print(markdown_table(rows))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="orca-ros", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -52,6 +68,18 @@ def build_parser() -> argparse.ArgumentParser:
                              help="Euclidean velocity tolerance (default 1e-3)")
     conformance.add_argument("-v", "--verbose", action="store_true", help="list failing cases")
     conformance.set_defaults(func=_cmd_conformance)
+
+    bench = sub.add_parser("bench", help="run scenarios in the pure-core world (no ROS)")
+    bench.add_argument("scenarios", nargs="+", metavar="SCENARIO.yaml",
+                       help="scenario files, or names of built-in scenarios")
+    bench.add_argument("--method", default="orca", choices=["orca", "orca_strict", "rvo2"],
+                       help="orca (default), orca_strict (exactly RVO2) or rvo2 (pyrvo)")
+    bench.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
+    bench.add_argument("--json", metavar="OUT", help="write one summary object per scenario")
+    bench.add_argument("--plot", metavar="DIR", help="write one PNG per scenario")
+    bench.add_argument("--gif", action="store_true", help="with --plot, also an animated GIF")
+    bench.add_argument("--no-progress", action="store_true", help="no progress bars")
+    bench.set_defaults(func=_cmd_bench)
 
     bench_step = sub.add_parser(
         "bench-step", help="time one compute_new_velocity call (0/5/10/20 neighbours, "

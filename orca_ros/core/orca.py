@@ -32,10 +32,10 @@ from .types import AgentState, NeighborState, Vector2, as_finite
 class OrcaOptions:
     """Departures from the reference behaviour; the defaults are exactly RVO2.
 
-    ``safety_margin`` (m) is added to every combined radius (agent-agent and
-    agent-obstacle). A few centimetres absorb the discretisation error of a
-    finite time step, which is what lets plain ORCA graze its neighbours in
-    dense crowds.
+    ``safety_margin`` (m) enlarges every disc the agent reasons about (its own
+    and each neighbour's), so a pair keeps ``2 * safety_margin`` apart and an
+    agent keeps ``safety_margin`` from walls. It absorbs the violation the 3D
+    fallback accepts when a dense crowd leaves no feasible velocity.
     """
 
     safety_margin: float = 0.0
@@ -343,6 +343,124 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
     return HalfPlane(velocity[0] + 0.5 * ux, velocity[1] + 0.5 * uy, dx, dy)
 
 
+def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: float,
+                               time_step: float, tie_direction: Vector2 = (1.0, 0.0),
+                               braking_accel: Optional[float] = None) -> HalfPlane:
+    """Velocities that cannot close this pair's gap within one time step, if both comply.
+
+    Not in the paper: our addition for dense crowds. With ``n`` the unit
+    vector towards the neighbour and ``g`` the current gap (centre distance
+    minus ``combined_radius``), the half-plane is ``v . n <= g / (2 dt)``. If
+    both agents keep to theirs, their distance along ``n`` shrinks by at most
+    ``g`` in one step and sideways motion only adds distance, so they cannot
+    overlap at the next step. ``v = 0`` always satisfies it when the pair does
+    not overlap, so these half-planes can be kept hard (like obstacle ones)
+    without making the program infeasible; when the pair overlaps, ``g < 0``
+    and the half-plane makes the agent back off by half the overlap per step.
+    ``tie_direction`` is ``n`` for coincident centres (the neighbour must use
+    the opposite one).
+
+    A robot that can only decelerate at ``a = braking_accel`` also keeps its
+    approach speed ``v`` within its discrete braking envelope: braking by
+    ``a dt`` per step from ``v`` covers ``v**2 / (2 a) + v dt / 2`` (this step
+    included), which must fit in its half of the gap, so
+    ``v <= a (sqrt(dt**2 / 4 + g / a) - dt / 2)``.
+    """
+    rx, ry = other_position_rel
+    distance = math.sqrt(rx * rx + ry * ry)
+    if distance > 1e-12:
+        nx, ny = rx / distance, ry / distance
+    else:
+        nx, ny = tie_direction
+    gap = distance - combined_radius
+    limit = gap / (2.0 * time_step)
+    if braking_accel is not None and gap > 0.0:
+        half_step = 0.5 * time_step
+        envelope = braking_accel * (math.sqrt(half_step * half_step + gap / braking_accel)
+                                    - half_step)
+        limit = min(limit, envelope)
+    return HalfPlane(nx * limit, ny * limit, -ny, nx)
+
+
+def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: ObstacleVertex,
+                                 time_step: float,
+                                 braking_accel: Optional[float] = None) -> Optional[HalfPlane]:
+    """Velocities that cannot reach this obstacle edge within one time step.
+
+    The static counterpart of :func:`one_step_safety_half_plane`: the
+    obstacle does not move, so the agent may close the whole gap ``g`` to the
+    edge's nearest point, ``v . n <= g / dt`` (and within its braking envelope
+    for the whole gap when it can only decelerate at ``braking_accel``).
+    Returns ``None`` for a point on the edge (no direction).
+    """
+    ax, ay = edge.point
+    bx, by = edge.next.point
+    px, py = position
+    abx, aby = bx - ax, by - ay
+    t = ((px - ax) * abx + (py - ay) * aby) / (abx * abx + aby * aby)
+    t = min(max(t, 0.0), 1.0)
+    nx, ny = ax + t * abx - px, ay + t * aby - py
+    distance = math.sqrt(nx * nx + ny * ny)
+    if distance < 1e-12:
+        return None
+    nx, ny = nx / distance, ny / distance
+    gap = distance - radius
+    limit = gap / time_step
+    if braking_accel is not None and gap > 0.0:
+        half_step = 0.5 * time_step
+        limit = min(limit, braking_accel * (math.sqrt(half_step * half_step
+                                                      + 2.0 * gap / braking_accel) - half_step))
+    return HalfPlane(nx * limit, ny * limit, -ny, nx)
+
+
+def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: float,
+               pref_velocity: Vector2, time_horizon: float, time_horizon_obst: float,
+               time_step: float, neighbors: Sequence[Tuple[float, float, float, float, float]],
+               obstacle_edges: Sequence[ObstacleVertex],
+               hard_half_planes: Sequence[HalfPlane] = ()) -> OrcaResult:
+    """ORCA on preselected input: the core of :func:`compute_new_velocity`.
+
+    ``neighbors`` are ``(x, y, vx, vy, radius)`` tuples, nearest first;
+    ``obstacle_edges`` are the visible edges, nearest first (see the
+    ``select_*`` functions). ``radius`` already includes any margin.
+    ``hard_half_planes`` (for example a robot's kinematic limits, see
+    :mod:`orca_ros.core.drive`) are kept hard like obstacle half-planes: the
+    3D fallback never trades them away.
+    """
+    lines: List[HalfPlane] = []
+    inv_time_horizon_obst = 1.0 / time_horizon_obst
+    for edge in obstacle_edges:
+        line = obstacle_orca_half_plane(position, velocity, radius, edge,
+                                        inv_time_horizon_obst, lines)
+        if line is not None:
+            lines.append(line)
+    num_obstacle_lines = len(lines)
+    lines.extend(hard_half_planes)
+    num_hard_lines = len(lines)
+
+    inv_time_horizon = 1.0 / time_horizon
+    inv_time_step = 1.0 / time_step
+    px, py = position
+    for ox, oy, ovx, ovy, other_radius in neighbors:
+        lines.append(agent_orca_half_plane(velocity, (ox - px, oy - py), (ovx, ovy),
+                                           radius + other_radius, inv_time_horizon,
+                                           inv_time_step))
+
+    fail, new_velocity = linear_program_2d(lines, max_speed, pref_velocity)
+    used_fallback = fail < len(lines)
+    if used_fallback:
+        if num_obstacle_lines <= fail < num_hard_lines:
+            # The hard half-planes contradict each other (an agent squeezed
+            # from two sides, or rounding at contact): violate them least,
+            # keeping obstacle half-planes, and let the agent ones go.
+            new_velocity = linear_program_3d(lines[:num_hard_lines], num_obstacle_lines, fail,
+                                             max_speed, new_velocity)
+        else:
+            new_velocity = linear_program_3d(lines, num_hard_lines, fail, max_speed,
+                                             new_velocity)
+    return OrcaResult(new_velocity, tuple(lines), num_obstacle_lines, used_fallback)
+
+
 def compute_new_velocity(agent: AgentState, neighbors: Sequence[NeighborState],
                          obstacle_edges: Sequence[ObstacleVertex], time_step: float,
                          options: OrcaOptions = STRICT_RVO2) -> OrcaResult:
@@ -355,31 +473,9 @@ def compute_new_velocity(agent: AgentState, neighbors: Sequence[NeighborState],
     """
     if not (time_step > 0.0 and math.isfinite(time_step)):
         raise ValueError(f"time_step must be positive and finite, got {time_step}")
-    position = agent.position
-    velocity = agent.velocity
     margin = options.safety_margin
-    radius = agent.radius + margin
-    lines: List[HalfPlane] = []
-
-    inv_time_horizon_obst = 1.0 / agent.time_horizon_obst
-    for edge in select_obstacle_neighbors(agent, obstacle_edges):
-        line = obstacle_orca_half_plane(position, velocity, radius, edge,
-                                        inv_time_horizon_obst, lines)
-        if line is not None:
-            lines.append(line)
-    num_obstacle_lines = len(lines)
-
-    inv_time_horizon = 1.0 / agent.time_horizon
-    inv_time_step = 1.0 / time_step
-    px, py = position
-    for other in select_agent_neighbors(agent, neighbors):
-        lines.append(agent_orca_half_plane(
-            velocity, (other.position[0] - px, other.position[1] - py), other.velocity,
-            radius + other.radius, inv_time_horizon, inv_time_step))
-
-    max_speed = agent.max_speed
-    fail, new_velocity = linear_program_2d(lines, max_speed, agent.pref_velocity)
-    used_fallback = fail < len(lines)
-    if used_fallback:
-        new_velocity = linear_program_3d(lines, num_obstacle_lines, fail, max_speed, new_velocity)
-    return OrcaResult(new_velocity, tuple(lines), num_obstacle_lines, used_fallback)
+    selected = [(n.position[0], n.position[1], n.velocity[0], n.velocity[1], n.radius + margin)
+                for n in select_agent_neighbors(agent, neighbors)]
+    return solve_orca(agent.position, agent.velocity, agent.radius + margin, agent.max_speed,
+                      agent.pref_velocity, agent.time_horizon, agent.time_horizon_obst,
+                      time_step, selected, select_obstacle_neighbors(agent, obstacle_edges))

@@ -1,0 +1,140 @@
+"""Differential-drive (unicycle) robots under ORCA, in the spirit of NH-ORCA.
+
+Alonso-Mora, Breitenmoser, Rufli, Beardsley, Siegwart, "Optimal Reciprocal
+Collision Avoidance for Multiple Non-Holonomic Robots", DARS 2010: a unicycle
+tracks a holonomic velocity ``u`` only approximately, so each robot (a) limits
+ORCA to velocities it can follow within a tracking error ``E`` and (b) enlarges
+its radius by ``E``. Then the holonomic guarantee carries over.
+
+Here the horizon of the tracking bound is one control period ``dt`` (ORCA
+re-plans every period from the measured state), which makes every limit a
+half-plane that joins ORCA's linear program as a hard constraint:
+
+* lateral: ``|u . n| <= E_lat / dt`` where ``n`` is normal to the heading
+  ``h``, so the sideways part the unicycle cannot execute moves it at most
+  ``E_lat`` off the planned straight motion in one period;
+* longitudinal: ``v_prev - a_max dt <= u . h <= v_prev + a_max dt`` and
+  ``u . h >= 0``, so the forward speed the LP plans is reachable under the
+  acceleration limit (no reversing).
+
+The command is ``v = u . h`` (then clipped to the limits) and
+``omega = wrap(angle(u_free) - theta) / dt`` clipped to the angular speed and
+acceleration limits, where ``u_free`` is ORCA's velocity without the kinematic
+half-planes: the robot turns towards where avoidance wants it to go while it
+moves only as far as it can follow.
+
+The position error over one period is then at most
+``E = E_lat + v_max * omega_max * dt**2 / 2`` (the second term is the arc
+driven while turning, against the straight chord); :func:`tracking_error_bound`
+returns it and the avoidance radius is ``radius + E``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import List, Tuple
+
+import numpy as np
+
+from .linprog import HalfPlane
+from .types import Vector2, as_finite
+
+
+def wrap_angle(angle: float) -> float:
+    """Normalise to (-pi, pi]."""
+    wrapped = math.fmod(angle + math.pi, 2.0 * math.pi)
+    if wrapped <= 0.0:
+        wrapped += 2.0 * math.pi
+    return wrapped - math.pi
+
+
+@dataclass(frozen=True)
+class DiffDriveLimits:
+    """Speed and acceleration limits of a unicycle robot, and its lateral tracking budget."""
+
+    max_linear_speed: float
+    max_angular_speed: float = 2.0
+    max_linear_accel: float = 2.0
+    max_angular_accel: float = 8.0
+    lateral_error: float = 0.02  # E_lat, m per control period
+
+    def __post_init__(self) -> None:
+        for name in ("max_linear_speed", "max_angular_speed", "max_linear_accel",
+                     "max_angular_accel", "lateral_error"):
+            as_finite(getattr(self, name), name, strictly_positive=True)
+
+
+def tracking_error_bound(limits: DiffDriveLimits, dt: float) -> float:
+    """Largest distance between the driven and the planned position after one period (m)."""
+    return limits.lateral_error + 0.5 * limits.max_linear_speed * limits.max_angular_speed * dt * dt
+
+
+def kinematic_half_planes(heading: float, linear_speed: float, limits: DiffDriveLimits,
+                          dt: float) -> List[HalfPlane]:
+    """The velocities a unicycle can follow within ``lateral_error`` over ``dt``, as half-planes.
+
+    Allowed side is to the left of each direction, as for ORCA half-planes.
+    """
+    hx, hy = math.cos(heading), math.sin(heading)
+    lateral = limits.lateral_error / dt
+    lowest = max(0.0, linear_speed - limits.max_linear_accel * dt)
+    highest = min(limits.max_linear_speed, linear_speed + limits.max_linear_accel * dt)
+    # n = (-hy, hx) is the heading's left normal.
+    return [
+        HalfPlane(-hy * lateral, hx * lateral, -hx, -hy),   # u . n <= lateral
+        HalfPlane(hy * lateral, -hx * lateral, hx, hy),     # u . n >= -lateral
+        HalfPlane(hx * lowest, hy * lowest, hy, -hx),       # u . h >= lowest
+        HalfPlane(hx * highest, hy * highest, -hy, hx),     # u . h <= highest
+    ]
+
+
+def unicycle_command(planned: Vector2, free: Vector2, heading: float,
+                     current: Tuple[float, float], limits: DiffDriveLimits,
+                     dt: float) -> Tuple[float, float]:
+    """Map ORCA's velocities to ``(v, omega)`` for a unicycle.
+
+    ``planned`` is ORCA's velocity with the kinematic half-planes (what the
+    robot drives), ``free`` the one without them (where it turns to).
+    ``current`` is the present ``(v, omega)``; acceleration limits apply to it.
+    """
+    v_now, omega_now = current
+    hx, hy = math.cos(heading), math.sin(heading)
+    v = planned[0] * hx + planned[1] * hy
+    v = min(max(v, v_now - limits.max_linear_accel * dt), v_now + limits.max_linear_accel * dt)
+    v = min(max(v, 0.0), limits.max_linear_speed)
+
+    if free[0] * free[0] + free[1] * free[1] > 1e-12:
+        omega = wrap_angle(math.atan2(free[1], free[0]) - heading) / dt
+    else:
+        omega = 0.0
+    step = limits.max_angular_accel * dt
+    omega = min(max(omega, omega_now - step), omega_now + step)
+    omega = min(max(omega, -limits.max_angular_speed), limits.max_angular_speed)
+    return v, omega
+
+
+def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_time: float):
+    """Clockwise turn (degrees) of the preferred velocity: symmetry breaking and stall escape.
+
+    Every agent turns its preferred velocity ``base_deg`` to the right, so two
+    agents meeting head-on both veer right rather than freeze face to face.
+    An agent stalled for ``stalled_time`` seconds turns further, linearly up to
+    ``escape_deg`` after ``escape_time``: because all agents turn the same way,
+    a jammed group starts to circulate instead of pressing inwards. Works on
+    floats and numpy arrays alike.
+    """
+    fraction = np.clip(stalled_time / escape_time, 0.0, 1.0) if escape_time > 0 else 1.0
+    return base_deg + (escape_deg - base_deg) * fraction
+
+
+def unicycle_step(x: float, y: float, heading: float, v: float, omega: float,
+                  dt: float) -> Tuple[float, float, float]:
+    """Exact integration of constant ``(v, omega)`` over ``dt`` (an arc, or a line)."""
+    if abs(omega) < 1e-9:
+        return x + v * dt * math.cos(heading), y + v * dt * math.sin(heading), heading
+    new_heading = heading + omega * dt
+    radius = v / omega
+    return (x + radius * (math.sin(new_heading) - math.sin(heading)),
+            y - radius * (math.cos(new_heading) - math.cos(heading)),
+            wrap_angle(new_heading))

@@ -1,0 +1,132 @@
+"""Global guidance around obstacles: a visibility graph of inflated obstacle corners.
+
+ORCA is local: an agent whose straight line to its waypoint runs through a
+wall presses against the wall forever. When that line is blocked, the agent
+instead heads for the first corner of the shortest path on a visibility graph
+(Lozano-Pérez and Wesley 1979) whose nodes are the obstacles' convex corners
+pushed out by ``clearance``. Segments (two-vertex obstacles) get two nodes
+around each end.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+from scipy.sparse.csgraph import dijkstra
+
+from .obstacles import ObstacleVertex
+from .types import Vector2
+
+
+def segments_min_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance between segments p-q (N, 2) and a-b (E, 2), as an (N, E) array."""
+    def point_segment(points, s0, s1):
+        d = s1 - s0
+        length_sq = np.maximum((d * d).sum(-1), 1e-300)
+        t = np.clip(((points - s0) * d).sum(-1) / length_sq, 0.0, 1.0)
+        closest = s0 + t[..., None] * d
+        return np.sqrt(((points - closest) ** 2).sum(-1))
+
+    P, Q = p[:, None, :], q[:, None, :]
+    A, B = a[None, :, :], b[None, :, :]
+    distance = np.minimum(np.minimum(point_segment(P, A, B), point_segment(Q, A, B)),
+                          np.minimum(point_segment(A, P, Q), point_segment(B, P, Q)))
+
+    def cross(o, u, v):
+        return (u[..., 0] - o[..., 0]) * (v[..., 1] - o[..., 1]) - \
+            (u[..., 1] - o[..., 1]) * (v[..., 0] - o[..., 0])
+
+    d1, d2 = cross(A, B, P), cross(A, B, Q)
+    d3, d4 = cross(P, Q, A), cross(P, Q, B)
+    crossing = (d1 * d2 < 0) & (d3 * d4 < 0)
+    return np.where(crossing, 0.0, distance)
+
+
+class VisibilityRoadmap:
+    """Shortest collision-free polylines among obstacles for discs of one clearance."""
+
+    def __init__(self, edges: Sequence[ObstacleVertex], clearance: float) -> None:
+        self.clearance = clearance
+        self.check_clearance = 0.98 * clearance
+        self.seg_a = np.array([e.point for e in edges], dtype=float).reshape(-1, 2)
+        self.seg_b = np.array([e.next.point for e in edges], dtype=float).reshape(-1, 2)
+        candidates: List[Vector2] = []
+        for vertex in edges:
+            if not vertex.is_convex:
+                continue
+            px, py = vertex.point
+            din, dout = vertex.prev.unit_dir, vertex.unit_dir
+            nx, ny = din[1] + dout[1], -din[0] - dout[0]  # sum of the edges' outward normals
+            norm = math.hypot(nx, ny)
+            if norm < 1e-9:  # the end of a segment: two nodes around the tip
+                back = (-dout[0], -dout[1])
+                side = (-dout[1], dout[0])
+                for sign in (1.0, -1.0):
+                    candidates.append((px + clearance * (back[0] + sign * side[0]),
+                                       py + clearance * (back[1] + sign * side[1])))
+                continue
+            cos_half = norm / 2.0
+            offset = min(clearance / max(cos_half, 1e-9), 3.0 * clearance)
+            candidates.append((px + offset * nx / norm, py + offset * ny / norm))
+        nodes = np.array(candidates, dtype=float).reshape(-1, 2)
+        if len(nodes) and len(self.seg_a):
+            keep = segments_min_distance(nodes, nodes, self.seg_a, self.seg_b).min(axis=1) \
+                >= self.check_clearance
+            nodes = nodes[keep]
+        self.nodes = nodes
+        m = len(nodes)
+        self.node_graph = np.zeros((m, m))
+        if m:
+            i, j = np.triu_indices(m, 1)
+            visible = self.visible(nodes[i], nodes[j])
+            length = np.linalg.norm(nodes[i] - nodes[j], axis=1)
+            self.node_graph[i[visible], j[visible]] = length[visible]
+            self.node_graph[j[visible], i[visible]] = length[visible]
+
+    def visible(self, p: np.ndarray, q: np.ndarray,
+                clearance: Optional[float] = None) -> np.ndarray:
+        """Whether each straight segment p-q keeps ``clearance`` from every edge.
+
+        The default is slightly less than the roadmap's own clearance, so that
+        the graph's edges, which run at exactly that distance, count as free.
+        """
+        p = np.asarray(p, dtype=float).reshape(-1, 2)
+        q = np.asarray(q, dtype=float).reshape(-1, 2)
+        if len(self.seg_a) == 0:
+            return np.ones(len(p), dtype=bool)
+        limit = self.check_clearance if clearance is None else clearance
+        return segments_min_distance(p, q, self.seg_a, self.seg_b).min(axis=1) >= limit
+
+    def next_corner(self, start: Vector2, goal: Vector2,
+                    start_clearance: Optional[float] = None) -> Optional[Vector2]:
+        """The first corner of the shortest path from ``start`` to ``goal``, or None if none exists.
+
+        ``start_clearance`` (default: the roadmap's) applies to the first leg,
+        so that an agent brushing a wall can still see the corners around it.
+        """
+        m = len(self.nodes)
+        if m == 0:
+            return None
+        start_arr = np.asarray(start, dtype=float)
+        goal_arr = np.asarray(goal, dtype=float)
+        graph = np.zeros((m + 2, m + 2))
+        graph[:m, :m] = self.node_graph
+        from_start = self.visible(np.repeat(start_arr[None], m, 0), self.nodes, start_clearance)
+        to_goal = self.visible(self.nodes, np.repeat(goal_arr[None], m, 0))
+        graph[m, :m] = np.where(from_start, np.linalg.norm(self.nodes - start_arr, axis=1), 0.0)
+        graph[:m, m + 1] = np.where(to_goal, np.linalg.norm(self.nodes - goal_arr, axis=1), 0.0)
+        if not from_start.any():
+            # Pressed against a wall: no corner is cleanly visible. Head for the
+            # nearest corner that the agent's centre can see at all.
+            nearest = np.argsort(np.linalg.norm(self.nodes - start_arr, axis=1))
+            return tuple(self.nodes[nearest[0]])
+        distances, predecessors = dijkstra(graph, directed=True, indices=m,
+                                           return_predecessors=True)
+        if not np.isfinite(distances[m + 1]):
+            return None
+        node = m + 1
+        while predecessors[node] != m:
+            node = predecessors[node]
+        return tuple(self.nodes[node]) if node < m else None

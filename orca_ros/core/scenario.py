@@ -1,0 +1,255 @@
+"""Scenario files (format: shared/scenarios/README.md) loaded into typed, validated data.
+
+A file is rejected, with a message naming the file, the agent and the field,
+when it has unknown keys, non-positive radius or speed, or an agent that
+starts inside an obstacle or overlapping another agent.
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import yaml
+
+from .geometry import point_polygon_signed_distance
+from .types import Polygon, Vector2, as_finite, as_vector2
+
+TOP_LEVEL_KEYS = {
+    "name", "source", "description", "seed", "time_step", "max_time", "on_goal",
+    "goal_tolerance", "waypoint_tolerance", "planned_waypoints", "notes", "defaults", "agents",
+    "obstacles", "supervisor", "expected", "expected_paper_mode", "toio",
+}
+AGENT_PARAMETER_KEYS = {"radius", "max_speed", "pref_speed", "neighbor_dist", "max_neighbors",
+                        "time_horizon", "time_horizon_obst"}
+AGENT_KEYS = {"name", "start", "goal", "waypoints"} | AGENT_PARAMETER_KEYS
+BUILTIN_DEFAULTS = {"neighbor_dist": 10.0, "max_neighbors": 10, "time_horizon": 2.0,
+                    "time_horizon_obst": 2.0}
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be run, with the place and the reason."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    name: str
+    start: Vector2
+    goal: Vector2
+    waypoints: Tuple[Vector2, ...]  # visited in order; the last one is the goal
+    radius: float
+    max_speed: float
+    pref_speed: float
+    neighbor_dist: float
+    max_neighbors: int
+    time_horizon: float
+    time_horizon_obst: float
+
+    @property
+    def reference_length(self) -> float:
+        """Length of the polyline start -> waypoints -> goal."""
+        points = (self.start,) + self.waypoints
+        return sum(math.dist(a, b) for a, b in zip(points, points[1:]))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    time_step: float
+    max_time: float
+    on_goal: str
+    agents: Tuple[AgentSpec, ...]
+    obstacles: Tuple[Polygon, ...]
+    goal_tolerance: Optional[float] = None
+    waypoint_tolerance: Optional[float] = None
+    description: str = ""
+    source: str = ""
+    path: str = ""
+    supervisor: Dict[str, Any] = field(default_factory=dict)
+    expected: Dict[str, Any] = field(default_factory=dict)
+    expected_paper_mode: Dict[str, Any] = field(default_factory=dict)
+    toio: Dict[str, Any] = field(default_factory=dict)
+
+    def goal_tolerance_of(self, agent: AgentSpec) -> float:
+        return agent.radius if self.goal_tolerance is None else self.goal_tolerance
+
+    def waypoint_tolerance_of(self, agent: AgentSpec) -> float:
+        return agent.radius if self.waypoint_tolerance is None else self.waypoint_tolerance
+
+    def agent(self, name: str) -> AgentSpec:
+        for spec in self.agents:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+
+def _fail(where: str, message: str) -> ScenarioError:
+    return ScenarioError(f"{where}: {message}")
+
+
+def _number(value: Any, where: str, key: str, *, positive: bool = False,
+            minimum: Optional[float] = None) -> float:
+    try:
+        return as_finite(value, key, minimum=minimum, strictly_positive=positive)
+    except ValueError as error:
+        raise _fail(where, str(error)) from None
+
+
+def _point(value: Any, where: str, key: str) -> Vector2:
+    try:
+        return as_vector2(value, key)
+    except ValueError as error:
+        raise _fail(where, str(error)) from None
+
+
+def _agent(raw: Any, index: int, defaults: Dict[str, Any], where: str) -> AgentSpec:
+    if not isinstance(raw, dict):
+        raise _fail(f"{where}: agent #{index}", "must be a mapping")
+    name = str(raw.get("name", f"#{index}"))
+    here = f"{where}: agent '{name}'"
+    unknown = set(raw) - AGENT_KEYS
+    if unknown:
+        raise _fail(here, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(AGENT_KEYS)}")
+    for key in ("name", "start", "goal"):
+        if key not in raw:
+            raise _fail(here, f"missing '{key}'")
+    params = dict(BUILTIN_DEFAULTS)
+    params.update(defaults)
+    params.update({k: raw[k] for k in AGENT_PARAMETER_KEYS if k in raw})
+    for key in ("radius", "max_speed"):
+        if key not in params:
+            raise _fail(here, f"missing '{key}' (neither in the agent nor in defaults)")
+    radius = _number(params["radius"], here, "radius", positive=True)
+    max_speed = _number(params["max_speed"], here, "max_speed", positive=True)
+    pref_speed = _number(params.get("pref_speed", max_speed), here, "pref_speed", positive=True)
+    max_neighbors = params["max_neighbors"]
+    if isinstance(max_neighbors, bool) or not isinstance(max_neighbors, int) or max_neighbors < 0:
+        raise _fail(here, f"max_neighbors must be a non-negative integer, got {max_neighbors!r}")
+    start = _point(raw["start"], here, "start")
+    goal = _point(raw["goal"], here, "goal")
+    waypoints = tuple(_point(w, here, f"waypoints[{i}]")
+                      for i, w in enumerate(raw.get("waypoints") or []))
+    if not waypoints or math.dist(waypoints[-1], goal) > 1e-9:
+        waypoints = waypoints + (goal,)
+    return AgentSpec(
+        name=name, start=start, goal=goal, waypoints=waypoints, radius=radius,
+        max_speed=max_speed, pref_speed=pref_speed,
+        neighbor_dist=_number(params["neighbor_dist"], here, "neighbor_dist", minimum=0.0),
+        max_neighbors=max_neighbors,
+        time_horizon=_number(params["time_horizon"], here, "time_horizon", positive=True),
+        time_horizon_obst=_number(params["time_horizon_obst"], here, "time_horizon_obst",
+                                  positive=True))
+
+
+def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
+    """Validate a scenario mapping (as read from YAML) and return it typed."""
+    if not isinstance(data, dict):
+        raise _fail(where, "a scenario must be a mapping at the top level")
+    unknown = set(data) - TOP_LEVEL_KEYS
+    if unknown:
+        raise _fail(where, f"unknown top-level key(s) {sorted(unknown)}")
+    for key in ("time_step", "max_time", "agents"):
+        if key not in data:
+            raise _fail(where, f"missing '{key}'")
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise _fail(where, "'defaults' must be a mapping")
+    unknown = set(defaults) - AGENT_PARAMETER_KEYS
+    if unknown:
+        raise _fail(f"{where}: defaults", f"unknown key(s) {sorted(unknown)}")
+    on_goal = data.get("on_goal", "stay")
+    if on_goal not in ("stay", "remove"):
+        raise _fail(where, f"on_goal must be 'stay' or 'remove', got {on_goal!r}")
+    raw_agents = data["agents"]
+    if not isinstance(raw_agents, list) or not raw_agents:
+        raise _fail(where, "'agents' must be a non-empty list")
+    agents = tuple(_agent(raw, i, defaults, where) for i, raw in enumerate(raw_agents))
+    names = [a.name for a in agents]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise _fail(where, f"agent names must be unique; repeated: {duplicates}")
+
+    obstacles = []
+    for i, raw in enumerate(data.get("obstacles") or []):
+        here = f"{where}: obstacle #{i}"
+        if not isinstance(raw, dict) or set(raw) != {"vertices"}:
+            raise _fail(here, "must be a mapping with exactly the key 'vertices'")
+        try:
+            obstacles.append(Polygon(tuple(raw["vertices"])))
+        except (TypeError, ValueError) as error:
+            raise _fail(here, str(error)) from None
+
+    scenario = Scenario(
+        name=str(data.get("name", pathlib.Path(where).stem)),
+        time_step=_number(data["time_step"], where, "time_step", positive=True),
+        max_time=_number(data["max_time"], where, "max_time", positive=True),
+        on_goal=on_goal, agents=agents, obstacles=tuple(obstacles),
+        goal_tolerance=(None if data.get("goal_tolerance") is None else
+                        _number(data["goal_tolerance"], where, "goal_tolerance", positive=True)),
+        waypoint_tolerance=(None if data.get("waypoint_tolerance") is None else
+                            _number(data["waypoint_tolerance"], where, "waypoint_tolerance",
+                                    positive=True)),
+        description=str(data.get("description", "")), source=str(data.get("source", "")),
+        path=where, supervisor=dict(data.get("supervisor") or {}),
+        expected=dict(data.get("expected") or {}),
+        expected_paper_mode=dict(data.get("expected_paper_mode") or {}),
+        toio=dict(data.get("toio") or {}))
+    check_start_positions(scenario)
+    return scenario
+
+
+def check_start_positions(scenario: Scenario) -> None:
+    """Reject agents that start overlapping each other or inside an obstacle."""
+    agents = scenario.agents
+    where = scenario.path
+    if len(agents) > 1:
+        from scipy.spatial import cKDTree
+
+        starts = [a.start for a in agents]
+        max_radius = max(a.radius for a in agents)
+        for i, j in sorted(cKDTree(starts).query_pairs(2.0 * max_radius)):
+            a, b = agents[i], agents[j]
+            gap = math.dist(a.start, b.start) - a.radius - b.radius
+            if gap < 0.0:
+                raise _fail(f"{where}: agent '{b.name}'",
+                            f"start overlaps agent '{a.name}' by {-gap:.3f} m")
+    for agent in agents:
+        for k, polygon in enumerate(scenario.obstacles):
+            distance = point_polygon_signed_distance(agent.start, polygon.vertices)
+            if distance < agent.radius:
+                raise _fail(f"{where}: agent '{agent.name}'",
+                            f"start {agent.start} is inside or within its radius of "
+                            f"obstacle #{k} (distance {distance:.3f} m, radius {agent.radius} m)")
+
+
+def load_scenario(path: str | pathlib.Path) -> Scenario:
+    """Read and validate a scenario YAML file."""
+    path = pathlib.Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ScenarioError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ScenarioError(f"{path}: not valid YAML: {error}") from None
+    return parse_scenario(data, str(path))
+
+
+def builtin_scenario_dir() -> pathlib.Path:
+    """The scenarios shipped inside the package."""
+    return pathlib.Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def resolve_scenario(name_or_path: str) -> pathlib.Path:
+    """A path as given, or the name of a built-in scenario (with or without .yaml)."""
+    path = pathlib.Path(name_or_path)
+    if path.exists():
+        return path
+    builtin = builtin_scenario_dir() / (path.name if path.suffix else path.name + ".yaml")
+    if builtin.exists():
+        return builtin
+    raise ScenarioError(f"{name_or_path}: no such file, and no built-in scenario of that name "
+                        f"(built-in: {', '.join(sorted(p.stem for p in builtin_scenario_dir().glob('*.yaml')))})")
