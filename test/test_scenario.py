@@ -1,0 +1,91 @@
+"""Scenario loading: the public format, and clear rejection of impossible files."""
+
+import pathlib
+
+import pytest
+import yaml
+
+from orca_ros.core.scenario import (ScenarioError, builtin_scenario_dir, load_scenario,
+                                    resolve_scenario)
+
+BASE = {
+    "name": "t", "time_step": 0.1, "max_time": 10.0, "on_goal": "stay",
+    "defaults": {"radius": 0.3, "max_speed": 1.0},
+    "agents": [{"name": "a", "start": [0, 0], "goal": [5, 0]},
+               {"name": "b", "start": [0, 2], "goal": [5, 2]}],
+    "obstacles": [{"vertices": [[2, 4], [3, 4], [3, 5], [2, 5]]}],
+}
+
+
+def write(tmp_path, data, name="case.yaml") -> pathlib.Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def variant(**changes):
+    data = yaml.safe_load(yaml.safe_dump(BASE))
+    for key, value in changes.items():
+        data[key] = value
+    return data
+
+
+def test_valid_file_loads_with_defaults_waypoints_and_tolerances(tmp_path):
+    data = variant()
+    data["agents"][0]["waypoints"] = [[2, 1], [5, 0]]
+    data["agents"][1]["radius"] = 0.2
+    scenario = load_scenario(write(tmp_path, data))
+    a, b = scenario.agents
+    assert a.waypoints == ((2.0, 1.0), (5.0, 0.0))
+    assert b.waypoints == ((5.0, 2.0),)
+    assert (a.radius, b.radius, a.pref_speed) == (0.3, 0.2, 1.0)
+    assert scenario.goal_tolerance_of(b) == 0.2  # absent tolerance = the agent's radius
+    assert a.reference_length == pytest.approx(5 ** 0.5 + 10 ** 0.5)  # (0,0)-(2,1)-(5,0)
+
+
+@pytest.mark.parametrize("mutate,expected", [
+    (lambda d: d.update(colour="red"), r"case.yaml: unknown top-level key\(s\) \['colour'\]"),
+    (lambda d: d["agents"][0].update(speed=2), r"agent 'a': unknown key\(s\) \['speed'\]"),
+    (lambda d: d["agents"][1].update(radius=-0.1), r"agent 'b': radius must be positive"),
+    (lambda d: d["agents"][0].update(max_speed=0), r"agent 'a': max_speed must be positive"),
+    (lambda d: d["agents"][1].update(start=[0.1, 0.1]), r"agent 'b': start overlaps agent 'a'"),
+    (lambda d: d["agents"][1].update(start=[2.5, 4.5]), r"agent 'b': start .* obstacle #0"),
+    (lambda d: d["agents"][1].update(name="a"), r"agent names must be unique"),
+    (lambda d: d["agents"][0].pop("goal"), r"agent 'a': missing 'goal'"),
+    (lambda d: d["agents"][0].update(start=[float("nan"), 0]), r"agent 'a': start must be finite"),
+    (lambda d: d.update(on_goal="vanish"), r"on_goal must be 'stay' or 'remove'"),
+    (lambda d: d["defaults"].update(radiuss=1), r"defaults: unknown key"),
+    (lambda d: d["obstacles"].append({"vertices": [[0, 9], [0, 9], [1, 9]]}), r"obstacle #1"),
+])
+def test_impossible_files_are_rejected_naming_file_agent_and_field(tmp_path, mutate, expected):
+    data = variant()
+    mutate(data)
+    with pytest.raises(ScenarioError, match=expected):
+        load_scenario(write(tmp_path, data))
+
+
+def test_unreadable_and_malformed_files_are_reported(tmp_path):
+    with pytest.raises(ScenarioError, match="cannot read"):
+        load_scenario(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("agents: [unclosed\n")
+    with pytest.raises(ScenarioError, match="bad.yaml: not valid YAML"):
+        load_scenario(bad)
+
+
+def test_builtin_scenarios_load_and_resolve_by_name():
+    names = sorted(p.stem for p in builtin_scenario_dir().glob("*.yaml"))
+    assert {"circle_swap_8", "corridor_wall", "crossing_4", "toio_ring_swap_6"} <= set(names)
+    for name in names:
+        assert load_scenario(resolve_scenario(name)).name == name
+    with pytest.raises(ScenarioError, match="no built-in scenario"):
+        resolve_scenario("no_such_scenario")
+
+
+def test_every_public_scenario_loads(shared_dir):
+    files = sorted((shared_dir / "scenarios").rglob("*.yaml"))
+    assert len(files) >= 25
+    for path in files:
+        scenario = load_scenario(path)
+        assert scenario.name == path.stem
+        assert all(a.radius > 0 and a.max_speed > 0 for a in scenario.agents)

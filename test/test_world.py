@@ -1,0 +1,205 @@
+"""The scenario world: collision accounting, kinematics, safety, guidance, end to end."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orca_ros.core import HalfPlane, linear_program_2d
+from orca_ros.core.drive import (DiffDriveLimits, kinematic_half_planes, tracking_error_bound,
+                                 unicycle_command, unicycle_step, wrap_angle)
+from orca_ros.core.guidance import VisibilityRoadmap
+from orca_ros.core.obstacles import build_obstacle_edges
+from orca_ros.core.orca import one_step_obstacle_half_plane, one_step_safety_half_plane
+from orca_ros.core.scenario import load_scenario, parse_scenario, resolve_scenario
+from orca_ros.core.types import Polygon
+from orca_ros.core.world import CollisionLedger, World, WorldOptions
+
+
+def satisfies(line: HalfPlane, v, tol=1e-12) -> bool:
+    return line.direction_x * (line.point_y - v[1]) - line.direction_y * (line.point_x - v[0]) <= tol
+
+
+# --- collision accounting ---------------------------------------------------------------
+
+def test_constructed_overlap_is_counted_once_with_its_depth():
+    ledger = CollisionLedger()
+    positions = np.array([[0.0, 0.0], [0.59, 0.0], [5.0, 5.0]])
+    radii = np.array([0.3, 0.3, 0.3])
+    for _ in range(3):  # the same pair on three steps is one pair
+        ledger.update(positions, radii, ["a", "b", "c"], [])
+    assert ledger.pairs == {("a", "b")}
+    assert ledger.deepest == pytest.approx(0.01)
+    assert ledger.min_separation == pytest.approx(-0.01)
+
+
+def test_touching_at_exactly_the_sum_of_radii_is_not_a_collision():
+    ledger = CollisionLedger()
+    ledger.update(np.array([[0.0, 0.0], [0.75, 0.0]]), np.array([0.25, 0.5]), ["a", "b"], [])
+    assert ledger.pairs == set()
+    assert ledger.min_separation == pytest.approx(0.0, abs=1e-12)
+
+
+def test_obstacle_penetration_is_counted_per_agent():
+    box = np.array([[1.0, -1.0], [2.0, -1.0], [2.0, 1.0], [1.0, 1.0]])
+    ledger = CollisionLedger()
+    ledger.update(np.array([[0.8, 0.0], [0.7, 3.0], [1.5, 0.0]]), np.array([0.3, 0.3, 0.3]),
+                  ["near", "far", "inside"], [box])
+    assert ledger.pairs == {("near", "obstacle0"), ("inside", "obstacle0")}
+    assert ledger.deepest == pytest.approx(0.8)  # centre 0.5 m inside, plus its radius
+
+
+# --- diff-drive -------------------------------------------------------------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(heading=st.floats(-math.pi, math.pi), v_now=st.floats(0.0, 1.0),
+       omega_now=st.floats(-2.0, 2.0), pref_angle=st.floats(-math.pi, math.pi),
+       pref_speed=st.floats(0.0, 1.2), dt=st.sampled_from([0.05, 0.1, 0.25]))
+def test_unicycle_stays_within_the_tracking_bound_of_the_planned_motion(
+        heading, v_now, omega_now, pref_angle, pref_speed, dt):
+    limits = DiffDriveLimits(max_linear_speed=1.0, max_angular_speed=2.0, max_linear_accel=4.0,
+                             max_angular_accel=20.0, lateral_error=0.02)
+    hard = kinematic_half_planes(heading, v_now, limits, dt)
+    pref = (pref_speed * math.cos(pref_angle), pref_speed * math.sin(pref_angle))
+    fail, planned = linear_program_2d(hard, limits.max_linear_speed, pref)
+    assert fail == len(hard)  # the kinematic set is never empty
+    assert all(satisfies(line, planned, 1e-9) for line in hard)
+    v, omega = unicycle_command(planned, pref, heading, (v_now, omega_now), limits, dt)
+    assert 0.0 <= v <= limits.max_linear_speed
+    assert abs(omega) <= limits.max_angular_speed
+    assert abs(v - v_now) <= limits.max_linear_accel * dt + 1e-12
+    assert abs(omega - omega_now) <= limits.max_angular_accel * dt + 1e-12
+    x, y, _ = unicycle_step(0.0, 0.0, heading, v, omega, dt)
+    error = math.hypot(x - planned[0] * dt, y - planned[1] * dt)
+    assert error <= tracking_error_bound(limits, dt) + 1e-9
+
+
+def test_unicycle_step_integrates_arcs_exactly():
+    # A quarter circle of radius 1 m: v = 1 m/s, omega = 1 rad/s for pi/2 s.
+    x, y, heading = unicycle_step(0.0, 0.0, 0.0, 1.0, 1.0, math.pi / 2)
+    assert (x, y, heading) == pytest.approx((1.0, 1.0, math.pi / 2))
+    assert wrap_angle(3 * math.pi) == pytest.approx(math.pi)
+    assert wrap_angle(-math.pi) == pytest.approx(math.pi)
+
+
+# --- one-step safety ---------------------------------------------------------------------
+
+@settings(max_examples=400, deadline=None)
+@given(rel=st.tuples(st.floats(-2, 2), st.floats(-2, 2)), r=st.floats(0.05, 0.5),
+       va=st.tuples(st.floats(-3, 3), st.floats(-3, 3)),
+       vb=st.tuples(st.floats(-3, 3), st.floats(-3, 3)), dt=st.sampled_from([0.05, 0.1, 0.25]))
+def test_pairs_keeping_their_one_step_half_planes_cannot_overlap_next_step(rel, r, va, vb, dt):
+    if math.hypot(*rel) < 2 * r:
+        return  # the guarantee is for pairs that do not overlap yet
+    line_a = one_step_safety_half_plane(rel, 2 * r, dt)
+    line_b = one_step_safety_half_plane((-rel[0], -rel[1]), 2 * r, dt)
+    # Project both velocities into their half-planes the way the LP would.
+    _, va = linear_program_2d([line_a], 10.0, va)
+    _, vb = linear_program_2d([line_b], 10.0, vb)
+    after = (rel[0] + (vb[0] - va[0]) * dt, rel[1] + (vb[1] - va[1]) * dt)
+    assert math.hypot(*after) >= 2 * r - 1e-9
+    assert satisfies(line_a, (0.0, 0.0))  # standing still is always allowed
+
+
+def test_one_step_obstacle_half_plane_keeps_an_agent_off_the_wall():
+    edges = build_obstacle_edges([Polygon([(1.0, -1.0), (2.0, -1.0), (2.0, 1.0), (1.0, 1.0)])])
+    wall = next(e for e in edges if e.point == (1.0, 1.0))  # the edge facing the agent
+    line = one_step_obstacle_half_plane((0.0, 0.0), 0.3, wall, 0.1)
+    _, v = linear_program_2d([line], 20.0, (20.0, 0.0))
+    assert v[0] * 0.1 <= 0.7 + 1e-12  # reaches the wall at most
+
+
+# --- guidance -------------------------------------------------------------------------------------
+
+def test_roadmap_routes_around_a_wall_and_sees_open_lines():
+    wall = Polygon([(-0.1, -2.0), (0.1, -2.0), (0.1, 2.0), (-0.1, 2.0)])
+    roadmap = VisibilityRoadmap(build_obstacle_edges([wall]), clearance=0.4)
+    assert not roadmap.visible((-3.0, 0.0), (3.0, 0.0))[0]
+    assert roadmap.visible((-3.0, 3.0), (3.0, 3.0))[0]
+    corner = roadmap.next_corner((-3.0, 0.5), (3.0, 0.5))
+    assert corner is not None and abs(corner[1]) > 2.0 and corner[0] < 0.0
+
+
+# --- end to end ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["crossing_4", "corridor_wall", "circle_swap_8"])
+@pytest.mark.parametrize("kinematics", ["holonomic", "diff_drive"])
+def test_builtin_scenarios_arrive_without_collisions(name, kinematics):
+    scenario = load_scenario(resolve_scenario(name))
+    result = World(scenario, WorldOptions(kinematics=kinematics)).run()
+    assert result.collisions == 0, result.collision_pairs
+    assert result.reached == len(scenario.agents)
+    assert result.min_separation >= 0.0
+
+
+def test_strict_mode_deadlocks_where_ours_breaks_the_symmetry():
+    data = {"name": "head_on", "time_step": 0.1, "max_time": 30.0, "on_goal": "stay",
+            "defaults": {"radius": 0.3, "max_speed": 1.0},
+            "agents": [{"name": "a", "start": [-3, 0], "goal": [3, 0]},
+                       {"name": "b", "start": [3, 0], "goal": [-3, 0]}], "obstacles": []}
+    scenario = parse_scenario(data)
+    strict = World(scenario, WorldOptions(method="orca_strict")).run()
+    ours = World(scenario, WorldOptions()).run()
+    assert strict.reached == 0 and strict.collisions == 0
+    assert ours.reached == 2 and ours.collisions == 0
+
+
+def test_strict_world_reproduces_the_reference_library_step_by_step():
+    pyrvo = pytest.importorskip("pyrvo", reason="pyrvo (RVO2 bindings) not installed")
+    del pyrvo
+    scenario = load_scenario(resolve_scenario("crossing_4"))
+    ours = World(scenario, WorldOptions(method="orca_strict"))
+    reference = World(scenario, WorldOptions(method="rvo2"))
+    for _ in range(60):
+        ours.step()
+        reference.step()
+    # float64 against RVO2's float32: equal up to rounding after 6 s of crossing traffic.
+    assert np.abs(ours.positions - reference.positions).max() < 1e-3
+
+
+def test_bench_writes_exactly_the_contract_fields_and_a_plot(tmp_path, capsys):
+    from orca_ros.cli import main
+
+    out = tmp_path / "bench.json"
+    assert main(["bench", "crossing_4", "--json", str(out), "--plot", str(tmp_path),
+                 "--no-progress"]) == 0
+    rows = json.loads(out.read_text())
+    assert [set(r) for r in rows] == [{
+        "scenario", "method", "kinematics", "agents", "reached", "collisions", "min_separation",
+        "makespan", "mean_time_to_goal", "path_length_ratio", "steps", "wall_time_s",
+        "compute_us_per_agent_step"}]
+    assert rows[0]["reached"] == 4 and rows[0]["collisions"] == 0
+    assert (tmp_path / "crossing_4_orca_holonomic.png").stat().st_size > 10_000
+    assert "| crossing_4 | orca | holonomic | 4/4 | 0 |" in capsys.readouterr().out
+
+
+def test_bench_reports_bad_scenarios_without_a_traceback(tmp_path, capsys):
+    from orca_ros.cli import main
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\n")
+    assert main(["bench", str(bad), "--no-progress"]) == 2
+    assert "missing 'time_step'" in capsys.readouterr().err
+
+
+SMALL_PUBLIC = [
+    "crowdnav_circle_crossing_5h_case0", "crowdnav_square_crossing_5h_case0",
+    "steersuite_3way_confusion", "steersuite_4way_confusion", "steersuite_crossing",
+    "steersuite_crossing_2", "steersuite_cut_across", "steersuite_doorway_one_way",
+    "steersuite_fan_in", "steersuite_fan_out", "steersuite_frogger", "steersuite_oncoming",
+    "steersuite_oncoming_groups", "steersuite_oncoming_obstacle", "steersuite_overtake",
+    "steersuite_similar_direction", "steersuite_simple_obstacle", "steersuite_simple_wall",
+    "steersuite_squeeze", "steersuite_surprise_2",
+]
+
+
+@pytest.mark.parametrize("kinematics", ["holonomic", "diff_drive"])
+@pytest.mark.parametrize("name", SMALL_PUBLIC)
+def test_small_public_scenarios_arrive_without_collisions(shared_dir, name, kinematics):
+    scenario = load_scenario(shared_dir / "scenarios" / f"{name}.yaml")
+    result = World(scenario, WorldOptions(kinematics=kinematics)).run()
+    assert result.collisions == 0, result.collision_pairs
+    assert result.reached == len(scenario.agents)
