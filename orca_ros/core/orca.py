@@ -82,13 +82,17 @@ def select_obstacle_neighbors(agent: AgentState,
                               edges: Sequence[ObstacleVertex]) -> List[ObstacleVertex]:
     """Obstacle edges the agent sees within reach of ``time_horizon_obst``, nearest first.
 
-    An edge counts when the agent is strictly on its right-hand (outer) side
-    and the segment is closer than ``time_horizon_obst * max_speed + radius``
-    (RVO2's ``computeObstacleNeighbors``).
+    The reach is ``time_horizon_obst * max_speed + radius`` (RVO2's
+    ``computeObstacleNeighbors``).
     """
-    reach = agent.time_horizon_obst * agent.max_speed + agent.radius
+    return select_visible_edges(agent.position,
+                                agent.time_horizon_obst * agent.max_speed + agent.radius, edges)
+
+
+def select_visible_edges(position: Vector2, reach: float,
+                         edges: Sequence[ObstacleVertex]) -> List[ObstacleVertex]:
+    """Edges closer than ``reach`` whose outer (right-hand) side faces ``position``, nearest first."""
     range_sq = reach * reach
-    position = agent.position
     px, py = position
     visible = []
     for index, edge in enumerate(edges):

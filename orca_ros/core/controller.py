@@ -1,0 +1,311 @@
+"""One robot's avoidance controller: from its state, neighbours and goal to a command.
+
+This is what an ``orca_node`` runs for its robot and what the scenario world
+runs for each agent, so the benchmarks measure what robots do. Each control
+period:
+
+1. the preferred velocity points at the current waypoint (or, when an
+   obstacle blocks the straight line, at the next corner of a
+   :class:`~orca_ros.core.guidance.VisibilityRoadmap` path) at ``pref_speed``,
+   capped so as not to overshoot, and turned right by
+   :func:`~orca_ros.core.drive.keep_right_angle` (symmetry breaking, stall escape);
+2. :func:`~orca_ros.core.orca.solve_orca` picks the velocity, with the hard
+   one-step safety half-planes against close neighbours and walls;
+3. a unicycle additionally keeps to its kinematic half-planes and gets
+   ``(v, omega)`` from :func:`~orca_ros.core.drive.unicycle_command`.
+
+In ``strict`` mode steps 1-2 are exactly RVO2 (no turn, no guidance, no
+safety half-planes, no margin).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Dict, List, NamedTuple, Optional, Sequence
+
+from .drive import (DiffDriveLimits, keep_right_angle, kinematic_half_planes,
+                    tracking_error_bound, unicycle_command)
+from .guidance import VisibilityRoadmap
+from .linprog import HalfPlane
+from .obstacles import ObstacleVertex
+from .orca import (OrcaResult, one_step_obstacle_half_plane, one_step_safety_half_plane,
+                   select_visible_edges, solve_orca)
+from .types import Vector2, as_finite
+
+KINEMATICS = ("holonomic", "diff_drive")
+SAFETY_HAIR = 1e-4
+"""m added to true radii in the hard safety half-planes, so rounding never makes contact."""
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Everything that shapes one robot's behaviour, in SI units."""
+
+    radius: float
+    max_speed: float
+    pref_speed: float
+    time_step: float
+    neighbor_dist: float = 10.0
+    max_neighbors: int = 10
+    time_horizon: float = 2.0
+    time_horizon_obst: float = 2.0
+    kinematics: str = "holonomic"
+    strict: bool = False
+    safety_margin_ratio: float = 0.1
+    keep_right_deg: float = 8.0
+    stall_escape_deg: float = 75.0
+    stall_escape_time: float = 3.0
+    one_step_safety: bool = True
+    guidance: bool = True
+    guidance_clearance_ratio: float = 0.25
+    guidance_period: int = 5
+    goal_tolerance: Optional[float] = None  # None: the radius
+    waypoint_tolerance: Optional[float] = None  # None: the radius
+    max_angular_speed: float = 3.0
+    max_linear_accel: float = 4.0
+    max_angular_accel: float = 20.0
+    lateral_error_ratio: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name in ("radius", "max_speed", "pref_speed", "time_step", "time_horizon",
+                     "time_horizon_obst", "max_angular_speed", "max_linear_accel",
+                     "max_angular_accel", "lateral_error_ratio"):
+            as_finite(getattr(self, name), name, strictly_positive=True)
+        for name in ("neighbor_dist", "safety_margin_ratio", "keep_right_deg",
+                     "stall_escape_deg", "stall_escape_time", "guidance_clearance_ratio"):
+            as_finite(getattr(self, name), name, minimum=0.0)
+        if self.kinematics not in KINEMATICS:
+            raise ValueError(f"kinematics must be one of {KINEMATICS}, got {self.kinematics!r}")
+        if self.max_neighbors < 0 or self.guidance_period < 1:
+            raise ValueError("max_neighbors must be >= 0 and guidance_period >= 1")
+        for name in ("goal_tolerance", "waypoint_tolerance"):
+            if getattr(self, name) is not None:
+                as_finite(getattr(self, name), name, strictly_positive=True)
+
+    @property
+    def diff_drive(self) -> bool:
+        return self.kinematics == "diff_drive"
+
+    @cached_property
+    def limits(self) -> DiffDriveLimits:
+        return DiffDriveLimits(self.max_speed, self.max_angular_speed, self.max_linear_accel,
+                               self.max_angular_accel, self.lateral_error_ratio * self.radius)
+
+    @cached_property
+    def tracking_error(self) -> float:
+        """The unicycle's one-period tracking bound E (0 for holonomic robots)."""
+        return tracking_error_bound(self.limits, self.time_step) if self.diff_drive else 0.0
+
+    @cached_property
+    def margin_ratio(self) -> float:
+        return 0.0 if self.strict else self.safety_margin_ratio
+
+    def avoidance_radius(self, radius: float) -> float:
+        """A disc's radius as this robot reasons about it in ORCA (margin and tracking error)."""
+        return radius * (1.0 + self.margin_ratio) + self.tracking_error
+
+    def safety_radius(self, radius: float) -> float:
+        """A disc's radius in the hard one-step safety half-planes (true size, tracking error)."""
+        return radius + self.tracking_error + SAFETY_HAIR
+
+    @property
+    def goal_tolerance_m(self) -> float:
+        return self.radius if self.goal_tolerance is None else self.goal_tolerance
+
+    @property
+    def waypoint_tolerance_m(self) -> float:
+        return self.radius if self.waypoint_tolerance is None else self.waypoint_tolerance
+
+
+class RobotState(NamedTuple):
+    """The robot as measured: pose, world-frame velocity, and unicycle speeds."""
+
+    position: Vector2
+    velocity: Vector2 = (0.0, 0.0)
+    heading: float = 0.0
+    linear_speed: float = 0.0
+    angular_speed: float = 0.0
+
+
+class Neighbor(NamedTuple):
+    """Another robot as seen now; ``key`` orders coincident pairs consistently."""
+
+    position: Vector2
+    velocity: Vector2
+    radius: float
+    key: str = ""
+
+
+@dataclass
+class Command:
+    """What the controller decided this period, with what it saw (for markers and diagnostics)."""
+
+    velocity: Vector2  # the planned world-frame velocity
+    linear: float  # unicycle v (for holonomic robots: the speed)
+    angular: float  # unicycle omega (0 for holonomic robots)
+    pref_velocity: Vector2
+    free_velocity: Vector2
+    orca: Optional[OrcaResult]
+    arrived: bool
+    guidance_target: Optional[Vector2] = None
+    stalled_time: float = 0.0
+
+
+@dataclass
+class RobotController:
+    """Per-robot controller state: the path being followed, stall time, guidance."""
+
+    config: ControllerConfig
+    key: str = ""
+    waypoints: List[Vector2] = field(default_factory=list)
+    waypoint_index: int = 0
+    stalled_time: float = 0.0
+    roadmaps: Dict[float, VisibilityRoadmap] = field(default_factory=dict)
+    _guide_target: Optional[Vector2] = None
+    _periods: int = 0
+
+    def set_path(self, waypoints: Sequence[Vector2]) -> None:
+        """Follow these points in order; the last one is the goal. Empty: stand still."""
+        self.waypoints = [(float(x), float(y)) for x, y in waypoints]
+        self.waypoint_index = 0
+        self._guide_target = None
+        self.stalled_time = 0.0
+
+    @property
+    def goal(self) -> Optional[Vector2]:
+        return self.waypoints[-1] if self.waypoints else None
+
+    def at_goal(self, position: Vector2) -> bool:
+        return (bool(self.waypoints) and self.waypoint_index == len(self.waypoints) - 1
+                and math.dist(position, self.waypoints[-1]) <= self.config.goal_tolerance_m)
+
+    def current_target(self, position: Vector2) -> Optional[Vector2]:
+        """The waypoint to head for, moving on past those already within tolerance."""
+        if not self.waypoints:
+            return None
+        tolerance = self.config.waypoint_tolerance_m
+        while self.waypoint_index < len(self.waypoints) - 1 and \
+                math.dist(position, self.waypoints[self.waypoint_index]) <= tolerance:
+            self.waypoint_index += 1
+        return self.waypoints[self.waypoint_index]
+
+    def _roadmap(self, edges: Sequence[ObstacleVertex]) -> VisibilityRoadmap:
+        c = self.config
+        clearance = round(c.avoidance_radius(c.radius) + c.guidance_clearance_ratio * c.radius, 3)
+        key = (clearance, len(edges), id(edges[0]) if edges else 0)
+        roadmap = self.roadmaps.get(key)
+        if roadmap is None:
+            roadmap = self.roadmaps[key] = VisibilityRoadmap(edges, clearance)
+        return roadmap
+
+    def _guided(self, position: Vector2, target: Vector2,
+                edges: Sequence[ObstacleVertex]) -> Vector2:
+        """``target``, or the next roadmap corner when an obstacle blocks the way to it."""
+        c = self.config
+        if self._periods % c.guidance_period != 0:
+            if self._guide_target is not None and \
+                    math.dist(position, self._guide_target) > 0.5 * c.waypoint_tolerance_m:
+                return self._guide_target
+            if self._guide_target is None:
+                return target
+        roadmap = self._roadmap(edges)
+        if roadmap.visible(position, target, c.radius)[0]:
+            self._guide_target = None
+            return target
+        self._guide_target = roadmap.next_corner(position, target, c.radius)
+        return target if self._guide_target is None else self._guide_target
+
+    def preferred_velocity(self, state: RobotState,
+                           edges: Sequence[ObstacleVertex] = ()) -> Vector2:
+        c = self.config
+        target = self.current_target(state.position)
+        if target is None:
+            return (0.0, 0.0)
+        if not c.strict and c.guidance and edges:
+            target = self._guided(state.position, target, edges)
+        dx, dy = target[0] - state.position[0], target[1] - state.position[1]
+        distance = math.hypot(dx, dy)
+        if distance < 1e-12:
+            return (0.0, 0.0)
+        speed = min(c.pref_speed, distance / c.time_step)
+        px, py = dx / distance * speed, dy / distance * speed
+        if c.strict:
+            return (px, py)
+        moving = math.hypot(*state.velocity)
+        stalled = moving < 0.1 * c.pref_speed and distance > c.goal_tolerance_m
+        self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
+        angle = -math.radians(keep_right_angle(self.stalled_time, c.keep_right_deg,
+                                               c.stall_escape_deg, c.stall_escape_time))
+        cos_a, sin_a = math.cos(angle), math.sin(angle)
+        return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
+
+    def safety_half_planes(self, state: RobotState, close: Sequence[Neighbor],
+                           edges: Sequence[ObstacleVertex]) -> List[HalfPlane]:
+        """Hard one-step half-planes against every close neighbour and visible wall."""
+        c = self.config
+        braking = c.max_linear_accel if c.diff_drive else None
+        own = c.safety_radius(c.radius)
+        lines = []
+        for edge in edges:
+            line = one_step_obstacle_half_plane(state.position, own, edge, c.time_step, braking)
+            if line is not None:
+                lines.append(line)
+        px, py = state.position
+        for other in close:
+            tie = (1.0, 0.0) if self.key < other.key else (-1.0, 0.0)
+            lines.append(one_step_safety_half_plane(
+                (other.position[0] - px, other.position[1] - py),
+                own + c.safety_radius(other.radius), c.time_step, tie,
+                braking))
+        return lines
+
+    def compute(self, state: RobotState, neighbors: Sequence[Neighbor],
+                obstacle_edges: Sequence[ObstacleVertex] = (),
+                close: Optional[Sequence[Neighbor]] = None) -> Command:
+        """This period's command.
+
+        ``neighbors``: the robots ORCA reasons about, nearest first, at most
+        ``max_neighbors`` inside ``neighbor_dist`` (the caller selects them, for
+        example with a k-d tree). ``close``: every robot that could be reached
+        within one period, whatever ``max_neighbors`` says (default: the
+        ``neighbors`` within that reach).
+        """
+        c = self.config
+        own_radius = c.avoidance_radius(c.radius)
+        edges = select_visible_edges(state.position,
+                                     c.time_horizon_obst * c.max_speed + own_radius,
+                                     obstacle_edges) if obstacle_edges else []
+        pref = self.preferred_velocity(state, obstacle_edges)
+        self._periods += 1
+        arrived = self.at_goal(state.position)
+        if not self.waypoints:
+            return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
+
+        safety: List[HalfPlane] = []
+        if not c.strict and c.one_step_safety:
+            if close is None:
+                reach = c.safety_radius(c.radius) + 2.0 * c.max_speed * c.time_step
+                close = [n for n in neighbors if math.dist(n.position, state.position)
+                         < reach + c.safety_radius(n.radius)]
+            safety = self.safety_half_planes(state, close, edges)
+        others = [(n.position[0], n.position[1], n.velocity[0], n.velocity[1],
+                   c.avoidance_radius(n.radius))
+                  for n in neighbors]
+        args = (state.position, state.velocity, own_radius, c.max_speed, pref, c.time_horizon,
+                c.time_horizon_obst, c.time_step, others, edges)
+        result = solve_orca(*args, hard_half_planes=safety)
+        free = result.velocity
+        if not c.diff_drive:
+            return Command(free, math.hypot(*free), 0.0, pref, free, result, arrived,
+                           self._guide_target, self.stalled_time)
+        limits = c.limits
+        hard = safety + kinematic_half_planes(state.heading, state.linear_speed, limits,
+                                              c.time_step)
+        planned = solve_orca(*args, hard_half_planes=hard)
+        v, omega = unicycle_command(planned.velocity, free, state.heading,
+                                    (state.linear_speed, state.angular_speed), limits,
+                                    c.time_step)
+        return Command(planned.velocity, v, omega, pref, free, planned, arrived,
+                       self._guide_target, self.stalled_time)
