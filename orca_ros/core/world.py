@@ -360,11 +360,10 @@ class _Rvo2Backend:
             raise RuntimeError("method rvo2 needs the RVO2 bindings: "
                                "pip install --no-deps pyrvo") from None
         self.sim = pyrvo.RVOSimulator(world.dt, 10.0, 10, 2.0, 2.0, 0.5, 1.0)
-        for i, name in enumerate(world.names):
-            self.sim.add_agent(tuple(world.positions[i]), float(world.neighbor_dist[i]),
-                               int(world.max_neighbors[i]), float(world.time_horizon[i]),
-                               float(world.time_horizon_obst[i]), float(world.radius[i]),
-                               float(world.max_speed[i]), (0.0, 0.0))
+        for agent in world.scenario.agents:
+            self.sim.add_agent(agent.start, agent.neighbor_dist, agent.max_neighbors,
+                               agent.time_horizon, agent.time_horizon_obst, agent.radius,
+                               agent.max_speed, (0.0, 0.0))
         for polygon in world.obstacle_polygons:
             self.sim.add_obstacle([tuple(v) for v in polygon])
         self.sim.process_obstacles()
