@@ -138,3 +138,67 @@ def unicycle_step(x: float, y: float, heading: float, v: float, omega: float,
     return (x + radius * (math.sin(new_heading) - math.sin(heading)),
             y - radius * (math.cos(new_heading) - math.cos(heading)),
             wrap_angle(new_heading))
+
+
+@dataclass
+class Body:
+    """A simulated robot body: world pose, body-frame velocity and yaw rate."""
+
+    x: float
+    y: float
+    heading: float
+    vx: float = 0.0  # body frame, forward
+    vy: float = 0.0  # body frame, left (0 for unicycles)
+    omega: float = 0.0
+
+    @property
+    def world_velocity(self) -> Vector2:
+        c, s = math.cos(self.heading), math.sin(self.heading)
+        return (c * self.vx - s * self.vy, s * self.vx + c * self.vy)
+
+
+@dataclass(frozen=True)
+class BodyLimits:
+    max_speed: float
+    max_angular_speed: float = 3.0
+    max_linear_accel: float = 4.0
+    max_angular_accel: float = 20.0
+
+
+def _toward(current: float, target: float, step: float) -> float:
+    return min(max(target, current - step), current + step)
+
+
+def step_body(body: Body, command: Tuple[float, float, float], kinematics: str,
+              limits: BodyLimits, dt: float) -> Body:
+    """Advance a body by ``dt`` under a commanded body-frame twist ``(vx, vy, omega)``.
+
+    Speeds are clipped to the limits and change at most by the acceleration
+    limits. A unicycle ignores ``vy`` and moves along an exact arc; a holonomic
+    body moves straight at its new world velocity and turns at ``omega``.
+    """
+    vx_cmd, vy_cmd, omega_cmd = command
+    omega_cmd = min(max(omega_cmd, -limits.max_angular_speed), limits.max_angular_speed)
+    omega = _toward(body.omega, omega_cmd, limits.max_angular_accel * dt)
+    if kinematics == "diff_drive":
+        v_cmd = min(max(vx_cmd, -limits.max_speed), limits.max_speed)
+        v = _toward(body.vx, v_cmd, limits.max_linear_accel * dt)
+        x, y, heading = unicycle_step(body.x, body.y, body.heading, v, omega, dt)
+        return Body(x, y, heading, v, 0.0, omega)
+    speed = math.hypot(vx_cmd, vy_cmd)
+    if speed > limits.max_speed:
+        vx_cmd, vy_cmd = vx_cmd / speed * limits.max_speed, vy_cmd / speed * limits.max_speed
+    # Accelerate in the world frame (the heading turns during the step).
+    c, s = math.cos(body.heading), math.sin(body.heading)
+    target = (c * vx_cmd - s * vy_cmd, s * vx_cmd + c * vy_cmd)
+    now = body.world_velocity
+    dvx, dvy = target[0] - now[0], target[1] - now[1]
+    change = math.hypot(dvx, dvy)
+    allowed = limits.max_linear_accel * dt
+    if change > allowed:
+        dvx, dvy = dvx / change * allowed, dvy / change * allowed
+    wvx, wvy = now[0] + dvx, now[1] + dvy
+    heading = wrap_angle(body.heading + omega * dt)
+    c, s = math.cos(heading), math.sin(heading)
+    return Body(body.x + wvx * dt, body.y + wvy * dt, heading,
+                c * wvx + s * wvy, -s * wvx + c * wvy, omega)

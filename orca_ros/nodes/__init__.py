@@ -1,0 +1,1 @@
+"""rclpy nodes: parameters, QoS and message conversion around orca_ros.core."""

@@ -1,0 +1,195 @@
+"""fleet_sim: a kinematic multi-robot simulator, the stand-in for Gazebo.
+
+Simulates the robots of a scenario file, each in its own namespace (the
+agent's name): subscribes ``/<robot>/cmd_vel`` (Twist, or TwistStamped),
+publishes ``/<robot>/odom`` in the world frame (twist in the body frame),
+``/clock`` (so every node can run on sim time, faster than real time with
+``speed_factor``), ``/fleet_sim/robots`` markers and ground-truth collision
+counts on ``/diagnostics``. A robot whose command is older than
+``cmd_timeout`` (sim time) is brought to a stop.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import Twist, TwistStamped
+from nav_msgs.msg import Odometry
+from rclpy.clock import Clock, ClockType
+from rclpy.node import Node
+from rclpy.qos import qos_profile_system_default
+from rclpy.time import Time
+from rosgraph_msgs.msg import Clock as ClockMsg
+from visualization_msgs.msg import MarkerArray
+
+from ..core.drive import Body, BodyLimits, step_body
+from ..core.scenario import Scenario, load_scenario, resolve_scenario
+from ..core.world import CollisionLedger
+from . import markers
+from .ros_common import (LEVEL_ERROR, LEVEL_OK, RELIABLE_10, BadMessage, check_choices,
+                         described, diagnostic_array, diagnostic_status, float_param,
+                         quaternion_from_yaw, twist_of)
+
+KINEMATICS = ("holonomic", "diff_drive")
+
+
+class FleetSim(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("fleet_sim", **kwargs)
+        self.declare_parameter("scenario", "crossing_4",
+                               described("scenario file, or the name of a built-in scenario"))
+        self.declare_parameter("kinematics", "holonomic", described("robot kinematics", KINEMATICS))
+        self.declare_parameter("speed_factor", 1.0,
+                               float_param("sim seconds per wall second", 0.01, 1000.0))
+        self.declare_parameter("time_step", 0.0,
+                               float_param("simulation step (s); 0 = the scenario's", 0.0, 10.0))
+        self.declare_parameter("publish_clock", True, described("publish /clock"))
+        self.declare_parameter("cmd_timeout", 0.5,
+                               float_param("stop a robot whose cmd_vel is older (s)", 0.01, 60.0))
+        self.declare_parameter("enable_stamped_cmd_vel", False, described("cmd_vel is TwistStamped"))
+        self.declare_parameter("world_frame", "world", described("frame of poses"))
+        self.declare_parameter("max_angular_speed", 3.0, float_param("rad/s", 0.01, 100.0))
+        self.declare_parameter("max_linear_accel", 4.0, float_param("m/s^2", 0.01, 1000.0))
+        self.declare_parameter("max_angular_accel", 20.0, float_param("rad/s^2", 0.01, 1e4))
+        self.add_on_set_parameters_callback(
+            lambda params: check_choices(params, {"kinematics": KINEMATICS}))
+
+        self.scenario: Scenario = load_scenario(resolve_scenario(self._param("scenario")))
+        self.kinematics = self._param("kinematics")
+        self.dt = self._param("time_step") or self.scenario.time_step
+        self.sim_time = 0.0
+        self.names = [a.name for a in self.scenario.agents]
+        self.radii = np.array([a.radius for a in self.scenario.agents])
+        self.bodies: List[Body] = []
+        for agent in self.scenario.agents:
+            first = agent.waypoints[0]
+            heading = math.atan2(first[1] - agent.start[1], first[0] - agent.start[0])
+            self.bodies.append(Body(agent.start[0], agent.start[1], heading))
+        self.limits = [BodyLimits(a.max_speed, self._param("max_angular_speed"),
+                                  self._param("max_linear_accel"),
+                                  self._param("max_angular_accel")) for a in self.scenario.agents]
+        self.commands: Dict[str, Tuple[Tuple[float, float, float], float]] = {}
+        self.rejected = 0
+        self.last_problem = ""
+        self.ledger = CollisionLedger()
+        self.obstacles = [np.array(p.vertices) for p in self.scenario.obstacles]
+        self.trajectory: List[np.ndarray] = [self.positions()]
+        self.frame_times: List[float] = [0.0]
+        self.path_length = np.zeros(len(self.names))
+        self.arrival_time = np.full(len(self.names), np.nan)
+        self.steps = 0
+
+        stamped = bool(self._param("enable_stamped_cmd_vel"))
+        self.odom_pubs = {}
+        for name in self.names:
+            self.odom_pubs[name] = self.create_publisher(Odometry, f"/{name}/odom", RELIABLE_10)
+            self.create_subscription(TwistStamped if stamped else Twist, f"/{name}/cmd_vel",
+                                     lambda msg, name=name: self._on_cmd(name, msg), RELIABLE_10)
+        self.clock_pub = self.create_publisher(ClockMsg, "/clock", 10) \
+            if self._param("publish_clock") else None
+        self.marker_pub = self.create_publisher(MarkerArray, "/fleet_sim/robots", 1)
+        self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
+                                              qos_profile_system_default)
+        wall = Clock(clock_type=ClockType.STEADY_TIME)
+        self.create_timer(self.dt / self._param("speed_factor"), self.step, clock=wall)
+        self.create_timer(1.0, self._publish_diagnostics, clock=wall)
+        self._publish_state()
+
+    def _param(self, name):
+        return self.get_parameter(name).value
+
+    def positions(self) -> np.ndarray:
+        return np.array([(b.x, b.y) for b in self.bodies])
+
+    def _stamp(self):
+        return Time(nanoseconds=int(round(self.sim_time * 1e9))).to_msg()
+
+    def _on_cmd(self, name: str, msg) -> None:
+        try:
+            twist = twist_of(msg)
+        except BadMessage as error:
+            self.rejected += 1
+            self.last_problem = f"cmd_vel of {name}: {error}"
+            self.get_logger().warn(f"dropped {self.last_problem}", throttle_duration_sec=2.0)
+            return
+        self.commands[name] = ((twist.linear.x, twist.linear.y, twist.angular.z), self.sim_time)
+
+    def step(self) -> None:
+        """Advance every robot by one time step and publish the new state."""
+        timeout = self._param("cmd_timeout")
+        before = self.positions()
+        for k, name in enumerate(self.names):
+            command, stamp = self.commands.get(name, ((0.0, 0.0, 0.0), -math.inf))
+            if self.sim_time - stamp > timeout:
+                command = (0.0, 0.0, 0.0)  # watchdog: a silent commander stops its robot
+            self.bodies[k] = step_body(self.bodies[k], command, self.kinematics, self.limits[k],
+                                       self.dt)
+        self.sim_time = (self.steps + 1) * self.dt
+        self.steps += 1
+        after = self.positions()
+        self.path_length += np.linalg.norm(after - before, axis=1)
+        self.ledger.update(after, self.radii, self.names, self.obstacles)
+        for k, agent in enumerate(self.scenario.agents):
+            if math.isnan(self.arrival_time[k]) and \
+                    math.dist(after[k], agent.goal) <= self.scenario.goal_tolerance_of(agent):
+                self.arrival_time[k] = self.sim_time
+        self.trajectory.append(after)
+        self.frame_times.append(self.sim_time)
+        self._publish_state()
+
+    def _publish_state(self) -> None:
+        stamp = self._stamp()
+        if self.clock_pub is not None:
+            self.clock_pub.publish(ClockMsg(clock=stamp))
+        frame = self._param("world_frame")
+        for name, body in zip(self.names, self.bodies):
+            odom = Odometry()
+            odom.header.stamp = stamp
+            odom.header.frame_id = frame
+            odom.child_frame_id = f"{name}/base_link"
+            odom.pose.pose.position.x = body.x
+            odom.pose.pose.position.y = body.y
+            odom.pose.pose.orientation = quaternion_from_yaw(body.heading)
+            odom.twist.twist.linear.x = body.vx
+            odom.twist.twist.linear.y = body.vy
+            odom.twist.twist.angular.z = body.omega
+            self.odom_pubs[name].publish(odom)
+        if self.marker_pub.get_subscription_count() > 0:
+            positions = self.positions()
+            colliding = {n for pair in self.ledger.pairs for n in pair}
+            self.marker_pub.publish(markers.robot_markers(
+                frame, stamp, self.names, positions, self.radii,
+                [n in colliding for n in self.names]))
+
+    def _publish_diagnostics(self) -> None:
+        collisions = len(self.ledger.pairs)
+        level = LEVEL_ERROR if collisions else LEVEL_OK
+        message = f"{collisions} colliding pairs" if collisions else "no collisions"
+        values = {"sim_time": round(self.sim_time, 3), "robots": len(self.names),
+                  "arrived": int(np.sum(~np.isnan(self.arrival_time))),
+                  "colliding_pairs": ";".join("-".join(p) for p in sorted(self.ledger.pairs)),
+                  "deepest_penetration_m": round(self.ledger.deepest, 6),
+                  "rejected_commands": self.rejected, "last_rejection": self.last_problem}
+        self.diag_pub.publish(diagnostic_array(self._stamp(), [
+            diagnostic_status("fleet_sim", level, message, values)]))
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    node = FleetSim()
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,86 @@
+"""RViz markers: what ORCA saw and chose, and the robots of the simulator."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence, Tuple
+
+from geometry_msgs.msg import Point
+from std_msgs.msg import ColorRGBA
+from visualization_msgs.msg import Marker, MarkerArray
+
+from ..core.controller import Command, Neighbor, RobotState
+
+HALF_PLANE_LENGTH = 2.0  # m of each half-plane boundary drawn, in velocity units around the robot
+
+
+def _marker(frame: str, stamp, ns: str, marker_id: int, kind: int,
+            rgba: Tuple[float, float, float, float], width: float = 0.02) -> Marker:
+    marker = Marker()
+    marker.header.frame_id = frame
+    marker.header.stamp = stamp
+    marker.ns = ns
+    marker.id = marker_id
+    marker.type = kind
+    marker.action = Marker.ADD
+    marker.pose.orientation.w = 1.0
+    marker.scale.x = width
+    marker.scale.y = width * 2
+    marker.scale.z = width * 2
+    marker.color = ColorRGBA(r=rgba[0], g=rgba[1], b=rgba[2], a=rgba[3])
+    marker.lifetime.nanosec = 500_000_000
+    return marker
+
+
+def _circle(center: Tuple[float, float], radius: float, segments: int = 24):
+    return [Point(x=center[0] + radius * math.cos(2 * math.pi * k / segments),
+                  y=center[1] + radius * math.sin(2 * math.pi * k / segments), z=0.0)
+            for k in range(segments + 1)]
+
+
+def orca_markers(frame: str, stamp, robot: str, state: RobotState, command: Command,
+                 neighbors: Sequence[Neighbor]) -> MarkerArray:
+    """ORCA half-planes (velocity space, drawn at the robot), preferred and chosen velocity,
+    and the neighbours' radii."""
+    px, py = state.position
+    array = MarkerArray()
+    lines = _marker(frame, stamp, f"{robot}/half_planes", 0, Marker.LINE_LIST, (1.0, 0.5, 0.0, 0.8))
+    if command.orca is not None:
+        for h in command.orca.half_planes:
+            for sign in (-1.0, 1.0):
+                lines.points.append(Point(
+                    x=px + h.point_x + sign * HALF_PLANE_LENGTH * h.direction_x,
+                    y=py + h.point_y + sign * HALF_PLANE_LENGTH * h.direction_y, z=0.0))
+    array.markers.append(lines)
+    for marker_id, (velocity, rgba) in enumerate(((command.pref_velocity, (0.1, 0.8, 0.1, 1.0)),
+                                                  (command.velocity, (0.1, 0.3, 1.0, 1.0))), 1):
+        arrow = _marker(frame, stamp, f"{robot}/velocity", marker_id, Marker.ARROW, rgba, 0.03)
+        arrow.points = [Point(x=px, y=py, z=0.0),
+                        Point(x=px + velocity[0], y=py + velocity[1], z=0.0)]
+        array.markers.append(arrow)
+    for marker_id, other in enumerate(neighbors):
+        ring = _marker(frame, stamp, f"{robot}/neighbors", marker_id, Marker.LINE_STRIP,
+                       (0.6, 0.6, 0.6, 0.8))
+        ring.points = _circle(other.position, other.radius)
+        array.markers.append(ring)
+    return array
+
+
+def robot_markers(frame: str, stamp, names: Sequence[str], positions, radii,
+                  colliding: Sequence[bool]) -> MarkerArray:
+    """The simulator's robots as discs (red while colliding) with their names."""
+    array = MarkerArray()
+    for k, (name, (x, y), radius, hit) in enumerate(zip(names, positions, radii, colliding)):
+        disc = _marker(frame, stamp, "robots", k, Marker.CYLINDER,
+                       (0.9, 0.1, 0.1, 0.9) if hit else (0.2, 0.5, 0.9, 0.8))
+        disc.pose.position.x, disc.pose.position.y = float(x), float(y)
+        disc.scale.x = disc.scale.y = 2.0 * float(radius)
+        disc.scale.z = 0.05
+        label = _marker(frame, stamp, "robot_names", k, Marker.TEXT_VIEW_FACING,
+                        (1.0, 1.0, 1.0, 1.0))
+        label.pose.position.x, label.pose.position.y = float(x), float(y)
+        label.pose.position.z = 0.2
+        label.scale.z = max(0.1, float(radius))
+        label.text = name
+        array.markers.extend((disc, label))
+    return array

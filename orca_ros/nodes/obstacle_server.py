@@ -1,0 +1,108 @@
+"""obstacle_server: publishes the obstacles on ``/obstacles`` as one latched LINE_LIST Marker.
+
+Each consecutive point pair is one segment (RViz shows it as is). The source is
+a scenario file's polygons (``scenario``), or a YAML file (``obstacles_file``)
+with ``obstacles: [{vertices: [[x, y], ...]}]`` polygons and/or
+``segments: [[[x, y], [x, y]], ...]``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import List
+
+import rclpy
+import yaml
+from geometry_msgs.msg import Point
+from rclpy.node import Node
+from visualization_msgs.msg import Marker
+
+from ..core.scenario import ScenarioError, load_scenario, resolve_scenario
+from ..core.types import Polygon, Segment
+from .ros_common import LATCHED, described, float_param
+
+
+def segments_of(polygons: List[Polygon], segments: List[Segment]) -> List[Segment]:
+    edges = list(segments)
+    for polygon in polygons:
+        v = polygon.vertices
+        edges.extend(Segment(v[i], v[(i + 1) % len(v)]) for i in range(len(v)))
+    return edges
+
+
+def load_obstacles_file(path: str) -> List[Segment]:
+    """Polygons and segments of an obstacles YAML file; errors name the file and entry."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise ScenarioError(f"{path}: {error}") from None
+    unknown = set(data) - {"obstacles", "segments"}
+    if unknown:
+        raise ScenarioError(f"{path}: unknown key(s) {sorted(unknown)}")
+    try:
+        polygons = [Polygon(tuple(o["vertices"])) for o in data.get("obstacles") or []]
+        segments = [Segment(a, b) for a, b in data.get("segments") or []]
+    except (KeyError, TypeError, ValueError) as error:
+        raise ScenarioError(f"{path}: {error}") from None
+    return segments_of(polygons, segments)
+
+
+class ObstacleServer(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("obstacle_server", **kwargs)
+        self.declare_parameter("scenario", "", described("scenario file or built-in name"))
+        self.declare_parameter("obstacles_file", "", described("YAML with obstacles/segments"))
+        self.declare_parameter("world_frame", "world", described("frame of the points"))
+        self.declare_parameter("republish_period", 0.0,
+                               float_param("republish every so often (s); 0 = once", 0.0, 3600.0))
+        scenario = self.get_parameter("scenario").value
+        obstacles_file = self.get_parameter("obstacles_file").value
+        if obstacles_file:
+            self.segments = load_obstacles_file(obstacles_file)
+        elif scenario:
+            self.segments = segments_of(
+                list(load_scenario(resolve_scenario(scenario)).obstacles), [])
+        else:
+            self.segments = []
+        self.publisher = self.create_publisher(Marker, "/obstacles", LATCHED)
+        self.publish()
+        period = self.get_parameter("republish_period").value
+        if period > 0:
+            self.create_timer(period, self.publish)
+        self.get_logger().info(f"publishing {len(self.segments)} obstacle segments on /obstacles")
+
+    def marker(self) -> Marker:
+        marker = Marker()
+        marker.header.frame_id = self.get_parameter("world_frame").value
+        marker.header.stamp = self.get_clock().now().to_msg()
+        marker.ns = "obstacles"
+        marker.type = Marker.LINE_LIST
+        marker.action = Marker.ADD
+        marker.pose.orientation.w = 1.0
+        marker.scale.x = 0.03
+        marker.color.r = marker.color.g = marker.color.b = 0.2
+        marker.color.a = 1.0
+        for segment in self.segments:
+            marker.points.append(Point(x=segment.a[0], y=segment.a[1], z=0.0))
+            marker.points.append(Point(x=segment.b[0], y=segment.b[1], z=0.0))
+        return marker
+
+    def publish(self) -> None:
+        self.publisher.publish(self.marker())
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    node = ObstacleServer()
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,412 @@
+"""orca_node: one robot's decentralized collision avoidance.
+
+Subscribes (in the robot's namespace): ``odom`` (own), every neighbour's
+``odom`` (the ``neighbors`` parameter, or discovery of ``*/odom`` topics),
+``/obstacles`` (LINE_LIST segments), ``goal_pose``, optionally ``plan``, and the
+supervisor's ``supervisor/speed_limit`` and ``supervisor/detour``. Publishes
+``cmd_vel`` at ``control_rate``, ``orca/markers`` (when watched) and
+``/diagnostics``. The avoidance itself is
+:class:`orca_ros.core.controller.RobotController`.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, replace
+from typing import Dict, List, Optional, Tuple
+
+import rclpy
+from geometry_msgs.msg import PoseStamped, Twist, TwistStamped
+from nav_msgs.msg import Odometry, Path
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.node import Node
+from rclpy.qos import qos_profile_system_default
+from std_msgs.msg import Float64
+from visualization_msgs.msg import Marker, MarkerArray
+from diagnostic_msgs.msg import DiagnosticArray
+
+from ..core.controller import Command, ControllerConfig, Neighbor, RobotController, RobotState
+from ..core.drive import unicycle_command
+from ..core.obstacles import build_obstacle_edges
+from .ros_common import (LATCHED, LEVEL_ERROR, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage,
+                         check_choices, diagnostic_array, diagnostic_status, float_param,
+                         int_param, odometry_state, segments_from_points, described,
+                         twist_message)
+from . import markers
+
+PLANNERS = ("orca", "direct")
+KINEMATICS = ("holonomic", "diff_drive")
+
+
+@dataclass
+class Seen:
+    """A neighbour's last odometry: when it came and what it said."""
+
+    stamp_ns: int
+    position: Tuple[float, float]
+    velocity: Tuple[float, float]
+
+
+class OrcaNode(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("orca_node", **kwargs)
+        self._declare_parameters()
+        self.robot = self.get_namespace().strip("/") or self.get_name()
+        self.add_on_set_parameters_callback(self._validate_parameters)
+        self._config_dirty = False
+
+        self.state: Optional[RobotState] = None
+        self.state_stamp_ns = 0
+        self.neighbors: Dict[str, Seen] = {}
+        self.neighbor_subscriptions: Dict[str, object] = {}
+        self.edges = []
+        self.goal: Optional[Tuple[float, float]] = None
+        self.plan: List[Tuple[float, float]] = []
+        self.speed_limit: Optional[Tuple[float, int]] = None  # (m/s, received ns)
+        self.detour: Optional[Tuple[List[Tuple[float, float]], int]] = None
+        self.rejected: Dict[str, int] = {}
+        self.last_problem = ""
+        self.last_command: Optional[Command] = None
+        self.goal_state = "no goal"
+        self.cycles = 0
+        self.late_cycles = 0
+
+        self.base_config = self._controller_config()
+        self.controller = RobotController(self.base_config, key=self.robot)
+        self.stamped = bool(self.get_parameter("enable_stamped_cmd_vel").value)
+        self.cmd_pub = self.create_publisher(TwistStamped if self.stamped else Twist, "cmd_vel",
+                                             RELIABLE_10)
+        self.marker_pub = self.create_publisher(MarkerArray, "orca/markers", 1)
+        self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
+                                              qos_profile_system_default)
+        self.create_subscription(Odometry, "odom", self._on_own_odom, RELIABLE_10)
+        self.create_subscription(Marker, "/obstacles", self._on_obstacles, LATCHED)
+        self.create_subscription(PoseStamped, "goal_pose", self._on_goal, RELIABLE_10)
+        self.create_subscription(Path, "plan", self._on_plan, RELIABLE_10)
+        self.create_subscription(Float64, "supervisor/speed_limit", self._on_speed_limit,
+                                 RELIABLE_10)
+        self.create_subscription(Path, "supervisor/detour", self._on_detour, RELIABLE_10)
+
+        self.control_timer = self.create_timer(1.0 / self.get_parameter("control_rate").value,
+                                               self._control)
+        self.create_timer(self.get_parameter("discovery_period").value, self._discover)
+        self.create_timer(1.0, self._publish_diagnostics)
+        self._discover()
+
+    # --- parameters -------------------------------------------------------------
+
+    def _declare_parameters(self) -> None:
+        d = self.declare_parameter
+        d("radius", 0.2, float_param("robot radius (m)", 0.001, 10.0))
+        d("max_speed", 0.5, float_param("hard speed cap of the command (m/s)", 0.0, 20.0))
+        d("pref_speed", 0.4, float_param("cruise speed towards the goal (m/s)", 0.0, 20.0))
+        d("neighbor_dist", 5.0, float_param("neighbours closer than this count (m)", 0.0, 1000.0))
+        d("max_neighbors", 10, int_param("at most this many nearest neighbours", 0, 1000))
+        d("time_horizon", 2.0, float_param("ORCA time horizon for robots (s)", 0.01, 100.0))
+        d("time_horizon_obst", 1.0, float_param("ORCA time horizon for obstacles (s)", 0.01, 100.0))
+        d("control_rate", 10.0, float_param("cmd_vel rate (Hz, node clock)", 0.5, 1000.0))
+        d("kinematics", "holonomic", described("robot kinematics", KINEMATICS))
+        d("planner", "orca", described("velocity planner; direct = no avoidance", PLANNERS))
+        d("strict_rvo2", False, described("exactly RVO2's ORCA (no safety half-planes, margin, "
+                                           "keep-right or guidance)"))
+        d("safety_margin_ratio", 0.1, float_param("soft margin, fraction of the radius", 0.0, 2.0))
+        d("keep_right_deg", 8.0, float_param("turn of the preferred velocity to the right (deg)",
+                                             0.0, 45.0))
+        d("goal_tolerance", 0.1, float_param("goal reached within this distance (m)", 0.001, 100.0))
+        d("lookahead", 0.5, float_param("plan/detour look-ahead distance (m)", 0.01, 100.0))
+        d("neighbors", [""], described("odom topics' robot names to follow; [''] = discover"))
+        d("discovery_period", 1.0, float_param("graph scan period for */odom (s)", 0.05, 60.0))
+        d("neighbor_timeout", 1.0, float_param("forget neighbours silent this long (s)", 0.01, 60.0))
+        d("odom_timeout", 0.5, float_param("own odometry older than this: stop (s)", 0.01, 60.0))
+        d("neighbor_radius", 0.2, float_param("default neighbour radius (m)", 0.0, 10.0))
+        d("neighbor_radius_overrides", [""],
+          described("per-robot radius overrides, 'name=radius' entries"))
+        d("enable_stamped_cmd_vel", False, described("publish TwistStamped (Nav2's name)"))
+        d("world_frame", "world", described("frame of poses and markers"))
+        d("max_angular_speed", 3.0, float_param("unicycle angular speed limit (rad/s)", 0.01, 100.0))
+        d("max_linear_accel", 4.0, float_param("linear acceleration limit (m/s^2)", 0.01, 1000.0))
+        d("max_angular_accel", 20.0, float_param("angular acceleration limit (rad/s^2)", 0.01, 1e4))
+        d("supervisor_timeout", 1.0, float_param("supervisor directives expire after (s)", 0.01, 60.0))
+
+    def _validate_parameters(self, params) -> SetParametersResult:
+        result = check_choices(params, {"kinematics": KINEMATICS, "planner": PLANNERS})
+        if not result.successful:
+            return result
+        values = {p.name: p.value for p in params}
+        for entry in values.get("neighbor_radius_overrides", []) or []:
+            if entry and not _parse_override(entry):
+                return SetParametersResult(successful=False, reason=(
+                    f"neighbor_radius_overrides entry {entry!r} is not 'name=radius' "
+                    "with radius >= 0"))
+        if "control_rate" in values and self.get_parameter("control_rate").value != \
+                values["control_rate"] and hasattr(self, "control_timer"):
+            self.control_timer.timer_period_ns = int(1e9 / values["control_rate"])
+        self._config_dirty = True
+        return SetParametersResult(successful=True)
+
+    def _param(self, name):
+        return self.get_parameter(name).value
+
+    def _controller_config(self) -> ControllerConfig:
+        return ControllerConfig(
+            radius=self._param("radius"), max_speed=max(self._param("max_speed"), 1e-6),
+            pref_speed=max(self._param("pref_speed"), 1e-6),
+            time_step=1.0 / self._param("control_rate"),
+            neighbor_dist=self._param("neighbor_dist"),
+            max_neighbors=self._param("max_neighbors"),
+            time_horizon=self._param("time_horizon"),
+            time_horizon_obst=self._param("time_horizon_obst"),
+            kinematics=self._param("kinematics"), strict=bool(self._param("strict_rvo2")),
+            safety_margin_ratio=self._param("safety_margin_ratio"),
+            keep_right_deg=self._param("keep_right_deg"),
+            goal_tolerance=self._param("goal_tolerance"),
+            waypoint_tolerance=self._param("lookahead"),
+            max_angular_speed=self._param("max_angular_speed"),
+            max_linear_accel=self._param("max_linear_accel"),
+            max_angular_accel=self._param("max_angular_accel"))
+
+    def _neighbor_radius(self, name: str) -> float:
+        for entry in self._param("neighbor_radius_overrides") or []:
+            parsed = _parse_override(entry) if entry else None
+            if parsed and parsed[0] == name:
+                return parsed[1]
+        return self._param("neighbor_radius")
+
+    # --- inputs -----------------------------------------------------------------
+
+    def _reject(self, what: str, reason: str) -> None:
+        self.rejected[what] = self.rejected.get(what, 0) + 1
+        self.last_problem = f"{what}: {reason}"
+        self.get_logger().warn(f"dropped {what}: {reason}", throttle_duration_sec=2.0)
+
+    def _now_ns(self) -> int:
+        return self.get_clock().now().nanoseconds
+
+    def _on_own_odom(self, msg: Odometry) -> None:
+        try:
+            position, velocity, yaw, v, omega = odometry_state(msg)
+        except BadMessage as error:
+            self._reject("own odom", str(error))
+            return
+        self.state = RobotState(position, velocity, yaw, v, omega)
+        self.state_stamp_ns = self._now_ns()
+
+    def _on_neighbor_odom(self, name: str, msg: Odometry) -> None:
+        try:
+            position, velocity, _, _, _ = odometry_state(msg)
+        except BadMessage as error:
+            self._reject(f"odom of {name}", str(error))
+            return
+        self.neighbors[name] = Seen(self._now_ns(), position, velocity)
+
+    def _on_obstacles(self, msg: Marker) -> None:
+        if msg.type != Marker.LINE_LIST:
+            self._reject("/obstacles", f"marker type {msg.type} is not LINE_LIST ({Marker.LINE_LIST})")
+            return
+        segments, problems = segments_from_points(msg.points)
+        for problem in problems:
+            self._reject("/obstacles", problem)
+        self.edges = build_obstacle_edges(segments)
+
+    def _on_goal(self, msg: PoseStamped) -> None:
+        x, y = msg.pose.position.x, msg.pose.position.y
+        if not (math.isfinite(x) and math.isfinite(y)):
+            self._reject("goal_pose", f"non-finite goal ({x}, {y})")
+            return
+        self.goal = (x, y)
+        self.plan = []
+        self._update_path()
+
+    def _on_plan(self, msg: Path) -> None:
+        points = [(p.pose.position.x, p.pose.position.y) for p in msg.poses]
+        if not all(math.isfinite(c) for point in points for c in point):
+            self._reject("plan", "non-finite point in plan")
+            return
+        self.plan = points
+        if points:
+            self.goal = points[-1]
+        self._update_path()
+
+    def _on_speed_limit(self, msg: Float64) -> None:
+        if not (math.isfinite(msg.data) and msg.data >= 0.0):
+            self._reject("supervisor/speed_limit", f"speed limit must be >= 0, got {msg.data}")
+            return
+        self.speed_limit = (msg.data, self._now_ns())
+
+    def _on_detour(self, msg: Path) -> None:
+        points = [(p.pose.position.x, p.pose.position.y) for p in msg.poses]
+        if not all(math.isfinite(c) for point in points for c in point):
+            self._reject("supervisor/detour", "non-finite point in detour")
+            return
+        self.detour = (points, self._now_ns()) if points else None
+        self._update_path()
+
+    def _update_path(self) -> None:
+        path = list(self.plan) if self.plan else ([self.goal] if self.goal else [])
+        if self.detour and path:
+            path = list(self.detour[0]) + path
+        self.controller.set_path(path)
+        self.goal_state = "driving" if path else "no goal"
+
+    def _discover(self) -> None:
+        """Follow the odom of every other robot: listed, or found in the graph."""
+        listed = [n for n in self._param("neighbors") if n]
+        if listed:
+            names = [n.strip("/") for n in listed]
+        else:
+            names = []
+            for topic, types in self.get_topic_names_and_types():
+                if topic.endswith("/odom") and "nav_msgs/msg/Odometry" in types:
+                    name = topic[:-len("/odom")].strip("/")
+                    if name:
+                        names.append(name)
+        for name in names:
+            if name == self.robot or name in self.neighbor_subscriptions:
+                continue
+            self.neighbor_subscriptions[name] = self.create_subscription(
+                Odometry, f"/{name}/odom",
+                lambda msg, name=name: self._on_neighbor_odom(name, msg), RELIABLE_10)
+
+    # --- control ------------------------------------------------------------------
+
+    def _active_directives(self, now_ns: int) -> Tuple[Optional[float], bool]:
+        timeout_ns = int(self._param("supervisor_timeout") * 1e9)
+        limit = None
+        if self.speed_limit and now_ns - self.speed_limit[1] <= timeout_ns:
+            limit = self.speed_limit[0]
+        if self.detour and now_ns - self.detour[1] > timeout_ns:
+            self.detour = None  # expired: back to the plain path
+            self._update_path()
+        return limit, self.detour is not None
+
+    def _control(self) -> None:
+        self.cycles += 1
+        if self._config_dirty:
+            self._config_dirty = False
+            self.base_config = self._controller_config()
+        now_ns = self._now_ns()
+        if self.state is None or now_ns - self.state_stamp_ns > self._param("odom_timeout") * 1e9:
+            self.goal_state = "waiting for odom" if self.state is None else "own odom stale"
+            self._publish_command(0.0, 0.0, 0.0)
+            return
+        timeout_ns = self._param("neighbor_timeout") * 1e9
+        for name in [n for n, seen in self.neighbors.items() if now_ns - seen.stamp_ns > timeout_ns]:
+            del self.neighbors[name]  # silent too long: forgotten
+        if not self.controller.waypoints:
+            self.goal_state = "no goal"
+            self._publish_command(0.0, 0.0, 0.0)
+            return
+
+        limit, _ = self._active_directives(now_ns)
+        config = self.base_config if limit is None else _with_speed_limit(self.base_config, limit)
+        self.controller.config = config
+        if self._param("planner") == "direct":
+            command = self._direct_command()
+        else:
+            command = self.controller.compute(self.state, self._sorted_neighbors(config),
+                                              self.edges)
+        self.last_command = command
+        if self.controller.at_goal(self.state.position):
+            self.goal_state = "goal reached"
+            self._publish_command(0.0, 0.0, 0.0)
+            return
+        self.goal_state = "driving"
+        if config.diff_drive:
+            self._publish_command(command.linear, 0.0, command.angular)
+        else:
+            yaw = self.state.heading
+            c, s = math.cos(yaw), math.sin(yaw)
+            vx, vy = command.velocity  # world frame -> body frame
+            self._publish_command(c * vx + s * vy, -s * vx + c * vy, 0.0)
+        if self.marker_pub.get_subscription_count() > 0:
+            self.marker_pub.publish(markers.orca_markers(
+                self._param("world_frame"), self.get_clock().now().to_msg(), self.robot,
+                self.state, command, self._sorted_neighbors(config)))
+
+    def _direct_command(self) -> Command:
+        """Straight at the current waypoint, no avoidance (to test the supervisor alone)."""
+        pref = self.controller.preferred_velocity(self.state)
+        config = self.controller.config
+        if config.diff_drive:
+            v, omega = unicycle_command(pref, pref, self.state.heading,
+                                        (self.state.linear_speed, self.state.angular_speed),
+                                        config.limits, config.time_step)
+            return Command(pref, v, omega, pref, pref, None, False)
+        return Command(pref, math.hypot(*pref), 0.0, pref, pref, None, False)
+
+    def _sorted_neighbors(self, config: ControllerConfig) -> List[Neighbor]:
+        px, py = self.state.position
+        seen = []
+        for name, s in self.neighbors.items():
+            distance = math.hypot(s.position[0] - px, s.position[1] - py)
+            if distance < config.neighbor_dist:
+                seen.append((distance, name, Neighbor(s.position, s.velocity,
+                                                      self._neighbor_radius(name), name)))
+        seen.sort(key=lambda item: (item[0], item[1]))
+        return [n for _, _, n in seen[:config.max_neighbors]]
+
+    def _publish_command(self, linear_x: float, linear_y: float, angular_z: float) -> None:
+        msg = twist_message(linear_x, linear_y, angular_z, self.stamped,
+                            self.get_clock().now().to_msg(), f"{self.robot}/base_link")
+        self.cmd_pub.publish(msg)
+
+    def _publish_diagnostics(self) -> None:
+        now_ns = self._now_ns()
+        stale = sorted(n for n, s in self.neighbors.items()
+                       if now_ns - s.stamp_ns > 0.5 * self._param("neighbor_timeout") * 1e9)
+        command = self.last_command
+        fallback = bool(command and command.orca and command.orca.used_fallback)
+        level = LEVEL_OK
+        message = self.goal_state
+        if self.goal_state in ("own odom stale", "waiting for odom"):
+            level = LEVEL_WARN
+        if self.rejected:
+            level = max(level, LEVEL_WARN)
+            message = f"{self.goal_state}; rejected input: {self.last_problem}"
+        values = {
+            "robot": self.robot, "goal": self.goal, "goal_state": self.goal_state,
+            "neighbors_seen": len(self.neighbors), "neighbors_followed": len(self.neighbor_subscriptions),
+            "stale_neighbors": ",".join(stale), "lp_fallback_used": fallback,
+            "obstacle_edges": len(self.edges), "planner": self._param("planner"),
+            "rejected_messages": sum(self.rejected.values()),
+            "last_rejection": self.last_problem,
+            "supervisor_speed_limit": self.speed_limit[0] if self.speed_limit else "",
+            "supervisor_detour": bool(self.detour),
+        }
+        self.diag_pub.publish(diagnostic_array(
+            self.get_clock().now().to_msg(),
+            [diagnostic_status(f"orca_node: {self.robot}", level, message, values, self.robot)]))
+
+
+def _with_speed_limit(config: ControllerConfig, limit: float) -> ControllerConfig:
+    """The supervisor's speed limit on top of the robot's own (0 stops it)."""
+    speed = max(min(limit, config.max_speed), 1e-6)
+    return replace(config, max_speed=speed, pref_speed=min(config.pref_speed, speed))
+
+
+def _parse_override(entry: str) -> Optional[Tuple[str, float]]:
+    name, sep, value = entry.partition("=")
+    try:
+        radius = float(value)
+    except ValueError:
+        return None
+    if not sep or not name.strip() or not math.isfinite(radius) or radius < 0:
+        return None
+    return name.strip().strip("/"), radius
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    node = OrcaNode()
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv)
