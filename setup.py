@@ -39,6 +39,9 @@ setup(
     entry_points={
         "console_scripts": [
             "orca-ros = orca_ros.cli:main",
+            "orca_node = orca_ros.nodes.orca_node:main",
+            "fleet_sim = orca_ros.nodes.fleet_sim:main",
+            "obstacle_server = orca_ros.nodes.obstacle_server:main",
         ],
     },
 )

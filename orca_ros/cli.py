@@ -58,6 +58,57 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sim(args: argparse.Namespace) -> int:
+    import json
+    import pathlib
+
+    from tqdm import tqdm
+
+    from .core.scenario import ScenarioError, load_scenario, resolve_scenario
+    from .fleet import FleetOptions, run_fleet
+    from .plotting import plot_trajectories, run_title
+
+    try:
+        scenario = load_scenario(resolve_scenario(args.scenario))
+        options = FleetOptions(planner=args.planner, kinematics=args.kinematics,
+                               speed_factor=args.speed_factor,
+                               enable_stamped_cmd_vel=args.stamped, supervisor=args.supervisor)
+    except (ScenarioError, ValueError) as error:
+        print(f"orca-ros sim: {error}", file=sys.stderr)
+        return 2
+    if args.backend != "sim":
+        print(f"orca-ros sim: backend {args.backend!r} is not available in this build "
+              "(only 'sim')", file=sys.stderr)
+        return 2
+    limit = args.max_time or scenario.max_time
+    with tqdm(total=round(limit, 1), unit="sim s", disable=args.no_progress, mininterval=0.5,
+              bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total:.0f} sim s "
+                         "[{elapsed}<{remaining}] {postfix}", desc=scenario.name) as bar:
+        def progress(sim_time: float, arrived: int) -> None:
+            bar.update(sim_time - bar.n)
+            bar.set_postfix_str(f"arrived {arrived}/{len(scenario.agents)}", refresh=False)
+
+        try:
+            run = run_fleet(args.scenario, options, progress=progress, max_time=args.max_time)
+        except (ScenarioError, ValueError, RuntimeError) as error:
+            print(f"orca-ros sim: {error}", file=sys.stderr)
+            return 2
+    summary = run.summary
+    print(f"{summary['scenario']}: {summary['reached']}/{summary['agents']} robots arrived, "
+          f"{summary['collisions']} colliding pairs, makespan "
+          f"{summary['makespan'] if summary['makespan'] is not None else '-'} s (sim), "
+          f"min separation {summary['min_separation']} m, wall time {summary['wall_time_s']} s")
+    if args.json:
+        pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
+    if args.plot:
+        path = plot_trajectories(run.scenario, run.trajectory, args.plot,
+                                 run_title(summary, run.deepest_penetration) + "\n(ROS 2 nodes over DDS)",
+                                 run.collision_points)
+        print(f"picture: {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="orca-ros", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -80,6 +131,23 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--gif", action="store_true", help="with --plot, also an animated GIF")
     bench.add_argument("--no-progress", action="store_true", help="no progress bars")
     bench.set_defaults(func=_cmd_bench)
+
+    sim = sub.add_parser("sim", help="run a scenario through real ROS 2 nodes (fleet_sim, "
+                                     "obstacle_server, one orca_node per robot)")
+    sim.add_argument("scenario", metavar="SCENARIO.yaml", help="scenario file or built-in name")
+    sim.add_argument("--planner", default="orca", choices=["orca", "direct"])
+    sim.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
+    sim.add_argument("--speed-factor", type=float, default=4.0,
+                     help="sim seconds per wall second (default 4)")
+    sim.add_argument("--supervisor", action="store_true", help="also run the cocoon supervisor")
+    sim.add_argument("--backend", default="sim", choices=["sim", "toio-sim"],
+                     help="robots: fleet_sim (default) or simulated toio cubes")
+    sim.add_argument("--stamped", action="store_true", help="cmd_vel as TwistStamped")
+    sim.add_argument("--max-time", type=float, help="stop after this many sim seconds")
+    sim.add_argument("--json", metavar="OUT", help="write the summary as JSON")
+    sim.add_argument("--plot", metavar="PNG", help="write a trajectory picture")
+    sim.add_argument("--no-progress", action="store_true")
+    sim.set_defaults(func=_cmd_sim)
 
     bench_step = sub.add_parser(
         "bench-step", help="time one compute_new_velocity call (0/5/10/20 neighbours, "

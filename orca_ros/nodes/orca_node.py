@@ -113,6 +113,10 @@ class OrcaNode(Node):
         d("safety_margin_ratio", 0.1, float_param("soft margin, fraction of the radius", 0.0, 2.0))
         d("keep_right_deg", 8.0, float_param("turn of the preferred velocity to the right (deg)",
                                              0.0, 45.0))
+        d("stall_escape_deg", 75.0, float_param("a stalled robot turns its preferred velocity "
+                                                "right by up to this (deg)", 0.0, 120.0))
+        d("stall_escape_time", 3.0, float_param("... reached after stalling this long (s)",
+                                                0.0, 600.0))
         d("goal_tolerance", 0.1, float_param("goal reached within this distance (m)", 0.001, 100.0))
         d("lookahead", 0.5, float_param("plan/detour look-ahead distance (m)", 0.01, 100.0))
         d("neighbors", [""], described("odom topics' robot names to follow; [''] = discover"))
@@ -160,6 +164,8 @@ class OrcaNode(Node):
             kinematics=self._param("kinematics"), strict=bool(self._param("strict_rvo2")),
             safety_margin_ratio=self._param("safety_margin_ratio"),
             keep_right_deg=self._param("keep_right_deg"),
+            stall_escape_deg=self._param("stall_escape_deg"),
+            stall_escape_time=self._param("stall_escape_time"),
             goal_tolerance=self._param("goal_tolerance"),
             waypoint_tolerance=self._param("lookahead"),
             max_angular_speed=self._param("max_angular_speed"),

@@ -1,0 +1,44 @@
+"""Launch a whole simulated fleet: fleet_sim, obstacle_server, one orca_node per robot.
+
+    ros2 launch orca_ros fleet_sim.launch.py scenario:=corridor_wall kinematics:=diff_drive
+
+The node list comes from orca_ros.fleet.fleet_plan, the same plan `orca-ros sim` runs.
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from orca_ros.fleet import FleetOptions, fleet_plan
+
+ARGUMENTS = {
+    "scenario": ("crossing_4", "scenario file or built-in scenario name"),
+    "kinematics": ("holonomic", "holonomic | diff_drive"),
+    "planner": ("orca", "orca | direct (no avoidance)"),
+    "supervisor": ("false", "also run the cocoon supervisor"),
+    "speed_factor": ("1.0", "sim seconds per wall second"),
+    "enable_stamped_cmd_vel": ("false", "cmd_vel as TwistStamped"),
+}
+
+
+def _truthy(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _nodes(context):
+    value = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
+    options = FleetOptions(planner=value["planner"], kinematics=value["kinematics"],
+                           speed_factor=float(value["speed_factor"]),
+                           enable_stamped_cmd_vel=_truthy(value["enable_stamped_cmd_vel"]),
+                           supervisor=_truthy(value["supervisor"]))
+    return [Node(package=spec.package, executable=spec.executable, name=spec.name,
+                 namespace=spec.namespace or None, parameters=[spec.parameters],
+                 remappings=list(spec.remappings), output="screen")
+            for spec in fleet_plan(value["scenario"], options)]
+
+
+def generate_launch_description():
+    arguments = [DeclareLaunchArgument(name, default_value=default, description=text)
+                 for name, (default, text) in ARGUMENTS.items()]
+    return LaunchDescription(arguments + [OpaqueFunction(function=_nodes)])

@@ -1,0 +1,32 @@
+"""One orca_node for one robot (Gazebo, or a real robot), in its namespace with a params file.
+
+    ros2 launch orca_ros robot.launch.py namespace:=robot1 params_file:=/path/robot1.yaml
+
+The robot must publish `odom` (world-frame pose, body-frame twist) and accept
+`cmd_vel` in that namespace; other robots' `*/odom` topics are found by discovery.
+"""
+
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+
+def generate_launch_description():
+    default_params = os.path.join(get_package_share_directory("orca_ros"), "config",
+                                  "orca_node.yaml")
+    return LaunchDescription([
+        DeclareLaunchArgument("namespace", default_value="robot1", description="robot namespace"),
+        DeclareLaunchArgument("params_file", default_value=default_params,
+                              description="orca_node parameters (/**: ros__parameters:)"),
+        DeclareLaunchArgument("use_sim_time", default_value="false",
+                              description="true under Gazebo or fleet_sim"),
+        Node(package="orca_ros", executable="orca_node", name="orca_node",
+             namespace=LaunchConfiguration("namespace"),
+             parameters=[LaunchConfiguration("params_file"),
+                         {"use_sim_time": LaunchConfiguration("use_sim_time")}],
+             output="screen"),
+    ])

@@ -1,0 +1,89 @@
+"""The node plan behind the launch files and `orca-ros sim`."""
+
+import importlib.util
+import pathlib
+import sys
+import types
+
+import pytest
+
+from orca_ros.core.scenario import load_scenario, resolve_scenario
+from orca_ros.fleet import FleetOptions, fleet_plan
+
+LAUNCH_DIR = pathlib.Path(__file__).resolve().parent.parent / "launch"
+
+
+def test_plan_has_the_simulator_the_obstacles_and_one_orca_node_per_robot():
+    plan = fleet_plan("corridor_wall", FleetOptions(kinematics="diff_drive", speed_factor=3.0))
+    executables = [spec.executable for spec in plan]
+    assert executables[:2] == ["fleet_sim", "obstacle_server"]
+    robots = [spec for spec in plan if spec.executable == "orca_node"]
+    scenario = load_scenario(resolve_scenario("corridor_wall"))
+    assert [r.namespace for r in robots] == [a.name for a in scenario.agents]
+    first = robots[0].parameters
+    assert first["kinematics"] == "diff_drive" and first["use_sim_time"] is True
+    assert first["control_rate"] == pytest.approx(1.0 / scenario.time_step)
+    assert sorted(first["neighbors"]) == sorted(a.name for a in scenario.agents[1:])
+    assert plan[0].parameters["speed_factor"] == 3.0
+    assert plan[0].parameters["scenario"].endswith("corridor_wall.yaml")
+    assert "supervisor_node" not in executables
+    assert "supervisor_node" in [s.executable for s in
+                                 fleet_plan("crossing_4", FleetOptions(supervisor=True))]
+
+
+def test_plan_passes_per_robot_radius_overrides_and_goal_tolerance(tmp_path):
+    scenario = tmp_path / "mixed.yaml"
+    scenario.write_text(
+        "name: mixed\ntime_step: 0.05\nmax_time: 10\ngoal_tolerance: 0.3\n"
+        "defaults: {radius: 0.2, max_speed: 1.0}\nagents:\n"
+        "  - {name: big, start: [0, 0], goal: [5, 0], radius: 0.5}\n"
+        "  - {name: small, start: [0, 3], goal: [5, 3]}\n")
+    small = next(s for s in fleet_plan(str(scenario)) if s.namespace == "small").parameters
+    assert small["neighbor_radius_overrides"] == ["big=0.5"]
+    assert small["goal_tolerance"] == 0.3 and small["control_rate"] == pytest.approx(20.0)
+
+
+class _Recorder:
+    """Stands in for a launch action class: remembers how it was constructed."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+
+def _stub_launch_modules(monkeypatch, arguments):
+    class LaunchConfiguration:
+        def __init__(self, name):
+            self.name = name
+
+        def perform(self, context):
+            return arguments.get(self.name, context[self.name])
+
+    modules = {
+        "launch": types.SimpleNamespace(LaunchDescription=lambda actions: list(actions)),
+        "launch.actions": types.SimpleNamespace(DeclareLaunchArgument=_Recorder,
+                                                OpaqueFunction=_Recorder),
+        "launch.substitutions": types.SimpleNamespace(LaunchConfiguration=LaunchConfiguration),
+        "launch_ros": types.SimpleNamespace(),
+        "launch_ros.actions": types.SimpleNamespace(Node=_Recorder),
+    }
+    for name, module in modules.items():
+        monkeypatch.setitem(sys.modules, name, module)
+
+
+def test_fleet_launch_file_turns_the_plan_into_node_actions(monkeypatch):
+    _stub_launch_modules(monkeypatch, {"scenario": "crossing_4", "kinematics": "diff_drive",
+                                       "supervisor": "false", "speed_factor": "2.0"})
+    spec = importlib.util.spec_from_file_location("fleet_launch",
+                                                  LAUNCH_DIR / "fleet_sim.launch.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    actions = module.generate_launch_description()
+    declared = {a.kwargs.get("default_value") and a.args[0] for a in actions[:-1]}
+    assert {"scenario", "kinematics", "planner", "supervisor", "speed_factor",
+            "enable_stamped_cmd_vel"} <= declared
+    defaults = {name: default for name, (default, _) in module.ARGUMENTS.items()}
+    nodes = actions[-1].kwargs["function"](defaults)
+    plan = fleet_plan("crossing_4", FleetOptions(kinematics="diff_drive", speed_factor=2.0))
+    assert [(n.kwargs["executable"], n.kwargs["namespace"]) for n in nodes] == \
+        [(s.executable, s.namespace or None) for s in plan]
+    assert [n.kwargs["parameters"] for n in nodes] == [[s.parameters] for s in plan]

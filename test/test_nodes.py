@@ -1,0 +1,239 @@
+"""The ROS 2 nodes, run in-process with rclpy over real DDS."""
+
+import math
+
+import pytest
+
+from ros_helpers import params
+
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from geometry_msgs.msg import Point, PoseStamped, Twist  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
+from visualization_msgs.msg import Marker  # noqa: E402
+
+from orca_ros.nodes.fleet_sim import FleetSim  # noqa: E402
+from orca_ros.nodes.obstacle_server import ObstacleServer  # noqa: E402
+from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
+from orca_ros.nodes.ros_common import LATCHED, RELIABLE_10, quaternion_from_yaw  # noqa: E402
+
+
+def odom(x, y, yaw=0.0, vx=0.0, vy=0.0):
+    msg = Odometry()
+    msg.header.frame_id = "world"
+    msg.pose.pose.position.x, msg.pose.pose.position.y = float(x), float(y)
+    msg.pose.pose.orientation = quaternion_from_yaw(yaw)
+    msg.twist.twist.linear.x, msg.twist.twist.linear.y = float(vx), float(vy)
+    return msg
+
+
+def goal(x, y):
+    msg = PoseStamped()
+    msg.header.frame_id = "world"
+    msg.pose.position.x, msg.pose.position.y = float(x), float(y)
+    msg.pose.orientation.w = 1.0
+    return msg
+
+
+class Rig:
+    """An orca_node in namespace /me with a tester that plays its robot and a neighbour."""
+
+    def __init__(self, ros, **overrides):
+        # The odometry here is played by the test, so the robot never "moves":
+        # keep-right and stall escape would turn its preferred velocity.
+        settings = dict(neighbors=["other"], control_rate=20.0, radius=0.3, neighbor_radius=0.3,
+                        max_speed=1.0, pref_speed=1.0, time_horizon=3.0, keep_right_deg=0.0,
+                        stall_escape_deg=0.0)
+        settings.update(overrides)
+        self.ros = ros
+        self.node = ros.add(OrcaNode(context=ros.context, namespace="me",
+                                     parameter_overrides=params(**settings)))
+        self.tester = ros.node("tester")
+        self.own = self.tester.create_publisher(Odometry, "/me/odom", RELIABLE_10)
+        self.other = self.tester.create_publisher(Odometry, "/other/odom", RELIABLE_10)
+        self.goal = self.tester.create_publisher(PoseStamped, "/me/goal_pose", RELIABLE_10)
+        self.obstacles = self.tester.create_publisher(Marker, "/obstacles", LATCHED)
+        self.commands = []
+        self.diagnostics = []
+        self.tester.create_subscription(Twist, "/me/cmd_vel", self.commands.append, RELIABLE_10)
+        self.tester.create_subscription(DiagnosticArray, "/diagnostics",
+                                        self.diagnostics.append, 10)
+        ros.spin_until(lambda: self.own.get_subscription_count() > 0
+                       and self.other.get_subscription_count() > 0
+                       and self.goal.get_subscription_count() > 0, 10.0)
+
+    def drive(self, seconds, own, other=None):
+        """Keep publishing the given odometry for a while; returns the last command."""
+        end = len(self.commands)
+        for _ in range(int(seconds / 0.05)):
+            self.own.publish(own)
+            if other is not None:
+                self.other.publish(other)
+            self.ros.spin_for(0.05)
+        assert len(self.commands) > end, "orca_node published no cmd_vel"
+        return self.commands[-1]
+
+    def my_status(self):
+        for array in reversed(self.diagnostics):
+            for status in array.status:
+                if status.name == "orca_node: me":
+                    return status, {kv.key: kv.value for kv in status.values}
+        return None, {}
+
+
+def test_orca_node_turns_away_from_a_neighbour_on_a_collision_course(ros):
+    rig = Rig(ros)
+    rig.ros.spin_until(lambda: rig.goal.get_subscription_count() > 0)
+    rig.goal.publish(goal(6.0, 0.0))
+    free = rig.drive(0.6, odom(0.0, 0.0))
+    assert free.linear.x == pytest.approx(1.0, abs=1e-6)  # no one around: straight at the goal
+    assert abs(free.linear.y) < 1e-6
+    # A neighbour 2 m ahead, coming straight at us at 1 m/s.
+    cmd = rig.drive(0.6, odom(0.0, 0.0), odom(2.0, 0.0, yaw=math.pi, vx=1.0))
+    assert abs(math.atan2(cmd.linear.y, cmd.linear.x)) > math.radians(10), \
+        f"command {cmd.linear.x:.3f}, {cmd.linear.y:.3f} does not turn away"
+
+
+def test_orca_node_in_diff_drive_mode_commands_v_and_omega(ros):
+    rig = Rig(ros, kinematics="diff_drive", max_linear_accel=100.0)
+    rig.goal.publish(goal(0.0, 5.0))  # to the left: it must turn counter-clockwise
+    cmd = rig.drive(0.6, odom(0.0, 0.0, yaw=0.0))
+    assert cmd.angular.z > 0.5
+    assert cmd.linear.y == 0.0
+
+
+def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
+    rig = Rig(ros)
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0), odom(4.0, 0.0))
+    assert "other" in rig.node.neighbors
+    rig.other.publish(odom(math.nan, 0.0))
+    bad_goal = goal(math.inf, 0.0)
+    rig.goal.publish(bad_goal)
+    marker = Marker()
+    marker.type = Marker.LINE_LIST
+    marker.points = [Point(x=1.0, y=1.0), Point(x=1.0, y=1.0), Point(x=2.0, y=0.0)]
+    rig.obstacles.publish(marker)
+    cmd = rig.drive(0.3, odom(0.0, 0.0))  # shorter than neighbor_timeout
+    assert rig.node.goal == (6.0, 0.0)  # the bad goal did not replace the good one
+    assert rig.node.neighbors["other"].position == (4.0, 0.0)  # nor did the NaN pose
+    assert math.isfinite(cmd.linear.x)
+    assert rig.ros.spin_until(lambda: int(rig.my_status()[1].get("rejected_messages", 0)) >= 3,
+                              5.0)
+    status, values = rig.my_status()
+    assert status.level == bytes([1])  # WARN
+    assert rig.node.rejected == {"odom of other": 1, "goal_pose": 1,
+                                 "/obstacles": 2}  # zero-length segment, odd point count
+    assert rig.drive(0.3, odom(0.0, 0.0)).linear.x > 0.5  # still driving
+
+
+def test_stale_own_odometry_stops_the_robot_and_forgotten_neighbours_go(ros):
+    rig = Rig(ros, odom_timeout=0.3, neighbor_timeout=0.3)
+    rig.goal.publish(goal(6.0, 0.0))
+    moving = rig.drive(0.5, odom(0.0, 0.0), odom(3.0, 3.0))
+    assert moving.linear.x > 0.5 and "other" in rig.node.neighbors
+    rig.ros.spin_for(0.8)  # silence
+    assert rig.commands[-1].linear.x == 0.0 and rig.commands[-1].linear.y == 0.0
+    assert rig.node.goal_state == "own odom stale"
+    rig.own.publish(odom(0.0, 0.0))
+    rig.ros.spin_for(0.2)
+    assert "other" not in rig.node.neighbors
+
+
+def test_goal_reached_publishes_zero_and_reports_it(ros):
+    rig = Rig(ros, goal_tolerance=0.2)
+    rig.goal.publish(goal(0.1, 0.0))
+    cmd = rig.drive(0.5, odom(0.0, 0.0))
+    assert (cmd.linear.x, cmd.linear.y) == (0.0, 0.0)
+    assert rig.node.goal_state == "goal reached"
+
+
+def test_invalid_parameters_are_rejected_with_a_reason(ros):
+    rig = Rig(ros)
+    results = rig.node.set_parameters(params(kinematics="tank"))
+    assert not results[0].successful and "kinematics" in results[0].reason
+    results = rig.node.set_parameters(params(radius=-1.0))
+    assert not results[0].successful
+    results = rig.node.set_parameters(params(neighbor_radius_overrides=["bob=minus"]))
+    assert not results[0].successful and "bob=minus" in results[0].reason
+    results = rig.node.set_parameters(params(radius=0.5, planner="direct"))
+    assert all(r.successful for r in results)
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0))
+    assert rig.node.controller.config.radius == 0.5  # applied at run time
+
+
+def test_direct_planner_ignores_neighbours(ros):
+    rig = Rig(ros, planner="direct")
+    rig.goal.publish(goal(6.0, 0.0))
+    cmd = rig.drive(0.6, odom(0.0, 0.0), odom(1.0, 0.0, yaw=math.pi, vx=1.0))
+    assert cmd.linear.x == pytest.approx(1.0) and abs(cmd.linear.y) < 1e-9
+
+
+# --- fleet_sim ------------------------------------------------------------------------------
+
+def sim_rig(ros, **overrides):
+    settings = dict(scenario="crossing_4", speed_factor=1.0, publish_clock=True, cmd_timeout=0.5)
+    settings.update(overrides)
+    sim = ros.add(FleetSim(context=ros.context, parameter_overrides=params(**settings)))
+    tester = ros.node("sim_tester")
+    cmd = tester.create_publisher(Twist, "/north/cmd_vel", RELIABLE_10)
+    ros.spin_until(lambda: cmd.get_subscription_count() > 0)
+    return sim, cmd
+
+
+def test_fleet_sim_integrates_cmd_vel_and_its_watchdog_stops_a_silent_robot(ros):
+    sim, cmd = sim_rig(ros)
+    north = sim.names.index("north")
+    start = (sim.bodies[north].x, sim.bodies[north].y)
+    heading = sim.bodies[north].heading  # faces its goal: -y
+    twist = Twist()
+    twist.linear.x = 0.4  # body frame: forward
+    steps_before = sim.steps
+    for _ in range(20):
+        cmd.publish(twist)
+        ros.spin_for(0.05)
+    steps = sim.steps - steps_before
+    moved = math.dist(start, (sim.bodies[north].x, sim.bodies[north].y))
+    # 0.4 m/s over `steps` sim steps of 0.1 s, less the 0.1 s acceleration ramp.
+    assert moved == pytest.approx(0.4 * 0.1 * steps, abs=0.4 * 0.1 * 2)
+    assert sim.bodies[north].y < start[1] and heading == pytest.approx(-math.pi / 2)
+    ros.spin_for(1.2)  # no more commands: past cmd_timeout
+    assert sim.bodies[north].vx == 0.0
+    others = [b for k, b in enumerate(sim.bodies) if k != north]
+    assert all(b.vx == 0.0 for b in others)  # never commanded, never moved
+
+
+def test_fleet_sim_rejects_nan_commands_and_keeps_stepping(ros):
+    sim, cmd = sim_rig(ros)
+    twist = Twist()
+    twist.linear.x = math.nan
+    cmd.publish(twist)
+    steps = sim.steps
+    ros.spin_for(0.5)
+    assert sim.rejected == 1 and "non-finite" in sim.last_problem
+    assert sim.steps > steps
+    assert all(math.isfinite(b.x) for b in sim.bodies)
+
+
+def test_obstacle_server_latches_the_scenario_walls_as_a_line_list(ros):
+    server = ros.add(ObstacleServer(context=ros.context,
+                                    parameter_overrides=params(scenario="corridor_wall")))
+    received = []
+    late = ros.node("late_joiner")
+    late.create_subscription(Marker, "/obstacles", received.append, LATCHED)
+    assert ros.spin_until(lambda: received, 5.0)
+    marker = received[0]
+    assert marker.type == Marker.LINE_LIST and len(marker.points) == 2 * 8  # 2 boxes, 4 edges
+    assert len(server.segments) == 8
+
+
+# --- end to end -----------------------------------------------------------------------------
+
+def test_diff_drive_fleet_passes_a_walled_corridor_through_real_nodes():
+    from orca_ros.fleet import FleetOptions, run_fleet
+
+    run = run_fleet("corridor_wall", FleetOptions(kinematics="diff_drive", speed_factor=4.0))
+    summary = run.summary
+    assert summary["reached"] == 6, summary
+    assert summary["collisions"] == 0, summary
+    assert summary["min_separation"] >= 0.0
