@@ -42,6 +42,7 @@ setup(
             "orca_node = orca_ros.nodes.orca_node:main",
             "fleet_sim = orca_ros.nodes.fleet_sim:main",
             "obstacle_server = orca_ros.nodes.obstacle_server:main",
+            "supervisor_node = orca_ros.nodes.supervisor_node:main",
         ],
     },
 )

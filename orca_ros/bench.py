@@ -6,15 +6,23 @@ import json
 import pathlib
 from typing import Dict, List, Optional, Sequence
 
+from dataclasses import replace
+
 from tqdm import tqdm
+
+from .core.cocoon import config_from_scenario
 
 from .core.scenario import load_scenario, resolve_scenario
 from .core.world import RunResult, World, WorldOptions
 from .plotting import animate_trajectories, plot_trajectories, run_title
 
 
-def run_scenario(path: str, options: WorldOptions, progress: bool = True) -> RunResult:
+def run_scenario(path: str, options: WorldOptions, progress: bool = True,
+                 supervisor: bool = False) -> RunResult:
     scenario = load_scenario(resolve_scenario(path))
+    if supervisor:
+        options = replace(options, supervisor=config_from_scenario(scenario.supervisor,
+                                                                   f"{path}: supervisor"))
     world = World(scenario, options)
     if not progress:
         return world.run()
@@ -48,13 +56,15 @@ def markdown_table(rows: Sequence[Dict[str, object]]) -> str:
 
 
 def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] = None,
-          plot_dir: Optional[str] = None, gif: bool = False,
-          progress: bool = True) -> List[Dict[str, object]]:
+          plot_dir: Optional[str] = None, gif: bool = False, progress: bool = True,
+          supervisor: bool = False) -> List[Dict[str, object]]:
     rows = []
     results = []
     for path in tqdm(paths, desc="scenarios", unit="scenario", disable=not progress or len(paths) < 2):
-        result = run_scenario(path, options, progress=progress)
+        result = run_scenario(path, options, progress=progress, supervisor=supervisor)
         summary = result.summary()
+        if result.conflicts is not None:
+            summary["conflicts"] = result.conflicts
         rows.append(summary)
         results.append(result)
         if plot_dir:

@@ -130,3 +130,123 @@ def format_step_table(results: Sequence[StepTiming]) -> str:
                 if r.rvo2_median_us else "n/a | n/a | n/a")
         lines.append(f"| {r.neighbors} | {r.segments} | {r.median_us:.1f} | {r.p99_us:.1f} | {rvo2} |")
     return "\n".join(lines)
+
+
+def circle_scenario_yaml(robots: int, radius_m: float = 0.2, speed: float = 0.5,
+                         time_step: float = 0.1, max_time: float = 120.0) -> str:
+    """A scenario: ``robots`` robots evenly on a circle (1 m of arc each) swap to antipodes."""
+    circle = max(1.5, robots * 1.0 / (2 * math.pi))
+    lines = [f"name: circle_{robots}", f"time_step: {time_step}", f"max_time: {max_time}",
+             "on_goal: stay",
+             f"defaults: {{radius: {radius_m}, max_speed: {speed}, pref_speed: {speed * 0.8}, "
+             "neighbor_dist: 4.0, max_neighbors: 10, time_horizon: 3.0, time_horizon_obst: 1.0}",
+             "agents:"]
+    for k in range(robots):
+        a = 2 * math.pi * k / robots
+        x, y = circle * math.cos(a), circle * math.sin(a)
+        lines.append(f"  - {{name: r{k}, start: [{x:.4f}, {y:.4f}], goal: [{-x:.4f}, {-y:.4f}]}}")
+    lines.append("obstacles: []")
+    return "\n".join(lines) + "\n"
+
+
+def ros_fleet_benchmark(counts: Sequence[int] = (10, 20, 40), duration: float = 20.0,
+                        speed_factor: float = 1.0, kinematics: str = "holonomic") -> List[dict]:
+    """Run N robots through real nodes in one process; report the control loop's timing."""
+    import tempfile
+
+    from .fleet import FleetOptions, run_fleet
+
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for count in counts:
+            path = f"{folder}/circle_{count}.yaml"
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(circle_scenario_yaml(count))
+            run = run_fleet(path, FleetOptions(kinematics=kinematics, speed_factor=speed_factor),
+                            max_time=duration)
+            s = run.summary
+            rows.append({"robots": count, "sim_s": round(float(run.frame_times[-1]), 2),
+                         "wall_s": s["wall_time_s"], "control_rate_hz": s["control_rate_hz"],
+                         "late_cycle_share": s["late_cycle_share"],
+                         "latency_ms_p50": s["odom_to_cmd_latency_ms_p50"],
+                         "latency_ms_p99": s["odom_to_cmd_latency_ms_p99"],
+                         "collisions": s["collisions"]})
+    return rows
+
+
+def format_ros_table(rows: Sequence[dict], target_hz: float = 10.0) -> str:
+    lines = [f"| robots | sim s | wall s | control rate Hz (target {target_hz:g}) | late cycles "
+             "| odom→cmd_vel p50 ms | p99 ms | colliding pairs |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['robots']} | {r['sim_s']} | {r['wall_s']:.1f} | {r['control_rate_hz']} "
+                     f"| {100 * (r['late_cycle_share'] or 0):.1f}% | {r['latency_ms_p50']} "
+                     f"| {r['latency_ms_p99']} | {r['collisions']} |")
+    return "\n".join(lines)
+
+
+def _crowd_circle(count: int, spacing: float = 2.0):
+    """``count`` agents 2 m apart on a circle, each seeing ~10 neighbours, all heading across."""
+    from .core.scenario import parse_scenario
+
+    circle = count * spacing / (2 * math.pi)
+    agents = []
+    for k in range(count):
+        a = 2 * math.pi * k / count
+        agents.append({"name": f"a{k}", "start": [circle * math.cos(a), circle * math.sin(a)],
+                       "goal": [-circle * math.cos(a), -circle * math.sin(a)]})
+    return parse_scenario({
+        "name": f"crowd_circle_{count}", "time_step": 0.25, "max_time": 1e6, "on_goal": "stay",
+        "defaults": {"radius": 0.5, "max_speed": 2.0, "pref_speed": 1.0, "neighbor_dist": 10.5,
+                     "max_neighbors": 10, "time_horizon": 5.0, "time_horizon_obst": 5.0},
+        "agents": agents, "obstacles": []}, f"<crowd circle of {count}>")
+
+
+@dataclass
+class ScalingRow:
+    agents: int
+    method: str
+    us_per_agent_step: float
+    rvo2_us_per_agent_step: Optional[float]
+
+    @property
+    def ratio(self) -> Optional[float]:
+        return (self.us_per_agent_step / self.rvo2_us_per_agent_step
+                if self.rvo2_us_per_agent_step else None)
+
+
+def scaling_benchmark(counts: Sequence[int] = (100, 1000, 5000), steps: int = 10,
+                      methods: Sequence[str] = ("orca", "orca_strict")) -> List[ScalingRow]:
+    """Time of one world step per agent (neighbour search and ORCA for everyone), beside RVO2."""
+    from .core.world import World, WorldOptions
+
+    rows = []
+    for count in counts:
+        scenario = _crowd_circle(count)
+        reference = None
+        if pyrvo is not None:
+            world = World(scenario, WorldOptions(method="rvo2"))
+            world.step()  # warm-up
+            started = time.perf_counter()
+            for _ in range(steps):
+                world.step()
+            reference = (time.perf_counter() - started) / steps / count * 1e6
+        for method in methods:
+            world = World(scenario, WorldOptions(method=method))
+            world.step()
+            started = time.perf_counter()
+            for _ in range(steps):
+                world.step()
+            elapsed = (time.perf_counter() - started) / steps / count * 1e6
+            rows.append(ScalingRow(count, method, elapsed, reference))
+    return rows
+
+
+def format_scaling_table(rows: Sequence[ScalingRow]) -> str:
+    lines = ["| agents | method | µs per agent-step | RVO2 µs per agent-step | ratio |",
+             "|---:|---|---:|---:|---:|"]
+    for r in rows:
+        rvo2 = f"{r.rvo2_us_per_agent_step:.2f} | {r.ratio:.1f}x" if r.rvo2_us_per_agent_step \
+            else "n/a | n/a"
+        lines.append(f"| {r.agents} | {r.method} | {r.us_per_agent_step:.1f} | {rvo2} |")
+    return "\n".join(lines)

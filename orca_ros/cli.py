@@ -48,9 +48,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from .core.world import WorldOptions
 
     try:
-        options = WorldOptions(method=args.method, kinematics=args.kinematics)
+        options = WorldOptions(method=args.method, kinematics=args.kinematics,
+                               planner=args.planner)
         rows = bench(args.scenarios, options, json_out=args.json, plot_dir=args.plot,
-                     gif=args.gif, progress=not args.no_progress)
+                     gif=args.gif, progress=not args.no_progress, supervisor=args.supervisor)
     except (ScenarioError, ValueError, RuntimeError) as error:
         print(f"orca-ros bench: {error}", file=sys.stderr)
         return 2
@@ -75,10 +76,6 @@ def _cmd_sim(args: argparse.Namespace) -> int:
                                enable_stamped_cmd_vel=args.stamped, supervisor=args.supervisor)
     except (ScenarioError, ValueError) as error:
         print(f"orca-ros sim: {error}", file=sys.stderr)
-        return 2
-    if args.backend != "sim":
-        print(f"orca-ros sim: backend {args.backend!r} is not available in this build "
-              "(only 'sim')", file=sys.stderr)
         return 2
     limit = args.max_time or scenario.max_time
     with tqdm(total=round(limit, 1), unit="sim s", disable=args.no_progress, mininterval=0.5,
@@ -109,6 +106,22 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_ros(args: argparse.Namespace) -> int:
+    from .benchmarks import format_ros_table, ros_fleet_benchmark
+
+    rows = ros_fleet_benchmark(args.robots, duration=args.duration,
+                               speed_factor=args.speed_factor, kinematics=args.kinematics)
+    print(format_ros_table(rows))
+    return 0
+
+
+def _cmd_bench_scaling(args: argparse.Namespace) -> int:
+    from .benchmarks import format_scaling_table, scaling_benchmark
+
+    print(format_scaling_table(scaling_benchmark(args.agents, steps=args.steps)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="orca-ros", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -126,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--method", default="orca", choices=["orca", "orca_strict", "rvo2"],
                        help="orca (default), orca_strict (exactly RVO2) or rvo2 (pyrvo)")
     bench.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
+    bench.add_argument("--planner", default="orca", choices=["orca", "direct"],
+                       help="direct: straight at the goals, no avoidance")
+    bench.add_argument("--supervisor", action="store_true",
+                       help="also run the cocoon supervisor (the scenario's supervisor: block)")
     bench.add_argument("--json", metavar="OUT", help="write one summary object per scenario")
     bench.add_argument("--plot", metavar="DIR", help="write one PNG per scenario")
     bench.add_argument("--gif", action="store_true", help="with --plot, also an animated GIF")
@@ -140,14 +157,26 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--speed-factor", type=float, default=4.0,
                      help="sim seconds per wall second (default 4)")
     sim.add_argument("--supervisor", action="store_true", help="also run the cocoon supervisor")
-    sim.add_argument("--backend", default="sim", choices=["sim", "toio-sim"],
-                     help="robots: fleet_sim (default) or simulated toio cubes")
     sim.add_argument("--stamped", action="store_true", help="cmd_vel as TwistStamped")
     sim.add_argument("--max-time", type=float, help="stop after this many sim seconds")
     sim.add_argument("--json", metavar="OUT", help="write the summary as JSON")
     sim.add_argument("--plot", metavar="PNG", help="write a trajectory picture")
     sim.add_argument("--no-progress", action="store_true")
     sim.set_defaults(func=_cmd_sim)
+
+    bench_ros = sub.add_parser("bench-ros", help="control-loop timing of N robots through real "
+                                                 "nodes in one process, on sim time")
+    bench_ros.add_argument("--robots", type=int, nargs="+", default=[10, 20, 40])
+    bench_ros.add_argument("--duration", type=float, default=20.0, help="sim seconds per run")
+    bench_ros.add_argument("--speed-factor", type=float, default=1.0)
+    bench_ros.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
+    bench_ros.set_defaults(func=_cmd_bench_ros)
+
+    bench_scaling = sub.add_parser("bench-scaling", help="world step time per agent for N "
+                                                         "agents on a circle, beside RVO2")
+    bench_scaling.add_argument("--agents", type=int, nargs="+", default=[100, 1000, 5000])
+    bench_scaling.add_argument("--steps", type=int, default=10, help="timed steps per size")
+    bench_scaling.set_defaults(func=_cmd_bench_scaling)
 
     bench_step = sub.add_parser(
         "bench-step", help="time one compute_new_velocity call (0/5/10/20 neighbours, "

@@ -77,8 +77,9 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
                  parameters={"scenario": path, "use_sim_time": options.use_sim_time}),
     ]
     if options.supervisor:
-        plan.append(NodeSpec("supervisor_node", "supervisor_node", parameters={
-            "scenario": path, "use_sim_time": options.use_sim_time}))
+        plan.append(NodeSpec("supervisor_node", "supervisor", parameters={
+            "scenario": path, "use_sim_time": options.use_sim_time,
+            "rate": round(1.0 / scenario.time_step, 6)}))
     for agent in scenario.agents:
         plan.append(NodeSpec("orca_node", "orca_node", namespace=agent.name,
                              parameters=robot_parameters(scenario, agent.name, options)))
@@ -217,10 +218,8 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
                 break
         wall_time = time.perf_counter() - started
         summary = _summary(scenario, sim, options, wall_time)
-        late = [r.late_cycles for r in robots.values()]
-        cycles = [r.cycles for r in robots.values()]
-        summary["control_cycles_per_robot"] = round(float(np.mean(cycles)), 1) if cycles else 0
-        conflicts = list(getattr(supervisor, "decisions", [])) if supervisor else []
+        summary.update(_timing(robots.values(), sim.sim_time))
+        conflicts = supervisor.decisions if supervisor is not None else []
         if options.supervisor:
             summary["conflicts"] = conflicts
         return SimRun(summary, scenario, np.array(sim.trajectory), np.array(sim.frame_times),
@@ -229,6 +228,23 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
         for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown(context=context)
+
+
+def _timing(robots, sim_time: float) -> Dict[str, Any]:
+    """Control-loop figures pooled over the orca_nodes of a run."""
+    import numpy as np
+
+    cycles = [r.cycles for r in robots]
+    late = sum(r.late_cycles for r in robots)
+    latencies = np.concatenate([np.asarray(r.latencies_s) for r in robots] or [np.empty(0)])
+    return {
+        "control_rate_hz": round(float(np.mean(cycles)) / sim_time, 3) if sim_time > 0 else None,
+        "late_cycle_share": round(late / sum(cycles), 4) if sum(cycles) else None,
+        "odom_to_cmd_latency_ms_p50": round(float(np.percentile(latencies, 50)) * 1e3, 2)
+        if len(latencies) else None,
+        "odom_to_cmd_latency_ms_p99": round(float(np.percentile(latencies, 99)) * 1e3, 2)
+        if len(latencies) else None,
+    }
 
 
 def _summary(scenario: Scenario, sim, options: FleetOptions, wall_time: float) -> Dict[str, Any]:

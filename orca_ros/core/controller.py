@@ -21,9 +21,9 @@ safety half-planes, no margin).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Dict, List, NamedTuple, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .drive import (DiffDriveLimits, keep_right_angle, kinematic_half_planes,
                     tracking_error_bound, unicycle_command)
@@ -35,6 +35,7 @@ from .orca import (OrcaResult, one_step_obstacle_half_plane, one_step_safety_hal
 from .types import Vector2, as_finite
 
 KINEMATICS = ("holonomic", "diff_drive")
+PLANNERS = ("orca", "direct")
 SAFETY_HAIR = 1e-4
 """m added to true radii in the hard safety half-planes, so rounding never makes contact."""
 
@@ -52,6 +53,7 @@ class ControllerConfig:
     time_horizon: float = 2.0
     time_horizon_obst: float = 2.0
     kinematics: str = "holonomic"
+    planner: str = "orca"  # orca | direct (straight at the goal, no avoidance)
     strict: bool = False
     safety_margin_ratio: float = 0.1
     keep_right_deg: float = 8.0
@@ -78,6 +80,8 @@ class ControllerConfig:
             as_finite(getattr(self, name), name, minimum=0.0)
         if self.kinematics not in KINEMATICS:
             raise ValueError(f"kinematics must be one of {KINEMATICS}, got {self.kinematics!r}")
+        if self.planner not in PLANNERS:
+            raise ValueError(f"planner must be one of {PLANNERS}, got {self.planner!r}")
         if self.max_neighbors < 0 or self.guidance_period < 1:
             raise ValueError("max_neighbors must be >= 0 and guidance_period >= 1")
         for name in ("goal_tolerance", "waypoint_tolerance"):
@@ -155,7 +159,8 @@ class Command:
 
 @dataclass
 class RobotController:
-    """Per-robot controller state: the path being followed, stall time, guidance."""
+    """Per-robot controller state: the path being followed, stall time, guidance, and the
+    supervisor's directive (a speed limit and/or a detour) if one is in force."""
 
     config: ControllerConfig
     key: str = ""
@@ -163,19 +168,52 @@ class RobotController:
     waypoint_index: int = 0
     stalled_time: float = 0.0
     roadmaps: Dict[float, VisibilityRoadmap] = field(default_factory=dict)
+    base_path: List[Vector2] = field(default_factory=list)
+    detour: Tuple[Vector2, ...] = ()
+    speed_limit: Optional[float] = None
     _guide_target: Optional[Vector2] = None
     _periods: int = 0
 
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
         """Follow these points in order; the last one is the goal. Empty: stand still."""
-        self.waypoints = [(float(x), float(y)) for x, y in waypoints]
+        self.base_path = [(float(x), float(y)) for x, y in waypoints]
+        self._follow(list(self.detour) + self.base_path if self.base_path else [])
+
+    def _follow(self, waypoints: List[Vector2]) -> None:
+        self.waypoints = waypoints
         self.waypoint_index = 0
         self._guide_target = None
         self.stalled_time = 0.0
 
+    def set_directive(self, speed_limit: Optional[float] = None,
+                      detour: Sequence[Vector2] = ()) -> None:
+        """The supervisor's word: cap the speed (0 stops) and/or go through ``detour`` first.
+
+        ``set_directive()`` with no arguments lifts it; the robot heads straight
+        for the rest of its path again.
+        """
+        self.speed_limit = None if speed_limit is None else max(0.0, float(speed_limit))
+        detour = tuple((float(x), float(y)) for x, y in detour)
+        if detour != self.detour:
+            self.detour = detour
+            self._follow(list(detour) + self.base_path if self.base_path else [])
+
+    @property
+    def effective_config(self) -> ControllerConfig:
+        """The configuration with the supervisor's speed limit applied."""
+        if self.speed_limit is None or self.speed_limit >= self.config.max_speed:
+            return self.config
+        speed = max(self.speed_limit, 1e-6)
+        return replace(self.config, max_speed=speed, pref_speed=min(self.config.pref_speed, speed))
+
     @property
     def goal(self) -> Optional[Vector2]:
         return self.waypoints[-1] if self.waypoints else None
+
+    @property
+    def goal_of_base_path(self) -> Optional[Vector2]:
+        """The goal of the robot's own task (not counting any detour)."""
+        return self.base_path[-1] if self.base_path else None
 
     def at_goal(self, position: Vector2) -> bool:
         return (bool(self.waypoints) and self.waypoint_index == len(self.waypoints) - 1
@@ -219,7 +257,7 @@ class RobotController:
 
     def preferred_velocity(self, state: RobotState,
                            edges: Sequence[ObstacleVertex] = ()) -> Vector2:
-        c = self.config
+        c = self.effective_config
         target = self.current_target(state.position)
         if target is None:
             return (0.0, 0.0)
@@ -231,7 +269,7 @@ class RobotController:
             return (0.0, 0.0)
         speed = min(c.pref_speed, distance / c.time_step)
         px, py = dx / distance * speed, dy / distance * speed
-        if c.strict:
+        if c.strict or c.planner == "direct":
             return (px, py)
         moving = math.hypot(*state.velocity)
         stalled = moving < 0.1 * c.pref_speed and distance > c.goal_tolerance_m
@@ -241,10 +279,20 @@ class RobotController:
         cos_a, sin_a = math.cos(angle), math.sin(angle)
         return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
 
+    def _direct(self, state: RobotState, pref: Vector2, arrived: bool) -> Command:
+        """Straight at the waypoint, no avoidance (to test a supervisor alone, as in the paper)."""
+        c = self.effective_config
+        if not c.diff_drive:
+            return Command(pref, math.hypot(*pref), 0.0, pref, pref, None, arrived)
+        v, omega = unicycle_command(pref, pref, state.heading,
+                                    (state.linear_speed, state.angular_speed), c.limits,
+                                    c.time_step)
+        return Command(pref, v, omega, pref, pref, None, arrived)
+
     def safety_half_planes(self, state: RobotState, close: Sequence[Neighbor],
                            edges: Sequence[ObstacleVertex]) -> List[HalfPlane]:
         """Hard one-step half-planes against every close neighbour and visible wall."""
-        c = self.config
+        c = self.effective_config
         braking = c.max_linear_accel if c.diff_drive else None
         own = c.safety_radius(c.radius)
         lines = []
@@ -272,7 +320,7 @@ class RobotController:
         within one period, whatever ``max_neighbors`` says (default: the
         ``neighbors`` within that reach).
         """
-        c = self.config
+        c = self.effective_config
         own_radius = c.avoidance_radius(c.radius)
         edges = select_visible_edges(state.position,
                                      c.time_horizon_obst * c.max_speed + own_radius,
@@ -282,6 +330,8 @@ class RobotController:
         arrived = self.at_goal(state.position)
         if not self.waypoints:
             return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
+        if c.planner == "direct":
+            return self._direct(state, pref, arrived)
 
         safety: List[HalfPlane] = []
         if not c.strict and c.one_step_safety:

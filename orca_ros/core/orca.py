@@ -126,7 +126,9 @@ def is_already_covered(lines: Sequence[HalfPlane], rel1: Vector2, rel2: Vector2,
 
 
 def _normalize(x: float, y: float) -> Vector2:
-    norm = math.sqrt(x * x + y * y)
+    norm = math.hypot(x, y)  # no underflow for tiny vectors, unlike sqrt(x*x + y*y)
+    if norm == 0.0:
+        return (1.0, 0.0)
     return (x / norm, y / norm)
 
 
@@ -313,7 +315,7 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
         dot1 = wx * rpx + wy * rpy
         if dot1 < 0.0 and dot1 * dot1 > combined_radius_sq * w_length_sq:
             # Project on the cut-off circle.
-            w_length = math.sqrt(w_length_sq)
+            w_length = math.hypot(wx, wy)
             ux_unit, uy_unit = wx / w_length, wy / w_length
             dx, dy = uy_unit, -ux_unit
             scale = combined_radius * inv_time_horizon - w_length
@@ -333,7 +335,7 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
         # Collision: project on the cut-off circle of one time step.
         wx = rvx - inv_time_step * rpx
         wy = rvy - inv_time_step * rpy
-        w_length = math.sqrt(wx * wx + wy * wy)
+        w_length = math.hypot(wx, wy)
         if w_length == 0.0:
             # Coincident centres moving alike: no direction to separate in.
             # RVO2 divides by zero here; pick a fixed direction instead.

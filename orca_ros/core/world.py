@@ -16,6 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 from scipy.spatial import cKDTree
 
+from .cocoon import CocoonConfig, CocoonSupervisor, Track
 from .controller import KINEMATICS, ControllerConfig, Neighbor, RobotController, RobotState
 from .drive import unicycle_step
 from .geometry import points_polygon_signed_distance
@@ -36,12 +37,17 @@ class WorldOptions:
     keep-right symmetry breaking with stall escape, and roadmap guidance
     around obstacles), ``orca_strict`` (exactly RVO2's behaviour, what the
     conformance cases check) or ``rvo2`` (the reference C++ library through
-    pyrvo, holonomic only). ``controller`` overrides
-    :class:`~orca_ros.core.controller.ControllerConfig` fields for every agent.
+    pyrvo, holonomic only). ``planner``: ``direct`` drives every agent straight
+    at its goal with no avoidance. ``supervisor``: run the
+    :class:`~orca_ros.core.cocoon.CocoonSupervisor` too. ``controller``
+    overrides :class:`~orca_ros.core.controller.ControllerConfig` fields for
+    every agent.
     """
 
     method: str = "orca"
     kinematics: str = "holonomic"
+    planner: str = "orca"  # or "direct": straight at the goals, no avoidance
+    supervisor: Optional[CocoonConfig] = None
     controller: Tuple[Tuple[str, object], ...] = ()
     record_every: int = 1
 
@@ -64,7 +70,7 @@ class WorldOptions:
                       neighbor_dist=agent.neighbor_dist, max_neighbors=agent.max_neighbors,
                       time_horizon=agent.time_horizon,
                       time_horizon_obst=agent.time_horizon_obst, kinematics=self.kinematics,
-                      strict=self.strict, goal_tolerance=scenario.goal_tolerance,
+                      planner=self.planner, strict=self.strict, goal_tolerance=scenario.goal_tolerance,
                       waypoint_tolerance=scenario.waypoint_tolerance)
         fields.update(dict(self.controller))
         return ControllerConfig(**fields)
@@ -134,6 +140,8 @@ class RunResult:
     frame_times: np.ndarray
     collision_points: List[Tuple[float, float]]
     collision_pairs: List[Tuple[str, str]]
+    conflicts: Optional[List[Dict[str, object]]] = None  # supervisor actions
+    captures: Optional[List[Dict[str, object]]] = None  # pairs judged not in conflict
 
     def summary(self) -> Dict[str, object]:
         return {
@@ -199,14 +207,39 @@ class World:
             + 2.0 * float(self.max_speed.max()) * self.dt
 
         self._rvo2 = _Rvo2Backend(self) if options.method == "rvo2" else None
+        self.supervisor = None
+        if options.supervisor is not None:
+            options.supervisor.check_names(self.names)
+            self.supervisor = CocoonSupervisor(options.supervisor)
         self._frames: List[np.ndarray] = [self.positions.copy()]
         self._frame_times: List[float] = [0.0]
         self._check_arrivals()
 
     # --- stepping --------------------------------------------------------------
 
+    def supervise(self) -> None:
+        """One supervisor tick on the start-of-step state; directives go to the controllers."""
+        tracks = []
+        for i in np.flatnonzero(self.active):
+            controller = self.controllers[i]
+            position = (float(self.positions[i, 0]), float(self.positions[i, 1]))
+            goal = None if controller.at_goal(position) else controller.goal_of_base_path
+            tracks.append(Track(self.names[i], position, float(self.radius[i]),
+                                controller.config.pref_speed, goal))
+        directives = self.supervisor.update(self.time, tracks)
+        for i, controller in enumerate(self.controllers):
+            directive = directives.get(self.names[i])
+            if directive is None:
+                controller.set_directive()
+            else:
+                controller.set_directive(directive.speed_factor * controller.config.pref_speed
+                                         if directive.resolution != "side_step" else None,
+                                         directive.detour)
+
     def step(self) -> None:
         started = time.perf_counter()
+        if self.supervisor is not None:
+            self.supervise()
         if self._rvo2 is not None:
             pref = np.array([c.preferred_velocity(self._state(i)) if self.active[i] else (0.0, 0.0)
                              for i, c in enumerate(self.controllers)])
@@ -345,7 +378,11 @@ class World:
                                        if self.agent_steps else 0.0),
             trajectory=np.array(self._frames), frame_times=np.array(self._frame_times),
             collision_points=list(self.ledger.points),
-            collision_pairs=sorted(self.ledger.pairs))
+            collision_pairs=sorted(self.ledger.pairs),
+            conflicts=None if self.supervisor is None else
+            [d.as_dict() for d in self.supervisor.actions],
+            captures=None if self.supervisor is None else
+            [d.as_dict() for d in self.supervisor.decisions if d.resolution == "none"])
 
 
 class _Rvo2Backend:

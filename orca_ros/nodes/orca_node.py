@@ -11,9 +11,11 @@ supervisor's ``supervisor/speed_limit`` and ``supervisor/detour``. Publishes
 
 from __future__ import annotations
 
+import collections
 import math
 import sys
-from dataclasses import dataclass, replace
+import time
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 import rclpy
@@ -26,8 +28,8 @@ from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 from diagnostic_msgs.msg import DiagnosticArray
 
-from ..core.controller import Command, ControllerConfig, Neighbor, RobotController, RobotState
-from ..core.drive import unicycle_command
+from ..core.controller import (PLANNERS, Command, ControllerConfig, Neighbor, RobotController,
+                               RobotState)
 from ..core.obstacles import build_obstacle_edges
 from .ros_common import (LATCHED, LEVEL_ERROR, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage,
                          check_choices, diagnostic_array, diagnostic_status, float_param,
@@ -35,7 +37,6 @@ from .ros_common import (LATCHED, LEVEL_ERROR, LEVEL_OK, LEVEL_WARN, RELIABLE_10
                          twist_message)
 from . import markers
 
-PLANNERS = ("orca", "direct")
 KINEMATICS = ("holonomic", "diff_drive")
 
 
@@ -69,8 +70,14 @@ class OrcaNode(Node):
         self.last_problem = ""
         self.last_command: Optional[Command] = None
         self.goal_state = "no goal"
+        # Timing, for diagnostics and `orca-ros bench-ros`: control cycles that
+        # came more than 1.5 periods after the previous one (node clock), and
+        # wall time from receiving the odometry used to publishing the command.
         self.cycles = 0
         self.late_cycles = 0
+        self.last_cycle_ns: Optional[int] = None
+        self.odom_wall_ns = 0
+        self.latencies_s: collections.deque = collections.deque(maxlen=10_000)
 
         self.base_config = self._controller_config()
         self.controller = RobotController(self.base_config, key=self.robot)
@@ -161,7 +168,8 @@ class OrcaNode(Node):
             max_neighbors=self._param("max_neighbors"),
             time_horizon=self._param("time_horizon"),
             time_horizon_obst=self._param("time_horizon_obst"),
-            kinematics=self._param("kinematics"), strict=bool(self._param("strict_rvo2")),
+            kinematics=self._param("kinematics"), planner=self._param("planner"),
+            strict=bool(self._param("strict_rvo2")),
             safety_margin_ratio=self._param("safety_margin_ratio"),
             keep_right_deg=self._param("keep_right_deg"),
             stall_escape_deg=self._param("stall_escape_deg"),
@@ -197,6 +205,7 @@ class OrcaNode(Node):
             return
         self.state = RobotState(position, velocity, yaw, v, omega)
         self.state_stamp_ns = self._now_ns()
+        self.odom_wall_ns = time.perf_counter_ns()
 
     def _on_neighbor_odom(self, name: str, msg: Odometry) -> None:
         try:
@@ -246,12 +255,9 @@ class OrcaNode(Node):
             self._reject("supervisor/detour", "non-finite point in detour")
             return
         self.detour = (points, self._now_ns()) if points else None
-        self._update_path()
 
     def _update_path(self) -> None:
         path = list(self.plan) if self.plan else ([self.goal] if self.goal else [])
-        if self.detour and path:
-            path = list(self.detour[0]) + path
         self.controller.set_path(path)
         self.goal_state = "driving" if path else "no goal"
 
@@ -276,22 +282,30 @@ class OrcaNode(Node):
 
     # --- control ------------------------------------------------------------------
 
-    def _active_directives(self, now_ns: int) -> Tuple[Optional[float], bool]:
+    def _apply_directives(self, now_ns: int) -> None:
+        """Hand the supervisor's unexpired directives to the controller.
+
+        Directives expire ``supervisor_timeout`` after their last message, so a
+        dead supervisor leaves the robot running on ORCA alone.
+        """
         timeout_ns = int(self._param("supervisor_timeout") * 1e9)
-        limit = None
-        if self.speed_limit and now_ns - self.speed_limit[1] <= timeout_ns:
-            limit = self.speed_limit[0]
+        if self.speed_limit and now_ns - self.speed_limit[1] > timeout_ns:
+            self.speed_limit = None
         if self.detour and now_ns - self.detour[1] > timeout_ns:
-            self.detour = None  # expired: back to the plain path
-            self._update_path()
-        return limit, self.detour is not None
+            self.detour = None
+        self.controller.set_directive(self.speed_limit[0] if self.speed_limit else None,
+                                      self.detour[0] if self.detour else ())
 
     def _control(self) -> None:
         self.cycles += 1
+        now_ns = self._now_ns()
+        period_ns = 1e9 / self._param("control_rate")
+        if self.last_cycle_ns is not None and now_ns - self.last_cycle_ns > 1.5 * period_ns:
+            self.late_cycles += 1
+        self.last_cycle_ns = now_ns
         if self._config_dirty:
             self._config_dirty = False
             self.base_config = self._controller_config()
-        now_ns = self._now_ns()
         if self.state is None or now_ns - self.state_stamp_ns > self._param("odom_timeout") * 1e9:
             self.goal_state = "waiting for odom" if self.state is None else "own odom stale"
             self._publish_command(0.0, 0.0, 0.0)
@@ -304,20 +318,17 @@ class OrcaNode(Node):
             self._publish_command(0.0, 0.0, 0.0)
             return
 
-        limit, _ = self._active_directives(now_ns)
-        config = self.base_config if limit is None else _with_speed_limit(self.base_config, limit)
-        self.controller.config = config
-        if self._param("planner") == "direct":
-            command = self._direct_command()
-        else:
-            command = self.controller.compute(self.state, self._sorted_neighbors(config),
-                                              self.edges)
+        self.controller.config = self.base_config
+        self._apply_directives(now_ns)
+        config = self.controller.effective_config
+        command = self.controller.compute(self.state, self._sorted_neighbors(config), self.edges)
         self.last_command = command
         if self.controller.at_goal(self.state.position):
             self.goal_state = "goal reached"
             self._publish_command(0.0, 0.0, 0.0)
             return
         self.goal_state = "driving"
+        self.latencies_s.append((time.perf_counter_ns() - self.odom_wall_ns) * 1e-9)
         if config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)
         else:
@@ -329,17 +340,6 @@ class OrcaNode(Node):
             self.marker_pub.publish(markers.orca_markers(
                 self._param("world_frame"), self.get_clock().now().to_msg(), self.robot,
                 self.state, command, self._sorted_neighbors(config)))
-
-    def _direct_command(self) -> Command:
-        """Straight at the current waypoint, no avoidance (to test the supervisor alone)."""
-        pref = self.controller.preferred_velocity(self.state)
-        config = self.controller.config
-        if config.diff_drive:
-            v, omega = unicycle_command(pref, pref, self.state.heading,
-                                        (self.state.linear_speed, self.state.angular_speed),
-                                        config.limits, config.time_step)
-            return Command(pref, v, omega, pref, pref, None, False)
-        return Command(pref, math.hypot(*pref), 0.0, pref, pref, None, False)
 
     def _sorted_neighbors(self, config: ControllerConfig) -> List[Neighbor]:
         px, py = self.state.position
@@ -379,16 +379,11 @@ class OrcaNode(Node):
             "last_rejection": self.last_problem,
             "supervisor_speed_limit": self.speed_limit[0] if self.speed_limit else "",
             "supervisor_detour": bool(self.detour),
+            "control_cycles": self.cycles, "late_control_cycles": self.late_cycles,
         }
         self.diag_pub.publish(diagnostic_array(
             self.get_clock().now().to_msg(),
             [diagnostic_status(f"orca_node: {self.robot}", level, message, values, self.robot)]))
-
-
-def _with_speed_limit(config: ControllerConfig, limit: float) -> ControllerConfig:
-    """The supervisor's speed limit on top of the robot's own (0 stops it)."""
-    speed = max(min(limit, config.max_speed), 1e-6)
-    return replace(config, max_speed=speed, pref_speed=min(config.pref_speed, speed))
 
 
 def _parse_override(entry: str) -> Optional[Tuple[str, float]]:

@@ -1,0 +1,271 @@
+"""supervisor_node: the centralized virtual-cocoon conflict resolver.
+
+Follows every robot's ``odom`` and ``goal_pose`` (or ``plan``; its last point is
+the goal) and runs :class:`orca_ros.core.cocoon.CocoonSupervisor` each tick.
+A yielding robot is told, in its namespace:
+
+* ``supervisor/speed_limit`` (std_msgs/Float64, m/s): ``0`` = stop, ``s * v`` = slow;
+* ``supervisor/detour`` (nav_msgs/Path): the side-step point, then the point
+  where it rejoins its start-goal line; an empty path = no detour.
+
+Directives are renewed every tick while they hold and expire in ``orca_node``
+after its ``supervisor_timeout``: a dead supervisor leaves robots on ORCA alone.
+When a directive is lifted the supervisor sends an empty detour once.
+Publishes ``/supervisor/markers`` (cocoons, active conflicts) and its
+decisions on ``/diagnostics``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Dict, List, Optional, Tuple
+
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import Point, PoseStamped
+from nav_msgs.msg import Odometry, Path
+from rclpy.node import Node
+from rclpy.qos import qos_profile_system_default
+from std_msgs.msg import Float64
+from visualization_msgs.msg import Marker, MarkerArray
+
+from ..core.cocoon import (MODES, YIELD_MODES, CocoonSupervisor, Directive, Track,
+                           config_from_scenario)
+from ..core.scenario import load_scenario, resolve_scenario
+from .ros_common import (LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, check_choices,
+                         described, diagnostic_array, diagnostic_status, float_param,
+                         odometry_state)
+
+
+class SupervisorNode(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("supervisor", **kwargs)
+        d = self.declare_parameter
+        defaults = {"cocoon_k": 1.0, "mode": "exact", "yield_mode": "stop", "margin": 0.05,
+                    "horizon": 30.0, "hysteresis": 0.02}
+        d("scenario", "", described("scenario file or built-in name: robots, radii, speeds, "
+                                    "goal tolerance and its supervisor: block"))
+        d("robots", [""], described("robot namespaces to supervise; [''] = discover */odom"))
+        d("robot_radius", 0.2, float_param("default robot radius (m)", 0.001, 10.0))
+        d("robot_speed", 0.4, float_param("default nominal speed (m/s)", 0.001, 20.0))
+        d("goal_tolerance", 0.1, float_param("a robot this close to its goal stands (m)", 0.0, 100.0))
+        d("cocoon_k", defaults["cocoon_k"], float_param("cocoon radius (1 + k) r", 0.01, 20.0))
+        d("mode", defaults["mode"], described("conflict test", MODES))
+        d("yield_mode", defaults["yield_mode"],
+          described("how a yielding robot yields first", YIELD_MODES))
+        d("margin", defaults["margin"],
+          float_param("clearance required by predictions (m)", 0.0, 10.0))
+        d("horizon", defaults["horizon"], float_param("prediction horizon (s)", 0.1, 3600.0))
+        d("hysteresis", defaults["hysteresis"],
+          float_param("cocoon separation that clears a ban (m)", 0.0, 10.0))
+        d("priority_order", [""], described("tie-break order of robot names"))
+        d("rate", 20.0, float_param("supervisor ticks per second (node clock)", 0.5, 1000.0))
+        d("discovery_period", 1.0, float_param("graph scan period (s)", 0.05, 60.0))
+        self.add_on_set_parameters_callback(
+            lambda params: check_choices(params, {"mode": MODES, "yield_mode": YIELD_MODES}))
+
+        self.radius: Dict[str, float] = {}
+        self.speed: Dict[str, float] = {}
+        self.tolerance: Dict[str, float] = {}
+        scenario_path = self.get_parameter("scenario").value
+        block = {}
+        listed = [n.strip("/") for n in self.get_parameter("robots").value if n]
+        if scenario_path:
+            scenario = load_scenario(resolve_scenario(scenario_path))
+            block = dict(scenario.supervisor)
+            for agent in scenario.agents:
+                self.radius[agent.name] = agent.radius
+                self.speed[agent.name] = agent.pref_speed
+                self.tolerance[agent.name] = scenario.goal_tolerance_of(agent)
+            listed = listed or [a.name for a in scenario.agents]
+        # The scenario's supervisor: block, then any parameter set to other than its default.
+        settings = dict(block)
+        for name, default in defaults.items():
+            value = self.get_parameter(name).value
+            if value != default:
+                settings[name] = value
+        order = [n for n in self.get_parameter("priority_order").value if n]
+        if order:
+            settings["priority_order"] = order
+        self.config = config_from_scenario(settings, f"{scenario_path or 'parameters'}: supervisor")
+        if listed:
+            self.config.check_names(listed)  # unknown names: refuse to start, saying which
+        self.supervisor = CocoonSupervisor(self.config)
+
+        self.poses: Dict[str, Tuple[float, float]] = {}
+        self.goals: Dict[str, Optional[Tuple[float, float]]] = {}
+        self.subscribed: Dict[str, list] = {}
+        self.speed_pubs: Dict[str, object] = {}
+        self.detour_pubs: Dict[str, object] = {}
+        self.directed: Dict[str, Directive] = {}
+        self.rejected = 0
+        self.last_problem = ""
+        self.marker_pub = self.create_publisher(MarkerArray, "/supervisor/markers", 1)
+        self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
+                                              qos_profile_system_default)
+        self.listed = listed
+        self._discover()
+        self.create_timer(self.get_parameter("discovery_period").value, self._discover)
+        self.create_timer(1.0 / self.get_parameter("rate").value, self.tick)
+        self.create_timer(1.0, self._publish_diagnostics)
+
+    @property
+    def decisions(self) -> List[Dict[str, object]]:
+        """Every action taken so far, as the `orca-ros sim` JSON lists them."""
+        return [d.as_dict() for d in self.supervisor.actions]
+
+    def _discover(self) -> None:
+        names = list(self.listed)
+        if not names:
+            for topic, types in self.get_topic_names_and_types():
+                if topic.endswith("/odom") and "nav_msgs/msg/Odometry" in types:
+                    name = topic[:-len("/odom")].strip("/")
+                    if name:
+                        names.append(name)
+        for name in names:
+            if name in self.subscribed:
+                continue
+            self.subscribed[name] = [
+                self.create_subscription(Odometry, f"/{name}/odom",
+                                         lambda m, n=name: self._on_odom(n, m), RELIABLE_10),
+                self.create_subscription(PoseStamped, f"/{name}/goal_pose",
+                                         lambda m, n=name: self._on_goal(n, m), RELIABLE_10),
+                self.create_subscription(Path, f"/{name}/plan",
+                                         lambda m, n=name: self._on_plan(n, m), RELIABLE_10)]
+            self.speed_pubs[name] = self.create_publisher(
+                Float64, f"/{name}/supervisor/speed_limit", RELIABLE_10)
+            self.detour_pubs[name] = self.create_publisher(
+                Path, f"/{name}/supervisor/detour", RELIABLE_10)
+
+    def _reject(self, what: str, reason: str) -> None:
+        self.rejected += 1
+        self.last_problem = f"{what}: {reason}"
+        self.get_logger().warn(f"ignored {self.last_problem}", throttle_duration_sec=2.0)
+
+    def _on_odom(self, name: str, msg: Odometry) -> None:
+        try:
+            position, _, _, _, _ = odometry_state(msg)
+        except BadMessage as error:
+            self._reject(f"odom of {name}", str(error))
+            return
+        self.poses[name] = position
+
+    def _on_goal(self, name: str, msg: PoseStamped) -> None:
+        goal = (msg.pose.position.x, msg.pose.position.y)
+        if not all(math.isfinite(c) for c in goal):
+            self._reject(f"goal_pose of {name}", f"non-finite goal {goal}")
+            return
+        self.goals[name] = goal
+
+    def _on_plan(self, name: str, msg: Path) -> None:
+        if msg.poses:
+            self._on_goal(name, msg.poses[-1])
+
+    def tracks(self) -> List[Track]:
+        tracks = []
+        default_radius = self.get_parameter("robot_radius").value
+        default_speed = self.get_parameter("robot_speed").value
+        default_tolerance = self.get_parameter("goal_tolerance").value
+        for name, position in self.poses.items():
+            goal = self.goals.get(name)  # no goal: standing
+            if goal is not None and math.dist(position, goal) <= \
+                    self.tolerance.get(name, default_tolerance):
+                goal = None  # arrived: standing
+            tracks.append(Track(name, position, self.radius.get(name, default_radius),
+                                self.speed.get(name, default_speed), goal))
+        return tracks
+
+    def tick(self) -> None:
+        t = self.get_clock().now().nanoseconds * 1e-9
+        tracks = self.tracks()
+        directives = self.supervisor.update(t, tracks)
+        for name, directive in directives.items():
+            if directive.resolution == "side_step":
+                self.detour_pubs[name].publish(self._path(directive.detour))
+            else:
+                speed = directive.speed_factor * self.speed.get(
+                    name, self.get_parameter("robot_speed").value)
+                self.speed_pubs[name].publish(Float64(data=float(speed)))
+        for name in set(self.directed) - set(directives):
+            self.detour_pubs[name].publish(self._path(()))  # lifted: no detour any more
+        self.directed = directives
+        if self.marker_pub.get_subscription_count() > 0:
+            self.marker_pub.publish(self._markers(tracks, directives))
+
+    def _path(self, points) -> Path:
+        path = Path()
+        path.header.frame_id = "world"
+        path.header.stamp = self.get_clock().now().to_msg()
+        for x, y in points:
+            pose = PoseStamped()
+            pose.header = path.header
+            pose.pose.position.x, pose.pose.position.y = float(x), float(y)
+            pose.pose.orientation.w = 1.0
+            path.poses.append(pose)
+        return path
+
+    def _markers(self, tracks: List[Track], directives: Dict[str, Directive]) -> MarkerArray:
+        array = MarkerArray()
+        stamp = self.get_clock().now().to_msg()
+        positions = {t.name: t.position for t in tracks}
+        for k, track in enumerate(tracks):
+            ring = Marker()
+            ring.header.frame_id, ring.header.stamp = "world", stamp
+            ring.ns, ring.id, ring.type = "cocoons", k, Marker.LINE_STRIP
+            ring.pose.orientation.w = 1.0
+            ring.scale.x = 0.02
+            ring.color.a, ring.color.g, ring.color.b = 0.8, 0.7, 1.0
+            if track.name in directives:
+                ring.color.r, ring.color.g, ring.color.b = 1.0, 0.3, 0.1
+            radius = self.supervisor.cocoon_radius(track)
+            ring.points = [Point(x=track.position[0] + radius * math.cos(a * math.pi / 16),
+                                 y=track.position[1] + radius * math.sin(a * math.pi / 16))
+                           for a in range(33)]
+            array.markers.append(ring)
+        link = Marker()
+        link.header.frame_id, link.header.stamp = "world", stamp
+        link.ns, link.type = "conflicts", Marker.LINE_LIST
+        link.pose.orientation.w = 1.0
+        link.scale.x = 0.03
+        link.color.r, link.color.a = 1.0, 1.0
+        for name, directive in directives.items():
+            if name in positions and directive.priority in positions:
+                for who in (name, directive.priority):
+                    link.points.append(Point(x=positions[who][0], y=positions[who][1]))
+        array.markers.append(link)
+        return array
+
+    def _publish_diagnostics(self) -> None:
+        actions = self.supervisor.actions
+        values = {"robots": len(self.poses), "active_directives": ", ".join(
+            f"{n}:{d.resolution}" for n, d in sorted(self.directed.items())),
+            "decisions": len(actions), "rejected_messages": self.rejected,
+            "last_rejection": self.last_problem}
+        for k, decision in enumerate(actions[-5:]):
+            values[f"decision_{k}"] = decision.as_dict()
+        level = LEVEL_WARN if self.rejected else LEVEL_OK
+        message = f"{len(self.directed)} robots yielding" if self.directed else "no conflicts"
+        self.diag_pub.publish(diagnostic_array(self.get_clock().now().to_msg(), [
+            diagnostic_status("supervisor", level, message, values)]))
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    try:
+        node = SupervisorNode()
+    except ValueError as error:  # e.g. unknown names in priority_order
+        print(f"supervisor_node: {error}", file=sys.stderr)
+        rclpy.try_shutdown()
+        sys.exit(2)
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv)
