@@ -367,37 +367,48 @@ class CocoonSupervisor:
                                 other.radius + me.radius):
                 del self.directives[name]
                 self._drop_bans(name)
-        names = sorted(by_name)
-        for i, first in enumerate(names):
-            for second in names[i + 1:]:
-                a, b = by_name[first], by_name[second]
-                key = frozenset((first, second))
-                if not self.touching(a, b):
-                    if key in self.bans and not self.touching(a, b, c.hysteresis):
-                        del self.bans[key]  # ClrCnflcts: the cocoons separated
-                        self._captured.discard(key)
-                    continue
-                velocities = (self.commanded_motion(a).velocity,
-                              self.commanded_motion(b).velocity)
-                ban = self.bans.get(key)
-                if ban is not None and _same(ban.velocities, velocities):
-                    continue  # BanCnflct: judged already on these commanded velocities
-                self.bans[key] = _Ban(velocities)
-                if not self.in_conflict(a, b):
-                    if key not in self._captured:
-                        self._captured.add(key)
-                        self.decisions.append(Decision(t, (first, second), None, None, "none"))
-                    continue
-                priority, yielding = self.priority(a, b)
-                if yielding.name in self.directives:
-                    continue  # it already yields (to someone else)
-                directive = self.resolve(priority, yielding)
-                directive.since = t
-                self.directives[yielding.name] = directive
-                self._drop_bans(yielding.name, keep=key)
-                self.decisions.append(Decision(t, (first, second), priority.name, yielding.name,
-                                               directive.resolution))
+        for first, second in self._candidate_pairs(tracks):
+            a, b = by_name[first], by_name[second]
+            key = frozenset((first, second))
+            if not self.touching(a, b):
+                if key in self.bans and not self.touching(a, b, c.hysteresis):
+                    del self.bans[key]  # ClrCnflcts: the cocoons separated
+                    self._captured.discard(key)
+                continue
+            velocities = (self.commanded_motion(a).velocity,
+                          self.commanded_motion(b).velocity)
+            ban = self.bans.get(key)
+            if ban is not None and _same(ban.velocities, velocities):
+                continue  # BanCnflct: judged already on these commanded velocities
+            self.bans[key] = _Ban(velocities)
+            if not self.in_conflict(a, b):
+                if key not in self._captured:
+                    self._captured.add(key)
+                    self.decisions.append(Decision(t, (first, second), None, None, "none"))
+                continue
+            priority, yielding = self.priority(a, b)
+            if yielding.name in self.directives:
+                continue  # it already yields (to someone else)
+            directive = self.resolve(priority, yielding)
+            directive.since = t
+            self.directives[yielding.name] = directive
+            self._drop_bans(yielding.name, keep=key)
+            self.decisions.append(Decision(t, (first, second), priority.name, yielding.name,
+                                           directive.resolution))
         return dict(self.directives)
+
+    def _candidate_pairs(self, tracks: Sequence[Track]) -> List[Tuple[str, str]]:
+        """Pairs whose cocoons may touch (k-d tree), plus banned pairs, in name order."""
+        pairs = {tuple(sorted(key)) for key in self.bans}
+        if len(tracks) > 1:
+            from scipy.spatial import cKDTree
+
+            reach = 2.0 * max(self.cocoon_radius(t) for t in tracks) + self.config.hysteresis
+            tree = cKDTree([t.position for t in tracks])
+            for i, j in tree.query_pairs(reach):
+                pairs.add(tuple(sorted((tracks[i].name, tracks[j].name))))
+        known = {t.name for t in tracks}
+        return sorted(p for p in pairs if p[0] in known and p[1] in known)
 
     def _drop_bans(self, name: str, keep: Optional[FrozenSet[str]] = None) -> None:
         """A robot whose command changes clears its stale bans (ClrCnflcts)."""

@@ -30,8 +30,8 @@ from .drive import (DiffDriveLimits, keep_right_angle, kinematic_half_planes,
 from .guidance import VisibilityRoadmap
 from .linprog import HalfPlane
 from .obstacles import ObstacleVertex
-from .orca import (OrcaResult, one_step_obstacle_half_plane, one_step_safety_half_plane,
-                   select_visible_edges, solve_orca)
+from .orca import (OrcaResult, one_step_obstacle_half_plane,
+                   one_step_safety_half_plane, select_visible_edges, solve_orca)
 from .types import Vector2, as_finite
 
 KINEMATICS = ("holonomic", "diff_drive")
@@ -68,12 +68,13 @@ class ControllerConfig:
     max_angular_speed: float = 3.0
     max_linear_accel: float = 4.0
     max_angular_accel: float = 20.0
-    lateral_error_ratio: float = 0.05
+    lateral_speed_ratio: float = 0.25
+    lateral_error_max_ratio: float = 0.15
 
     def __post_init__(self) -> None:
         for name in ("radius", "max_speed", "pref_speed", "time_step", "time_horizon",
                      "time_horizon_obst", "max_angular_speed", "max_linear_accel",
-                     "max_angular_accel", "lateral_error_ratio"):
+                     "max_angular_accel", "lateral_speed_ratio", "lateral_error_max_ratio"):
             as_finite(getattr(self, name), name, strictly_positive=True)
         for name in ("neighbor_dist", "safety_margin_ratio", "keep_right_deg",
                      "stall_escape_deg", "stall_escape_time", "guidance_clearance_ratio"):
@@ -94,8 +95,13 @@ class ControllerConfig:
 
     @cached_property
     def limits(self) -> DiffDriveLimits:
+        # The lateral budget E_lat: planned velocities may stray sideways of the heading
+        # by lateral_speed_ratio * max_speed for one control period, but E_lat stays
+        # below lateral_error_max_ratio of the radius, since it enlarges the robot.
+        lateral = min(self.lateral_speed_ratio * self.max_speed * self.time_step,
+                      self.lateral_error_max_ratio * self.radius)
         return DiffDriveLimits(self.max_speed, self.max_angular_speed, self.max_linear_accel,
-                               self.max_angular_accel, self.lateral_error_ratio * self.radius)
+                               self.max_angular_accel, lateral)
 
     @cached_property
     def tracking_error(self) -> float:
@@ -297,7 +303,8 @@ class RobotController:
         own = c.safety_radius(c.radius)
         lines = []
         for edge in edges:
-            line = one_step_obstacle_half_plane(state.position, own, edge, c.time_step, braking)
+            line = one_step_obstacle_half_plane(state.position, own, edge, c.time_step, braking,
+                                                c.radius)
             if line is not None:
                 lines.append(line)
         px, py = state.position
@@ -306,7 +313,7 @@ class RobotController:
             lines.append(one_step_safety_half_plane(
                 (other.position[0] - px, other.position[1] - py),
                 own + c.safety_radius(other.radius), c.time_step, tie,
-                braking))
+                braking, c.radius + other.radius))
         return lines
 
     def compute(self, state: RobotState, neighbors: Sequence[Neighbor],

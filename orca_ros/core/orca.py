@@ -349,9 +349,20 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
     return HalfPlane(velocity[0] + 0.5 * ux, velocity[1] + 0.5 * uy, dx, dy)
 
 
+def braking_speed(gap: float, braking_accel: float, time_step: float) -> float:
+    """Largest speed from which braking by ``braking_accel * time_step`` per step,
+    this step included, stops within ``gap``: ``a (sqrt(dt**2/4 + 2 gap / a) - dt/2)``."""
+    if gap <= 0.0:
+        return 0.0
+    half_step = 0.5 * time_step
+    return braking_accel * (math.sqrt(half_step * half_step + 2.0 * gap / braking_accel)
+                            - half_step)
+
+
 def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: float,
                                time_step: float, tie_direction: Vector2 = (1.0, 0.0),
-                               braking_accel: Optional[float] = None) -> HalfPlane:
+                               braking_accel: Optional[float] = None,
+                               contact_radius: Optional[float] = None) -> HalfPlane:
     """Velocities that cannot close this pair's gap within one time step, if both comply.
 
     Not in the paper: our addition for dense crowds. With ``n`` the unit
@@ -380,23 +391,23 @@ def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: flo
         nx, ny = tie_direction
     gap = distance - combined_radius
     limit = gap / (2.0 * time_step)
+    if gap < 0.0 and contact_radius is not None:
+        limit = min(0.0, (distance - contact_radius) / (2.0 * time_step))
     if braking_accel is not None and gap > 0.0:
-        half_step = 0.5 * time_step
-        envelope = braking_accel * (math.sqrt(half_step * half_step + gap / braking_accel)
-                                    - half_step)
-        limit = min(limit, envelope)
+        limit = min(limit, braking_speed(0.5 * gap, braking_accel, time_step))
     return HalfPlane(nx * limit, ny * limit, -ny, nx)
 
 
 def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: ObstacleVertex,
-                                 time_step: float,
-                                 braking_accel: Optional[float] = None) -> Optional[HalfPlane]:
+                                 time_step: float, braking_accel: Optional[float] = None,
+                                 contact_radius: Optional[float] = None) -> Optional[HalfPlane]:
     """Velocities that cannot reach this obstacle edge within one time step.
 
     The static counterpart of :func:`one_step_safety_half_plane`: the
     obstacle does not move, so the agent may close the whole gap ``g`` to the
     edge's nearest point, ``v . n <= g / dt`` (and within its braking envelope
-    for the whole gap when it can only decelerate at ``braking_accel``).
+    for the whole gap when it can only decelerate at ``braking_accel``;
+    ``contact_radius`` as in :func:`one_step_safety_half_plane`).
     Returns ``None`` for a point on the edge (no direction).
     """
     ax, ay = edge.point
@@ -412,10 +423,10 @@ def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: Obstacl
     nx, ny = nx / distance, ny / distance
     gap = distance - radius
     limit = gap / time_step
+    if gap < 0.0 and contact_radius is not None:
+        limit = min(0.0, (distance - contact_radius) / time_step)
     if braking_accel is not None and gap > 0.0:
-        half_step = 0.5 * time_step
-        limit = min(limit, braking_accel * (math.sqrt(half_step * half_step
-                                                      + 2.0 * gap / braking_accel) - half_step))
+        limit = min(limit, braking_speed(gap, braking_accel, time_step))
     return HalfPlane(nx * limit, ny * limit, -ny, nx)
 
 
