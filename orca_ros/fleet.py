@@ -10,10 +10,9 @@ watch ``/<robot>/odom`` and ``/<robot>/cmd_vel``).
 from __future__ import annotations
 
 import math
-import pathlib
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .core.scenario import Scenario, load_scenario, resolve_scenario
 

@@ -15,7 +15,7 @@ piecewise-linear motions, each robot stopping at its goal.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .types import Vector2, as_finite

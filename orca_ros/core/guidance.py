@@ -11,7 +11,7 @@ around each end.
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 import numpy as np
 from scipy.sparse.csgraph import dijkstra

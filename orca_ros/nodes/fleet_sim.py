@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 import rclpy

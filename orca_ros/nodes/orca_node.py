@@ -31,7 +31,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from ..core.controller import (PLANNERS, Command, ControllerConfig, Neighbor, RobotController,
                                RobotState)
 from ..core.obstacles import build_obstacle_edges
-from .ros_common import (LATCHED, LEVEL_ERROR, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage,
+from .ros_common import (LATCHED, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage,
                          check_choices, diagnostic_array, diagnostic_status, float_param,
                          int_param, odometry_state, segments_from_points, described,
                          twist_message)
