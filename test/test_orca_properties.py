@@ -162,3 +162,28 @@ def test_bad_neighbor_and_obstacle_input_raise_value_error():
         compute_new_velocity(AgentState((0, 0), (0, 0), 0.3, 1.0), [], [], 0.0)
     with pytest.raises(ValueError, match="safety_margin"):
         OrcaOptions(safety_margin=-0.1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(vel, st.lists(st.tuples(st.one_of(st.tuples(small, small),
+                                                            st.just((0.0, 0.0))),
+                                                  vel, st.floats(0.0, 1.5)),
+                                        min_size=3, max_size=3),
+                          st.floats(0.1, 5.0)), min_size=1, max_size=6),
+       st.floats(0.01, 0.5))
+def test_batch_agent_half_planes_equal_the_scalar_ones(rows, time_step):
+    import numpy as np
+
+    from orca_ros.core.orca import agent_orca_half_plane, agent_orca_half_planes_batch
+
+    velocity = np.array([r[0] for r in rows])
+    rel = np.array([[n[0] for n in r[1]] for r in rows])
+    other_velocity = np.array([[n[1] for n in r[1]] for r in rows])
+    radius = np.array([[n[2] for n in r[1]] for r in rows])
+    inv_tau = np.array([1.0 / r[2] for r in rows])
+    batch = agent_orca_half_planes_batch(velocity, rel, other_velocity, radius, inv_tau,
+                                         1.0 / time_step)
+    for i, row in enumerate(rows):
+        for k, (p, v, r) in enumerate(row[1]):
+            scalar = agent_orca_half_plane(row[0], p, v, r, inv_tau[i], 1.0 / time_step)
+            assert batch[i, k] == pytest.approx(scalar, rel=1e-12, abs=1e-12)

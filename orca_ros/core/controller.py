@@ -318,14 +318,18 @@ class RobotController:
 
     def compute(self, state: RobotState, neighbors: Sequence[Neighbor],
                 obstacle_edges: Sequence[ObstacleVertex] = (),
-                close: Optional[Sequence[Neighbor]] = None) -> Command:
+                close: Optional[Sequence[Neighbor]] = None,
+                agent_half_planes: Optional[Sequence[HalfPlane]] = None) -> Command:
         """This period's command.
 
         ``neighbors``: the robots ORCA reasons about, nearest first, at most
         ``max_neighbors`` inside ``neighbor_dist`` (the caller selects them, for
         example with a k-d tree). ``close``: every robot that could be reached
         within one period, whatever ``max_neighbors`` says (default: the
-        ``neighbors`` within that reach).
+        ``neighbors`` within that reach). ``agent_half_planes``: the ORCA
+        half-planes against ``neighbors`` if the caller built them in a batch
+        (:func:`~orca_ros.core.orca.agent_orca_half_planes_batch`, with radii
+        :meth:`ControllerConfig.avoidance_radius`).
         """
         c = self.effective_config
         own_radius = c.avoidance_radius(c.radius)
@@ -347,12 +351,12 @@ class RobotController:
                 close = [n for n in neighbors if math.dist(n.position, state.position)
                          < reach + c.safety_radius(n.radius)]
             safety = self.safety_half_planes(state, close, edges)
-        others = [(n.position[0], n.position[1], n.velocity[0], n.velocity[1],
-                   c.avoidance_radius(n.radius))
-                  for n in neighbors]
+        others = [] if agent_half_planes is not None else \
+            [(n.position[0], n.position[1], n.velocity[0], n.velocity[1],
+              c.avoidance_radius(n.radius)) for n in neighbors]
         args = (state.position, state.velocity, own_radius, c.max_speed, pref, c.time_horizon,
                 c.time_horizon_obst, c.time_step, others, edges)
-        result = solve_orca(*args, hard_half_planes=safety)
+        result = solve_orca(*args, hard_half_planes=safety, agent_half_planes=agent_half_planes)
         free = result.velocity
         if not c.diff_drive:
             return Command(free, math.hypot(*free), 0.0, pref, free, result, arrived,
@@ -360,7 +364,7 @@ class RobotController:
         limits = c.limits
         hard = safety + kinematic_half_planes(state.heading, state.linear_speed, limits,
                                               c.time_step)
-        planned = solve_orca(*args, hard_half_planes=hard)
+        planned = solve_orca(*args, hard_half_planes=hard, agent_half_planes=agent_half_planes)
         v, omega = unicycle_command(planned.velocity, free, state.heading,
                                     (state.linear_speed, state.angular_speed), limits,
                                     c.time_step)

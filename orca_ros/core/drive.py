@@ -124,7 +124,10 @@ def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_ti
     a jammed group starts to circulate instead of pressing inwards. Works on
     floats and numpy arrays alike.
     """
-    fraction = np.clip(stalled_time / escape_time, 0.0, 1.0) if escape_time > 0 else 1.0
+    if isinstance(stalled_time, np.ndarray):
+        fraction = np.clip(stalled_time / escape_time, 0.0, 1.0) if escape_time > 0 else 1.0
+    else:  # plain floats: np.clip on a scalar costs microseconds per call
+        fraction = min(max(stalled_time / escape_time, 0.0), 1.0) if escape_time > 0 else 1.0
     return base_deg + (escape_deg - base_deg) * fraction
 
 

@@ -349,6 +349,56 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
     return HalfPlane(velocity[0] + 0.5 * ux, velocity[1] + 0.5 * uy, dx, dy)
 
 
+def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, combined_radius,
+                                 inv_time_horizon, inv_time_step):
+    """:func:`agent_orca_half_plane` for many agent-neighbour pairs at once (numpy).
+
+    Shapes: ``velocity`` (N, 2); ``other_position_rel``, ``other_velocity``
+    (N, K, 2); ``combined_radius`` (N, K); ``inv_time_horizon`` (N,). Returns
+    (N, K, 4) rows ``(point_x, point_y, direction_x, direction_y)``, the same
+    numbers as the scalar function (same formulas, same order of operations).
+    """
+    import numpy as np
+
+    v = np.asarray(velocity, dtype=float)[:, None, :]
+    rp = np.asarray(other_position_rel, dtype=float)
+    rv = v - np.asarray(other_velocity, dtype=float)
+    R = np.asarray(combined_radius, dtype=float)
+    tau = np.asarray(inv_time_horizon, dtype=float)[:, None]
+    rpx, rpy, rvx, rvy = rp[..., 0], rp[..., 1], rv[..., 0], rv[..., 1]
+    dist_sq = rpx * rpx + rpy * rpy
+    R_sq = R * R
+    apart = dist_sq > R_sq
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # No collision: cut-off circle or legs.
+        wx, wy = rvx - tau * rpx, rvy - tau * rpy
+        w_len_sq = wx * wx + wy * wy
+        dot1 = wx * rpx + wy * rpy
+        circle = apart & (dot1 < 0.0) & (dot1 * dot1 > R_sq * w_len_sq)
+        w_len = np.hypot(wx, wy)
+        uwx, uwy = wx / w_len, wy / w_len
+        scale = R * tau - w_len
+        leg = np.sqrt(np.where(apart, dist_sq - R_sq, 0.0))
+        left = rpx * wy - rpy * wx > 0.0
+        ldx = np.where(left, (rpx * leg - rpy * R) / dist_sq, -(rpx * leg + rpy * R) / dist_sq)
+        ldy = np.where(left, (rpx * R + rpy * leg) / dist_sq, -(-rpx * R + rpy * leg) / dist_sq)
+        dot2 = rvx * ldx + rvy * ldy
+        # Collision: cut-off circle of one time step.
+        cwx, cwy = rvx - inv_time_step * rpx, rvy - inv_time_step * rpy
+        c_len = np.hypot(cwx, cwy)
+        still = c_len == 0.0
+        cux = np.where(still, 1.0, cwx / np.where(still, 1.0, c_len))
+        cuy = np.where(still, 0.0, cwy / np.where(still, 1.0, c_len))
+        c_scale = R * inv_time_step - c_len
+
+    dx = np.where(apart, np.where(circle, uwy, ldx), cuy)
+    dy = np.where(apart, np.where(circle, -uwx, ldy), -cux)
+    ux = np.where(apart, np.where(circle, scale * uwx, dot2 * ldx - rvx), c_scale * cux)
+    uy = np.where(apart, np.where(circle, scale * uwy, dot2 * ldy - rvy), c_scale * cuy)
+    return np.stack((v[..., 0] + 0.5 * ux, v[..., 1] + 0.5 * uy, dx, dy), axis=-1)
+
+
 def braking_speed(gap: float, braking_accel: float, time_step: float) -> float:
     """Largest speed from which braking by ``braking_accel * time_step`` per step,
     this step included, stops within ``gap``: ``a (sqrt(dt**2/4 + 2 gap / a) - dt/2)``."""
@@ -434,7 +484,8 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
                pref_velocity: Vector2, time_horizon: float, time_horizon_obst: float,
                time_step: float, neighbors: Sequence[Tuple[float, float, float, float, float]],
                obstacle_edges: Sequence[ObstacleVertex],
-               hard_half_planes: Sequence[HalfPlane] = ()) -> OrcaResult:
+               hard_half_planes: Sequence[HalfPlane] = (),
+               agent_half_planes: Optional[Sequence[HalfPlane]] = None) -> OrcaResult:
     """ORCA on preselected input: the core of :func:`compute_new_velocity`.
 
     ``neighbors`` are ``(x, y, vx, vy, radius)`` tuples, nearest first;
@@ -442,7 +493,9 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
     ``select_*`` functions). ``radius`` already includes any margin.
     ``hard_half_planes`` (for example a robot's kinematic limits, see
     :mod:`orca_ros.core.drive`) are kept hard like obstacle half-planes: the
-    3D fallback never trades them away.
+    3D fallback never trades them away. ``agent_half_planes``, when given, are
+    the neighbours' half-planes already built (by
+    :func:`agent_orca_half_planes_batch`), and ``neighbors`` is ignored.
     """
     lines: List[HalfPlane] = []
     inv_time_horizon_obst = 1.0 / time_horizon_obst
@@ -455,13 +508,16 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
     lines.extend(hard_half_planes)
     num_hard_lines = len(lines)
 
-    inv_time_horizon = 1.0 / time_horizon
-    inv_time_step = 1.0 / time_step
-    px, py = position
-    for ox, oy, ovx, ovy, other_radius in neighbors:
-        lines.append(agent_orca_half_plane(velocity, (ox - px, oy - py), (ovx, ovy),
-                                           radius + other_radius, inv_time_horizon,
-                                           inv_time_step))
+    if agent_half_planes is not None:
+        lines.extend(agent_half_planes)
+    else:
+        inv_time_horizon = 1.0 / time_horizon
+        inv_time_step = 1.0 / time_step
+        px, py = position
+        for ox, oy, ovx, ovy, other_radius in neighbors:
+            lines.append(agent_orca_half_plane(velocity, (ox - px, oy - py), (ovx, ovy),
+                                               radius + other_radius, inv_time_horizon,
+                                               inv_time_step))
 
     fail, new_velocity = linear_program_2d(lines, max_speed, pref_velocity)
     used_fallback = fail < len(lines)

@@ -21,6 +21,7 @@ from .controller import KINEMATICS, ControllerConfig, Neighbor, RobotController,
 from .drive import unicycle_step
 from .geometry import points_polygon_signed_distance
 from .obstacles import ObstacleVertex, build_obstacle_edges
+from .orca import agent_orca_half_planes_batch
 from .scenario import AgentSpec, Scenario
 
 METHODS = ("orca", "orca_strict", "rvo2")
@@ -275,13 +276,14 @@ class World:
         neighbor_lists, close_lists = self._neighbors(active_idx)
         seen = [Neighbor((float(p[0]), float(p[1])), (float(v[0]), float(v[1])), float(r), name)
                 for p, v, r, name in zip(self.positions, self.velocities, self.radius, self.names)]
+        batch = self._agent_half_planes(active_idx, neighbor_lists)
         commands = {}
         for row, i in enumerate(active_idx.tolist()):
             controller = self.controllers[i]
             close = None if close_lists is None else [seen[j] for j in close_lists[row]]
             commands[i] = controller.compute(self._state(i),
                                              [seen[j] for j in neighbor_lists[row]],
-                                             self.edges, close)
+                                             self.edges, close, batch[row])
         new_positions = self.positions.copy()
         new_velocities = np.zeros_like(self.velocities)
         diff_drive = self.options.kinematics == "diff_drive"
@@ -299,6 +301,29 @@ class World:
             self.linear_speed[i] = command.linear
             self.angular_speed[i] = command.angular
         return new_positions, new_velocities
+
+    def _agent_half_planes(self, active_idx: np.ndarray, neighbor_lists) -> List[list]:
+        """Every active agent's ORCA half-planes against its neighbours, built in one batch."""
+        count = len(active_idx)
+        width = max((len(n) for n in neighbor_lists), default=0)
+        if width == 0:
+            return [[] for _ in range(count)]
+        index = np.zeros((count, width), dtype=int)
+        valid = np.zeros((count, width), dtype=bool)
+        for row, neighbors in enumerate(neighbor_lists):
+            index[row, :len(neighbors)] = neighbors
+            valid[row, :len(neighbors)] = True
+        index = np.where(valid, index, active_idx[:, None])  # padding: any agent, dropped below
+        configs = [self.controllers[i].config for i in active_idx]
+        margin = np.array([c.margin_ratio for c in configs])
+        tracking = np.array([c.tracking_error for c in configs])
+        own = np.array([c.avoidance_radius(c.radius) for c in configs])
+        others = self.radius[index] * (1.0 + margin[:, None]) + tracking[:, None]
+        lines = agent_orca_half_planes_batch(
+            self.velocities[active_idx], self.positions[index] - self.positions[active_idx, None],
+            self.velocities[index], own[:, None] + others,
+            np.array([1.0 / c.time_horizon for c in configs]), 1.0 / self.dt).tolist()
+        return [row_lines[:len(neighbors)] for row_lines, neighbors in zip(lines, neighbor_lists)]
 
     def _neighbors(self, active_idx: np.ndarray):
         """Per active agent: the ORCA neighbours (nearest first, strictly inside

@@ -16,7 +16,6 @@ import sys
 from typing import Dict, List, Tuple
 
 import numpy as np
-import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist, TwistStamped
 from nav_msgs.msg import Odometry
@@ -31,9 +30,20 @@ from ..core.drive import Body, BodyLimits, step_body
 from ..core.scenario import Scenario, load_scenario, resolve_scenario
 from ..core.world import CollisionLedger
 from . import markers
-from .ros_common import (LEVEL_ERROR, LEVEL_OK, RELIABLE_10, BadMessage, check_choices,
-                         described, diagnostic_array, diagnostic_status, float_param,
-                         quaternion_from_yaw, twist_of)
+from .ros_common import (
+    LEVEL_ERROR,
+    LEVEL_OK,
+    RELIABLE_10,
+    BadMessage,
+    check_choices,
+    described,
+    diagnostic_array,
+    diagnostic_status,
+    float_param,
+    quaternion_from_yaw,
+    run_node,
+    twist_of,
+)
 
 KINEMATICS = ("holonomic", "diff_drive")
 
@@ -180,15 +190,7 @@ class FleetSim(Node):
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = FleetSim()
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    run_node(FleetSim, args)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 from typing import List
 
-import rclpy
 import yaml
 from geometry_msgs.msg import Point
 from rclpy.node import Node
@@ -19,7 +18,7 @@ from visualization_msgs.msg import Marker
 
 from ..core.scenario import ScenarioError, load_scenario, resolve_scenario
 from ..core.types import Polygon, Segment
-from .ros_common import LATCHED, described, float_param
+from .ros_common import LATCHED, described, float_param, run_node
 
 
 def segments_of(polygons: List[Polygon], segments: List[Segment]) -> List[Segment]:
@@ -93,15 +92,7 @@ class ObstacleServer(Node):
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = ObstacleServer()
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    run_node(ObstacleServer, args)
 
 
 if __name__ == "__main__":

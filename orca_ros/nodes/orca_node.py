@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped, Twist, TwistStamped
 from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import SetParametersResult
@@ -26,16 +26,34 @@ from rclpy.node import Node
 from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
-from diagnostic_msgs.msg import DiagnosticArray
 
-from ..core.controller import (PLANNERS, Command, ControllerConfig, Neighbor, RobotController,
-                               RobotState)
+from ..core.controller import (
+    PLANNERS,
+    Command,
+    ControllerConfig,
+    Neighbor,
+    RobotController,
+    RobotState,
+)
 from ..core.obstacles import build_obstacle_edges
-from .ros_common import (LATCHED, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage,
-                         check_choices, diagnostic_array, diagnostic_status, float_param,
-                         int_param, odometry_state, segments_from_points, described,
-                         twist_message)
 from . import markers
+from .ros_common import (
+    LATCHED,
+    LEVEL_OK,
+    LEVEL_WARN,
+    RELIABLE_10,
+    BadMessage,
+    check_choices,
+    described,
+    diagnostic_array,
+    diagnostic_status,
+    float_param,
+    int_param,
+    odometry_state,
+    run_node,
+    segments_from_points,
+    twist_message,
+)
 
 KINEMATICS = ("holonomic", "diff_drive")
 
@@ -398,15 +416,7 @@ def _parse_override(entry: str) -> Optional[Tuple[str, float]]:
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = OrcaNode()
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    run_node(OrcaNode, args)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, Quaternion, Twist, TwistStamped
 from nav_msgs.msg import Odometry
-from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
-                                SetParametersResult)
+from rcl_interfaces.msg import (
+    FloatingPointRange,
+    IntegerRange,
+    ParameterDescriptor,
+    SetParametersResult,
+)
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from ..core.drive import wrap_angle
@@ -150,3 +154,30 @@ def check_choices(params, choices: Dict[str, Sequence[str]]) -> SetParametersRes
                 successful=False,
                 reason=f"{param.name} must be one of {list(allowed)}, got {param.value!r}")
     return SetParametersResult(successful=True)
+
+
+def run_node(node_class, args=None) -> None:
+    """The executables' ``main``: init, spin one node until Ctrl-C or shutdown, clean up.
+
+    A node that refuses its configuration (``ValueError``, e.g. unknown robot
+    names or an unreadable scenario) exits with status 2 and the reason.
+    """
+    import sys
+
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+
+    rclpy.init(args=args)
+    try:
+        node = node_class()
+    except ValueError as error:
+        print(f"{node_class.__name__}: {error}", file=sys.stderr)
+        rclpy.try_shutdown()
+        sys.exit(2)
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()

@@ -21,7 +21,6 @@ import math
 import sys
 from typing import Dict, List, Optional, Tuple
 
-import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import Odometry, Path
@@ -30,12 +29,28 @@ from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.cocoon import (MODES, YIELD_MODES, CocoonSupervisor, Directive, Track,
-                           config_from_scenario)
+from ..core.cocoon import (
+    MODES,
+    YIELD_MODES,
+    CocoonSupervisor,
+    Directive,
+    Track,
+    config_from_scenario,
+)
 from ..core.scenario import load_scenario, resolve_scenario
-from .ros_common import (LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, check_choices,
-                         described, diagnostic_array, diagnostic_status, float_param,
-                         odometry_state)
+from .ros_common import (
+    LEVEL_OK,
+    LEVEL_WARN,
+    RELIABLE_10,
+    BadMessage,
+    check_choices,
+    described,
+    diagnostic_array,
+    diagnostic_status,
+    float_param,
+    odometry_state,
+    run_node,
+)
 
 
 class SupervisorNode(Node):
@@ -251,20 +266,7 @@ class SupervisorNode(Node):
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
-    try:
-        node = SupervisorNode()
-    except ValueError as error:  # e.g. unknown names in priority_order
-        print(f"supervisor_node: {error}", file=sys.stderr)
-        rclpy.try_shutdown()
-        sys.exit(2)
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    run_node(SupervisorNode, args)
 
 
 if __name__ == "__main__":
