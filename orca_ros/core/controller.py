@@ -295,6 +295,14 @@ class RobotController:
                                     c.time_step)
         return Command(pref, v, omega, pref, pref, None, arrived)
 
+    def within_one_step(self, state: RobotState,
+                        candidates: Sequence[Neighbor]) -> List[Neighbor]:
+        """The candidates close enough that the pair could meet within one control period."""
+        c = self.effective_config
+        reach = c.safety_radius(c.radius) + 2.0 * c.max_speed * c.time_step
+        return [n for n in candidates
+                if math.dist(n.position, state.position) < reach + c.safety_radius(n.radius)]
+
     def safety_half_planes(self, state: RobotState, close: Sequence[Neighbor],
                            edges: Sequence[ObstacleVertex]) -> List[HalfPlane]:
         """Hard one-step half-planes against every close neighbour and visible wall."""
@@ -346,10 +354,7 @@ class RobotController:
 
         safety: List[HalfPlane] = []
         if not c.strict and c.one_step_safety:
-            if close is None:
-                reach = c.safety_radius(c.radius) + 2.0 * c.max_speed * c.time_step
-                close = [n for n in neighbors if math.dist(n.position, state.position)
-                         < reach + c.safety_radius(n.radius)]
+            close = self.within_one_step(state, neighbors if close is None else close)
             safety = self.safety_half_planes(state, close, edges)
         others = [] if agent_half_planes is not None else \
             [(n.position[0], n.position[1], n.velocity[0], n.velocity[1],

@@ -339,7 +339,11 @@ class OrcaNode(Node):
         self.controller.config = self.base_config
         self._apply_directives(now_ns)
         config = self.controller.effective_config
-        command = self.controller.compute(self.state, self._sorted_neighbors(config), self.edges)
+        seen = self._sorted_neighbors(config)
+        # ORCA reasons about the nearest max_neighbors; the hard one-step safety
+        # half-planes cover every robot within reach, however many.
+        command = self.controller.compute(self.state, seen[:config.max_neighbors], self.edges,
+                                          close=seen)
         self.last_command = command
         if self.controller.at_goal(self.state.position):
             self.goal_state = "goal reached"
@@ -357,9 +361,10 @@ class OrcaNode(Node):
         if self.marker_pub.get_subscription_count() > 0:
             self.marker_pub.publish(markers.orca_markers(
                 self._param("world_frame"), self.get_clock().now().to_msg(), self.robot,
-                self.state, command, self._sorted_neighbors(config)))
+                self.state, command, seen[:config.max_neighbors]))
 
     def _sorted_neighbors(self, config: ControllerConfig) -> List[Neighbor]:
+        """Neighbours inside ``neighbor_dist``, nearest first (all of them)."""
         px, py = self.state.position
         seen = []
         for name, s in self.neighbors.items():
@@ -368,7 +373,7 @@ class OrcaNode(Node):
                 seen.append((distance, name, Neighbor(s.position, s.velocity,
                                                       self._neighbor_radius(name), name)))
         seen.sort(key=lambda item: (item[0], item[1]))
-        return [n for _, _, n in seen[:config.max_neighbors]]
+        return [n for _, _, n in seen]
 
     def _publish_command(self, linear_x: float, linear_y: float, angular_z: float) -> None:
         msg = twist_message(linear_x, linear_y, angular_z, self.stamped,
