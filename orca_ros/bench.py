@@ -21,8 +21,8 @@ def run_scenario(path: str, options: WorldOptions, progress: bool = True,
                  supervisor: bool = False) -> RunResult:
     scenario = load_scenario(resolve_scenario(path))
     if supervisor:
-        options = replace(options, supervisor=config_from_scenario(scenario.supervisor,
-                                                                   f"{path}: supervisor"))
+        options = replace(options, supervisor=config_from_scenario(
+            scenario.supervisor, f"{path}: supervisor", with_orca=options.planner == "orca"))
     world = World(scenario, options)
     if not progress:
         return world.run()

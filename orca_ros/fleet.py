@@ -78,7 +78,8 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
     if options.supervisor:
         plan.append(NodeSpec("supervisor_node", "supervisor", parameters={
             "scenario": path, "use_sim_time": options.use_sim_time,
-            "rate": round(1.0 / scenario.time_step, 6)}))
+            "rate": round(1.0 / scenario.time_step, 6),
+            "with_orca": options.planner == "orca"}))
     for agent in scenario.agents:
         plan.append(NodeSpec("orca_node", "orca_node", namespace=agent.name,
                              parameters=robot_parameters(scenario, agent.name, options)))

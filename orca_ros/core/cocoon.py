@@ -37,10 +37,12 @@ class CocoonConfig:
     parallel_deg: float = 3.0
     side_step_step_deg: float = 15.0
     side_step_max_deg: float = 90.0
+    max_wait: float = 0.0  # s; 0 = a directive holds until its conflict clears
+    pairs_only: bool = False  # judge only pairs whose cocoons touch no third robot's
 
     def __post_init__(self) -> None:
         as_finite(self.cocoon_k, "cocoon_k", strictly_positive=True)
-        for name in ("margin", "hysteresis", "parallel_deg"):
+        for name in ("margin", "hysteresis", "parallel_deg", "max_wait"):
             as_finite(getattr(self, name), name, minimum=0.0)
         as_finite(self.horizon, "horizon", strictly_positive=True)
         if self.mode not in MODES:
@@ -201,6 +203,7 @@ class CocoonSupervisor:
         self.directives: Dict[str, Directive] = {}
         self.decisions: List[Decision] = []
         self._captured: set = set()
+        self._expired: set = set()  # pairs whose directive lapsed after max_wait
 
     # --- geometry ----------------------------------------------------------------
 
@@ -367,14 +370,33 @@ class CocoonSupervisor:
                                 other.radius + me.radius):
                 del self.directives[name]
                 self._drop_bans(name)
-        for first, second in self._candidate_pairs(tracks):
+            elif c.max_wait > 0.0 and t - directive.since > c.max_wait:
+                # Waited too long (a crowd that cannot clear): lift it and keep the pair
+                # banned until the cocoons separate; local avoidance takes over.
+                del self.directives[name]
+                self._expired.add(frozenset(directive.pair))
+        candidates = self._candidate_pairs(tracks)
+        crowded = set()
+        if c.pairs_only:
+            contacts: Dict[str, int] = {}
+            for first, second in candidates:
+                if self.touching(by_name[first], by_name[second]):
+                    contacts[first] = contacts.get(first, 0) + 1
+                    contacts[second] = contacts.get(second, 0) + 1
+            crowded = {name for name, count in contacts.items() if count > 1}
+        for first, second in candidates:
             a, b = by_name[first], by_name[second]
             key = frozenset((first, second))
             if not self.touching(a, b):
-                if key in self.bans and not self.touching(a, b, c.hysteresis):
-                    del self.bans[key]  # ClrCnflcts: the cocoons separated
+                if not self.touching(a, b, c.hysteresis):
+                    self.bans.pop(key, None)  # ClrCnflcts: the cocoons separated
                     self._captured.discard(key)
+                    self._expired.discard(key)
                 continue
+            if key in self._expired:
+                continue
+            if first in crowded or second in crowded:
+                continue  # part of a crowd: local avoidance's job, not a pairwise one
             velocities = (self.commanded_motion(a).velocity,
                           self.commanded_motion(b).velocity)
             ban = self.bans.get(key)
@@ -389,6 +411,8 @@ class CocoonSupervisor:
             priority, yielding = self.priority(a, b)
             if yielding.name in self.directives:
                 continue  # it already yields (to someone else)
+            if self._waits_on(priority.name, yielding.name):
+                continue  # making it wait would close a wait-for cycle: nobody could move
             directive = self.resolve(priority, yielding)
             directive.since = t
             self.directives[yielding.name] = directive
@@ -396,6 +420,16 @@ class CocoonSupervisor:
             self.decisions.append(Decision(t, (first, second), priority.name, yielding.name,
                                            directive.resolution))
         return dict(self.directives)
+
+    def _waits_on(self, waiter: str, target: str) -> bool:
+        """Whether ``waiter`` waits, directly or through others, on ``target``."""
+        seen = set()
+        while waiter in self.directives and waiter not in seen:
+            seen.add(waiter)
+            waiter = self.directives[waiter].priority
+            if waiter == target:
+                return True
+        return False
 
     def _candidate_pairs(self, tracks: Sequence[Track]) -> List[Tuple[str, str]]:
         """Pairs whose cocoons may touch (k-d tree), plus banned pairs, in name order."""
@@ -425,16 +459,30 @@ def _same(a: Tuple[Vector2, Vector2], b: Tuple[Vector2, Vector2], tol: float = 1
 
 
 SCENARIO_KEYS = {"cocoon_k", "mode", "yield_mode", "margin", "horizon", "hysteresis",
-                 "priority_order", "parallel_deg"}
+                 "priority_order", "parallel_deg", "max_wait", "pairs_only"}
 
 
-def config_from_scenario(block: Dict[str, object], where: str = "supervisor") -> CocoonConfig:
-    """A scenario's ``supervisor:`` block as a config; unknown keys are rejected."""
+ORCA_MAX_WAIT = 5.0
+"""s: how long a robot waits on a directive when ORCA runs underneath (a lapsed wait is
+then safe: ORCA still keeps the pair apart). With the direct planner waits never lapse."""
+
+
+def config_from_scenario(block: Dict[str, object], where: str = "supervisor",
+                         with_orca: bool = False) -> CocoonConfig:
+    """A scenario's ``supervisor:`` block as a config; unknown keys are rejected.
+
+    ``with_orca``: local avoidance runs under the supervisor, so waits lapse
+    after :data:`ORCA_MAX_WAIT` unless the block sets ``max_wait``, and only
+    pairwise encounters are judged (``pairs_only``): crowds are ORCA's job.
+    """
     unknown = set(block) - SCENARIO_KEYS
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: "
                          f"{sorted(SCENARIO_KEYS)}")
     values = dict(block)
+    if with_orca:
+        values.setdefault("max_wait", ORCA_MAX_WAIT)
+        values.setdefault("pairs_only", True)
     if "priority_order" in values:
         values["priority_order"] = tuple(values["priority_order"] or ())
     return CocoonConfig(**values)

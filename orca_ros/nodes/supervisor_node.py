@@ -75,6 +75,10 @@ class SupervisorNode(Node):
         d("hysteresis", defaults["hysteresis"],
           float_param("cocoon separation that clears a ban (m)", 0.0, 10.0))
         d("priority_order", [""], described("tie-break order of robot names"))
+        d("with_orca", False, described("robots run ORCA under the supervisor: waits lapse "
+                                        "after max_wait (else they hold until clear)"))
+        d("max_wait", 0.0, float_param("longest wait on a directive (s); 0 = the default "
+                                       "(5 s with ORCA, unlimited without)", 0.0, 3600.0))
         d("rate", 20.0, float_param("supervisor ticks per second (node clock)", 0.5, 1000.0))
         d("discovery_period", 1.0, float_param("graph scan period (s)", 0.05, 60.0))
         self.add_on_set_parameters_callback(
@@ -103,7 +107,10 @@ class SupervisorNode(Node):
         order = [n for n in self.get_parameter("priority_order").value if n]
         if order:
             settings["priority_order"] = order
-        self.config = config_from_scenario(settings, f"{scenario_path or 'parameters'}: supervisor")
+        if self.get_parameter("max_wait").value > 0.0:
+            settings["max_wait"] = self.get_parameter("max_wait").value
+        self.config = config_from_scenario(settings, f"{scenario_path or 'parameters'}: supervisor",
+                                           with_orca=bool(self.get_parameter("with_orca").value))
         if listed:
             self.config.check_names(listed)  # unknown names: refuse to start, saying which
         self.supervisor = CocoonSupervisor(self.config)
