@@ -203,3 +203,14 @@ def test_small_public_scenarios_arrive_without_collisions(shared_dir, name, kine
     result = World(scenario, WorldOptions(kinematics=kinematics)).run()
     assert result.collisions == 0, result.collision_pairs
     assert result.reached == len(scenario.agents)
+
+
+@pytest.mark.parametrize("name", SMALL_PUBLIC)
+def test_the_supervisor_on_top_of_orca_makes_nothing_worse(shared_dir, name):
+    from orca_ros.bench import run_scenario
+
+    result = run_scenario(str(shared_dir / "scenarios" / f"{name}.yaml"), WorldOptions(),
+                          progress=False, supervisor=True)
+    assert result.collisions == 0, result.collision_pairs
+    assert result.reached == result.agents
+    assert result.conflicts is not None  # the supervisor did run

@@ -191,6 +191,8 @@ class World:
         self.agent_steps = 0
 
         roadmaps: Dict = {}  # shared: agents of one size share a roadmap
+        self._goals = np.array([a.goal for a in agents], dtype=float)
+        self._goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in agents])
         self.controllers = []
         for agent in agents:
             config = options.controller_config(agent, scenario)
@@ -340,12 +342,13 @@ class World:
         if k >= 2:
             distances, indices = tree.query(points, k=k,
                                             distance_upper_bound=float(self.neighbor_dist.max()))
-            neighbor_lists = []
-            for row, agent in enumerate(active_idx):
-                keep = (indices[row] != row) & (indices[row] < count) & \
-                    (distances[row] < self.neighbor_dist[agent])
-                chosen = active_idx[indices[row][keep]][: self.max_neighbors[agent]]
-                neighbor_lists.append(chosen.tolist())
+            rows = np.arange(count)[:, None]
+            keep = (indices != rows) & (indices < count) & \
+                (distances < self.neighbor_dist[active_idx, None])
+            keep &= np.cumsum(keep, axis=1) <= self.max_neighbors[active_idx, None]
+            agents = active_idx[np.where(keep, indices, 0)].tolist()
+            neighbor_lists = [[a for a, kept in zip(row_agents, row_keep) if kept]
+                              for row_agents, row_keep in zip(agents, keep.tolist())]
         if self.options.strict:
             return neighbor_lists, None
         groups = tree.query_ball_point(points, self._close_reach)
@@ -361,7 +364,10 @@ class World:
                            [self.names[i] for i in active], self.obstacle_polygons)
 
     def _check_arrivals(self) -> None:
-        for i in np.flatnonzero(self.active & np.isnan(self.arrival_time)):
+        waiting = self.active & np.isnan(self.arrival_time)
+        # Only agents within goal tolerance of their final goal can have arrived.
+        near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
+        for i in np.flatnonzero(waiting & near):
             controller = self.controllers[i]
             position = (float(self.positions[i, 0]), float(self.positions[i, 1]))
             controller.current_target(position)
