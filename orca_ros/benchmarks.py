@@ -215,7 +215,7 @@ class ScalingRow:
                 if self.rvo2_us_per_agent_step else None)
 
 
-def scaling_benchmark(counts: Sequence[int] = (100, 1000, 5000), steps: int = 10,
+def scaling_benchmark(counts: Sequence[int] = (100, 1000, 5000), steps: int = 30,
                       methods: Sequence[str] = ("orca", "orca_strict")) -> List[ScalingRow]:
     """Time of one world step per agent (neighbour search and ORCA for everyone), beside RVO2."""
     from .core.world import World, WorldOptions

@@ -175,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_scaling = sub.add_parser("bench-scaling", help="world step time per agent for N "
                                                          "agents on a circle, beside RVO2")
     bench_scaling.add_argument("--agents", type=int, nargs="+", default=[100, 1000, 5000])
-    bench_scaling.add_argument("--steps", type=int, default=10, help="timed steps per size")
+    bench_scaling.add_argument("--steps", type=int, default=30, help="timed steps per size")
     bench_scaling.set_defaults(func=_cmd_bench_scaling)
 
     bench_step = sub.add_parser(
