@@ -71,7 +71,8 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
         NodeSpec("fleet_sim", "fleet_sim", parameters={
             "scenario": path, "kinematics": options.kinematics or "holonomic",
             "speed_factor": float(options.speed_factor), "publish_clock": True,
-            "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel}),
+            "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel, "send_goals": True,
+            "goal_subscribers": 2 if options.supervisor else 1}),
         NodeSpec("obstacle_server", "obstacle_server",
                  parameters={"scenario": path, "use_sim_time": options.use_sim_time}),
     ]
@@ -140,17 +141,15 @@ class SimRun:
 
 def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
               progress: Optional[Callable[[float, int], None]] = None,
-              max_time: Optional[float] = None, goal_period: float = 0.5) -> SimRun:
+              max_time: Optional[float] = None) -> SimRun:
     """Run the plan's nodes in this process until every robot arrives or ``max_time`` (sim s).
 
-    The runner node sends each robot its goal on ``goal_pose`` (as RViz's 2D
-    Goal Pose does), repeating until the robot's diagnostics confirm it.
+    fleet_sim sends each robot its goal on ``goal_pose`` (its waypoints on
+    ``plan``) as a user would in RViz, once the robot's orca_node listens.
     """
     import numpy as np
     import rclpy
-    from geometry_msgs.msg import PoseStamped
     from rclpy.context import Context
-    from rclpy.parameter import Parameter
 
     plan = fleet_plan(scenario_path, options)
     scenario = load_scenario(resolve_scenario(scenario_path))
@@ -166,50 +165,10 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
                   if spec.executable == "orca_node"}
         supervisor = next((n for n, spec in zip(nodes, plan)
                            if spec.executable == "supervisor_node"), None)
-        runner = rclpy.create_node("orca_ros_runner", context=context, parameter_overrides=[
-            Parameter("use_sim_time", value=options.use_sim_time)])
-        nodes.append(runner)
-        goal_pubs = {a.name: runner.create_publisher(PoseStamped, f"/{a.name}/goal_pose", 10)
-                     for a in scenario.agents}
         executor = make_executor(context)
         for node in nodes:
             executor.add_node(node)
-
-        def send_goals() -> None:
-            for agent in scenario.agents:
-                if robots[agent.name].goal is not None:
-                    continue
-                goal = PoseStamped()
-                goal.header.frame_id = "world"
-                goal.header.stamp = runner.get_clock().now().to_msg()
-                path = agent.waypoints
-                if len(path) > 1:
-                    # Waypoints go as a plan (nav_msgs/Path), the goal last.
-                    from nav_msgs.msg import Path
-
-                    plan_msg = Path()
-                    plan_msg.header = goal.header
-                    for x, y in path:
-                        pose = PoseStamped()
-                        pose.header = goal.header
-                        pose.pose.position.x, pose.pose.position.y = x, y
-                        pose.pose.orientation.w = 1.0
-                        plan_msg.poses.append(pose)
-                    plan_pubs[agent.name].publish(plan_msg)
-                else:
-                    goal.pose.position.x, goal.pose.position.y = agent.goal
-                    goal.pose.orientation.w = 1.0
-                    goal_pubs[agent.name].publish(goal)
-
-        from nav_msgs.msg import Path
-
-        plan_pubs = {a.name: runner.create_publisher(Path, f"/{a.name}/plan", 10)
-                     for a in scenario.agents}
-        last_goal_wall = -math.inf
         while sim.sim_time < limit - 1e-9:
-            if time.perf_counter() - last_goal_wall > goal_period:
-                send_goals()
-                last_goal_wall = time.perf_counter()
             executor.spin_once(timeout_sec=0.05)
             arrived = int(np.sum(~np.isnan(sim.arrival_time)))
             if progress is not None:

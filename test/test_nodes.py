@@ -237,3 +237,16 @@ def test_diff_drive_fleet_passes_a_walled_corridor_through_real_nodes():
     assert summary["reached"] == 6, summary
     assert summary["collisions"] == 0, summary
     assert summary["min_separation"] >= 0.0
+
+
+def test_fleet_sim_sends_each_robot_its_goal_once_it_listens(ros):
+    sim = ros.add(FleetSim(context=ros.context, parameter_overrides=params(
+        scenario="crossing_4", send_goals=True)))
+    listener = ros.node("goal_listener")
+    goals = []
+    listener.create_subscription(PoseStamped, "/north/goal_pose", goals.append, RELIABLE_10)
+    assert ros.spin_until(lambda: goals, 5.0)
+    ros.spin_for(0.5)
+    assert len(goals) == 1  # once, not over and over (a user's RViz goal must stick)
+    assert (goals[0].pose.position.x, goals[0].pose.position.y) == (0.1, -2.0)
+    assert "north" in sim.goals_sent
