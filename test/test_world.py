@@ -214,3 +214,21 @@ def test_the_supervisor_on_top_of_orca_makes_nothing_worse(shared_dir, name):
     assert result.collisions == 0, result.collision_pairs
     assert result.reached == result.agents
     assert result.conflicts is not None  # the supervisor did run
+
+
+def test_simulated_bodies_respect_speed_and_acceleration_limits():
+    from orca_ros.core.drive import Body, step_body
+
+    limits = DiffDriveLimits(max_linear_speed=1.0, max_angular_speed=2.0, max_linear_accel=2.0,
+                             max_angular_accel=10.0)
+    body = Body(0.0, 0.0, 0.0)
+    body = step_body(body, (5.0, 5.0, 0.0), "holonomic", limits, 0.1)
+    assert math.hypot(body.vx, body.vy) == pytest.approx(0.2)  # accel-limited: 2 m/s^2 * 0.1 s
+    for _ in range(20):
+        body = step_body(body, (5.0, 5.0, 0.0), "holonomic", limits, 0.1)
+    assert math.hypot(body.vx, body.vy) == pytest.approx(1.0)  # capped at max speed
+    assert body.vx == pytest.approx(body.vy)  # in the commanded direction
+    unicycle = step_body(Body(0.0, 0.0, 0.0, vx=1.0, omega=2.0), (1.0, 3.0, 2.0), "diff_drive",
+                         limits, 0.5)
+    assert unicycle.vy == 0.0 and unicycle.omega == pytest.approx(2.0)
+    assert (unicycle.x, unicycle.y) == pytest.approx(unicycle_step(0, 0, 0, 1.0, 2.0, 0.5)[:2])

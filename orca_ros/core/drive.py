@@ -160,37 +160,30 @@ class Body:
         return (c * self.vx - s * self.vy, s * self.vx + c * self.vy)
 
 
-@dataclass(frozen=True)
-class BodyLimits:
-    max_speed: float
-    max_angular_speed: float = 3.0
-    max_linear_accel: float = 4.0
-    max_angular_accel: float = 20.0
-
-
 def _toward(current: float, target: float, step: float) -> float:
     return min(max(target, current - step), current + step)
 
 
 def step_body(body: Body, command: Tuple[float, float, float], kinematics: str,
-              limits: BodyLimits, dt: float) -> Body:
+              limits: DiffDriveLimits, dt: float) -> Body:
     """Advance a body by ``dt`` under a commanded body-frame twist ``(vx, vy, omega)``.
 
     Speeds are clipped to the limits and change at most by the acceleration
-    limits. A unicycle ignores ``vy`` and moves along an exact arc; a holonomic
+    limits (``lateral_error`` plays no part: the body just moves). A unicycle ignores ``vy`` and moves along an exact arc; a holonomic
     body moves straight at its new world velocity and turns at ``omega``.
     """
     vx_cmd, vy_cmd, omega_cmd = command
     omega_cmd = min(max(omega_cmd, -limits.max_angular_speed), limits.max_angular_speed)
     omega = _toward(body.omega, omega_cmd, limits.max_angular_accel * dt)
     if kinematics == "diff_drive":
-        v_cmd = min(max(vx_cmd, -limits.max_speed), limits.max_speed)
+        v_cmd = min(max(vx_cmd, -limits.max_linear_speed), limits.max_linear_speed)
         v = _toward(body.vx, v_cmd, limits.max_linear_accel * dt)
         x, y, heading = unicycle_step(body.x, body.y, body.heading, v, omega, dt)
         return Body(x, y, heading, v, 0.0, omega)
     speed = math.hypot(vx_cmd, vy_cmd)
-    if speed > limits.max_speed:
-        vx_cmd, vy_cmd = vx_cmd / speed * limits.max_speed, vy_cmd / speed * limits.max_speed
+    if speed > limits.max_linear_speed:
+        scale = limits.max_linear_speed / speed
+        vx_cmd, vy_cmd = vx_cmd * scale, vy_cmd * scale
     # Accelerate in the world frame (the heading turns during the step).
     c, s = math.cos(body.heading), math.sin(body.heading)
     target = (c * vx_cmd - s * vy_cmd, s * vx_cmd + c * vy_cmd)

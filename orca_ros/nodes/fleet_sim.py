@@ -26,7 +26,7 @@ from rclpy.time import Time
 from rosgraph_msgs.msg import Clock as ClockMsg
 from visualization_msgs.msg import MarkerArray
 
-from ..core.drive import Body, BodyLimits, step_body
+from ..core.drive import Body, DiffDriveLimits, step_body
 from ..core.scenario import Scenario, load_scenario, resolve_scenario
 from ..core.world import CollisionLedger
 from . import markers
@@ -86,7 +86,7 @@ class FleetSim(Node):
             first = agent.waypoints[0]
             heading = math.atan2(first[1] - agent.start[1], first[0] - agent.start[0])
             self.bodies.append(Body(agent.start[0], agent.start[1], heading))
-        self.limits = [BodyLimits(a.max_speed, self._param("max_angular_speed"),
+        self.limits = [DiffDriveLimits(a.max_speed, self._param("max_angular_speed"),
                                   self._param("max_linear_accel"),
                                   self._param("max_angular_accel")) for a in self.scenario.agents]
         self.commands: Dict[str, Tuple[Tuple[float, float, float], float]] = {}
