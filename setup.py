@@ -29,6 +29,8 @@ setup(
     extras_require={
         "ros": ROS_WHEELS,
         "test": ["pytest", "hypothesis"],
+        # Real toio cubes over BLE (Linux: BlueZ).
+        "toio": ["bleak"],
     },
     zip_safe=True,
     maintainer="orca_ros maintainers",

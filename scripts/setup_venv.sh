@@ -25,8 +25,12 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e ".[ros,test]"
+"$VENV/bin/python" -m pip install -q -e ".[ros,test,toio]"
 # The RVO2 reference for side-by-side benchmarks. --no-deps: its declared
 # dependency (a simulator) is not needed for the bindings. x86_64 wheels only.
 "$VENV/bin/python" -m pip install -q --no-deps pyrvo \
   || echo "note: pyrvo (RVO2 reference) did not install; RVO2 comparisons are skipped" >&2
+# The official toio library, as an independent oracle for our codec in the tests.
+# --no-deps: it pins an old setuptools; it needs Python < 3.13.
+"$VENV/bin/python" -m pip install -q --no-deps toio-py \
+  || echo "note: toio-py did not install; the codec's oracle tests are skipped" >&2
