@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from .core.scenario import Scenario, load_scenario, resolve_scenario
 
 PACKAGE = "orca_ros"
+SIMULATORS = ("fleet_sim", "toio_bridge")  # the node that keeps the ground truth
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
     nodes = []
     try:
         nodes = [instantiate(spec, context) for spec in plan]
-        sim = next(n for n, spec in zip(nodes, plan) if spec.executable == "fleet_sim")
+        sim = next(n for n, spec in zip(nodes, plan) if spec.executable in SIMULATORS)
         robots = {spec.namespace: n for n, spec in zip(nodes, plan)
                   if spec.executable == "orca_node"}
         supervisor = next((n for n, spec in zip(nodes, plan)
@@ -168,21 +169,23 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
         executor = make_executor(context)
         for node in nodes:
             executor.add_node(node)
-        while sim.sim_time < limit - 1e-9:
+        record = sim.record
+        while record.sim_time < limit - 1e-9:
             executor.spin_once(timeout_sec=0.05)
-            arrived = int(np.sum(~np.isnan(sim.arrival_time)))
+            arrived = record.arrived
             if progress is not None:
-                progress(sim.sim_time, arrived)
+                progress(record.sim_time, arrived)
             if arrived == len(scenario.agents):
                 break
         wall_time = time.perf_counter() - started
-        summary = _summary(scenario, sim, options, wall_time)
-        summary.update(_timing(robots.values(), sim.sim_time))
+        summary = _summary(scenario, record, options, wall_time)
+        summary.update(_timing(robots.values(), record.sim_time))
         conflicts = supervisor.decisions if supervisor is not None else []
         if options.supervisor:
             summary["conflicts"] = conflicts
-        return SimRun(summary, scenario, np.array(sim.trajectory), np.array(sim.frame_times),
-                      list(sim.ledger.points), sim.ledger.deepest, conflicts)
+        return SimRun(summary, scenario, np.array(record.trajectory),
+                      np.array(record.frame_times), list(record.ledger.points),
+                      record.ledger.deepest, conflicts)
     finally:
         for node in nodes:
             node.destroy_node()
@@ -206,13 +209,14 @@ def _timing(robots, sim_time: float) -> Dict[str, Any]:
     }
 
 
-def _summary(scenario: Scenario, sim, options: FleetOptions, wall_time: float) -> Dict[str, Any]:
+def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float) -> Dict[str, Any]:
+    """The bench-like summary of a run from its :class:`~orca_ros.core.world.FleetRecord`."""
     import numpy as np
 
-    arrived = ~np.isnan(sim.arrival_time)
+    arrived = ~np.isnan(record.arrival_time)
     reference = np.array([a.reference_length for a in scenario.agents])
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratios = sim.path_length[arrived] / reference[arrived]
+        ratios = record.path_length[arrived] / reference[arrived]
     ratios = ratios[np.isfinite(ratios)]
 
     def rounded(value):
@@ -221,11 +225,11 @@ def _summary(scenario: Scenario, sim, options: FleetOptions, wall_time: float) -
     return {
         "scenario": scenario.name, "method": options.planner,
         "kinematics": options.kinematics or "holonomic", "agents": len(scenario.agents),
-        "reached": int(arrived.sum()), "collisions": len(sim.ledger.pairs),
-        "min_separation": rounded(sim.ledger.min_separation),
-        "makespan": rounded(float(np.nanmax(sim.arrival_time))) if arrived.any() else None,
-        "mean_time_to_goal": rounded(float(np.nanmean(sim.arrival_time))) if arrived.any() else None,
+        "reached": int(arrived.sum()), "collisions": len(record.ledger.pairs),
+        "min_separation": rounded(record.ledger.min_separation),
+        "makespan": rounded(float(np.nanmax(record.arrival_time))) if arrived.any() else None,
+        "mean_time_to_goal": rounded(float(np.nanmean(record.arrival_time))) if arrived.any() else None,
         "path_length_ratio": rounded(float(ratios.mean())) if len(ratios) else None,
-        "steps": sim.steps, "wall_time_s": round(wall_time, 3),
+        "steps": record.steps, "wall_time_s": round(wall_time, 3),
         "speed_factor": options.speed_factor,
     }

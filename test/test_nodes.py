@@ -188,11 +188,11 @@ def test_fleet_sim_integrates_cmd_vel_and_its_watchdog_stops_a_silent_robot(ros)
     heading = sim.bodies[north].heading  # faces its goal: -y
     twist = Twist()
     twist.linear.x = 0.4  # body frame: forward
-    steps_before = sim.steps
+    steps_before = sim.record.steps
     for _ in range(20):
         cmd.publish(twist)
         ros.spin_for(0.05)
-    steps = sim.steps - steps_before
+    steps = sim.record.steps - steps_before
     moved = math.dist(start, (sim.bodies[north].x, sim.bodies[north].y))
     # 0.4 m/s over `steps` sim steps of 0.1 s, less the 0.1 s acceleration ramp.
     assert moved == pytest.approx(0.4 * 0.1 * steps, abs=0.4 * 0.1 * 2)
@@ -208,10 +208,10 @@ def test_fleet_sim_rejects_nan_commands_and_keeps_stepping(ros):
     twist = Twist()
     twist.linear.x = math.nan
     cmd.publish(twist)
-    steps = sim.steps
+    steps = sim.record.steps
     ros.spin_for(0.5)
     assert sim.rejected == 1 and "non-finite" in sim.last_problem
-    assert sim.steps > steps
+    assert sim.record.steps > steps
     assert all(math.isfinite(b.x) for b in sim.bodies)
 
 

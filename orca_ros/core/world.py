@@ -456,3 +456,42 @@ class _Rvo2Backend:
         self.sim.set_agent_position(int(i), far)
         self.sim.set_agent_pref_velocity(int(i), (0.0, 0.0))
         self.sim.set_agent_velocity(int(i), (0.0, 0.0))
+
+
+class FleetRecord:
+    """Ground truth of a simulated fleet over time: collisions, paths, arrivals, trajectory.
+
+    What fleet_sim and the toio bridge's simulated cubes keep, so that
+    ``orca-ros sim`` reports the same figures as ``orca-ros bench``.
+    """
+
+    def __init__(self, scenario: Scenario, positions: np.ndarray) -> None:
+        self.scenario = scenario
+        self.names = [a.name for a in scenario.agents]
+        self.radii = np.array([a.radius for a in scenario.agents])
+        self.goals = np.array([a.goal for a in scenario.agents], dtype=float)
+        self.goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in scenario.agents])
+        self.obstacles = [np.array(p.vertices) for p in scenario.obstacles]
+        self.ledger = CollisionLedger()
+        self.trajectory: List[np.ndarray] = [np.array(positions, dtype=float)]
+        self.frame_times: List[float] = [0.0]
+        self.path_length = np.zeros(len(self.names))
+        self.arrival_time = np.full(len(self.names), np.nan)
+        self.sim_time = 0.0
+        self.steps = 0
+
+    def record(self, sim_time: float, positions: np.ndarray) -> None:
+        positions = np.array(positions, dtype=float)
+        self.path_length += np.linalg.norm(positions - self.trajectory[-1], axis=1)
+        self.ledger.update(positions, self.radii, self.names, self.obstacles)
+        arrived = (np.linalg.norm(positions - self.goals, axis=1) <= self.goal_tolerance) & \
+            np.isnan(self.arrival_time)
+        self.arrival_time[arrived] = sim_time
+        self.trajectory.append(positions)
+        self.frame_times.append(sim_time)
+        self.sim_time = sim_time
+        self.steps += 1
+
+    @property
+    def arrived(self) -> int:
+        return int(np.sum(~np.isnan(self.arrival_time)))

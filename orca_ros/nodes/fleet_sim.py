@@ -28,7 +28,7 @@ from visualization_msgs.msg import MarkerArray
 
 from ..core.drive import Body, DiffDriveLimits, step_body
 from ..core.scenario import Scenario, load_scenario, resolve_scenario
-from ..core.world import CollisionLedger
+from ..core.world import FleetRecord
 from . import markers
 from .ros_common import (
     LEVEL_ERROR,
@@ -92,13 +92,7 @@ class FleetSim(Node):
         self.commands: Dict[str, Tuple[Tuple[float, float, float], float]] = {}
         self.rejected = 0
         self.last_problem = ""
-        self.ledger = CollisionLedger()
-        self.obstacles = [np.array(p.vertices) for p in self.scenario.obstacles]
-        self.trajectory: List[np.ndarray] = [self.positions()]
-        self.frame_times: List[float] = [0.0]
-        self.path_length = np.zeros(len(self.names))
-        self.arrival_time = np.full(len(self.names), np.nan)
-        self.steps = 0
+        self.record = FleetRecord(self.scenario, self.positions())
 
         stamped = bool(self._param("enable_stamped_cmd_vel"))
         self.odom_pubs = {}
@@ -173,24 +167,14 @@ class FleetSim(Node):
     def step(self) -> None:
         """Advance every robot by one time step and publish the new state."""
         timeout = self._param("cmd_timeout")
-        before = self.positions()
         for k, name in enumerate(self.names):
             command, stamp = self.commands.get(name, ((0.0, 0.0, 0.0), -math.inf))
             if self.sim_time - stamp > timeout:
                 command = (0.0, 0.0, 0.0)  # watchdog: a silent commander stops its robot
             self.bodies[k] = step_body(self.bodies[k], command, self.kinematics, self.limits[k],
                                        self.dt)
-        self.sim_time = (self.steps + 1) * self.dt
-        self.steps += 1
-        after = self.positions()
-        self.path_length += np.linalg.norm(after - before, axis=1)
-        self.ledger.update(after, self.radii, self.names, self.obstacles)
-        for k, agent in enumerate(self.scenario.agents):
-            if math.isnan(self.arrival_time[k]) and \
-                    math.dist(after[k], agent.goal) <= self.scenario.goal_tolerance_of(agent):
-                self.arrival_time[k] = self.sim_time
-        self.trajectory.append(after)
-        self.frame_times.append(self.sim_time)
+        self.sim_time = (self.record.steps + 1) * self.dt
+        self.record.record(self.sim_time, self.positions())
         self._publish_state()
 
     def _publish_state(self) -> None:
@@ -212,19 +196,20 @@ class FleetSim(Node):
             self.odom_pubs[name].publish(odom)
         if self.marker_pub.get_subscription_count() > 0:
             positions = self.positions()
-            colliding = {n for pair in self.ledger.pairs for n in pair}
+            colliding = {n for pair in self.record.ledger.pairs for n in pair}
             self.marker_pub.publish(markers.robot_markers(
                 frame, stamp, self.names, positions, self.radii,
                 [n in colliding for n in self.names]))
 
     def _publish_diagnostics(self) -> None:
-        collisions = len(self.ledger.pairs)
+        ledger = self.record.ledger
+        collisions = len(ledger.pairs)
         level = LEVEL_ERROR if collisions else LEVEL_OK
         message = f"{collisions} colliding pairs" if collisions else "no collisions"
         values = {"sim_time": round(self.sim_time, 3), "robots": len(self.names),
-                  "arrived": int(np.sum(~np.isnan(self.arrival_time))),
-                  "colliding_pairs": ";".join("-".join(p) for p in sorted(self.ledger.pairs)),
-                  "deepest_penetration_m": round(self.ledger.deepest, 6),
+                  "arrived": self.record.arrived,
+                  "colliding_pairs": ";".join("-".join(p) for p in sorted(ledger.pairs)),
+                  "deepest_penetration_m": round(ledger.deepest, 6),
                   "rejected_commands": self.rejected, "last_rejection": self.last_problem}
         self.diag_pub.publish(diagnostic_array(self._stamp(), [
             diagnostic_status("fleet_sim", level, message, values)]))
