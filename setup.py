@@ -45,6 +45,7 @@ setup(
             "fleet_sim = orca_ros.nodes.fleet_sim:main",
             "obstacle_server = orca_ros.nodes.obstacle_server:main",
             "supervisor_node = orca_ros.nodes.supervisor_node:main",
+            "toio_bridge = orca_ros.nodes.toio_bridge:main",
         ],
     },
 )

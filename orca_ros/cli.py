@@ -73,7 +73,8 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         scenario = load_scenario(resolve_scenario(args.scenario))
         options = FleetOptions(planner=args.planner, kinematics=args.kinematics,
                                speed_factor=args.speed_factor,
-                               enable_stamped_cmd_vel=args.stamped, supervisor=args.supervisor)
+                               enable_stamped_cmd_vel=args.stamped, supervisor=args.supervisor,
+                               backend=args.backend)
     except (ScenarioError, ValueError) as error:
         print(f"orca-ros sim: {error}", file=sys.stderr)
         return 2
@@ -157,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--speed-factor", type=float, default=4.0,
                      help="sim seconds per wall second (default 4)")
     sim.add_argument("--supervisor", action="store_true", help="also run the cocoon supervisor")
+    sim.add_argument("--backend", default="sim", choices=["sim", "toio-sim"],
+                     help="robots: fleet_sim (default), or simulated toio cubes behind "
+                          "toio_bridge (diff-drive, the scenario's toio: block names the mat)")
     sim.add_argument("--stamped", action="store_true", help="cmd_vel as TwistStamped")
     sim.add_argument("--max-time", type=float, help="stop after this many sim seconds")
     sim.add_argument("--json", metavar="OUT", help="write the summary as JSON")

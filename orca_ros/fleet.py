@@ -41,6 +41,7 @@ class FleetOptions:
     supervisor: bool = False
     control_rate: Optional[float] = None  # None: 1 / the scenario's time step
     use_sim_time: bool = True
+    backend: str = "sim"  # sim (fleet_sim) | toio-sim (simulated cubes behind toio_bridge)
 
 
 def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Dict[str, Any]:
@@ -68,12 +69,22 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
     """fleet_sim, obstacle_server, one orca_node per robot (and the supervisor when asked)."""
     path = str(resolve_scenario(scenario_path))
     scenario = load_scenario(path)
-    plan = [
-        NodeSpec("fleet_sim", "fleet_sim", parameters={
+    if options.backend not in ("sim", "toio-sim"):
+        raise ValueError(f"backend must be 'sim' or 'toio-sim', got {options.backend!r}")
+    goal_subscribers = 2 if options.supervisor else 1
+    if options.backend == "toio-sim":
+        simulator = NodeSpec("toio_bridge", "toio_bridge", parameters={
+            "scenario": path, "speed_factor": float(options.speed_factor),
+            "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel, "send_goals": True,
+            "goal_subscribers": goal_subscribers})
+    else:
+        simulator = NodeSpec("fleet_sim", "fleet_sim", parameters={
             "scenario": path, "kinematics": options.kinematics or "holonomic",
             "speed_factor": float(options.speed_factor), "publish_clock": True,
             "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel, "send_goals": True,
-            "goal_subscribers": 2 if options.supervisor else 1}),
+            "goal_subscribers": goal_subscribers})
+    plan = [
+        simulator,
         NodeSpec("obstacle_server", "obstacle_server",
                  parameters={"scenario": path, "use_sim_time": options.use_sim_time}),
     ]
@@ -83,9 +94,20 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
             "rate": round(1.0 / scenario.time_step, 6),
             "with_orca": options.planner == "orca"}))
     for agent in scenario.agents:
+        parameters = robot_parameters(scenario, agent.name, options)
+        if options.backend == "toio-sim":
+            parameters.update(TOIO_ROBOT)
         plan.append(NodeSpec("orca_node", "orca_node", namespace=agent.name,
-                             parameters=robot_parameters(scenario, agent.name, options)))
+                             parameters=parameters))
     return plan
+
+
+TOIO_ROBOT = {
+    # Cubes are unicycles that answer commands ~0.14 s late and brake hard.
+    "kinematics": "diff_drive", "max_angular_speed": 4.0, "max_linear_accel": 1.0,
+    "max_angular_accel": 20.0, "odom_timeout": 0.5, "command_lag": 0.14,
+    "heading_time_constant": 0.3, "safety_margin_ratio": 0.5,
+}
 
 
 def node_classes() -> Dict[str, Callable]:
@@ -95,6 +117,12 @@ def node_classes() -> Dict[str, Callable]:
     from .nodes.orca_node import OrcaNode
 
     classes = {"fleet_sim": FleetSim, "obstacle_server": ObstacleServer, "orca_node": OrcaNode}
+    try:
+        from .nodes.toio_bridge import ToioBridge
+    except ImportError:  # pragma: no cover - part of this package
+        pass
+    else:
+        classes["toio_bridge"] = ToioBridge
     try:
         from .nodes.supervisor_node import SupervisorNode
     except ImportError:
@@ -224,7 +252,8 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
 
     return {
         "scenario": scenario.name, "method": options.planner,
-        "kinematics": options.kinematics or "holonomic", "agents": len(scenario.agents),
+        "kinematics": "diff_drive" if options.backend == "toio-sim" else
+        (options.kinematics or "holonomic"), "agents": len(scenario.agents),
         "reached": int(arrived.sum()), "collisions": len(record.ledger.pairs),
         "min_separation": rounded(record.ledger.min_separation),
         "makespan": rounded(float(np.nanmax(record.arrival_time))) if arrived.any() else None,

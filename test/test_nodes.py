@@ -249,4 +249,4 @@ def test_fleet_sim_sends_each_robot_its_goal_once_it_listens(ros):
     ros.spin_for(0.5)
     assert len(goals) == 1  # once, not over and over (a user's RViz goal must stick)
     assert (goals[0].pose.position.x, goals[0].pose.position.y) == (0.1, -2.0)
-    assert "north" in sim.goals_sent
+    assert "north" in sim.goal_sender.sent

@@ -68,6 +68,7 @@ class ControllerConfig:
     max_angular_speed: float = 3.0
     max_linear_accel: float = 4.0
     max_angular_accel: float = 20.0
+    heading_time_constant: float = 0.0  # s; 0 = one control period
     lateral_speed_ratio: float = 0.25
     lateral_error_max_ratio: float = 0.15
 
@@ -146,6 +147,34 @@ class Neighbor(NamedTuple):
     velocity: Vector2
     radius: float
     key: str = ""
+
+
+def predict_state(state: RobotState, lag: float) -> RobotState:
+    """Where a robot will be when a command sent now takes effect, ``lag`` s from now
+    (constant velocity; a unicycle along its arc). Lag compensation, as toio SDK
+    for Unity does for its cubes."""
+    if lag <= 0.0:
+        return state
+    if abs(state.angular_speed) > 1e-9 or state.linear_speed:
+        from .drive import unicycle_step
+
+        if state.velocity != (0.0, 0.0) and state.linear_speed == 0.0:
+            x, y = (state.position[0] + state.velocity[0] * lag,
+                    state.position[1] + state.velocity[1] * lag)
+            return state._replace(position=(x, y))
+        x, y, heading = unicycle_step(state.position[0], state.position[1], state.heading,
+                                      state.linear_speed, state.angular_speed, lag)
+        return state._replace(position=(x, y), heading=heading)
+    x, y = state.position[0] + state.velocity[0] * lag, state.position[1] + state.velocity[1] * lag
+    return state._replace(position=(x, y))
+
+
+def predict_neighbor(neighbor: "Neighbor", lag: float) -> "Neighbor":
+    """A neighbour moved on at its velocity by ``lag`` s."""
+    if lag <= 0.0:
+        return neighbor
+    return neighbor._replace(position=(neighbor.position[0] + neighbor.velocity[0] * lag,
+                                       neighbor.position[1] + neighbor.velocity[1] * lag))
 
 
 @dataclass
@@ -292,7 +321,7 @@ class RobotController:
             return Command(pref, math.hypot(*pref), 0.0, pref, pref, None, arrived)
         v, omega = unicycle_command(pref, pref, state.heading,
                                     (state.linear_speed, state.angular_speed), c.limits,
-                                    c.time_step)
+                                    c.time_step, c.heading_time_constant)
         return Command(pref, v, omega, pref, pref, None, arrived)
 
     def within_one_step(self, state: RobotState,
@@ -372,6 +401,6 @@ class RobotController:
         planned = solve_orca(*args, hard_half_planes=hard, agent_half_planes=agent_half_planes)
         v, omega = unicycle_command(planned.velocity, free, state.heading,
                                     (state.linear_speed, state.angular_speed), limits,
-                                    c.time_step)
+                                    c.time_step, c.heading_time_constant)
         return Command(planned.velocity, v, omega, pref, free, planned, arrived,
                        self._guide_target, self.stalled_time)

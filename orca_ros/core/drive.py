@@ -91,12 +91,15 @@ def kinematic_half_planes(heading: float, linear_speed: float, limits: DiffDrive
 
 def unicycle_command(planned: Vector2, free: Vector2, heading: float,
                      current: Tuple[float, float], limits: DiffDriveLimits,
-                     dt: float) -> Tuple[float, float]:
+                     dt: float, heading_time_constant: float = 0.0) -> Tuple[float, float]:
     """Map ORCA's velocities to ``(v, omega)`` for a unicycle.
 
     ``planned`` is ORCA's velocity with the kinematic half-planes (what the
     robot drives), ``free`` the one without them (where it turns to).
     ``current`` is the present ``(v, omega)``; acceleration limits apply to it.
+    The heading error is closed in ``max(dt, heading_time_constant)`` seconds:
+    robots that answer late (toio cubes, ~0.14 s) need a longer time constant
+    or they overshoot and circle.
     """
     v_now, omega_now = current
     hx, hy = math.cos(heading), math.sin(heading)
@@ -105,7 +108,7 @@ def unicycle_command(planned: Vector2, free: Vector2, heading: float,
     v = min(max(v, 0.0), limits.max_linear_speed)
 
     if free[0] * free[0] + free[1] * free[1] > 1e-12:
-        omega = wrap_angle(math.atan2(free[1], free[0]) - heading) / dt
+        omega = wrap_angle(math.atan2(free[1], free[0]) - heading) / max(dt, heading_time_constant)
     else:
         omega = 0.0
     step = limits.max_angular_accel * dt

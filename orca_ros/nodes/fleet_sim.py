@@ -17,8 +17,8 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PoseStamped, Twist, TwistStamped
-from nav_msgs.msg import Odometry, Path
+from geometry_msgs.msg import Twist, TwistStamped
+from nav_msgs.msg import Odometry
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import qos_profile_system_default
@@ -35,6 +35,7 @@ from .ros_common import (
     LEVEL_OK,
     RELIABLE_10,
     BadMessage,
+    GoalSender,
     check_choices,
     described,
     diagnostic_array,
@@ -100,14 +101,9 @@ class FleetSim(Node):
             self.odom_pubs[name] = self.create_publisher(Odometry, f"/{name}/odom", RELIABLE_10)
             self.create_subscription(TwistStamped if stamped else Twist, f"/{name}/cmd_vel",
                                      lambda msg, name=name: self._on_cmd(name, msg), RELIABLE_10)
-        self.goals_sent = set()
-        self.goal_pubs = {}
-        if self._param("send_goals"):
-            for agent in self.scenario.agents:
-                topic, kind = (("plan", Path) if len(agent.waypoints) > 1 else
-                               ("goal_pose", PoseStamped))
-                self.goal_pubs[agent.name] = self.create_publisher(kind, f"/{agent.name}/{topic}",
-                                                                   RELIABLE_10)
+        self.goal_sender = GoalSender(self, self.scenario, self._param("goal_subscribers"),
+                                      self._param("world_frame")) \
+            if self._param("send_goals") else None
         self.clock_pub = self.create_publisher(ClockMsg, "/clock", 10) \
             if self._param("publish_clock") else None
         self.marker_pub = self.create_publisher(MarkerArray, "/fleet_sim/robots", 1)
@@ -116,8 +112,8 @@ class FleetSim(Node):
         wall = Clock(clock_type=ClockType.STEADY_TIME)
         self.create_timer(self.dt / self._param("speed_factor"), self.step, clock=wall)
         self.create_timer(1.0, self._publish_diagnostics, clock=wall)
-        if self.goal_pubs:
-            self.create_timer(0.1, self._send_goals, clock=wall)
+        if self.goal_sender is not None:
+            self.create_timer(0.1, lambda: self.goal_sender.send(self._stamp()), clock=wall)
         self._publish_state()
 
     def _param(self, name):
@@ -128,31 +124,6 @@ class FleetSim(Node):
 
     def _stamp(self):
         return Time(nanoseconds=int(round(self.sim_time * 1e9))).to_msg()
-
-    def _send_goals(self) -> None:
-        """Each robot's goal, once, as soon as its listeners are matched (reliable: it arrives)."""
-        frame = self._param("world_frame")
-        for agent in self.scenario.agents:
-            publisher = self.goal_pubs[agent.name]
-            if agent.name in self.goals_sent or \
-                    publisher.get_subscription_count() < self._param("goal_subscribers"):
-                continue
-            poses = []
-            for x, y in agent.waypoints:
-                pose = PoseStamped()
-                pose.header.frame_id = frame
-                pose.header.stamp = self._stamp()
-                pose.pose.position.x, pose.pose.position.y = float(x), float(y)
-                pose.pose.orientation.w = 1.0
-                poses.append(pose)
-            if len(poses) > 1:
-                plan = Path()
-                plan.header = poses[0].header
-                plan.poses = poses
-                publisher.publish(plan)
-            else:
-                publisher.publish(poses[0])
-            self.goals_sent.add(agent.name)
 
     def _on_cmd(self, name: str, msg) -> None:
         try:

@@ -27,7 +27,7 @@ from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.controller import (
+from ..core.controller import (predict_neighbor, predict_state, 
     PLANNERS,
     Command,
     ControllerConfig,
@@ -156,6 +156,10 @@ class OrcaNode(Node):
         d("max_angular_speed", 3.0, float_param("unicycle angular speed limit (rad/s)", 0.01, 100.0))
         d("max_linear_accel", 4.0, float_param("linear acceleration limit (m/s^2)", 0.01, 1000.0))
         d("max_angular_accel", 20.0, float_param("angular acceleration limit (rad/s^2)", 0.01, 1e4))
+        d("heading_time_constant", 0.0, float_param("diff-drive heading error closed in this "
+                                                    "long (s); 0 = one control period", 0.0, 10.0))
+        d("command_lag", 0.0, float_param("robot's command-to-motion lag (s): plan from the "
+                                          "state extrapolated by it", 0.0, 2.0))
         d("supervisor_timeout", 1.0, float_param("supervisor directives expire after (s)", 0.01, 60.0))
 
     def _validate_parameters(self, params) -> SetParametersResult:
@@ -196,7 +200,8 @@ class OrcaNode(Node):
             waypoint_tolerance=self._param("lookahead"),
             max_angular_speed=self._param("max_angular_speed"),
             max_linear_accel=self._param("max_linear_accel"),
-            max_angular_accel=self._param("max_angular_accel"))
+            max_angular_accel=self._param("max_angular_accel"),
+            heading_time_constant=self._param("heading_time_constant"))
 
     def _neighbor_radius(self, name: str) -> float:
         for entry in self._param("neighbor_radius_overrides") or []:
@@ -339,10 +344,12 @@ class OrcaNode(Node):
         self.controller.config = self.base_config
         self._apply_directives(now_ns)
         config = self.controller.effective_config
-        seen = self._sorted_neighbors(config)
+        lag = self._param("command_lag")
+        state = predict_state(self.state, lag)
+        seen = [predict_neighbor(n, lag) for n in self._sorted_neighbors(config, state)]
         # ORCA reasons about the nearest max_neighbors; the hard one-step safety
         # half-planes cover every robot within reach, however many.
-        command = self.controller.compute(self.state, seen[:config.max_neighbors], self.edges,
+        command = self.controller.compute(state, seen[:config.max_neighbors], self.edges,
                                           close=seen)
         self.last_command = command
         if self.controller.at_goal(self.state.position):
@@ -363,9 +370,10 @@ class OrcaNode(Node):
                 self._param("world_frame"), self.get_clock().now().to_msg(), self.robot,
                 self.state, command, seen[:config.max_neighbors]))
 
-    def _sorted_neighbors(self, config: ControllerConfig) -> List[Neighbor]:
+    def _sorted_neighbors(self, config: ControllerConfig,
+                          state: Optional[RobotState] = None) -> List[Neighbor]:
         """Neighbours inside ``neighbor_dist``, nearest first (all of them)."""
-        px, py = self.state.position
+        px, py = (state or self.state).position
         seen = []
         for name, s in self.neighbors.items():
             distance = math.hypot(s.position[0] - px, s.position[1] - py)

@@ -181,3 +181,47 @@ def run_node(node_class, args=None) -> None:
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
+
+
+class GoalSender:
+    """Sends each scenario robot its goal once (``goal_pose``, or ``plan`` when it has
+    waypoints), as soon as ``subscribers`` nodes listen, as a user would in RViz.
+
+    Used by the simulators when they run a scenario (``send_goals``)."""
+
+    def __init__(self, node, scenario, subscribers: int, frame: str) -> None:
+        from geometry_msgs.msg import PoseStamped
+        from nav_msgs.msg import Path
+
+        self.node, self.scenario, self.subscribers, self.frame = node, scenario, subscribers, frame
+        self.sent = set()
+        self.publishers = {}
+        for agent in scenario.agents:
+            topic, kind = ("plan", Path) if len(agent.waypoints) > 1 else ("goal_pose", PoseStamped)
+            self.publishers[agent.name] = node.create_publisher(kind, f"/{agent.name}/{topic}",
+                                                                RELIABLE_10)
+
+    def send(self, stamp) -> None:
+        from geometry_msgs.msg import PoseStamped
+        from nav_msgs.msg import Path
+
+        for agent in self.scenario.agents:
+            publisher = self.publishers[agent.name]
+            if agent.name in self.sent or publisher.get_subscription_count() < self.subscribers:
+                continue
+            poses = []
+            for x, y in agent.waypoints:
+                pose = PoseStamped()
+                pose.header.frame_id = self.frame
+                pose.header.stamp = stamp
+                pose.pose.position.x, pose.pose.position.y = float(x), float(y)
+                pose.pose.orientation.w = 1.0
+                poses.append(pose)
+            if len(poses) > 1:
+                plan = Path()
+                plan.header = poses[0].header
+                plan.poses = poses
+                publisher.publish(plan)
+            else:
+                publisher.publish(poses[0])
+            self.sent.add(agent.name)

@@ -1,0 +1,107 @@
+"""toio_bridge with simulated cubes: watchdog, lift-off, reconnection, bad bytes, end to end."""
+
+import asyncio
+import math
+
+import pytest
+
+from ros_helpers import params
+
+from geometry_msgs.msg import Twist  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
+
+from orca_ros.nodes.ros_common import RELIABLE_10  # noqa: E402
+from orca_ros.nodes.toio_bridge import ToioBridge, parse_cube  # noqa: E402
+from orca_ros.toio import protocol as p  # noqa: E402
+from orca_ros.toio.mat import MatFrame, mat_named  # noqa: E402
+from orca_ros.toio.transport import SimulatedCube  # noqa: E402
+
+
+def test_a_timed_command_stops_the_simulated_cube_when_it_runs_out():
+    cube = SimulatedCube(mat_named("collection_ring"), MatFrame(), 250, 250, 0)
+    sent = []
+    asyncio.run(cube.connect(lambda c, data: sent.append((c, data))))
+    asyncio.run(cube.write(p.MOTOR, p.encode(p.MotorTimed(60, 60, 300))))
+    for _ in range(10):  # 0.1 s: still inside the 0.14 s command lag
+        cube.advance(0.01)
+    assert cube.body.left == 0.0
+    for _ in range(20):
+        cube.advance(0.01)
+    assert cube.body.left > 0.1  # 60 units ~ 0.17 m/s, after the lag
+    for _ in range(40):
+        cube.advance(0.01)
+    assert abs(cube.body.left) < 1e-3  # the 300 ms duration ran out: stopped
+    assert any(p.decode_notification(c, d) == p.Battery(90) for c, d in sent)
+    assert any(isinstance(p.decode_notification(c, d), p.PositionId) for c, d in sent)
+
+
+def test_cube_entries_are_parsed_or_refused_with_the_format():
+    assert parse_cube("c1=simulated") == ("c1", "sim", "")
+    assert parse_cube("c2=sim:0.1,-0.2,1.5") == ("c2", "sim", "0.1,-0.2,1.5")
+    assert parse_cube("c3=ble:toio-a9R") == ("c3", "ble", "toio-a9R")
+    with pytest.raises(ValueError, match="name=simulated"):
+        parse_cube("c4=bluetooth")
+
+
+def bridge_rig(ros, **overrides):
+    settings = dict(cubes=["c1=sim:0.34,-0.34,0.0"], mat="collection_ring", cmd_timeout=0.3)
+    settings.update(overrides)
+    bridge = ros.add(ToioBridge(context=ros.context, parameter_overrides=params(**settings)))
+    tester = ros.node("toio_tester")
+    odoms = []
+    tester.create_subscription(Odometry, "/c1/odom", odoms.append, RELIABLE_10)
+    cmd = tester.create_publisher(Twist, "/c1/cmd_vel", RELIABLE_10)
+    ros.spin_until(lambda: cmd.get_subscription_count() > 0 and odoms, 10.0)
+    return bridge, bridge.cubes["c1"], cmd, odoms
+
+
+def test_bridge_drives_a_cube_and_stops_it_when_cmd_vel_stops(ros):
+    bridge, cube, cmd, odoms = bridge_rig(ros)
+    start = cube.link.world_pose()
+    twist = Twist()
+    twist.linear.x = 0.1
+    for _ in range(20):
+        cmd.publish(twist)
+        ros.spin_for(0.05)
+    moved = math.dist(start[:2], cube.link.world_pose()[:2])
+    assert moved > 0.03
+    assert odoms[-1].pose.pose.position.x > start[0] + 0.02  # odom follows the cube
+    ros.spin_for(1.0)  # no more cmd_vel
+    assert cube.link.body.left == pytest.approx(0.0, abs=1e-3)
+    assert isinstance(cube.link.writes[-1], (p.MotorBasic, p.MotorTimed))
+
+
+def test_a_lifted_cube_is_stopped_reported_and_resumes_when_put_back(ros):
+    bridge, cube, cmd, odoms = bridge_rig(ros)
+    cube.link.lift()
+    assert ros.spin_until(lambda: not cube.on_mat, 3.0)
+    ros.spin_for(0.2)
+    assert cube.link.writes[-1] == p.MotorBasic(0, 0)
+    assert cube.problems.get("position missed") == 1
+    assert odoms[-1].pose.covariance[0] >= 1e5  # marked stale
+    cube.link.place()
+    assert ros.spin_until(lambda: cube.on_mat and odoms[-1].pose.covariance[0] < 1.0, 3.0)
+
+
+def test_a_dropped_link_is_reported_and_re_established(ros):
+    bridge, cube, cmd, odoms = bridge_rig(ros)
+    cube.link.cut_connection()
+    assert ros.spin_until(lambda: cube.link.connected, 5.0)
+    assert cube.last_problem == "connected"
+
+
+def test_malformed_bytes_from_a_cube_become_a_diagnostic(ros):
+    bridge, cube, cmd, odoms = bridge_rig(ros)
+    bridge.inbox.append(("c1", p.ID_INFORMATION, b"\x01\x02"))
+    count = len(odoms)
+    ros.spin_for(0.3)
+    assert cube.problems.get("malformed") == 1 and "expected 13 bytes" in cube.last_problem
+    assert len(odoms) > count  # still publishing
+
+
+def test_six_simulated_cubes_swap_places_through_the_bridge_and_orca():
+    from orca_ros.fleet import FleetOptions, run_fleet
+
+    run = run_fleet("toio_ring_swap_6", FleetOptions(backend="toio-sim", speed_factor=2.0))
+    assert run.summary["collisions"] == 0, run.summary
+    assert run.summary["reached"] == 6, run.summary
