@@ -262,3 +262,47 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
         "steps": record.steps, "wall_time_s": round(wall_time, 3),
         "speed_factor": options.speed_factor,
     }
+
+
+TOIO_CUBE_DEFAULTS = {
+    # A toio Core Cube: 31.8 mm square (a 22.5 mm disc covers it), about 0.32 m/s top speed.
+    "radius": 0.023, "max_speed": 0.15, "pref_speed": 0.12, "neighbor_dist": 0.3,
+    "max_neighbors": 10, "time_horizon": 2.0, "time_horizon_obst": 1.0, "control_rate": 20.0,
+    "goal_tolerance": 0.01, "neighbor_radius": 0.023,
+}
+
+
+def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
+              mat: str = "collection_ring", simulated: bool = False,
+              send_goals: bool = False) -> List[NodeSpec]:
+    """toio_bridge and one orca_node per cube (``launch/toio.launch.py``).
+
+    ``cubes`` are bridge entries (``name=ble:<address or name fragment>``,
+    ``name=simulated``); with a scenario and ``simulated``, every scenario agent
+    becomes a simulated cube. Real cubes run on wall time.
+    """
+    from .nodes.toio_bridge import parse_cube
+
+    loaded = load_scenario(resolve_scenario(scenario)) if scenario else None
+    entries = list(cubes)
+    if not entries and loaded is not None and simulated:
+        entries = [f"{a.name}=simulated" for a in loaded.agents]
+    if not entries:
+        raise ValueError("no cubes: give cube entries, or a scenario with simulated:=true")
+    names = [parse_cube(entry)[0] for entry in entries]
+    use_sim_time = all(parse_cube(entry)[1] == "sim" for entry in entries)
+    bridge = {"cubes": entries, "mat": mat, "send_goals": send_goals,
+              "goal_subscribers": 1}
+    if loaded is not None:
+        bridge["scenario"] = str(resolve_scenario(scenario))
+    plan = [NodeSpec("toio_bridge", "toio_bridge", parameters=bridge)]
+    options = FleetOptions(use_sim_time=use_sim_time, backend="toio-sim")
+    for name in names:
+        if loaded is not None and name in {a.name for a in loaded.agents}:
+            parameters = robot_parameters(loaded, name, options)
+        else:
+            parameters = dict(TOIO_CUBE_DEFAULTS, use_sim_time=use_sim_time,
+                              neighbors=[n for n in names if n != name] or [""])
+        parameters.update(TOIO_ROBOT)
+        plan.append(NodeSpec("orca_node", "orca_node", namespace=name, parameters=parameters))
+    return plan

@@ -87,3 +87,32 @@ def test_fleet_launch_file_turns_the_plan_into_node_actions(monkeypatch):
     assert [(n.kwargs["executable"], n.kwargs["namespace"]) for n in nodes] == \
         [(s.executable, s.namespace or None) for s in plan]
     assert [n.kwargs["parameters"] for n in nodes] == [[s.parameters] for s in plan]
+
+
+def test_toio_plan_for_real_cubes_runs_on_wall_time_with_cube_settings():
+    from orca_ros.fleet import toio_plan
+
+    plan = toio_plan(["c1=ble:toio-a9R", "c2=ble:E4:11:22:33:44:55"])
+    bridge, first, second = plan
+    assert bridge.executable == "toio_bridge" and bridge.parameters["cubes"][0] == "c1=ble:toio-a9R"
+    assert (first.namespace, second.namespace) == ("c1", "c2")
+    assert first.parameters["use_sim_time"] is False
+    assert first.parameters["kinematics"] == "diff_drive"
+    assert first.parameters["command_lag"] > 0 and first.parameters["neighbors"] == ["c2"]
+    simulated = toio_plan([], scenario="toio_ring_swap_6", simulated=True)
+    assert len(simulated) == 7 and simulated[1].parameters["use_sim_time"] is True
+    with pytest.raises(ValueError, match="no cubes"):
+        toio_plan([])
+
+
+def test_toio_launch_file_builds_the_bridge_and_one_node_per_cube(monkeypatch):
+    _stub_launch_modules(monkeypatch, {})
+    spec = importlib.util.spec_from_file_location("toio_launch", LAUNCH_DIR / "toio.launch.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    actions = module.generate_launch_description()
+    context = {name: default for name, (default, _) in module.ARGUMENTS.items()}
+    context["cubes"] = "[c1=ble:toio-a9R, c2=ble:toio-b7Q]"
+    nodes = actions[-1].kwargs["function"](context)
+    assert [(n.kwargs["executable"], n.kwargs["namespace"]) for n in nodes] == \
+        [("toio_bridge", None), ("orca_node", "c1"), ("orca_node", "c2")]

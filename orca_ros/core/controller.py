@@ -26,7 +26,7 @@ from functools import cached_property
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .drive import (DiffDriveLimits, keep_right_angle, kinematic_half_planes,
-                    tracking_error_bound, unicycle_command)
+                    tracking_error_bound, unicycle_command, unicycle_step)
 from .guidance import VisibilityRoadmap
 from .linprog import HalfPlane
 from .obstacles import ObstacleVertex
@@ -69,6 +69,7 @@ class ControllerConfig:
     max_linear_accel: float = 4.0
     max_angular_accel: float = 20.0
     heading_time_constant: float = 0.0  # s; 0 = one control period
+    command_lag: float = 0.0  # s from command to motion (toio cubes: ~0.14)
     lateral_speed_ratio: float = 0.25
     lateral_error_max_ratio: float = 0.15
 
@@ -77,7 +78,8 @@ class ControllerConfig:
                      "time_horizon_obst", "max_angular_speed", "max_linear_accel",
                      "max_angular_accel", "lateral_speed_ratio", "lateral_error_max_ratio"):
             as_finite(getattr(self, name), name, strictly_positive=True)
-        for name in ("neighbor_dist", "safety_margin_ratio", "keep_right_deg",
+        for name in ("neighbor_dist", "safety_margin_ratio", "keep_right_deg", "command_lag",
+                     "heading_time_constant",
                      "stall_escape_deg", "stall_escape_time", "guidance_clearance_ratio"):
             as_finite(getattr(self, name), name, minimum=0.0)
         if self.kinematics not in KINEMATICS:
@@ -106,8 +108,20 @@ class ControllerConfig:
 
     @cached_property
     def tracking_error(self) -> float:
-        """The unicycle's one-period tracking bound E (0 for holonomic robots)."""
-        return tracking_error_bound(self.limits, self.time_step) if self.diff_drive else 0.0
+        """How far the robot may be from where it planned to be, one period on (m).
+
+        A unicycle's tracking bound E (0 for holonomic robots), plus, with a
+        ``command_lag``, the error of predicting its motion over the lag at
+        constant velocity while speed and heading may change at their
+        acceleration and turn limits: ``a lag**2 / 2 + v_max omega_max lag**2 / 2``.
+        """
+        error = tracking_error_bound(self.limits, self.time_step) if self.diff_drive else 0.0
+        lag = self.command_lag
+        if lag > 0.0:
+            error += 0.5 * self.max_linear_accel * lag * lag
+            if self.diff_drive:
+                error += 0.5 * self.max_speed * self.max_angular_speed * lag * lag
+        return error
 
     @cached_property
     def margin_ratio(self) -> float:
@@ -149,24 +163,21 @@ class Neighbor(NamedTuple):
     key: str = ""
 
 
-def predict_state(state: RobotState, lag: float) -> RobotState:
-    """Where a robot will be when a command sent now takes effect, ``lag`` s from now
-    (constant velocity; a unicycle along its arc). Lag compensation, as toio SDK
-    for Unity does for its cubes."""
+def predict_state(state: RobotState, lag: float, unicycle: bool = False) -> RobotState:
+    """Where a robot will be when a command sent now takes effect, ``lag`` s from now.
+
+    Constant velocity; a ``unicycle`` moves along its arc (``linear_speed``,
+    ``angular_speed``). This is lag compensation, as toio SDK for Unity does for
+    its cubes.
+    """
     if lag <= 0.0:
         return state
-    if abs(state.angular_speed) > 1e-9 or state.linear_speed:
-        from .drive import unicycle_step
-
-        if state.velocity != (0.0, 0.0) and state.linear_speed == 0.0:
-            x, y = (state.position[0] + state.velocity[0] * lag,
-                    state.position[1] + state.velocity[1] * lag)
-            return state._replace(position=(x, y))
+    if unicycle:
         x, y, heading = unicycle_step(state.position[0], state.position[1], state.heading,
                                       state.linear_speed, state.angular_speed, lag)
         return state._replace(position=(x, y), heading=heading)
-    x, y = state.position[0] + state.velocity[0] * lag, state.position[1] + state.velocity[1] * lag
-    return state._replace(position=(x, y))
+    return state._replace(position=(state.position[0] + state.velocity[0] * lag,
+                                    state.position[1] + state.velocity[1] * lag))
 
 
 def predict_neighbor(neighbor: "Neighbor", lag: float) -> "Neighbor":

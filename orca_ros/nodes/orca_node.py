@@ -201,7 +201,8 @@ class OrcaNode(Node):
             max_angular_speed=self._param("max_angular_speed"),
             max_linear_accel=self._param("max_linear_accel"),
             max_angular_accel=self._param("max_angular_accel"),
-            heading_time_constant=self._param("heading_time_constant"))
+            heading_time_constant=self._param("heading_time_constant"),
+            command_lag=self._param("command_lag"))
 
     def _neighbor_radius(self, name: str) -> float:
         for entry in self._param("neighbor_radius_overrides") or []:
@@ -344,8 +345,8 @@ class OrcaNode(Node):
         self.controller.config = self.base_config
         self._apply_directives(now_ns)
         config = self.controller.effective_config
-        lag = self._param("command_lag")
-        state = predict_state(self.state, lag)
+        lag = config.command_lag
+        state = predict_state(self.state, lag, unicycle=config.diff_drive)
         seen = [predict_neighbor(n, lag) for n in self._sorted_neighbors(config, state)]
         # ORCA reasons about the nearest max_neighbors; the hard one-step safety
         # half-planes cover every robot within reach, however many.

@@ -144,8 +144,7 @@ class ToioBridge(Node):
         self.thread = threading.Thread(target=self.loop.run_forever, name="toio-ble",
                                        daemon=True)
         self.thread.start()
-        for cube in self.cubes.values():
-            self._schedule(self._keep_connected(cube))
+        self.keepers = [self._schedule(self._keep_connected(cube)) for cube in self.cubes.values()]
 
         wall = Clock(clock_type=ClockType.STEADY_TIME)
         factor = self.get_parameter("speed_factor").value
@@ -347,6 +346,8 @@ class ToioBridge(Node):
         self.diag_pub.publish(diagnostic_array(self._stamp(), statuses))
 
     def destroy_node(self):
+        for keeper in self.keepers:
+            keeper.cancel()
         for cube in self.cubes.values():
             try:
                 self._schedule(cube.link.disconnect()).result(timeout=2.0)

@@ -1,0 +1,40 @@
+"""toio Core Cubes on a mat: the bridge plus one orca_node per cube.
+
+    ros2 launch orca_ros toio.launch.py cubes:="[c1=ble:toio-a9R, c2=ble:E4:11:22:33:44:55]"
+    ros2 launch orca_ros toio.launch.py scenario:=toio_ring_swap_6 simulated:=true
+
+Real cubes run on wall time; simulated ones on the bridge's /clock. Send goals with
+RViz "2D Goal Pose" to /<cube>/goal_pose, or pass a scenario with send_goals:=true.
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from orca_ros.fleet import toio_plan
+
+ARGUMENTS = {
+    "cubes": ("[]", "cube entries: name=ble:<address or name fragment> (or name=simulated)"),
+    "scenario": ("", "scenario (mat, cube names and starts, goals)"),
+    "simulated": ("false", "simulate every scenario cube instead of using BLE"),
+    "mat": ("collection_ring", "mat name"),
+    "send_goals": ("false", "send the scenario's goals"),
+}
+
+
+def _nodes(context):
+    value = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
+    cubes = [c.strip() for c in value["cubes"].strip("[]").split(",") if c.strip()]
+    plan = toio_plan(cubes, scenario=value["scenario"] or None, mat=value["mat"],
+                     simulated=value["simulated"].lower() == "true",
+                     send_goals=value["send_goals"].lower() == "true")
+    return [Node(package=spec.package, executable=spec.executable, name=spec.name,
+                 namespace=spec.namespace or None, parameters=[spec.parameters], output="screen")
+            for spec in plan]
+
+
+def generate_launch_description():
+    return LaunchDescription(
+        [DeclareLaunchArgument(n, default_value=d, description=t) for n, (d, t) in
+         ARGUMENTS.items()] + [OpaqueFunction(function=_nodes)])
