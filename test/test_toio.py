@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from orca_ros.toio import protocol as p
 from orca_ros.toio.drive import TOIO, twist_to_wheels, wheels_to_twist
-from orca_ros.toio.mat import MatFrame, mat_named
+from orca_ros.toio.mat import MatFrame, body_velocity, mat_named
 
 u8, u16 = st.integers(0, 255), st.integers(0, 65535)
 speed = st.integers(-115, 115)
@@ -180,3 +180,10 @@ def test_wheel_commands_respect_dead_zone_and_keep_curvature_when_saturating():
     assert wheels_to_twist(5, 5) == (0.0, 0.0)  # dead zone
     with pytest.raises(ValueError, match="finite"):
         twist_to_wheels(math.nan, 0.0)
+
+
+def test_body_velocity_from_successive_poses():
+    v, omega = body_velocity((0.0, 0.0, math.pi / 2), (0.0, 0.01, math.pi / 2 + 0.05), 0.1)
+    assert (v, omega) == pytest.approx((0.1, 0.5))
+    v, _ = body_velocity((0.0, 0.0, 0.0), (-0.01, 0.0, 0.0), 0.1)
+    assert v == pytest.approx(-0.1)  # reversing

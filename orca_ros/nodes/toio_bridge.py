@@ -37,12 +37,11 @@ from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import BatteryState
 from std_msgs.msg import Bool
 
-from ..core.drive import wrap_angle
 from ..core.scenario import load_scenario, resolve_scenario
 from ..core.world import FleetRecord
 from ..toio import protocol as p
 from ..toio.drive import twist_to_wheels
-from ..toio.mat import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
+from ..toio.mat import DEFAULT_MM_PER_UNIT, MatFrame, body_velocity, mat_named
 from ..toio.transport import BleakLink, CubeLink, SimulatedCube
 from .ros_common import (LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, GoalSender, described,
                          diagnostic_array, diagnostic_status, float_param, int_param,
@@ -255,11 +254,7 @@ class ToioBridge(Node):
             x, y, yaw = self.frame.to_world(message.x, message.y, message.angle)
             t = self.now()
             if cube.pose is not None and cube.on_mat and t - cube.pose_time > 1e-6:
-                dt = t - cube.pose_time
-                dx, dy = x - cube.pose[0], y - cube.pose[1]
-                heading = cube.pose[2]
-                cube.velocity = (dx * math.cos(heading) + dy * math.sin(heading)) / dt, \
-                    wrap_angle(yaw - heading) / dt
+                cube.velocity = body_velocity(cube.pose, (x, y, yaw), t - cube.pose_time)
             cube.pose, cube.pose_time, cube.on_mat = (x, y, yaw), t, True
             self._publish_odom(cube, stale=False)
         elif isinstance(message, p.PositionIdMissed):

@@ -65,3 +65,18 @@ class MatFrame:
     def to_mat(self, x: float, y: float, yaw: float) -> Tuple[float, float, float]:
         s = self.metres_per_unit
         return x / s, -y / s, (-math.degrees(yaw)) % 360.0
+
+
+def body_velocity(previous: Tuple[float, float, float], current: Tuple[float, float, float],
+                  dt: float) -> Tuple[float, float]:
+    """``(v, omega)`` in the body frame from two world poses ``(x, y, yaw)`` ``dt`` apart.
+
+    The cube reports positions only; odometry's twist is their finite difference,
+    forward speed measured along the earlier heading.
+    """
+    if dt <= 0.0:
+        raise ValueError(f"dt must be positive, got {dt}")
+    dx, dy = current[0] - previous[0], current[1] - previous[1]
+    heading = previous[2]
+    return ((dx * math.cos(heading) + dy * math.sin(heading)) / dt,
+            wrap_angle(current[2] - heading) / dt)
