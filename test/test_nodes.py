@@ -250,3 +250,28 @@ def test_fleet_sim_sends_each_robot_its_goal_once_it_listens(ros):
     assert len(goals) == 1  # once, not over and over (a user's RViz goal must stick)
     assert (goals[0].pose.position.x, goals[0].pose.position.y) == (0.1, -2.0)
     assert "north" in sim.goal_sender.sent
+
+
+def test_another_process_can_watch_a_running_sim_over_dds(ros):
+    """`orca-ros sim` is real DDS: this test process sees its odom and cmd_vel."""
+    import subprocess
+    import sys
+
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "orca_ros.cli", "sim", "crossing_4", "--speed-factor", "1",
+         "--no-progress", "--max-time", "6"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    try:
+        watcher = ros.node("watcher")
+        odoms, commands = [], []
+        watcher.create_subscription(Odometry, "/north/odom", odoms.append, RELIABLE_10)
+        watcher.create_subscription(Twist, "/north/cmd_vel", commands.append, RELIABLE_10)
+        assert ros.spin_until(lambda: len(odoms) >= 10 and len(commands) >= 5, 30.0), \
+            (len(odoms), len(commands))
+        assert any(abs(c.linear.x) + abs(c.linear.y) > 0.1 for c in commands)
+        output, _ = runner.communicate(timeout=60)
+        assert runner.returncode == 0, output
+        assert "crossing_4: " in output and "robots arrived, 0 colliding pairs" in output
+    finally:
+        if runner.poll() is None:
+            runner.kill()
