@@ -159,18 +159,20 @@ def check_choices(params, choices: Dict[str, Sequence[str]]) -> SetParametersRes
 def run_node(node_class, args=None) -> None:
     """The executables' ``main``: init, spin one node until Ctrl-C or shutdown, clean up.
 
-    A node that refuses its configuration (``ValueError``, e.g. unknown robot
-    names or an unreadable scenario) exits with status 2 and the reason.
+    A node that refuses its configuration (a parameter out of its range, unknown
+    robot names, an unreadable scenario) exits with status 2 and the reason.
     """
     import sys
 
     import rclpy
     from rclpy.executors import ExternalShutdownException
 
+    from rclpy.exceptions import ParameterException
+
     rclpy.init(args=args)
     try:
         node = node_class()
-    except ValueError as error:
+    except (ValueError, ParameterException) as error:
         print(f"{node_class.__name__}: {error}", file=sys.stderr)
         rclpy.try_shutdown()
         sys.exit(2)
