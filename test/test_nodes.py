@@ -275,3 +275,13 @@ def test_another_process_can_watch_a_running_sim_over_dds(ros):
     finally:
         if runner.poll() is None:
             runner.kill()
+
+
+def test_obstacle_server_walls_in_a_toio_mat(ros):
+    server = ros.add(ObstacleServer(context=ros.context,
+                                    parameter_overrides=params(scenario="toio_ring_swap_6")))
+    assert len(server.segments) == 4  # the scenario has no obstacles: the mat's four edges
+    xs = sorted({round(c, 9) for s in server.segments for c in (s.a[0], s.b[0])})
+    ys = sorted({round(c, 9) for s in server.segments for c in (s.a[1], s.b[1])})
+    assert xs == pytest.approx([45 * 1.3625e-3, 455 * 1.3625e-3])
+    assert ys == pytest.approx([-455 * 1.3625e-3, -45 * 1.3625e-3])
