@@ -43,10 +43,6 @@ class OrcaOptions:
     def __post_init__(self) -> None:
         as_finite(self.safety_margin, "safety_margin", minimum=0.0)
 
-    @property
-    def strict_rvo2(self) -> bool:
-        return self.safety_margin == 0.0
-
 
 STRICT_RVO2 = OrcaOptions()
 
