@@ -1,0 +1,274 @@
+"""The fault harness (orca_ros/faults.py, ``orca-ros sim --faults``, ``orca-ros fault-suite``).
+
+Spec parsing and errors without ROS; then short runs through real nodes
+(speed factor 4, a few sim seconds) that check each injector does what it
+says. Collision counts are not asserted here.
+"""
+
+import time
+
+import numpy as np
+import pytest
+
+from orca_ros.faults import (
+    FaultSpec,
+    FaultSpecError,
+    _uniform,
+    parse_faults,
+    standard_faults,
+    suite_table,
+)
+
+# --- the SPEC grammar -----------------------------------------------------------------
+
+
+def test_spec_parses_every_fault_and_prints_back_canonically():
+    spec = parse_faults("drop_odom=0.1, drop_cmd=north:0.2,delay=0.1,starve=all:0.3,"
+                        "starve=east:0.5,kill=west@4.5,kill_supervisor@3,kill_obstacles=2,"
+                        "bad_obstacles=0.5,foreign=south,seed=3")
+    assert spec.drop_odom == (("all", 0.1),)
+    assert spec.value("drop_cmd", "north") == 0.2 and spec.value("drop_cmd", "east") == 0.0
+    assert spec.value("starve", "east", 1.0) == 0.5 and spec.value("starve", "north", 1.0) == 0.3
+    assert spec.kill == (("west", 4.5),)
+    assert spec.kill_supervisor == 3.0 and spec.kill_obstacles == 2.0
+    assert spec.bad_obstacles == 0.5
+    assert spec.foreign == (("south", "straight"),)
+    assert spec.seed == 3
+    assert parse_faults(str(spec)) == spec
+    assert parse_faults("foreign=south:jitter").foreign == (("south", "jitter"),)
+    assert parse_faults("").empty and parse_faults("none").empty and str(FaultSpec()) == "none"
+    assert parse_faults("seed=5").empty  # a seed alone injects nothing
+
+
+@pytest.mark.parametrize("text, named", [
+    ("bogus=1", ["unknown fault 'bogus'"]),
+    ("drop_odom=1.5,wobble@2", ["'drop_odom=1.5'", "[0, 1]", "unknown fault 'wobble'"]),
+    ("drop_cmd=x", ["'x' is not a number"]),
+    ("delay=-0.1", ["delay=-0.1", "[0, 60]"]),
+    ("starve=all:0", ["(0, 1]"]),
+    ("kill=north", ["kill needs ROBOT@T"]),
+    ("kill=north@-1", [">= 0"]),
+    ("kill_supervisor", ["kill_supervisor@T"]),
+    ("bad_obstacles=0", ["(0, 3600]"]),
+    ("foreign=north:fly", ["'fly'", "straight, jitter"]),
+    ("seed=1.5", ["seed must be an integer"]),
+    ("seed=1,seed=2", ["seed given twice"]),
+    ("drop_odom=0.1,drop_odom=all:0.2", ["drop_odom for all given twice"]),
+    ("kill=north@1,foreign=north", ["north is both killed and foreign"]),
+    ("drop_odom=0.1,,seed=1", ["empty entry"]),
+    ("delay=inf", ["'inf'"]),
+])
+def test_bad_specs_are_refused_naming_the_problem(text, named):
+    with pytest.raises(FaultSpecError) as error:
+        parse_faults(text)
+    for part in named:
+        assert part in str(error.value), (part, str(error.value))
+
+
+def test_spec_check_names_unknown_robots_and_a_missing_supervisor():
+    robots = ["north", "south", "east", "west"]
+    parse_faults("kill=north@1,starve=all:0.5").check(robots, supervisor=False)
+    with pytest.raises(FaultSpecError, match="unknown robot.*bob.*north, south"):
+        parse_faults("kill=bob@1").check(robots, supervisor=False)
+    with pytest.raises(FaultSpecError, match="needs the supervisor"):
+        parse_faults("kill_supervisor@1").check(robots, supervisor=False)
+    parse_faults("kill_supervisor@1").check(robots, supervisor=True)
+
+
+def test_cli_refuses_bad_faults_with_exit_2_before_starting_anything(capsys):
+    from orca_ros.cli import main
+
+    assert main(["sim", "crossing_4", "--faults", "drop_odom=2,bogus=1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown fault 'bogus'" in err and "drop_odom=2" in err
+    assert main(["sim", "crossing_4", "--faults", "kill=nobody@3", "--no-progress"]) == 2
+    assert "nobody" in capsys.readouterr().err
+
+
+def test_decisions_are_a_pure_function_of_seed_and_key():
+    draws = [_uniform(3, "drop_odom", "north", "/east/odom", k) for k in range(2000)]
+    assert draws == [_uniform(3, "drop_odom", "north", "/east/odom", k) for k in range(2000)]
+    assert draws != [_uniform(4, "drop_odom", "north", "/east/odom", k) for k in range(2000)]
+    assert all(0.0 <= d < 1.0 for d in draws)
+    assert abs(np.mean(np.array(draws) < 0.1) - 0.1) < 0.03
+
+
+def test_standard_suite_rows_and_table():
+    from orca_ros.core.scenario import load_scenario, resolve_scenario
+
+    scenario = load_scenario(resolve_scenario("corridor_wall"))
+    rows = standard_faults(scenario, seed=2)
+    labels = [label for label, _, _ in rows]
+    assert labels[0] == "none" and "none (--supervisor)" in labels
+    assert "kill=left0@7" in labels  # 40% of left0's 7 m at 0.4 m/s
+    assert all(spec.endswith("seed=2") for _, spec, _ in rows if spec)
+    for _, spec, supervisor in rows:
+        parse_faults(spec).check([a.name for a in scenario.agents], supervisor)
+
+    def summary(makespan, reached=6, observer=0):
+        return {"reached": reached, "agents": 6, "collisions": 0, "min_separation": 0.05,
+                "makespan": makespan, "observer": {"colliding_pairs": observer}}
+
+    table = suite_table([
+        {"label": "none", "spec": "", "supervisor": False, "summary": summary(20.0)},
+        {"label": "delay=0.1", "spec": "delay=0.1,seed=2", "supervisor": False,
+         "summary": summary(25.0, observer=1)},
+        {"label": "kill=left0@7", "spec": "kill=left0@7,seed=2", "supervisor": False,
+         "summary": summary(30.0, reached=5)},
+    ])
+    lines = table.splitlines()
+    assert lines[0].startswith("| fault | arrived | colliding pairs (fleet_sim) | observer")
+    assert "| delay=0.1 | 6/6 | 0 | 1 | 0.050 | 25.0 | 1.25x |" in lines
+    assert "5/6" in lines[4] and "1.50x (arrived only)" in lines[4]
+
+
+# --- through real nodes ------------------------------------------------------------------
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
+
+
+def _run(scenario, faults, max_time, observer=False, **options):
+    from orca_ros.fleet import FleetOptions, run_fleet
+
+    return run_fleet(scenario, FleetOptions(speed_factor=4.0, **options), max_time=max_time,
+                     faults=faults, observer=observer)
+
+
+def _item(run, fault, **match):
+    for item in run.summary["faults"]["injected"]:
+        if item["fault"] == fault and all(item.get(k) == v for k, v in match.items()):
+            return item
+    raise AssertionError(f"no {fault} {match} in {run.summary['faults']}")
+
+
+def test_dropped_odometry_and_commands_never_reach_their_callbacks():
+    run = _run("crossing_4", "drop_odom=north:1.0,drop_cmd=south:1.0,seed=1", max_time=3.0)
+    injector = run.injector
+    north = injector.robots["north"]
+    taps = [t for t in injector.taps if t.kind == "odom" and t.owner == "north"]
+    assert len(taps) == 4  # its own odometry and three neighbours' (found by discovery)
+    assert all(t.received > 0 and t.dropped == t.received and t.delivered == 0 for t in taps)
+    assert north.state is None and north.neighbors == {}  # sees nothing, not even itself
+    for name in ("south", "east", "west"):  # the others are untouched
+        node = injector.robots[name]
+        assert node.state is not None and len(node.neighbors) == 3, name
+    south_cmd = next(t for t in injector.taps if t.kind == "cmd" and t.robot == "south")
+    assert south_cmd.received > 0 and south_cmd.dropped == south_cmd.received
+    assert "south" not in injector.sim.commands
+    k = [a.name for a in run.scenario.agents].index("south")
+    assert np.allclose(run.trajectory[:, k], run.trajectory[0, k])  # never moved
+    east = [a.name for a in run.scenario.agents].index("east")
+    assert np.linalg.norm(run.trajectory[-1, east] - run.trajectory[0, east]) > 0.2
+    report = _item(run, "drop_odom")
+    assert report["dropped"] == report["per_robot"]["north"]["dropped"] > 0
+
+
+def test_same_seed_drops_the_same_odometry_messages():
+    def dropped(seed):
+        run = _run("crossing_4", f"drop_odom=0.3,seed={seed}", max_time=2.5)
+        return {(t.owner, t.topic): t for t in run.injector.taps if t.kind == "odom"}
+
+    first, second, other = dropped(7), dropped(7), dropped(8)
+    assert set(first) == set(second) == set(other) and len(first) == 16
+    same_drops, differs = 0, False
+    for stream, a in first.items():
+        b, c = second[stream], other[stream]
+        # Compare the stamps all three runs received (discovery makes the starts differ).
+        low = max(a.first_key, b.first_key, c.first_key)
+        high = min(a.last_key, b.last_key, c.last_key)
+
+        def window(keys):
+            return sorted(k for k in keys if low <= k <= high)
+
+        assert window(a.dropped_keys) == window(b.dropped_keys), stream
+        same_drops += len(window(a.dropped_keys))
+        differs = differs or window(a.dropped_keys) != window(c.dropped_keys)
+    assert same_drops > 20 and differs
+
+
+def test_delay_holds_deliveries_and_starve_skips_control_ticks():
+    run = _run("crossing_4", "delay=0.3,starve=north:0.3,seed=4", max_time=3.0)
+    delay = _item(run, "delay")
+    assert delay["odom_delayed"] > 100 and delay["cmd_delayed"] > 10
+    age = delay["odom_age_at_callback_s"]
+    assert age["mean"] >= 0.3 - 1e-6  # sim seconds between publication and the callback
+    starve = _item(run, "starve", robot="north")
+    ticks = starve["control_ticks"]
+    assert ticks > 10
+    expected = sum(_uniform(4, "starve", "north", k) < 0.3 for k in range(1, ticks + 1))
+    assert starve["ticks_run"] == expected  # the seed decides which ticks run
+    assert run.injector.robots["north"].cycles == expected  # and the node ran only those
+    assert starve["messages_held"] > 0 and starve["mean_hold_s"] > 0
+    unstarved = run.injector.robots["south"].cycles
+    assert unstarved > 1.5 * expected
+
+
+def test_kill_foreign_and_bad_obstacles_in_a_walled_corridor():
+    run = _run("corridor_wall", "kill=left0@1.5,bad_obstacles=0.5,kill_obstacles@1,"
+                                "foreign=right0,foreign=right1:jitter,seed=1",
+               max_time=4.0, observer=None)
+    injector = run.injector
+    names = [a.name for a in run.scenario.agents]
+    times = np.asarray(run.frame_times)
+
+    kill = _item(run, "kill", robot="left0")
+    assert 1.5 <= kill["killed_at"] < 1.7
+    assert kill["commands_after_kill"] == 0 and kill["last_command_at"] <= kill["killed_at"]
+    assert kill["in_graph_at_end"] is False
+    assert injector.robots["left0"] not in injector.nodes  # out of the run, destroyed
+    left0 = run.trajectory[:, names.index("left0")]
+    stopped = times >= kill["killed_at"] + 0.5 + 0.5  # the last command expires, then braking
+    assert np.allclose(left0[stopped], left0[stopped][0])
+
+    assert _item(run, "kill_obstacles")["killed_at"] >= 1.0
+
+    bad = _item(run, "bad_obstacles")
+    assert bad["published"] >= 5  # every 0.5 sim s for ~4 s
+    assert bad["rejected_by_orca_nodes"] > 0  # the NaN point reached the orca_nodes
+
+    straight = _item(run, "foreign", robot="right0")
+    assert straight["commands_published"] > 20
+    right0 = run.trajectory[:, names.index("right0")]
+    assert np.allclose(right0[:, 1], 0.5, atol=1e-6)  # straight along y = 0.5 to its goal
+    moving = np.flatnonzero(right0[:, 0] < 3.5 - 1e-6)
+    first = moving[0]
+    assert right0[-1, 0] < 3.5 - 0.8 * 0.5 * (times[-1] - times[first] - 0.2)  # ~max speed
+    assert "right0" not in injector.robots  # no orca_node for it
+
+    # +-1e9 m/s, clamped by fleet_sim to the speed and acceleration limits: the robot
+    # lurches along its heading, its speed swinging by the whole acceleration limit.
+    right1 = run.trajectory[:, names.index("right1")]
+    assert np.allclose(right1[:, 1], 0.0, atol=1e-6)
+    speed = np.diff(right1[:, 0]) / np.diff(times)
+    swings = np.diff(speed)
+    assert np.abs(swings).max() > 0.3  # 4 m/s^2 * 0.1 s = 0.4 m/s per step
+    reversals = np.sum(np.sign(swings[1:]) * np.sign(swings[:-1]) < 0)
+    assert reversals >= 5, speed
+
+    # The next run in this process must not see this run's latched intruder marker.
+    later = _run("corridor_wall", "delay=0", max_time=2.0)
+    for node in later.injector.robots.values():
+        assert len(node.edges) > 0 and "/obstacles" not in node.rejected, node.rejected
+
+    observer = run.summary.get("observer")
+    from orca_ros.fleet import observer_available
+
+    if observer_available():
+        assert "colliding_pairs" in observer and observer["stamps_compared"] > 10, observer
+
+
+def test_a_run_names_nodes_of_other_processes_on_its_domain():
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    stranger = rclpy.create_node("stranger", namespace="elsewhere", context=context)
+    time.sleep(1.0)  # past its first discovery announcements, like a process already running
+    try:
+        run = _run("corridor_wall", "delay=0", max_time=16.0)  # DDS discovery can take ~2 s
+    finally:
+        stranger.destroy_node()
+        rclpy.try_shutdown(context=context)
+    assert "/elsewhere/stranger" in run.summary["other_nodes_on_domain"]
+    assert not any(name.endswith("orca_node") and name.startswith(("/left", "/right"))
+                   for name in run.summary["other_nodes_on_domain"])  # its own are not named
