@@ -1,0 +1,265 @@
+"""An independent observer of a running fleet: a separate process that watches odometry.
+
+    python -m orca_ros.observer SCENARIO --json OUT [--duration WALL_S] [--status FILE]
+
+It has its own rclpy context and subscribes every ``/<robot>/odom`` of the
+scenario (reliable, depth 50). Poses are grouped by header stamp and only
+poses with the same stamp are compared (``orca_ros.core.audit``), so its
+verdict does not depend on the simulator's own collision bookkeeping. It
+also listens to ``/diagnostics`` and notes fleet_sim's ``arrived`` value.
+
+On SIGINT/SIGTERM, or after ``--duration`` wall seconds, it writes the JSON
+report, prints one summary line and exits 0. With ``--status FILE`` it
+rewrites a small JSON progress file every second (``launch_run`` stops a run
+on it).
+
+Other programs start and stop it with :func:`start_observer` and
+:func:`stop_observer`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+from typing import Dict, List, Optional
+
+from .core.audit import StampAudit
+from .core.scenario import Scenario, load_scenario, resolve_scenario
+
+ODOM_DEPTH = 50
+STATUS_PERIOD = 1.0  # wall seconds between status files
+
+
+def audit_for(scenario: Scenario) -> StampAudit:
+    """An empty audit for the scenario's robots, radii, goals and obstacles."""
+    agents = scenario.agents
+    return StampAudit(radii={a.name: a.radius for a in agents},
+                      goals={a.name: a.goal for a in agents},
+                      goal_tolerance={a.name: scenario.goal_tolerance_of(a) for a in agents},
+                      polygons=[p.vertices for p in scenario.obstacles])
+
+
+class Watch:
+    """The rclpy side: subscriptions that feed a :class:`StampAudit`, and wall-clock rates."""
+
+    def __init__(self, scenario: Scenario, context) -> None:
+        from diagnostic_msgs.msg import DiagnosticArray
+        from nav_msgs.msg import Odometry
+        from rclpy.node import Node
+        from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+        self.audit = audit_for(scenario)
+        self.names = [a.name for a in scenario.agents]
+        self.first_wall: Dict[str, float] = {}
+        self.last_wall: Dict[str, float] = {}
+        self.fleet_sim_arrived: Optional[int] = None
+        self.node = Node("orca_observer", context=context)
+        qos = QoSProfile(depth=ODOM_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
+                         history=HistoryPolicy.KEEP_LAST)
+        for name in self.names:
+            self.node.create_subscription(Odometry, f"/{name}/odom",
+                                          lambda msg, name=name: self.on_odom(name, msg), qos)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, 50)
+
+    def on_odom(self, name: str, msg) -> None:
+        now = time.monotonic()
+        self.first_wall.setdefault(name, now)
+        self.last_wall[name] = now
+        stamp = msg.header.stamp
+        p = msg.pose.pose.position
+        self.audit.add(name, stamp.sec * 1_000_000_000 + stamp.nanosec, p.x, p.y)
+
+    def on_diagnostics(self, msg) -> None:
+        for status in msg.status:
+            if status.name != "fleet_sim":
+                continue
+            for kv in status.values:
+                if kv.key == "arrived":
+                    try:
+                        self.fleet_sim_arrived = int(kv.value)
+                    except ValueError:
+                        pass
+
+    def rates(self) -> Dict[str, float]:
+        """Odometry messages per wall second, per robot (first to last message)."""
+        rates = {}
+        for name in self.names:
+            count = self.audit.poses.get(name, 0)
+            span = self.last_wall.get(name, 0.0) - self.first_wall.get(name, 0.0)
+            rates[name] = round((count - 1) / span, 3) if count > 1 and span > 0 else 0.0
+        return rates
+
+    def status(self) -> Dict[str, object]:
+        return {"robots": len(self.names), "arrived": len(self.audit.arrived()),
+                "fleet_sim_arrived": self.fleet_sim_arrived,
+                "stamps_compared": self.audit.stamps_compared,
+                "colliding_pairs": len(self.audit.contacts), "time": time.time()}
+
+    def report(self, scenario_path: str, wall_s: float) -> Dict[str, object]:
+        self.audit.flush()
+        report = {"scenario": scenario_path, **self.audit.report(),
+                  "fleet_sim_arrived": self.fleet_sim_arrived,
+                  "odom_rate_hz": self.rates(), "wall_time_s": round(wall_s, 3)}
+        rates = list(report["odom_rate_hz"].values())
+        report["odom_rate_hz_mean"] = round(sum(rates) / len(rates), 3) if rates else 0.0
+        report["odom_rate_hz_min"] = min(rates) if rates else 0.0
+        return report
+
+
+def write_json(path: str, data: Dict[str, object]) -> None:
+    """Write atomically (a reader never sees half a file)."""
+    target = pathlib.Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(target.name + f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, target)
+
+
+def summary_line(report: Dict[str, object]) -> str:
+    separation = report["min_separation"]
+    return (f"observer: {report['stamps_compared']} stamps compared, "
+            f"{report['colliding_pairs']} colliding pairs, "
+            f"deepest overlap {report['deepest_penetration']:.4f} m, min separation "
+            f"{'n/a' if separation is None else f'{separation:.4f} m'}, "
+            f"arrived {report['arrived']}/{report['robots']}, "
+            f"odom {report['odom_rate_hz_mean']:.1f} Hz per robot")
+
+
+def make_executor(context):
+    try:
+        from rclpy.experimental import EventsExecutor
+
+        return EventsExecutor(context=context)
+    except ImportError:  # older rclpy
+        from rclpy.executors import SingleThreadedExecutor
+
+        return SingleThreadedExecutor(context=context)
+
+
+def observe(scenario_path: str, json_path: str, duration: Optional[float] = None,
+            status_path: Optional[str] = None) -> Dict[str, object]:
+    """Watch until SIGINT/SIGTERM or ``duration`` wall seconds; write and return the report."""
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.signals import SignalHandlerOptions
+
+    scenario = load_scenario(resolve_scenario(scenario_path))
+    stop = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda number, frame: stop.append(number))
+    context = Context()
+    rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
+    started = time.monotonic()
+    watch = Watch(scenario, context)
+    executor = make_executor(context)
+    executor.add_node(watch.node)
+    next_status = started
+    try:
+        while not stop and (duration is None or time.monotonic() - started < duration):
+            executor.spin_once(timeout_sec=0.1)
+            if status_path and time.monotonic() >= next_status:
+                write_json(status_path, watch.status())
+                next_status = time.monotonic() + STATUS_PERIOD
+    finally:
+        report = watch.report(scenario_path, time.monotonic() - started)
+        write_json(json_path, report)
+        if status_path:
+            write_json(status_path, watch.status())
+        executor.shutdown()
+        watch.node.destroy_node()
+        rclpy.try_shutdown(context=context)
+    return report
+
+
+# -- as a subprocess of another program ---------------------------------------
+
+def start_observer(scenario_path: str, json_path: str, status_path: Optional[str] = None,
+                   duration: Optional[float] = None, log_path: Optional[str] = None,
+                   env: Optional[Dict[str, str]] = None) -> subprocess.Popen:
+    """Start ``python -m orca_ros.observer`` in its own process (same ROS_DOMAIN_ID)."""
+    command: List[str] = [sys.executable, "-m", "orca_ros.observer", str(scenario_path),
+                          "--json", str(json_path)]
+    if status_path:
+        command += ["--status", str(status_path)]
+    if duration is not None:
+        command += ["--duration", str(duration)]
+    output = open(log_path, "w", encoding="utf-8") if log_path else subprocess.DEVNULL
+    try:
+        return subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
+                                env=env if env is not None else os.environ.copy())
+    finally:
+        if log_path:
+            output.close()
+
+
+def wait_ready(status_path: str, proc: subprocess.Popen, timeout: float = 30.0) -> bool:
+    """True once the observer has written its first status file (it is subscribed)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if os.path.exists(status_path):
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.05)
+    return False
+
+
+def read_status(status_path: str) -> Optional[Dict[str, object]]:
+    try:
+        return json.loads(pathlib.Path(status_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def stop_observer(proc: subprocess.Popen, json_path: str,
+                  timeout: float = 60.0) -> Dict[str, object]:
+    """SIGINT the observer, wait for it, and return its JSON report.
+
+    The observer writes its report before it tears ROS down, so on a starved
+    machine a report may exist although the process had to be killed
+    afterwards; it is returned with ``"observer_killed": true``. Raises
+    RuntimeError when there is no report.
+    """
+    killed = False
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            killed = True
+    try:
+        report = json.loads(pathlib.Path(json_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise RuntimeError(f"observer (exit {proc.returncode}"
+                           f"{', killed after ' + str(timeout) + ' s' if killed else ''}) "
+                           f"wrote no report to {json_path}: {error}") from None
+    report["observer_killed"] = killed
+    report["observer_exit_code"] = proc.returncode
+    return report
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m orca_ros.observer", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenario", help="scenario file or built-in scenario name")
+    parser.add_argument("--json", required=True, help="where to write the report")
+    parser.add_argument("--duration", type=float, default=None,
+                        help="stop after this many wall seconds (default: at SIGINT/SIGTERM)")
+    parser.add_argument("--status", default=None,
+                        help="rewrite this JSON progress file every second")
+    args = parser.parse_args(argv)
+    report = observe(args.scenario, args.json, args.duration, args.status)
+    print(summary_line(report), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""The observer's same-stamp collision audit (orca_ros.core.audit), without ROS."""
+
+import math
+
+import numpy as np
+import pytest
+
+from orca_ros.core.audit import StampAudit, overlaps_at_stamp, polygon_signed_distance
+
+SQUARE = [(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0)]
+
+
+def test_polygon_signed_distance_inside_outside_either_orientation():
+    points = np.array([[1.0, 1.0], [3.0, 1.0], [1.0, -0.5], [3.0, 3.0]])
+    expected = [-1.0, 1.0, 0.5, math.sqrt(2.0)]
+    assert polygon_signed_distance(points, SQUARE) == pytest.approx(expected)
+    assert polygon_signed_distance(points, SQUARE[::-1]) == pytest.approx(expected)
+
+
+def test_pair_gap_is_centre_distance_minus_radii():
+    gaps = overlaps_at_stamp({"a": (0.0, 0.0), "b": (0.5, 0.0)}, {"a": 0.2, "b": 0.2})
+    assert gaps.min_separation == pytest.approx(0.1)
+    assert gaps.contacts == []
+    gaps = overlaps_at_stamp({"a": (0.0, 0.0), "b": (0.3, 0.0)}, {"a": 0.2, "b": 0.2})
+    assert gaps.contacts == [("a", "b", pytest.approx(0.1))]
+    assert gaps.min_separation == pytest.approx(-0.1)
+
+
+def test_touching_within_tolerance_is_not_a_contact():
+    gaps = overlaps_at_stamp({"a": (0.0, 0.0), "b": (0.4 - 5e-7, 0.0)}, {"a": 0.2, "b": 0.2})
+    assert gaps.contacts == []
+
+
+def test_robot_obstacle_gap():
+    radii = {"a": 0.2, "b": 0.2}
+    gaps = overlaps_at_stamp({"a": (2.1, 1.0), "b": (5.0, 5.0)}, radii, [SQUARE])
+    assert gaps.contacts == [("a", "obstacle#0", pytest.approx(0.1))]
+    assert gaps.min_obstacle_gap == pytest.approx(-0.1)
+    gaps = overlaps_at_stamp({"a": (1.0, 1.0)}, {"a": 0.2}, [SQUARE])  # inside: depth + radius
+    assert gaps.contacts == [("a", "obstacle#0", pytest.approx(1.2))]
+
+
+def audit(**kwargs):
+    names = ("a", "b")
+    return StampAudit(radii={n: 0.2 for n in names}, goals={"a": (5.0, 0.0), "b": (-5.0, 0.0)},
+                      goal_tolerance={n: 0.1 for n in names}, **kwargs)
+
+
+def test_only_poses_with_the_same_stamp_are_compared():
+    checker = audit()
+    # a passes through the place b held one stamp earlier: never a contact.
+    checker.add("a", 1_000, 0.0, 0.0)
+    checker.add("b", 2_000, 0.0, 0.0)
+    checker.add("a", 2_000, 1.0, 0.0)
+    checker.add("b", 1_000, 3.0, 0.0)
+    assert checker.stamps_compared == 2
+    assert checker.contacts == {}
+    assert checker.min_separation is None or checker.min_separation > 0
+
+
+def test_contact_records_first_stamp_and_deepest_overlap():
+    checker = audit()
+    for k, gap in enumerate([0.1, -0.05, -0.2, -0.1, 0.3]):
+        stamp = (k + 1) * 100_000_000
+        checker.add("a", stamp, 0.0, 0.0)
+        checker.add("b", stamp, 0.4 + gap, 0.0)
+    report = checker.report()
+    assert report["stamps_compared"] == 5
+    assert report["colliding_pairs"] == 1
+    (contact,) = report["collisions"]
+    assert (contact["a"], contact["b"]) == ("a", "b")
+    assert contact["first_stamp"] == pytest.approx(0.2)
+    assert contact["deepest_overlap_m"] == pytest.approx(0.2)
+    assert contact["stamps"] == 3
+    assert report["min_separation"] == pytest.approx(-0.2)
+    assert report["deepest_penetration"] == pytest.approx(0.2)
+
+
+def test_incomplete_stamps_settle_and_memory_stays_bounded():
+    names = [f"r{k}" for k in range(3)]
+    checker = StampAudit(radii={n: 0.1 for n in names}, goals={n: (0.0, 0.0) for n in names},
+                         goal_tolerance={n: 0.1 for n in names}, settle=1.0, history=50)
+    for k in range(1000):
+        stamp = k * 100_000_000
+        checker.add("r0", stamp, 0.0, 10.0)
+        checker.add("r1", stamp, 10.0, 0.0)  # r2 never reports
+    assert len(checker.pending) <= 12
+    checker.flush()
+    assert checker.stamps_compared == 1000
+    assert len(checker.done_set) <= 50
+    checker.add("r0", 999 * 100_000_000, 0.0, 10.0)  # a late duplicate
+    assert checker.late_poses == 1
+
+
+def test_arrival_uses_each_robots_latest_stamp():
+    checker = audit()
+    checker.add("a", 2_000, 4.95, 0.0)
+    checker.add("a", 1_000, 0.0, 0.0)  # older, arriving late: not the latest pose
+    checker.add("b", 2_000, 0.0, 0.0)
+    assert checker.report()["arrived_robots"] == ["a"]
