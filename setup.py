@@ -41,11 +41,12 @@ setup(
     entry_points={
         "console_scripts": [
             "orca-ros = orca_ros.cli:main",
-            "orca_node = orca_ros.nodes.orca_node:main",
-            "fleet_sim = orca_ros.nodes.fleet_sim:main",
-            "obstacle_server = orca_ros.nodes.obstacle_server:main",
-            "supervisor_node = orca_ros.nodes.supervisor_node:main",
-            "toio_bridge = orca_ros.nodes.toio_bridge:main",
+            # orca_ros.nodes.scripts: SIGINT/SIGTERM handled from before the heavy imports.
+            "orca_node = orca_ros.nodes.scripts:orca_node",
+            "fleet_sim = orca_ros.nodes.scripts:fleet_sim",
+            "obstacle_server = orca_ros.nodes.scripts:obstacle_server",
+            "supervisor_node = orca_ros.nodes.scripts:supervisor_node",
+            "toio_bridge = orca_ros.nodes.scripts:toio_bridge",
         ],
     },
 )
