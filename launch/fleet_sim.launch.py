@@ -18,7 +18,8 @@ ARGUMENTS = {
     "planner": ("orca", "orca | direct (no avoidance)"),
     "supervisor": ("false", "also run the cocoon supervisor"),
     "speed_factor": ("1.0", "sim seconds per wall second"),
-    "enable_stamped_cmd_vel": ("false", "cmd_vel as TwistStamped"),
+    "enable_stamped_cmd_vel": ("true", "cmd_vel as TwistStamped (fleet_sim then times "
+                               "each command from its stamp, not its arrival)"),
 }
 
 

@@ -49,7 +49,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     try:
         options = WorldOptions(method=args.method, kinematics=args.kinematics,
-                               planner=args.planner)
+                               planner=args.planner,
+                               command_validity_periods=args.command_validity_periods)
         rows = bench(args.scenarios, options, json_out=args.json, plot_dir=args.plot,
                      gif=args.gif, progress=not args.no_progress, supervisor=args.supervisor)
     except (ScenarioError, ValueError, RuntimeError) as error:
@@ -59,13 +60,30 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _robot_parameters(entries) -> tuple:
+    """``--robot-param NAME=VALUE`` entries as orca_node parameters (YAML values)."""
+    import yaml
+
+    parameters = []
+    for entry in entries or []:
+        name, sep, value = entry.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--robot-param {entry!r} is not NAME=VALUE")
+        parameters.append((name.strip(), yaml.safe_load(value)))
+    return tuple(parameters)
+
+
 def _cmd_sim(args: argparse.Namespace) -> int:
+    from . import stop
+
+    stop.install()  # from here on a signal ends the run at its next step (progress, below)
     import json
     import pathlib
 
     from tqdm import tqdm
 
     from .core.scenario import ScenarioError, load_scenario, resolve_scenario
+    from .faults import parse_faults, result_lines
     from .fleet import FleetOptions, run_fleet
     from .plotting import plot_trajectories, run_title
 
@@ -73,8 +91,11 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         scenario = load_scenario(resolve_scenario(args.scenario))
         options = FleetOptions(planner=args.planner, kinematics=args.kinematics,
                                speed_factor=args.speed_factor,
-                               enable_stamped_cmd_vel=args.stamped, supervisor=args.supervisor,
-                               backend=args.backend)
+                               enable_stamped_cmd_vel=not args.unstamped, supervisor=args.supervisor,
+                               backend=args.backend,
+                               robot_parameters=_robot_parameters(args.robot_param))
+        faults = parse_faults(args.faults)
+        faults.check([a.name for a in scenario.agents], args.supervisor)
     except (ScenarioError, ValueError) as error:
         print(f"orca-ros sim: {error}", file=sys.stderr)
         return 2
@@ -82,20 +103,40 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     with tqdm(total=round(limit, 1), unit="sim s", disable=args.no_progress, mininterval=0.5,
               bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total:.0f} sim s "
                          "[{elapsed}<{remaining}] {postfix}", desc=scenario.name) as bar:
-        def progress(sim_time: float, arrived: int) -> None:
+        interrupted = []  # the sim time at which SIGINT or SIGTERM ended the run
+
+        def progress(sim_time: float, arrived: int) -> bool:
             bar.update(sim_time - bar.n)
             bar.set_postfix_str(f"arrived {arrived}/{len(scenario.agents)}", refresh=False)
+            if stop.requested() and not interrupted:
+                interrupted.append(sim_time)
+            return bool(interrupted)
 
         try:
-            run = run_fleet(args.scenario, options, progress=progress, max_time=args.max_time)
+            run = run_fleet(args.scenario, options, progress=progress, max_time=args.max_time,
+                            faults=faults, observer=args.observer)
         except (ScenarioError, ValueError, RuntimeError) as error:
             print(f"orca-ros sim: {error}", file=sys.stderr)
             return 2
     summary = run.summary
+    if interrupted:
+        summary["interrupted"] = True
+        print(f"{summary['scenario']}: interrupted at {interrupted[0]:.1f} s (sim); "
+              "the summary covers the run until then")
     print(f"{summary['scenario']}: {summary['reached']}/{summary['agents']} robots arrived, "
           f"{summary['collisions']} colliding pairs, makespan "
           f"{summary['makespan'] if summary['makespan'] is not None else '-'} s (sim), "
           f"min separation {summary['min_separation']} m, wall time {summary['wall_time_s']} s")
+    if "faults" in summary:
+        print(f"faults {summary['faults']['spec']}:")
+        for line in result_lines(summary["faults"]):
+            print(f"  {line}")
+    if "observer" in summary:
+        print(f"  {_observer_line(summary['observer'])}")
+    if "other_nodes_on_domain" in summary:
+        print(f"warning: nodes of another process on this ROS domain during the run (their "
+              f"traffic can mix in; set ROS_DOMAIN_ID): "
+              f"{', '.join(summary['other_nodes_on_domain'])}", file=sys.stderr)
     if args.json:
         pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         pathlib.Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
@@ -104,6 +145,61 @@ def _cmd_sim(args: argparse.Namespace) -> int:
                                  run_title(summary, run.deepest_penetration) + "\n(ROS 2 nodes over DDS)",
                                  run.collision_points)
         print(f"picture: {path}")
+    return 0
+
+
+def _observer_line(result: dict) -> str:
+    if "error" in result:
+        return f"observer: {result['error']}"
+    separation = result.get("min_separation")
+    return (f"observer: {result.get('colliding_pairs')} colliding pairs, min separation "
+            f"{'-' if separation is None else round(separation, 4)} m, "
+            f"{result.get('stamps_compared')} stamps compared"
+            + (f" ({result['warning']})" if "warning" in result else ""))
+
+
+def _cmd_fault_suite(args: argparse.Namespace) -> int:
+    import json
+    import pathlib
+
+    from .core.scenario import ScenarioError, load_scenario, resolve_scenario
+    from .faults import standard_faults, suite_table
+    from .fleet import FleetOptions, observer_available, run_fleet
+
+    try:
+        scenario = load_scenario(resolve_scenario(args.scenario))
+        robot_parameters = _robot_parameters(args.robot_param)
+    except (ScenarioError, ValueError) as error:
+        print(f"orca-ros fault-suite: {error}", file=sys.stderr)
+        return 2
+    observer = observer_available() if args.observer is None else args.observer
+    runs = standard_faults(scenario, args.seed, args.kill_at)
+    rows = []
+    for k, (label, spec, supervisor) in enumerate(runs, 1):
+        options = FleetOptions(kinematics=args.kinematics, speed_factor=args.speed_factor,
+                               supervisor=supervisor, robot_parameters=robot_parameters)
+        try:
+            run = run_fleet(args.scenario, options, max_time=args.max_time, faults=spec or None,
+                            observer=observer)
+        except (ScenarioError, ValueError, RuntimeError) as error:
+            print(f"orca-ros fault-suite: {label}: {error}", file=sys.stderr)
+            return 2
+        s = run.summary
+        rows.append({"label": label, "spec": spec, "supervisor": supervisor, "summary": s})
+        observed = (s.get("observer") or {}).get("colliding_pairs", "-")
+        print(f"[{k}/{len(runs)}] {label}: {s['reached']}/{s['agents']} arrived, "
+              f"{s['collisions']} colliding pairs (observer {observed}), makespan "
+              f"{s['makespan']}, wall {s['wall_time_s']} s"
+              + (f"; other nodes on this ROS domain: {', '.join(s['other_nodes_on_domain'])}"
+                 if s.get("other_nodes_on_domain") else ""), file=sys.stderr, flush=True)
+    print(f"{scenario.name}, {args.kinematics}, seed {args.seed}, speed factor "
+          f"{args.speed_factor:g}\n")
+    print(suite_table(rows))
+    if args.json:
+        pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(args.json).write_text(json.dumps(
+            {"scenario": scenario.name, "kinematics": args.kinematics, "seed": args.seed,
+             "speed_factor": args.speed_factor, "runs": rows}, indent=2) + "\n")
     return 0
 
 
@@ -144,6 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="direct: straight at the goals, no avoidance")
     bench.add_argument("--supervisor", action="store_true",
                        help="also run the cocoon supervisor (the scenario's supervisor: block)")
+    bench.add_argument("--command-validity-periods", type=float, metavar="K",
+                       help="plan as the ROS nodes do: commands act up to K time steps, "
+                            "bodies brake at their acceleration limit (default: 1 step)")
     bench.add_argument("--json", metavar="OUT", help="write one summary object per scenario")
     bench.add_argument("--plot", metavar="DIR", help="write one PNG per scenario")
     bench.add_argument("--gif", action="store_true", help="with --plot, also an animated GIF")
@@ -161,12 +260,46 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--backend", default="sim", choices=["sim", "toio-sim"],
                      help="robots: fleet_sim (default), or simulated toio cubes behind "
                           "toio_bridge (diff-drive, the scenario's toio: block names the mat)")
-    sim.add_argument("--stamped", action="store_true", help="cmd_vel as TwistStamped")
+    sim.add_argument("--unstamped", action="store_true",
+                     help="cmd_vel as plain Twist (fleet_sim then times each command from its "
+                          "arrival, not its stamp)")
     sim.add_argument("--max-time", type=float, help="stop after this many sim seconds")
     sim.add_argument("--json", metavar="OUT", help="write the summary as JSON")
     sim.add_argument("--plot", metavar="PNG", help="write a trajectory picture")
     sim.add_argument("--no-progress", action="store_true")
+    sim.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
+                     help="an orca_node parameter for every robot (repeatable), e.g. "
+                          "detect_non_reciprocating=false")
+    sim.add_argument("--faults", metavar="SPEC", default="",
+                     help="inject faults, reproducibly from seed=N, e.g. "
+                          "'drop_odom=0.1,drop_cmd=0.1,seed=3'; keys: drop_odom=[R:]P, "
+                          "drop_cmd=[R:]P, delay=[R:]S, starve=[R|all:]F, kill=R@T, "
+                          "kill_supervisor@T, kill_obstacles@T, bad_obstacles=PERIOD, "
+                          "foreign=R[:straight|jitter], seed=N (times in sim s; see "
+                          "orca_ros/faults.py)")
+    sim.add_argument("--observer", action=argparse.BooleanOptionalAction, default=None,
+                     help="run the independent observer process beside the run and report "
+                          "its verdict (default: on with --faults)")
     sim.set_defaults(func=_cmd_sim)
+
+    suite = sub.add_parser("fault-suite", help="run a scenario without faults and once per "
+                                               "standard fault; a Markdown table")
+    suite.add_argument("scenario", metavar="SCENARIO.yaml", help="scenario file or built-in name")
+    suite.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
+    suite.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
+                       help="an orca_node parameter for every robot (repeatable)")
+    suite.add_argument("--seed", type=int, default=1, help="seed of every fault (default 1)")
+    suite.add_argument("--speed-factor", type=float, default=4.0,
+                       help="sim seconds per wall second (default 4)")
+    suite.add_argument("--max-time", type=float, help="stop each run after this many sim seconds")
+    suite.add_argument("--kill-at", type=float, metavar="T",
+                       help="sim time of the kills (default: 40%% of the first robot's "
+                            "straight-line time)")
+    suite.add_argument("--observer", action=argparse.BooleanOptionalAction, default=None,
+                       help="the independent observer beside every run (default: on when "
+                            "orca_ros.observer exists)")
+    suite.add_argument("--json", metavar="OUT", help="write every run's summary as JSON")
+    suite.set_defaults(func=_cmd_fault_suite)
 
     bench_ros = sub.add_parser("bench-ros", help="control-loop timing of N robots through real "
                                                  "nodes in one process, on sim time")
@@ -193,9 +326,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    return args.func(args)
+    """``orca-ros``. SIGINT or SIGTERM at any moment ends it with status 0 (see orca_ros.stop);
+    ``sim`` then ends its run in order and still reports it."""
+    from . import stop
+
+    previous = stop.install(interrupt=True)
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except BaseException:  # after a signal: the KeyboardInterrupt, or what it broke (an import)
+        if not stop.requested():
+            raise
+        print("orca-ros: interrupted", file=sys.stderr)
+        return 0
+    finally:
+        if argv is None:  # the orca-ros command: it ends now, a second Ctrl-C must not kill it
+            stop.ignore()
+        else:  # called from Python (tests): give the signals back
+            stop.restore(previous)
 
 
 if __name__ == "__main__":

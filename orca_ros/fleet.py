@@ -37,11 +37,12 @@ class FleetOptions:
     planner: str = "orca"
     kinematics: Optional[str] = None  # None: holonomic
     speed_factor: float = 1.0
-    enable_stamped_cmd_vel: bool = False
+    enable_stamped_cmd_vel: bool = True  # stamped commands: the simulator can tell their age
     supervisor: bool = False
     control_rate: Optional[float] = None  # None: 1 / the scenario's time step
     use_sim_time: bool = True
     backend: str = "sim"  # sim (fleet_sim) | toio-sim (simulated cubes behind toio_bridge)
+    robot_parameters: Tuple[Tuple[str, Any], ...] = ()  # orca_node parameters for every robot
 
 
 def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Dict[str, Any]:
@@ -49,12 +50,14 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
     agent = scenario.agent(name)
     others = [a for a in scenario.agents if a.name != name]
     radius_overrides = [f"{a.name}={a.radius}" for a in others if a.radius != agent.radius]
+    control_rate = options.control_rate or round(1.0 / scenario.time_step, 6)
     return {
         "use_sim_time": options.use_sim_time,
         "radius": agent.radius, "max_speed": agent.max_speed, "pref_speed": agent.pref_speed,
         "neighbor_dist": agent.neighbor_dist, "max_neighbors": agent.max_neighbors,
         "time_horizon": agent.time_horizon, "time_horizon_obst": agent.time_horizon_obst,
-        "control_rate": options.control_rate or round(1.0 / scenario.time_step, 6),
+        "control_rate": control_rate,
+        "command_validity": command_validity(control_rate),
         "kinematics": options.kinematics or "holonomic", "planner": options.planner,
         "goal_tolerance": scenario.goal_tolerance_of(agent),
         "lookahead": scenario.waypoint_tolerance_of(agent),
@@ -63,6 +66,12 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
         "neighbor_radius_overrides": radius_overrides or [""],
         "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
     }
+
+
+def command_validity(control_rate: float) -> float:
+    """How long a command may act (s): two control periods, so one late cycle does not
+    stop the robot, and two do. orca_node plans over it; the simulator enforces it."""
+    return round(2.0 / control_rate, 6)
 
 
 def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> List[NodeSpec]:
@@ -81,6 +90,8 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
         simulator = NodeSpec("fleet_sim", "fleet_sim", parameters={
             "scenario": path, "kinematics": options.kinematics or "holonomic",
             "speed_factor": float(options.speed_factor), "publish_clock": True,
+            "command_validity": command_validity(
+                options.control_rate or round(1.0 / scenario.time_step, 6)),
             "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel, "send_goals": True,
             "goal_subscribers": goal_subscribers})
     plan = [
@@ -97,6 +108,7 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
         parameters = robot_parameters(scenario, agent.name, options)
         if options.backend == "toio-sim":
             parameters.update(TOIO_ROBOT)
+        parameters.update(dict(options.robot_parameters))
         plan.append(NodeSpec("orca_node", "orca_node", namespace=agent.name,
                              parameters=parameters))
     return plan
@@ -107,6 +119,8 @@ TOIO_ROBOT = {
     "kinematics": "diff_drive", "max_angular_speed": 4.0, "max_linear_accel": 1.0,
     "max_angular_accel": 20.0, "odom_timeout": 0.5, "command_lag": 0.14,
     "heading_time_constant": 0.3, "safety_margin_ratio": 0.5,
+    # toio_bridge times motor commands to end when the command's validity does.
+    "command_validity": 0.2,
 }
 
 
@@ -166,23 +180,43 @@ class SimRun:
     collision_points: List[Tuple[float, float]]
     deepest_penetration: float
     conflicts: List[Dict[str, Any]]
+    injector: Any = None  # the FaultInjector of a run with faults (its counters, drop log)
 
 
 def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
-              progress: Optional[Callable[[float, int], None]] = None,
-              max_time: Optional[float] = None) -> SimRun:
+              progress: Optional[Callable[[float, int], Optional[bool]]] = None,
+              max_time: Optional[float] = None, faults: Any = None,
+              observer: Optional[bool] = None) -> SimRun:
     """Run the plan's nodes in this process until every robot arrives or ``max_time`` (sim s).
 
     fleet_sim sends each robot its goal on ``goal_pose`` (its waypoints on
     ``plan``) as a user would in RViz, once the robot's orca_node listens.
+
+    ``faults`` (a SPEC string or :class:`~orca_ros.faults.FaultSpec`) are
+    injected by a :class:`~orca_ros.faults.FaultInjector`; the run then also
+    ends when every robot that still can has arrived (killed or jittering
+    robots cannot), and the summary gets ``"faults"``. ``observer`` runs
+    ``orca_ros.observer`` in its own process beside the run and puts its
+    verdict in the summary (``"observer"``); None: on when there are faults.
     """
     import numpy as np
     import rclpy
     from rclpy.context import Context
 
+    from .faults import FaultInjector, FaultSpec, filter_plan, parse_faults
+
+    spec = faults if isinstance(faults, FaultSpec) or faults is None else parse_faults(faults)
+    if spec is not None and spec.empty:
+        spec = None
     plan = fleet_plan(scenario_path, options)
     scenario = load_scenario(resolve_scenario(scenario_path))
     limit = scenario.max_time if max_time is None else max_time
+    if spec is not None:
+        spec.check([a.name for a in scenario.agents], options.supervisor)
+        plan = filter_plan(plan, spec)
+    watcher = _Observer(str(resolve_scenario(scenario_path))) \
+        if _observer_wanted(observer, spec) else None
+    injector = None
     context = Context()
     rclpy.init(context=context)
     started = time.perf_counter()
@@ -198,12 +232,30 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
         for node in nodes:
             executor.add_node(node)
         record = sim.record
+        if spec is not None:
+            sim_spec = next(s for s in plan if s.executable in SIMULATORS)
+            injector = FaultInjector(spec, scenario, lambda: record.sim_time)
+            injector.attach(
+                context, executor, nodes, sim, robots, supervisor=supervisor,
+                obstacle_server=next((n for n, s in zip(list(nodes), plan)
+                                      if s.executable == "obstacle_server"), None),
+                kinematics="diff_drive" if options.backend == "toio-sim"
+                else (options.kinematics or "holonomic"),
+                stamped_cmd=bool(sim_spec.parameters.get("enable_stamped_cmd_vel")),
+                use_sim_time=options.use_sim_time)
+        if watcher is not None:
+            watcher.wait_ready(sim, [f"/{a.name}/odom" for a in scenario.agents])
+        strangers = _GraphWatch(sim, nodes, observer=watcher is not None)
         while record.sim_time < limit - 1e-9:
             executor.spin_once(timeout_sec=0.05)
+            if injector is not None:
+                injector.poll()
+            strangers.poll()
             arrived = record.arrived
-            if progress is not None:
-                progress(record.sim_time, arrived)
-            if arrived == len(scenario.agents):
+            if progress is not None and progress(record.sim_time, arrived):
+                break  # a true return asks to end here (orca-ros sim: SIGINT or SIGTERM)
+            if arrived == len(scenario.agents) or (injector is not None
+                                                   and injector.finished(record)):
                 break
         wall_time = time.perf_counter() - started
         summary = _summary(scenario, record, options, wall_time)
@@ -211,10 +263,21 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
         conflicts = supervisor.decisions if supervisor is not None else []
         if options.supervisor:
             summary["conflicts"] = conflicts
+        if injector is not None:
+            summary["faults"] = injector.report(record)
+        strangers.poll(force=True)
+        if strangers.others:
+            summary["other_nodes_on_domain"] = sorted(strangers.others)
+        if watcher is not None:
+            summary["observer"] = watcher.stop()
         return SimRun(summary, scenario, np.array(record.trajectory),
                       np.array(record.frame_times), list(record.ledger.points),
-                      record.ledger.deepest, conflicts)
+                      record.ledger.deepest, conflicts, injector)
     finally:
+        if watcher is not None:
+            watcher.close()
+        if injector is not None:
+            injector.detach()  # SimRun keeps the injector; it must not keep the executor
         for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown(context=context)
@@ -262,6 +325,122 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
         "steps": record.steps, "wall_time_s": round(wall_time, 3),
         "speed_factor": options.speed_factor,
     }
+
+
+class _GraphWatch:
+    """Nodes on this ROS domain that are not this run's (another process on the same
+    ``ROS_DOMAIN_ID`` can mix its odometry, commands or obstacles into the run)."""
+
+    PERIOD_S = 2.0  # wall seconds between looks at the graph
+
+    def __init__(self, node, ours: List[Any], observer: bool = False) -> None:
+        self.node, self.ours, self.observer = node, ours, observer
+        self.next = time.perf_counter() + 1.0
+        self.others: set = set()
+
+    def poll(self, force: bool = False) -> None:
+        from collections import Counter
+
+        now = time.perf_counter()
+        if not force and now < self.next:
+            return
+        self.next = now + self.PERIOD_S
+        try:
+            seen = Counter(self.node.get_node_names_and_namespaces())
+        except Exception:  # the graph is not there any more: nothing to learn
+            return
+        mine = Counter((n.get_name(), n.get_namespace()) for n in self.ours)
+        if self.observer:
+            mine[("orca_observer", "/")] += 1
+        for name, namespace in (seen - mine):
+            self.others.add(f"{namespace.rstrip('/')}/{name}")
+
+
+def observer_available() -> bool:
+    """Whether ``orca_ros.observer`` (the independent observer process) is part of this build."""
+    try:
+        from . import observer
+    except ImportError:
+        return False
+    return hasattr(observer, "start_observer") and hasattr(observer, "stop_observer")
+
+
+def _observer_wanted(observer: Optional[bool], spec) -> bool:
+    if observer is None:
+        return spec is not None and observer_available()
+    if observer and not observer_available():
+        raise RuntimeError("--observer: orca_ros.observer is not part of this build")
+    return observer
+
+
+OBSERVER_FIELDS = ("colliding_pairs", "robot_pairs", "obstacle_pairs", "collisions",
+                   "min_separation", "min_obstacle_gap", "deepest_penetration", "arrived",
+                   "robots", "stamps_compared", "odom_rate_hz_mean")
+OBSERVER_DRAIN_S = 1.0  # wall seconds between the end of a run and stopping the observer
+
+
+class _Observer:
+    """``python -m orca_ros.observer`` beside one run: started first, stopped after the run."""
+
+    def __init__(self, scenario_path: str) -> None:
+        import os
+        import tempfile
+
+        from .observer import start_observer
+
+        self.directory = tempfile.mkdtemp(prefix="orca_observer_")
+        self.json_path = os.path.join(self.directory, "observer.json")
+        self.status_path = os.path.join(self.directory, "status.json")
+        try:
+            self.proc = start_observer(scenario_path, self.json_path,
+                                       status_path=self.status_path,
+                                       log_path=os.path.join(self.directory, "observer.log"))
+        except TypeError:  # an observer without the optional arguments
+            self.status_path = None
+            self.proc = start_observer(scenario_path, self.json_path)
+        self.ready: Optional[bool] = None
+
+    def wait_ready(self, graph_node=None, topics: Sequence[str] = (),
+                   timeout: float = 30.0) -> None:
+        """Wait until the observer has subscribed (its first status file), and until
+        ``graph_node`` sees its subscription on every one of ``topics`` (DDS matching)."""
+        from . import observer
+
+        end = time.monotonic() + timeout
+        if self.status_path and hasattr(observer, "wait_ready"):
+            self.ready = observer.wait_ready(self.status_path, self.proc, timeout)
+        if graph_node is None or self.ready is False:
+            return
+        waiting = list(topics)
+        while waiting and time.monotonic() < end and self.proc.poll() is None:
+            waiting = [t for t in waiting if not any(
+                info.node_name == "orca_observer"
+                for info in graph_node.get_subscriptions_info_by_topic(t))]
+            if waiting:
+                time.sleep(0.05)
+        self.ready = not waiting
+
+    def stop(self) -> Dict[str, Any]:
+        """SIGINT it and return the main figures of its report (or ``{"error": ...}``)."""
+        from .observer import stop_observer
+
+        time.sleep(OBSERVER_DRAIN_S)  # let it take in the last poses in flight
+        try:
+            report = stop_observer(self.proc, self.json_path)
+        except RuntimeError as error:
+            return {"error": str(error)}
+        result = {key: report[key] for key in OBSERVER_FIELDS if key in report}
+        if self.ready is False:
+            result["warning"] = "the observer was not ready when the run started"
+        return result
+
+    def close(self) -> None:
+        import shutil
+
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 TOIO_CUBE_DEFAULTS = {

@@ -7,7 +7,7 @@ import pytest
 from ros_helpers import params
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
-from geometry_msgs.msg import Point, PoseStamped, Twist  # noqa: E402
+from geometry_msgs.msg import Point, PoseStamped, Twist, TwistStamped  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from visualization_msgs.msg import Marker  # noqa: E402
 
@@ -113,7 +113,7 @@ def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
     marker.type = Marker.LINE_LIST
     marker.points = [Point(x=1.0, y=1.0), Point(x=1.0, y=1.0), Point(x=2.0, y=0.0)]
     rig.obstacles.publish(marker)
-    cmd = rig.drive(0.3, odom(0.0, 0.0))  # shorter than neighbor_timeout
+    cmd = rig.drive(0.3, odom(0.0, 0.0), odom(4.0, 0.0))
     assert rig.node.goal == (6.0, 0.0)  # the bad goal did not replace the good one
     assert rig.node.neighbors["other"].position == (4.0, 0.0)  # nor did the NaN pose
     assert math.isfinite(cmd.linear.x)
@@ -122,20 +122,28 @@ def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
     status, values = rig.my_status()
     assert status.level == bytes([1])  # WARN
     assert rig.node.rejected == {"odom of other": 1, "goal_pose": 1,
-                                 "/obstacles": 2}  # zero-length segment, odd point count
-    assert rig.drive(0.3, odom(0.0, 0.0)).linear.x > 0.5  # still driving
+                                 "/obstacles": 1}  # zero-length segment, odd count: dropped whole
+    assert rig.drive(0.3, odom(0.0, 0.0), odom(4.0, 0.0)).linear.x > 0.5  # still driving
 
 
-def test_stale_own_odometry_stops_the_robot_and_forgotten_neighbours_go(ros):
-    rig = Rig(ros, odom_timeout=0.3, neighbor_timeout=0.3)
+def test_stale_own_odometry_stops_the_robot_and_silent_neighbours_grow_then_go(ros):
+    rig = Rig(ros, odom_timeout=0.3, neighbor_timeout=0.3, neighbor_forget_after=2.0)
     rig.goal.publish(goal(6.0, 0.0))
     moving = rig.drive(0.5, odom(0.0, 0.0), odom(3.0, 3.0))
     assert moving.linear.x > 0.5 and "other" in rig.node.neighbors
     rig.ros.spin_for(0.8)  # silence
     assert rig.commands[-1].linear.x == 0.0 and rig.commands[-1].linear.y == 0.0
     assert rig.node.goal_state == "own odom stale"
-    rig.own.publish(odom(0.0, 0.0))
-    rig.ros.spin_for(0.2)
+    # The neighbour's data stopped, but it may still be there, or moving: it is
+    # kept, as a disc growing at its top speed (1 m/s here) since its last odometry.
+    rig.drive(0.3, odom(0.0, 0.0))
+    assert "other" in rig.node.neighbors
+    config = rig.node.controller.effective_config
+    [seen] = rig.node._perceived_neighbors(config, rig.node.state, rig.node._now_ns())
+    assert seen.uncertainty == pytest.approx(1.1, abs=0.4)  # ~1.1 s of silence at 1 m/s
+    assert rig.ros.spin_until(lambda: "other" in rig.my_status()[1].get("stale_neighbors", ""),
+                              3.0)
+    rig.drive(1.2, odom(0.0, 0.0))  # past neighbor_forget_after
     assert "other" not in rig.node.neighbors
 
 
@@ -172,7 +180,8 @@ def test_direct_planner_ignores_neighbours(ros):
 # --- fleet_sim ------------------------------------------------------------------------------
 
 def sim_rig(ros, **overrides):
-    settings = dict(scenario="crossing_4", speed_factor=1.0, publish_clock=True, cmd_timeout=0.5)
+    settings = dict(scenario="crossing_4", speed_factor=1.0, publish_clock=True,
+                    command_validity=0.5)
     settings.update(overrides)
     sim = ros.add(FleetSim(context=ros.context, parameter_overrides=params(**settings)))
     tester = ros.node("sim_tester")
@@ -197,10 +206,45 @@ def test_fleet_sim_integrates_cmd_vel_and_its_watchdog_stops_a_silent_robot(ros)
     # 0.4 m/s over `steps` sim steps of 0.1 s, less the 0.1 s acceleration ramp.
     assert moved == pytest.approx(0.4 * 0.1 * steps, abs=0.4 * 0.1 * 2)
     assert sim.bodies[north].y < start[1] and heading == pytest.approx(-math.pi / 2)
-    ros.spin_for(1.2)  # no more commands: past cmd_timeout
+    ros.spin_for(1.2)  # no more commands: past command_validity
     assert sim.bodies[north].vx == 0.0
     others = [b for k, b in enumerate(sim.bodies) if k != north]
     assert all(b.vx == 0.0 for b in others)  # never commanded, never moved
+
+
+def test_fleet_sim_times_stamped_commands_from_their_stamp_then_brakes(ros):
+    from rclpy.time import Time
+
+    sim = ros.add(FleetSim(context=ros.context, parameter_overrides=params(
+        scenario="crossing_4", speed_factor=1.0, enable_stamped_cmd_vel=True,
+        command_validity=0.3, max_linear_accel=2.0)))
+    tester = ros.node("sim_tester")
+    cmd = tester.create_publisher(TwistStamped, "/north/cmd_vel", RELIABLE_10)
+    ros.spin_until(lambda: cmd.get_subscription_count() > 0 and sim.sim_time > 1.0)
+    north = sim.names.index("north")
+
+    def command(speed, age):
+        msg = TwistStamped()
+        msg.header.stamp = Time(nanoseconds=int((sim.sim_time - age) * 1e9)).to_msg()
+        msg.twist.linear.x = speed
+        return msg
+
+    for _ in range(10):  # computed from data 0.5 s old: past its validity, never applied
+        cmd.publish(command(0.4, 0.5))
+        ros.spin_for(0.05)
+    assert sim.bodies[north].vx == 0.0
+    for _ in range(10):  # fresh: applied
+        cmd.publish(command(0.4, 0.0))
+        ros.spin_for(0.05)
+    assert sim.bodies[north].vx == pytest.approx(0.4)
+    speeds = []  # silence: once the last command's validity ends, it brakes at 2 m/s^2
+    for _ in range(8):
+        ros.executor.spin_once(timeout_sec=0.2)
+        speeds.append((round(sim.sim_time, 3), sim.bodies[north].vx))
+    assert speeds[-1][1] == 0.0
+    drops = [a[1] - b[1] for a, b in zip(speeds, speeds[1:]) if b[0] > a[0] and a[1] > 0.0]
+    assert drops and max(drops) <= 2.0 * 0.1 * (1 + 1e-6) * max(
+        round((b[0] - a[0]) / 0.1) for a, b in zip(speeds, speeds[1:]) if b[0] > a[0])
 
 
 def test_fleet_sim_rejects_nan_commands_and_keeps_stepping(ros):
@@ -265,10 +309,11 @@ def test_another_process_can_watch_a_running_sim_over_dds(ros):
         watcher = ros.node("watcher")
         odoms, commands = [], []
         watcher.create_subscription(Odometry, "/north/odom", odoms.append, RELIABLE_10)
-        watcher.create_subscription(Twist, "/north/cmd_vel", commands.append, RELIABLE_10)
+        watcher.create_subscription(TwistStamped, "/north/cmd_vel", commands.append,
+                                    RELIABLE_10)
         assert ros.spin_until(lambda: len(odoms) >= 10 and len(commands) >= 5, 30.0), \
             (len(odoms), len(commands))
-        assert any(abs(c.linear.x) + abs(c.linear.y) > 0.1 for c in commands)
+        assert any(abs(c.twist.linear.x) + abs(c.twist.linear.y) > 0.1 for c in commands)
         output, _ = runner.communicate(timeout=60)
         assert runner.returncode == 0, output
         assert "crossing_4: " in output and "robots arrived, 0 colliding pairs" in output
@@ -285,3 +330,41 @@ def test_obstacle_server_walls_in_a_toio_mat(ros):
     ys = sorted({round(c, 9) for s in server.segments for c in (s.a[1], s.b[1])})
     assert xs == pytest.approx([45 * 1.3625e-3, 455 * 1.3625e-3])
     assert ys == pytest.approx([-455 * 1.3625e-3, -45 * 1.3625e-3])
+
+
+def test_orca_node_spots_a_neighbour_that_does_not_give_way(ros):
+    rig = Rig(ros, max_speed=1.0)
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0))
+    # It comes straight at us at 0.8 m/s and never changes course, whatever we do.
+    x = 3.0
+    for _ in range(30):
+        rig.own.publish(odom(0.0, 0.0))
+        rig.other.publish(odom(x, 0.0, yaw=math.pi, vx=0.8))
+        rig.ros.spin_for(0.05)
+        x -= 0.8 * 0.05
+    assert not rig.node.reciprocity.reciprocates("other", rig.node._now_ns() * 1e-9)
+    assert rig.ros.spin_until(
+        lambda: "other" in rig.my_status()[1].get("non_reciprocating_neighbors", ""), 3.0)
+
+
+def test_declared_non_reciprocating_neighbours_get_the_whole_avoidance(ros):
+    rig = Rig(ros, non_reciprocating=["other"])
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0), odom(2.0, 0.0, yaw=math.pi, vx=1.0))
+    [seen] = rig.node._perceived_neighbors(rig.node.controller.effective_config,
+                                           rig.node.state, rig.node._now_ns())
+    assert seen.reciprocates is False
+
+
+def test_absurd_own_odometry_is_not_planned_on(ros):
+    rig = Rig(ros)
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0))
+    rig.own.publish(odom(1e300, 0.0))
+    rig.ros.spin_for(0.1)
+    rig.own.publish(odom(50.0, 0.0))  # a jump no robot makes in 50 ms
+    rig.ros.spin_for(0.1)
+    assert rig.node.state.position == (0.0, 0.0)
+    assert rig.node.rejected.get("own odom") == 2
+    assert "own odom" in rig.node.last_problem and "jump" in rig.node.last_problem

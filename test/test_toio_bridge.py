@@ -44,7 +44,7 @@ def test_cube_entries_are_parsed_or_refused_with_the_format():
 
 
 def bridge_rig(ros, **overrides):
-    settings = dict(cubes=["c1=sim:0.34,-0.34,0.0"], mat="collection_ring", cmd_timeout=0.3)
+    settings = dict(cubes=["c1=sim:0.34,-0.34,0.0"], mat="collection_ring", command_validity=0.3)
     settings.update(overrides)
     bridge = ros.add(ToioBridge(context=ros.context, parameter_overrides=params(**settings)))
     tester = ros.node("toio_tester")
@@ -69,6 +69,36 @@ def test_bridge_drives_a_cube_and_stops_it_when_cmd_vel_stops(ros):
     ros.spin_for(1.0)  # no more cmd_vel
     assert cube.link.body.left == pytest.approx(0.0, abs=1e-3)
     assert isinstance(cube.link.writes[-1], (p.MotorBasic, p.MotorTimed))
+
+
+def test_motor_commands_end_when_the_commands_validity_does(ros):
+    from geometry_msgs.msg import TwistStamped
+    from rclpy.time import Time
+
+    bridge = ros.add(ToioBridge(context=ros.context, parameter_overrides=params(
+        cubes=["c1=sim:0.34,-0.34,0.0"], mat="collection_ring", enable_stamped_cmd_vel=True,
+        command_validity=0.3)))
+    cube = bridge.cubes["c1"]
+    tester = ros.node("stamped_tester")
+    cmd = tester.create_publisher(TwistStamped, "/c1/cmd_vel", RELIABLE_10)
+    ros.spin_until(lambda: cmd.get_subscription_count() > 0 and bridge.now() > 1.0, 10.0)
+
+    def command(age):
+        msg = TwistStamped()
+        msg.header.stamp = Time(nanoseconds=int((bridge.now() - age) * 1e9)).to_msg()
+        msg.twist.linear.x = 0.1
+        return msg
+
+    writes = len(cube.link.writes)
+    for _ in range(6):  # computed from data older than its validity: never sent to the cube
+        cmd.publish(command(0.5))
+        ros.spin_for(0.05)
+    assert not any(isinstance(w, p.MotorTimed) for w in cube.link.writes[writes:])
+    cmd.publish(command(0.15))  # 0.15 s of its 0.3 s left
+    assert ros.spin_until(lambda: any(isinstance(w, p.MotorTimed)
+                                      for w in cube.link.writes[writes:]), 2.0)
+    timed = [w for w in cube.link.writes[writes:] if isinstance(w, p.MotorTimed)]
+    assert 10 <= timed[0].duration_ms <= 150
 
 
 def test_a_lifted_cube_is_stopped_reported_and_resumes_when_put_back(ros):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .drive import (DiffDriveLimits, keep_right_angle, kinematic_half_planes,
@@ -70,6 +70,8 @@ class ControllerConfig:
     max_angular_accel: float = 20.0
     heading_time_constant: float = 0.0  # s; 0 = one control period
     command_lag: float = 0.0  # s from command to motion (toio cubes: ~0.14)
+    command_validity: Optional[float] = None  # s a command may act; None: one time_step
+    accel_limited: bool = False  # holonomic body changes velocity at most at max_linear_accel
     lateral_speed_ratio: float = 0.25
     lateral_error_max_ratio: float = 0.15
 
@@ -88,13 +90,30 @@ class ControllerConfig:
             raise ValueError(f"planner must be one of {PLANNERS}, got {self.planner!r}")
         if self.max_neighbors < 0 or self.guidance_period < 1:
             raise ValueError("max_neighbors must be >= 0 and guidance_period >= 1")
-        for name in ("goal_tolerance", "waypoint_tolerance"):
+        for name in ("goal_tolerance", "waypoint_tolerance", "command_validity"):
             if getattr(self, name) is not None:
                 as_finite(getattr(self, name), name, strictly_positive=True)
 
     @property
     def diff_drive(self) -> bool:
         return self.kinematics == "diff_drive"
+
+    @property
+    def command_horizon(self) -> float:
+        """How long a command can act before the robot brakes (s), at least one period.
+
+        In the world a new command comes every ``time_step``. Through ROS a
+        command is valid for ``command_validity`` after its stamp; the robot's
+        driver (fleet_sim, toio_bridge) brakes once it has none that is valid.
+        """
+        if self.command_validity is None:
+            return self.time_step
+        return max(self.command_validity, self.time_step)
+
+    @property
+    def braking_accel(self) -> Optional[float]:
+        """Deceleration the safety half-planes plan with; None: the velocity changes at once."""
+        return self.max_linear_accel if self.diff_drive or self.accel_limited else None
 
     @cached_property
     def limits(self) -> DiffDriveLimits:
@@ -144,6 +163,25 @@ class ControllerConfig:
         return self.radius if self.waypoint_tolerance is None else self.waypoint_tolerance
 
 
+def _along_heading(heading: float, line: HalfPlane) -> Optional[HalfPlane]:
+    """A safety half-plane ``v . n <= L`` applied to what a unicycle really drives.
+
+    A unicycle commanded ``u`` moves at ``(u . h) h`` along its heading ``h``;
+    the lateral part of ``u`` (up to ``E_lat / dt``) is only covered by the
+    tracking margin, which a robot already inside the margin no longer has.
+    So the motion itself keeps to the limit: ``(u . h)(h . n) <= L``, a
+    half-plane in ``u`` when the robot faces the other (``h . n > 0``).
+    ``u = 0`` satisfies it whenever ``L >= 0``.
+    """
+    hx, hy = math.cos(heading), math.sin(heading)
+    nx, ny = line.direction_y, -line.direction_x  # the normal towards the other
+    facing = hx * nx + hy * ny
+    if facing < 0.1:
+        return None
+    limit = (line.point_x * nx + line.point_y * ny) / facing
+    return HalfPlane(hx * limit, hy * limit, -hy, hx)
+
+
 class RobotState(NamedTuple):
     """The robot as measured: pose, world-frame velocity, and unicycle speeds."""
 
@@ -155,12 +193,20 @@ class RobotState(NamedTuple):
 
 
 class Neighbor(NamedTuple):
-    """Another robot as seen now; ``key`` orders coincident pairs consistently."""
+    """Another robot as seen now; ``key`` orders coincident pairs consistently.
+
+    ``uncertainty`` (m): how far it may be from ``position`` because its data
+    is old (see :mod:`orca_ros.core.perception`); it enlarges the disc.
+    ``reciprocates``: False for a robot that does not avoid us (we then take
+    the whole avoidance effort).
+    """
 
     position: Vector2
     velocity: Vector2
     radius: float
     key: str = ""
+    uncertainty: float = 0.0
+    reciprocates: bool = True
 
 
 def predict_state(state: RobotState, lag: float, unicycle: bool = False) -> RobotState:
@@ -335,24 +381,29 @@ class RobotController:
                                     c.time_step, c.heading_time_constant)
         return Command(pref, v, omega, pref, pref, None, arrived)
 
-    def within_one_step(self, state: RobotState,
-                        candidates: Sequence[Neighbor]) -> List[Neighbor]:
-        """The candidates close enough that the pair could meet within one control period."""
+    def within_one_step(self, state: RobotState, candidates: Sequence[Neighbor],
+                        own_uncertainty: float = 0.0) -> List[Neighbor]:
+        """The candidates close enough that the pair could meet while a command acts."""
         c = self.effective_config
-        reach = c.safety_radius(c.radius) + 2.0 * c.max_speed * c.time_step
+        horizon = c.command_horizon
+        reach = c.safety_radius(c.radius) + own_uncertainty + 2.0 * c.max_speed * horizon
         return [n for n in candidates
-                if math.dist(n.position, state.position) < reach + c.safety_radius(n.radius)]
+                if math.dist(n.position, state.position) < reach + c.safety_radius(n.radius)
+                + n.uncertainty + (0.0 if n.reciprocates else math.hypot(*n.velocity) * horizon)]
 
     def safety_half_planes(self, state: RobotState, close: Sequence[Neighbor],
-                           edges: Sequence[ObstacleVertex]) -> List[HalfPlane]:
-        """Hard one-step half-planes against every close neighbour and visible wall."""
+                           edges: Sequence[ObstacleVertex],
+                           own_uncertainty: float = 0.0) -> List[HalfPlane]:
+        """Hard half-planes against every close neighbour and visible wall, over the
+        time the command can act (:attr:`ControllerConfig.command_horizon`)."""
         c = self.effective_config
-        braking = c.max_linear_accel if c.diff_drive else None
-        own = c.safety_radius(c.radius)
+        braking = c.braking_accel
+        horizon = c.command_horizon
+        own = c.safety_radius(c.radius) + own_uncertainty
         lines = []
         for edge in edges:
             line = one_step_obstacle_half_plane(state.position, own, edge, c.time_step, braking,
-                                                c.radius)
+                                                c.radius, horizon)
             if line is not None:
                 lines.append(line)
         px, py = state.position
@@ -360,14 +411,29 @@ class RobotController:
             tie = (1.0, 0.0) if self.key < other.key else (-1.0, 0.0)
             lines.append(one_step_safety_half_plane(
                 (other.position[0] - px, other.position[1] - py),
-                own + c.safety_radius(other.radius), c.time_step, tie,
-                braking, c.radius + other.radius))
+                own + c.safety_radius(other.radius) + other.uncertainty, c.time_step, tie,
+                braking, c.radius + other.radius, horizon,
+                None if other.reciprocates else other.velocity))
+        if c.diff_drive:
+            lines += [line for line in map(partial(_along_heading, state.heading), lines)
+                      if line is not None]
         return lines
+
+    def _orca_neighbor(self, position: Vector2, own_radius: float,
+                       n: Neighbor) -> Tuple[float, float, float, float, float, float]:
+        """``(x, y, vx, vy, radius, responsibility)`` of a neighbour for ORCA's half-planes."""
+        radius = self.effective_config.avoidance_radius(n.radius)
+        if n.uncertainty > 0.0:
+            free = math.dist(position, n.position) - own_radius - radius
+            radius += min(n.uncertainty, 0.5 * max(free, 0.0))
+        return (n.position[0], n.position[1], n.velocity[0], n.velocity[1], radius,
+                0.5 if n.reciprocates else 1.0)
 
     def compute(self, state: RobotState, neighbors: Sequence[Neighbor],
                 obstacle_edges: Sequence[ObstacleVertex] = (),
                 close: Optional[Sequence[Neighbor]] = None,
-                agent_half_planes: Optional[Sequence[HalfPlane]] = None) -> Command:
+                agent_half_planes: Optional[Sequence[HalfPlane]] = None,
+                own_uncertainty: float = 0.0) -> Command:
         """This period's command.
 
         ``neighbors``: the robots ORCA reasons about, nearest first, at most
@@ -377,7 +443,15 @@ class RobotController:
         ``neighbors`` within that reach). ``agent_half_planes``: the ORCA
         half-planes against ``neighbors`` if the caller built them in a batch
         (:func:`~orca_ros.core.orca.agent_orca_half_planes_batch`, with radii
-        :meth:`ControllerConfig.avoidance_radius`).
+        :meth:`ControllerConfig.avoidance_radius`). ``own_uncertainty`` (m):
+        how far the robot may be from ``state.position`` (its own odometry is
+        old); it enlarges the robot in the hard safety half-planes.
+
+        A neighbour's ``uncertainty`` enlarges it fully in the hard safety
+        half-planes, and in ORCA's half-planes by at most half the free gap,
+        so that an uncertain neighbour never looks like an overlap that ORCA
+        would flee from. Against a neighbour that does not reciprocate the
+        robot takes ORCA's whole ``u``.
         """
         c = self.effective_config
         own_radius = c.avoidance_radius(c.radius)
@@ -394,11 +468,11 @@ class RobotController:
 
         safety: List[HalfPlane] = []
         if not c.strict and c.one_step_safety:
-            close = self.within_one_step(state, neighbors if close is None else close)
-            safety = self.safety_half_planes(state, close, edges)
+            close = self.within_one_step(state, neighbors if close is None else close,
+                                         own_uncertainty)
+            safety = self.safety_half_planes(state, close, edges, own_uncertainty)
         others = [] if agent_half_planes is not None else \
-            [(n.position[0], n.position[1], n.velocity[0], n.velocity[1],
-              c.avoidance_radius(n.radius)) for n in neighbors]
+            [self._orca_neighbor(state.position, own_radius, n) for n in neighbors]
         args = (state.position, state.velocity, own_radius, c.max_speed, pref, c.time_horizon,
                 c.time_horizon_obst, c.time_step, others, edges)
         result = solve_orca(*args, hard_half_planes=safety, agent_half_planes=agent_half_planes)

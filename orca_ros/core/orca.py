@@ -288,7 +288,8 @@ def obstacle_orca_half_plane(position: Vector2, velocity: Vector2, radius: float
 
 def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
                           other_velocity: Vector2, combined_radius: float,
-                          inv_time_horizon: float, inv_time_step: float) -> HalfPlane:
+                          inv_time_horizon: float, inv_time_step: float,
+                          responsibility: float = 0.5) -> HalfPlane:
     """The reciprocal half-plane ``ORCA_A|B`` against one neighbour (paper eq. 3-4).
 
     ``u`` is the smallest change of the relative velocity that leaves the
@@ -296,7 +297,9 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
     so the half-plane passes through ``v_A + u/2`` with normal ``n``
     (the direction of ``u``). When the discs already overlap, the velocity
     obstacle is truncated at one time step instead, so the pair separates
-    within that step.
+    within that step. ``responsibility`` is the share of ``u`` this agent
+    takes: 1/2 against an agent that reciprocates, 1 against one that does
+    not (the paper's section 4 remark on non-reciprocating agents).
     """
     rpx, rpy = other_position_rel
     rvx = velocity[0] - other_velocity[0]
@@ -342,7 +345,8 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
         scale = combined_radius * inv_time_step - w_length
         ux, uy = scale * ux_unit, scale * uy_unit
 
-    return HalfPlane(velocity[0] + 0.5 * ux, velocity[1] + 0.5 * uy, dx, dy)
+    return HalfPlane(velocity[0] + responsibility * ux, velocity[1] + responsibility * uy,
+                     dx, dy)
 
 
 def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, combined_radius,
@@ -395,39 +399,55 @@ def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, c
     return np.stack((v[..., 0] + 0.5 * ux, v[..., 1] + 0.5 * uy, dx, dy), axis=-1)
 
 
-def braking_speed(gap: float, braking_accel: float, time_step: float) -> float:
-    """Largest speed from which braking by ``braking_accel * time_step`` per step,
-    this step included, stops within ``gap``: ``a (sqrt(dt**2/4 + 2 gap / a) - dt/2)``."""
-    if gap <= 0.0:
+def braking_speed(gap: float, braking_accel: float, time_step: float,
+                  hold: Optional[float] = None) -> float:
+    """Largest speed ``v`` from which a robot stops within ``gap``.
+
+    The command is held for ``hold`` seconds (default: one ``time_step``),
+    then the robot brakes by ``a dt`` per step (``a = braking_accel``). Braking
+    covers at most ``v**2 / (2 a) - v dt / 2 + a dt**2 / 8`` (the last term is
+    the worst rounding of the step count), so ``v hold`` plus that must fit:
+    ``v = a (sqrt(h**2 + 2 g' / a) - h)`` with ``h = hold - dt / 2`` and
+    ``g' = gap - a dt**2 / 8``.
+    """
+    usable = gap - 0.125 * braking_accel * time_step * time_step
+    if usable <= 0.0:
         return 0.0
-    half_step = 0.5 * time_step
-    return braking_accel * (math.sqrt(half_step * half_step + 2.0 * gap / braking_accel)
-                            - half_step)
+    head = (time_step if hold is None else max(hold, time_step)) - 0.5 * time_step
+    return braking_accel * (math.sqrt(head * head + 2.0 * usable / braking_accel) - head)
 
 
 def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: float,
                                time_step: float, tie_direction: Vector2 = (1.0, 0.0),
                                braking_accel: Optional[float] = None,
-                               contact_radius: Optional[float] = None) -> HalfPlane:
-    """Velocities that cannot close this pair's gap within one time step, if both comply.
+                               contact_radius: Optional[float] = None,
+                               horizon: Optional[float] = None,
+                               other_velocity: Optional[Vector2] = None) -> HalfPlane:
+    """Velocities that cannot close this pair's gap while the command acts, if both comply.
 
     Not in the paper: our addition for dense crowds. With ``n`` the unit
-    vector towards the neighbour and ``g`` the current gap (centre distance
-    minus ``combined_radius``), the half-plane is ``v . n <= g / (2 dt)``. If
-    both agents keep to theirs, their distance along ``n`` shrinks by at most
-    ``g`` in one step and sideways motion only adds distance, so they cannot
-    overlap at the next step. ``v = 0`` always satisfies it when the pair does
+    vector towards the neighbour, ``g`` the current gap (centre distance
+    minus ``combined_radius``) and ``T`` the ``horizon`` (how long the command
+    can act before the robot brakes: one ``time_step`` in the world, the
+    command's validity through ROS), the half-plane is ``v . n <= g / (2 T)``.
+    If both agents keep to theirs, their distance along ``n`` shrinks by at
+    most ``g`` while the commands act, and sideways motion only adds distance,
+    so they cannot overlap. ``v = 0`` always satisfies it when the pair does
     not overlap, so these half-planes can be kept hard (like obstacle ones)
     without making the program infeasible; when the pair overlaps, ``g < 0``
-    and the half-plane makes the agent back off by half the overlap per step.
+    and the half-plane makes the agent back off by half the overlap.
     ``tie_direction`` is ``n`` for coincident centres (the neighbour must use
     the opposite one).
 
     A robot that can only decelerate at ``a = braking_accel`` also keeps its
-    approach speed ``v`` within its discrete braking envelope: braking by
-    ``a dt`` per step from ``v`` covers ``v**2 / (2 a) + v dt / 2`` (this step
-    included), which must fit in its half of the gap, so
-    ``v <= a (sqrt(dt**2 / 4 + g / a) - dt / 2)``.
+    approach speed ``v`` within its braking envelope: held for ``T``, then
+    braking by ``a dt`` per step, it covers ``v T + v**2 / (2 a) - v dt / 2``,
+    which must fit in its half of the gap (:func:`braking_speed`).
+
+    A neighbour that does not reciprocate (``other_velocity`` given: it keeps
+    moving at that velocity whatever we do) leaves the whole gap to us, as
+    ORCA gives the whole ``u`` to an agent facing a non-reciprocating one
+    (van den Berg et al. 2011, section 4): ``(v - v_B) . n <= g / T``.
     """
     rx, ry = other_position_rel
     distance = math.sqrt(rx * rx + ry * ry)
@@ -435,25 +455,30 @@ def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: flo
         nx, ny = rx / distance, ry / distance
     else:
         nx, ny = tie_direction
+    hold = time_step if horizon is None else max(horizon, time_step)
+    share = 0.5 if other_velocity is None else 1.0
     gap = distance - combined_radius
-    limit = gap / (2.0 * time_step)
+    limit = share * gap / hold
     if gap < 0.0 and contact_radius is not None:
-        limit = min(0.0, (distance - contact_radius) / (2.0 * time_step))
+        limit = min(0.0, share * (distance - contact_radius) / hold)
     if braking_accel is not None and gap > 0.0:
-        limit = min(limit, braking_speed(0.5 * gap, braking_accel, time_step))
+        limit = min(limit, braking_speed(share * gap, braking_accel, time_step, hold))
+    if other_velocity is not None:
+        limit += other_velocity[0] * nx + other_velocity[1] * ny
     return HalfPlane(nx * limit, ny * limit, -ny, nx)
 
 
 def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: ObstacleVertex,
                                  time_step: float, braking_accel: Optional[float] = None,
-                                 contact_radius: Optional[float] = None) -> Optional[HalfPlane]:
-    """Velocities that cannot reach this obstacle edge within one time step.
+                                 contact_radius: Optional[float] = None,
+                                 horizon: Optional[float] = None) -> Optional[HalfPlane]:
+    """Velocities that cannot reach this obstacle edge while the command acts.
 
     The static counterpart of :func:`one_step_safety_half_plane`: the
     obstacle does not move, so the agent may close the whole gap ``g`` to the
-    edge's nearest point, ``v . n <= g / dt`` (and within its braking envelope
+    edge's nearest point, ``v . n <= g / T`` (and within its braking envelope
     for the whole gap when it can only decelerate at ``braking_accel``;
-    ``contact_radius`` as in :func:`one_step_safety_half_plane`).
+    ``contact_radius`` and ``horizon`` as in :func:`one_step_safety_half_plane`).
     Returns ``None`` for a point on the edge (no direction).
     """
     ax, ay = edge.point
@@ -467,12 +492,13 @@ def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: Obstacl
     if distance < 1e-12:
         return None
     nx, ny = nx / distance, ny / distance
+    hold = time_step if horizon is None else max(horizon, time_step)
     gap = distance - radius
-    limit = gap / time_step
+    limit = gap / hold
     if gap < 0.0 and contact_radius is not None:
-        limit = min(0.0, (distance - contact_radius) / time_step)
+        limit = min(0.0, (distance - contact_radius) / hold)
     if braking_accel is not None and gap > 0.0:
-        limit = min(limit, braking_speed(gap, braking_accel, time_step))
+        limit = min(limit, braking_speed(gap, braking_accel, time_step, hold))
     return HalfPlane(nx * limit, ny * limit, -ny, nx)
 
 
@@ -484,7 +510,8 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
                agent_half_planes: Optional[Sequence[HalfPlane]] = None) -> OrcaResult:
     """ORCA on preselected input: the core of :func:`compute_new_velocity`.
 
-    ``neighbors`` are ``(x, y, vx, vy, radius)`` tuples, nearest first;
+    ``neighbors`` are ``(x, y, vx, vy, radius)`` tuples, nearest first, with
+    an optional sixth element, the share of ``u`` to take (default 1/2);
     ``obstacle_edges`` are the visible edges, nearest first (see the
     ``select_*`` functions). ``radius`` already includes any margin.
     ``hard_half_planes`` (for example a robot's kinematic limits, see
@@ -510,10 +537,12 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
         inv_time_horizon = 1.0 / time_horizon
         inv_time_step = 1.0 / time_step
         px, py = position
-        for ox, oy, ovx, ovy, other_radius in neighbors:
+        for neighbor in neighbors:
+            ox, oy, ovx, ovy, other_radius = neighbor[:5]
             lines.append(agent_orca_half_plane(velocity, (ox - px, oy - py), (ovx, ovy),
                                                radius + other_radius, inv_time_horizon,
-                                               inv_time_step))
+                                               inv_time_step,
+                                               neighbor[5] if len(neighbor) > 5 else 0.5))
 
     fail, new_velocity = linear_program_2d(lines, max_speed, pref_velocity)
     used_fallback = fail < len(lines)

@@ -51,6 +51,10 @@ class WorldOptions:
     supervisor: Optional[CocoonConfig] = None
     controller: Tuple[Tuple[str, object], ...] = ()
     record_every: int = 1
+    command_validity_periods: Optional[float] = None
+    """Plan as the ROS nodes do: a command may act this many time steps (their
+    ``command_validity``) and bodies brake at their acceleration limit. None:
+    one step, as commands come every step here."""
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -59,6 +63,9 @@ class WorldOptions:
             raise ValueError(f"kinematics must be one of {KINEMATICS}, got {self.kinematics!r}")
         if self.method == "rvo2" and self.kinematics != "holonomic":
             raise ValueError("method rvo2 (the reference library) is holonomic only")
+        if self.command_validity_periods is not None and not self.command_validity_periods >= 1:
+            raise ValueError("command_validity_periods must be >= 1, got "
+                             f"{self.command_validity_periods}")
 
     @property
     def strict(self) -> bool:
@@ -73,6 +80,9 @@ class WorldOptions:
                       time_horizon_obst=agent.time_horizon_obst, kinematics=self.kinematics,
                       planner=self.planner, strict=self.strict, goal_tolerance=scenario.goal_tolerance,
                       waypoint_tolerance=scenario.waypoint_tolerance)
+        if self.command_validity_periods is not None:
+            fields.update(command_validity=self.command_validity_periods * scenario.time_step,
+                          accel_limited=True)
         fields.update(dict(self.controller))
         return ControllerConfig(**fields)
 
@@ -207,7 +217,8 @@ class World:
         self.angular_speed = np.zeros(n)
         self._close_reach = 2.0 * max(c.config.safety_radius(c.config.radius)
                                       for c in self.controllers) \
-            + 2.0 * float(self.max_speed.max()) * self.dt
+            + 2.0 * float(self.max_speed.max()) * max(c.config.command_horizon
+                                                      for c in self.controllers)
 
         self._rvo2 = _Rvo2Backend(self) if options.method == "rvo2" else None
         self.supervisor = None

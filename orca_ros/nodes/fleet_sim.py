@@ -5,8 +5,14 @@ agent's name): subscribes ``/<robot>/cmd_vel`` (Twist, or TwistStamped),
 publishes ``/<robot>/odom`` in the world frame (twist in the body frame),
 ``/clock`` (so every node can run on sim time, faster than real time with
 ``speed_factor``), ``/fleet_sim/robots`` markers and ground-truth collision
-counts on ``/diagnostics``. A robot whose command is older than
-``cmd_timeout`` (sim time) is brought to a stop.
+counts on ``/diagnostics``.
+
+A command is valid for ``command_validity`` (sim s) after its stamp
+(TwistStamped, as orca_node sends it in the fleet plan) or, for a plain Twist
+that carries none, after its arrival. A step that would end later than that
+is taken with no command: the robot brakes at its acceleration limits. So a
+robot whose commander is late, starved, or dead stops, and never coasts on an
+old command. A stamp from the future (another clock) counts from its arrival.
 """
 
 from __future__ import annotations
@@ -61,8 +67,9 @@ class FleetSim(Node):
         self.declare_parameter("time_step", 0.0,
                                float_param("simulation step (s); 0 = the scenario's", 0.0, 10.0))
         self.declare_parameter("publish_clock", True, described("publish /clock"))
-        self.declare_parameter("cmd_timeout", 0.5,
-                               float_param("stop a robot whose cmd_vel is older (s)", 0.01, 60.0))
+        self.declare_parameter("command_validity", 0.25, float_param(
+            "a cmd_vel acts at most this long after its stamp (TwistStamped) or arrival "
+            "(Twist); then the robot brakes (s)", 0.001, 60.0))
         self.declare_parameter("enable_stamped_cmd_vel", False, described("cmd_vel is TwistStamped"))
         self.declare_parameter("world_frame", "world", described("frame of poses"))
         self.declare_parameter("send_goals", False, described(
@@ -133,15 +140,20 @@ class FleetSim(Node):
             self.last_problem = f"cmd_vel of {name}: {error}"
             self.get_logger().warn(f"dropped {self.last_problem}", throttle_duration_sec=2.0)
             return
-        self.commands[name] = ((twist.linear.x, twist.linear.y, twist.angular.z), self.sim_time)
+        stamp = self.sim_time
+        if isinstance(msg, TwistStamped):
+            stamped = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+            if 0.0 < stamped <= self.sim_time + 1e-6:
+                stamp = stamped
+        self.commands[name] = ((twist.linear.x, twist.linear.y, twist.angular.z), stamp)
 
     def step(self) -> None:
         """Advance every robot by one time step and publish the new state."""
-        timeout = self._param("cmd_timeout")
+        validity = self._param("command_validity")
         for k, name in enumerate(self.names):
             command, stamp = self.commands.get(name, ((0.0, 0.0, 0.0), -math.inf))
-            if self.sim_time - stamp > timeout:
-                command = (0.0, 0.0, 0.0)  # watchdog: a silent commander stops its robot
+            if self.sim_time + self.dt - stamp > validity + 1e-9:
+                command = (0.0, 0.0, 0.0)  # no valid command: brake at the limits
             self.bodies[k] = step_body(self.bodies[k], command, self.kinematics, self.limits[k],
                                        self.dt)
         self.sim_time = (self.record.steps + 1) * self.dt

@@ -1,6 +1,9 @@
 """obstacle_server: publishes the obstacles on ``/obstacles`` as one latched LINE_LIST Marker.
 
-Each consecutive point pair is one segment (RViz shows it as is). The source is
+Each consecutive point pair is one segment (RViz shows it as is). The marker's
+namespace is the node's name (``obstacle_server``, or ``robots/walls`` for a node
+named ``walls`` in namespace ``/robots``) and its id is 0, so other sources of
+obstacles (a map, a tracker) publish next to it without replacing it. The source is
 a scenario file's polygons (``scenario``), or a YAML file (``obstacles_file``)
 with ``obstacles: [{vertices: [[x, y], ...]}]`` polygons and/or
 ``segments: [[[x, y], [x, y]], ...]``.
@@ -59,6 +62,15 @@ def mat_border(toio_block) -> List[Segment]:
 
 
 class ObstacleServer(Node):
+    """Publishes the walls as one latched marker (ns = the node's name, id 0).
+
+    The publisher keeps one message (transient-local, reliable, depth 1:
+    ``LATCHED``), and a late subscriber gets only that one. That is enough
+    because this node owns a single key and each message holds all of it.
+    A publisher that keeps several ids alive on ``/obstacles`` needs a depth
+    of at least the number of ids, or late subscribers get only the last id.
+    """
+
     def __init__(self, **kwargs) -> None:
         super().__init__("obstacle_server", **kwargs)
         self.declare_parameter("scenario", "", described("scenario file or built-in name"))
@@ -89,7 +101,8 @@ class ObstacleServer(Node):
         marker = Marker()
         marker.header.frame_id = self.get_parameter("world_frame").value
         marker.header.stamp = self.get_clock().now().to_msg()
-        marker.ns = "obstacles"
+        marker.ns = self.get_fully_qualified_name().lstrip("/")
+        marker.id = 0
         marker.type = Marker.LINE_LIST
         marker.action = Marker.ADD
         marker.pose.orientation.w = 1.0

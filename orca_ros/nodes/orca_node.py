@@ -2,7 +2,8 @@
 
 Subscribes (in the robot's namespace): ``odom`` (own), every neighbour's
 ``odom`` (the ``neighbors`` parameter, or discovery of ``*/odom`` topics),
-``/obstacles`` (LINE_LIST segments), ``goal_pose``, optionally ``plan``, and the
+``/obstacles`` (LINE_LIST markers of any number of sources, kept by ns and id, as RViz
+keeps markers), ``goal_pose``, optionally ``plan``, and the
 supervisor's ``supervisor/speed_limit`` and ``supervisor/detour``. Publishes
 ``cmd_vel`` at ``control_rate``, ``orca/markers`` (when watched) and
 ``/diagnostics``. The avoidance itself is
@@ -27,20 +28,22 @@ from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.controller import (predict_neighbor, predict_state, 
+from ..core.controller import (
     PLANNERS,
     Command,
     ControllerConfig,
     Neighbor,
     RobotController,
     RobotState,
+    predict_state,
 )
-from ..core.obstacles import build_obstacle_edges
+from ..core.perception import OdometryGate, ReciprocityMonitor, perceive_neighbor
+from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
 from .ros_common import (
-    LATCHED,
     LEVEL_OK,
     LEVEL_WARN,
+    OBSTACLES_SUBSCRIPTION,
     RELIABLE_10,
     BadMessage,
     check_choices,
@@ -49,9 +52,9 @@ from .ros_common import (
     diagnostic_status,
     float_param,
     int_param,
+    obstacle_update,
     odometry_state,
     run_node,
-    segments_from_points,
     twist_message,
 )
 
@@ -60,7 +63,7 @@ KINEMATICS = ("holonomic", "diff_drive")
 
 @dataclass
 class Seen:
-    """A neighbour's last odometry: when it came and what it said."""
+    """A neighbour's last odometry: when it was measured (its stamp, node clock) and what it said."""
 
     stamp_ns: int
     position: Tuple[float, float]
@@ -76,10 +79,15 @@ class OrcaNode(Node):
         self._config_dirty = False
 
         self.state: Optional[RobotState] = None
-        self.state_stamp_ns = 0
+        self.state_stamp_ns = 0  # when the own odometry was measured (node clock)
+        self.odometry_gate = OdometryGate(max(self._param("max_speed"), 1e-3))
+        self.reciprocity = self._reciprocity_monitor()
         self.neighbors: Dict[str, Seen] = {}
         self.neighbor_subscriptions: Dict[str, object] = {}
-        self.edges = []
+        # Obstacles from every /obstacles source, by (ns, id); self.edges is their union.
+        self.obstacles = ObstacleRegistry()
+        self.obstacle_expiry_timer = None  # made when a marker with a lifetime comes
+        self.edges = self.obstacles.edges
         self.goal: Optional[Tuple[float, float]] = None
         self.plan: List[Tuple[float, float]] = []
         self.speed_limit: Optional[Tuple[float, int]] = None  # (m/s, received ns)
@@ -106,7 +114,8 @@ class OrcaNode(Node):
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
                                               qos_profile_system_default)
         self.create_subscription(Odometry, "odom", self._on_own_odom, RELIABLE_10)
-        self.create_subscription(Marker, "/obstacles", self._on_obstacles, LATCHED)
+        self.create_subscription(Marker, "/obstacles", self._on_obstacles,
+                                 OBSTACLES_SUBSCRIPTION)
         self.create_subscription(PoseStamped, "goal_pose", self._on_goal, RELIABLE_10)
         self.create_subscription(Path, "plan", self._on_plan, RELIABLE_10)
         self.create_subscription(Float64, "supervisor/speed_limit", self._on_speed_limit,
@@ -146,8 +155,24 @@ class OrcaNode(Node):
         d("lookahead", 0.5, float_param("plan/detour look-ahead distance (m)", 0.01, 100.0))
         d("neighbors", [""], described("odom topics' robot names to follow; [''] = discover"))
         d("discovery_period", 1.0, float_param("graph scan period for */odom (s)", 0.05, 60.0))
-        d("neighbor_timeout", 1.0, float_param("forget neighbours silent this long (s)", 0.01, 60.0))
+        d("neighbor_timeout", 1.0, float_param(
+            "a neighbour silent this long is reported stale; it is still avoided, as a disc "
+            "growing at neighbor_max_speed (s)", 0.01, 60.0))
+        d("neighbor_forget_after", 10.0, float_param(
+            "forget a neighbour silent this long (s)", 0.01, 3600.0))
+        d("neighbor_max_speed", 0.0, float_param(
+            "how fast neighbours can move, for data that is old (m/s); 0 = max_speed",
+            0.0, 100.0))
         d("odom_timeout", 0.5, float_param("own odometry older than this: stop (s)", 0.01, 60.0))
+        d("command_validity", 0.0, float_param(
+            "a command acts at most this long after its stamp, then the robot brakes; the "
+            "safety half-planes plan over it (s); 0 = 2 control periods. Give the robot's "
+            "driver the same (fleet_sim: command_validity)", 0.0, 10.0))
+        d("non_reciprocating", [""], described(
+            "robots that do not avoid us (another fleet, people): we take ORCA's whole u"))
+        d("detect_non_reciprocating", True, described(
+            "treat a neighbour whose velocity keeps violating its reciprocal half-plane as "
+            "non-reciprocating"))
         d("neighbor_radius", 0.2, float_param("default neighbour radius (m)", 0.0, 10.0))
         d("neighbor_radius_overrides", [""],
           described("per-robot radius overrides, 'name=radius' entries"))
@@ -202,7 +227,16 @@ class OrcaNode(Node):
             max_linear_accel=self._param("max_linear_accel"),
             max_angular_accel=self._param("max_angular_accel"),
             heading_time_constant=self._param("heading_time_constant"),
-            command_lag=self._param("command_lag"))
+            command_lag=self._param("command_lag"),
+            command_validity=self._param("command_validity") or 2.0 / self._param("control_rate"),
+            accel_limited=True)
+
+    def _reciprocity_monitor(self) -> ReciprocityMonitor:
+        declared = frozenset(n.strip("/") for n in self._param("non_reciprocating") or [] if n)
+        return ReciprocityMonitor(tolerance=0.1 * self._neighbor_max_speed(), declared=declared)
+
+    def _neighbor_max_speed(self) -> float:
+        return self._param("neighbor_max_speed") or self._param("max_speed")
 
     def _neighbor_radius(self, name: str) -> float:
         for entry in self._param("neighbor_radius_overrides") or []:
@@ -221,14 +255,29 @@ class OrcaNode(Node):
     def _now_ns(self) -> int:
         return self.get_clock().now().nanoseconds
 
+    def _measured_ns(self, msg: Odometry) -> int:
+        """When an odometry message was measured: its stamp, unless that cannot be
+        on this node's clock (zero, in the future, or older than neighbor_forget_after)."""
+        now_ns = self._now_ns()
+        stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        oldest_ns = now_ns - int(self._param("neighbor_forget_after") * 1e9)
+        return stamp_ns if oldest_ns < stamp_ns <= now_ns + 50_000_000 else now_ns
+
     def _on_own_odom(self, msg: Odometry) -> None:
         try:
             position, velocity, yaw, v, omega = odometry_state(msg)
         except BadMessage as error:
             self._reject("own odom", str(error))
             return
+        stamp_ns = self._measured_ns(msg)
+        if stamp_ns < self.state_stamp_ns:
+            return  # older than what we have
+        problem = self.odometry_gate.check(stamp_ns * 1e-9, position)
+        if problem is not None:
+            self._reject("own odom", problem)
+            return
         self.state = RobotState(position, velocity, yaw, v, omega)
-        self.state_stamp_ns = self._now_ns()
+        self.state_stamp_ns = stamp_ns
         self.odom_wall_ns = time.perf_counter_ns()
 
     def _on_neighbor_odom(self, name: str, msg: Odometry) -> None:
@@ -237,16 +286,49 @@ class OrcaNode(Node):
         except BadMessage as error:
             self._reject(f"odom of {name}", str(error))
             return
-        self.neighbors[name] = Seen(self._now_ns(), position, velocity)
+        if max(abs(position[0]), abs(position[1])) > self.odometry_gate.max_coordinate:
+            self._reject(f"odom of {name}", f"position {position} is beyond "
+                         f"{self.odometry_gate.max_coordinate:g} m")
+            return
+        stamp_ns = self._measured_ns(msg)
+        previous = self.neighbors.get(name)
+        if previous is not None and stamp_ns < previous.stamp_ns:
+            return  # older than what we have
+        self.neighbors[name] = Seen(stamp_ns, position, velocity)
+        self.reciprocity.observe(name, stamp_ns * 1e-9, velocity)
 
     def _on_obstacles(self, msg: Marker) -> None:
-        if msg.type != Marker.LINE_LIST:
-            self._reject("/obstacles", f"marker type {msg.type} is not LINE_LIST ({Marker.LINE_LIST})")
+        """One source's marker into the obstacle registry (RViz semantics, keyed by ns and id).
+
+        A bad marker is dropped whole with a diagnostic and changes no obstacle.
+        """
+        now_s = self._now_ns() * 1e-9
+        try:
+            changed = self.obstacles.apply(obstacle_update(msg), now_s)
+        except (BadMessage, ObstacleUpdateError) as error:
+            self._reject("/obstacles", str(error))
             return
-        segments, problems = segments_from_points(msg.points)
-        for problem in problems:
-            self._reject("/obstacles", problem)
-        self.edges = build_obstacle_edges(segments)
+        if changed:
+            self._obstacles_changed()
+        if self.obstacles.next_expiry is not None:
+            if self.obstacle_expiry_timer is None:
+                self.obstacle_expiry_timer = self.create_timer(0.1, self._expire_obstacles)
+            elif self.obstacle_expiry_timer.is_canceled():
+                self.obstacle_expiry_timer.reset()
+
+    def _expire_obstacles(self) -> None:
+        """Drop obstacles whose marker lifetime ran out (node clock, checked every 0.1 s)."""
+        if self.obstacles.expire(self._now_ns() * 1e-9):
+            self._obstacles_changed()
+        if self.obstacles.next_expiry is None:
+            self.obstacle_expiry_timer.cancel()
+
+    def _obstacles_changed(self) -> None:
+        self.edges = self.obstacles.edges
+        # The controller caches guidance roadmaps by (clearance, len(edges), id(edges[0])).
+        # The address of a freed edge list is often reused by the next one, so a
+        # moved obstacle could otherwise meet the old roadmap.
+        self.controller.roadmaps.clear()
 
     def _on_goal(self, msg: PoseStamped) -> None:
         x, y = msg.pose.position.x, msg.pose.position.y
@@ -330,13 +412,15 @@ class OrcaNode(Node):
         if self._config_dirty:
             self._config_dirty = False
             self.base_config = self._controller_config()
+            self.reciprocity = self._reciprocity_monitor()
         if self.state is None or now_ns - self.state_stamp_ns > self._param("odom_timeout") * 1e9:
             self.goal_state = "waiting for odom" if self.state is None else "own odom stale"
             self._publish_command(0.0, 0.0, 0.0)
             return
-        timeout_ns = self._param("neighbor_timeout") * 1e9
-        for name in [n for n, seen in self.neighbors.items() if now_ns - seen.stamp_ns > timeout_ns]:
-            del self.neighbors[name]  # silent too long: forgotten
+        forget_ns = self._param("neighbor_forget_after") * 1e9
+        for name in [n for n, seen in self.neighbors.items() if now_ns - seen.stamp_ns > forget_ns]:
+            del self.neighbors[name]  # silent far too long: forgotten
+            self.reciprocity.forget(name)
         if not self.controller.waypoints:
             self.goal_state = "no goal"
             self._publish_command(0.0, 0.0, 0.0)
@@ -345,14 +429,21 @@ class OrcaNode(Node):
         self.controller.config = self.base_config
         self._apply_directives(now_ns)
         config = self.controller.effective_config
-        lag = config.command_lag
-        state = predict_state(self.state, lag, unicycle=config.diff_drive)
-        seen = [predict_neighbor(n, lag) for n in self._sorted_neighbors(config, state)]
-        # ORCA reasons about the nearest max_neighbors; the hard one-step safety
+        # Plan for when the command acts: the own state and every neighbour are
+        # carried forward from when they were measured, and grow by what that
+        # guess may miss (see orca_ros.core.perception).
+        own_age = (now_ns - self.state_stamp_ns) * 1e-9
+        state = predict_state(self.state, own_age + config.command_lag,
+                              unicycle=config.diff_drive)
+        own_uncertainty = 0.5 * config.max_linear_accel * own_age * own_age
+        seen = self._perceived_neighbors(config, state, now_ns)
+        # ORCA reasons about the nearest max_neighbors; the hard safety
         # half-planes cover every robot within reach, however many.
-        command = self.controller.compute(state, seen[:config.max_neighbors], self.edges,
-                                          close=seen)
+        neighbors = seen[:config.max_neighbors]
+        command = self.controller.compute(state, neighbors, self.edges, close=seen,
+                                          own_uncertainty=own_uncertainty)
         self.last_command = command
+        self._expect_reciprocity(command, state, neighbors)
         if self.controller.at_goal(self.state.position):
             self.goal_state = "goal reached"
             self._publish_command(0.0, 0.0, 0.0)
@@ -369,20 +460,41 @@ class OrcaNode(Node):
         if self.marker_pub.get_subscription_count() > 0:
             self.marker_pub.publish(markers.orca_markers(
                 self._param("world_frame"), self.get_clock().now().to_msg(), self.robot,
-                self.state, command, seen[:config.max_neighbors]))
+                self.state, command, neighbors))
 
-    def _sorted_neighbors(self, config: ControllerConfig,
-                          state: Optional[RobotState] = None) -> List[Neighbor]:
-        """Neighbours inside ``neighbor_dist``, nearest first (all of them)."""
-        px, py = (state or self.state).position
+    def _perceived_neighbors(self, config: ControllerConfig, state: RobotState,
+                             now_ns: int) -> List[Neighbor]:
+        """Neighbours as they may be when the command acts, nearest first (all of them
+        that may be inside ``neighbor_dist``)."""
+        px, py = state.position
+        max_speed = self._neighbor_max_speed()
+        extrapolate = self._param("neighbor_timeout")
+        detect = bool(self._param("detect_non_reciprocating"))
+        now_s = now_ns * 1e-9
         seen = []
         for name, s in self.neighbors.items():
-            distance = math.hypot(s.position[0] - px, s.position[1] - py)
-            if distance < config.neighbor_dist:
-                seen.append((distance, name, Neighbor(s.position, s.velocity,
-                                                      self._neighbor_radius(name), name)))
+            reciprocates = self.reciprocity.reciprocates(name, now_s) if detect \
+                else name not in self.reciprocity.declared
+            neighbor = perceive_neighbor(
+                Neighbor(s.position, s.velocity, self._neighbor_radius(name), name,
+                         reciprocates=reciprocates),
+                (now_ns - s.stamp_ns) * 1e-9 + config.command_lag, max_speed,
+                config.max_linear_accel, extrapolate)
+            distance = math.hypot(neighbor.position[0] - px, neighbor.position[1] - py)
+            if distance - neighbor.uncertainty < config.neighbor_dist:
+                seen.append((distance, name, neighbor))
         seen.sort(key=lambda item: (item[0], item[1]))
         return [n for _, _, n in seen]
+
+    def _expect_reciprocity(self, command: Command, state: RobotState,
+                            neighbors: List[Neighbor]) -> None:
+        """Hand this period's half-plane against each neighbour to the reciprocity monitor."""
+        lines = command.orca.half_planes if command.orca is not None else ()
+        if not neighbors or len(lines) < len(neighbors):
+            return
+        for neighbor, line in zip(neighbors, lines[len(lines) - len(neighbors):]):
+            self.reciprocity.expect(neighbor.key, self.neighbors[neighbor.key].stamp_ns * 1e-9,
+                                    line, state.velocity, neighbor.velocity)
 
     def _publish_command(self, linear_x: float, linear_y: float, angular_z: float) -> None:
         msg = twist_message(linear_x, linear_y, angular_z, self.stamped,
@@ -392,7 +504,7 @@ class OrcaNode(Node):
     def _publish_diagnostics(self) -> None:
         now_ns = self._now_ns()
         stale = sorted(n for n, s in self.neighbors.items()
-                       if now_ns - s.stamp_ns > 0.5 * self._param("neighbor_timeout") * 1e9)
+                       if now_ns - s.stamp_ns > self._param("neighbor_timeout") * 1e9)
         command = self.last_command
         fallback = bool(command and command.orca and command.orca.used_fallback)
         level = LEVEL_OK
@@ -406,6 +518,9 @@ class OrcaNode(Node):
             "robot": self.robot, "goal": self.goal, "goal_state": self.goal_state,
             "neighbors_seen": len(self.neighbors), "neighbors_followed": len(self.neighbor_subscriptions),
             "stale_neighbors": ",".join(stale), "lp_fallback_used": fallback,
+            "non_reciprocating_neighbors": ",".join(self.reciprocity.flagged),
+            "own_odom_age_s": round((now_ns - self.state_stamp_ns) * 1e-9, 3)
+            if self.state is not None else "",
             "obstacle_edges": len(self.edges), "planner": self._param("planner"),
             "rejected_messages": sum(self.rejected.values()),
             "last_rejection": self.last_problem,

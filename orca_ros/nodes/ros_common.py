@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import Point, Quaternion, Twist, TwistStamped
+from geometry_msgs.msg import Quaternion, Twist, TwistStamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import (
     FloatingPointRange,
@@ -15,9 +15,10 @@ from rcl_interfaces.msg import (
     SetParametersResult,
 )
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from visualization_msgs.msg import Marker
 
 from ..core.drive import wrap_angle
-from ..core.types import Segment
+from ..core.obstacle_registry import ObstacleAction, ObstacleUpdate
 
 # cmd_vel and odom interoperate with Gazebo bridges and diff_drive_controller.
 RELIABLE_10 = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
@@ -25,6 +26,14 @@ RELIABLE_10 = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
 # Latched data (obstacles): late joiners get the last message.
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
+# Subscribing to /obstacles, which several sources publish (transient-local,
+# reliable, as LATCHED): a late joiner gets each publisher's kept history, and
+# a burst of markers (a tracker's MODIFYs, a map's many ids) is not cut to the
+# last one between two callbacks. Publishers must offer transient-local and
+# reliable, or DDS does not connect them (rclpy logs "incompatible QoS").
+OBSTACLES_SUBSCRIPTION = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                                    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                                    history=HistoryPolicy.KEEP_LAST)
 
 
 class BadMessage(ValueError):
@@ -91,21 +100,6 @@ def twist_of(msg) -> Twist:
     return twist
 
 
-def segments_from_points(points: Sequence[Point]) -> Tuple[List[Segment], List[str]]:
-    """A LINE_LIST's point pairs as segments; bad pairs are skipped with a reason each."""
-    segments: List[Segment] = []
-    problems: List[str] = []
-    if len(points) % 2:
-        problems.append(f"LINE_LIST has an odd number of points ({len(points)}): last one ignored")
-    for k in range(0, len(points) - 1, 2):
-        a, b = points[k], points[k + 1]
-        try:
-            segments.append(Segment((a.x, a.y), (b.x, b.y)))
-        except ValueError as error:
-            problems.append(f"segment {k // 2}: {error}")
-    return segments, problems
-
-
 def diagnostic_status(name: str, level: int, message: str, values: Dict[str, object],
                       hardware_id: str = "") -> DiagnosticStatus:
     status = DiagnosticStatus()
@@ -157,7 +151,17 @@ def check_choices(params, choices: Dict[str, Sequence[str]]) -> SetParametersRes
 
 
 def run_node(node_class, args=None) -> None:
-    """The executables' ``main``: init, spin one node until Ctrl-C or shutdown, clean up.
+    """The executables' ``main``: spin one node until SIGINT or SIGTERM, then exit 0.
+
+    rclpy's own signal handler is not used. On SIGINT or SIGTERM it shuts the
+    context down from a thread of its own, while the executor may be inside a
+    wait, a take or a callback, and rclpy then raises from wherever that was
+    (``take_message``: "Unable to convert call argument '0' to Python object";
+    "context is invalid" from a publisher or a node being created), so a node
+    told to stop could exit 1 with a traceback. Here both signals only set a
+    flag (:mod:`orca_ros.stop`), the loop sees it within 0.1 s, and the node
+    and then the context are shut down in order. Anything raised once a stop
+    was asked is part of stopping; an error before that still fails loudly.
 
     A node that refuses its configuration (a parameter out of its range, unknown
     robot names, an unreadable scenario) exits with status 2 and the reason.
@@ -165,11 +169,14 @@ def run_node(node_class, args=None) -> None:
     import sys
 
     import rclpy
-    from rclpy.executors import ExternalShutdownException
-
     from rclpy.exceptions import ParameterException
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
 
-    rclpy.init(args=args)
+    from .. import stop
+
+    stop.install()
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     try:
         node = node_class()
     except (ValueError, ParameterException) as error:
@@ -177,12 +184,23 @@ def run_node(node_class, args=None) -> None:
         rclpy.try_shutdown()
         sys.exit(2)
     try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        while not stop.requested():
+            executor.spin_once(timeout_sec=0.1)
+    except ExternalShutdownException:
+        pass  # the context was shut down from elsewhere: a normal end
+    except Exception:
+        if not stop.requested():
+            raise
     finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+        try:
+            node.destroy_node()
+            rclpy.try_shutdown()
+        except Exception:
+            if not stop.requested():
+                raise
+    stop.ignore()  # the process ends now: a second Ctrl-C must not kill it mid-exit
 
 
 class GoalSender:
@@ -227,3 +245,51 @@ class GoalSender:
             else:
                 publisher.publish(poses[0])
             self.sent.add(agent.name)
+
+
+# RViz treats a marker lifetime of at most 100 us as "forever" (MarkerCommon::configureMarker).
+MARKER_LIFETIME_FOREVER_S = 1e-4
+
+
+def obstacle_update(msg: Marker) -> ObstacleUpdate:
+    """A ``/obstacles`` Marker as an obstacle update: ``(ns, id, action, points, lifetime)``.
+
+    ADD (= MODIFY) must be a LINE_LIST; each consecutive point pair is one
+    segment. DELETE and DELETEALL may be of any type, since only their ns and
+    id count. The marker's pose is applied to its points as RViz does
+    (translation in x, y and rotation about z; z and any tilt are dropped).
+    The header's frame is not checked: points are taken to be in the world
+    frame. A lifetime of at most 100 us (negative included) means forever,
+    as in RViz. Raises :class:`BadMessage` for any other type or action and
+    for a non-finite pose. The points are checked (finite, paired, no
+    zero-length segment) by :meth:`ObstacleRegistry.apply`, which refuses a
+    bad update whole.
+    """
+    name = f"ns {msg.ns!r} id {msg.id}"
+    if msg.action == Marker.DELETE:
+        return ObstacleUpdate(msg.ns, msg.id, ObstacleAction.DELETE)
+    if msg.action == Marker.DELETEALL:
+        return ObstacleUpdate(msg.ns, msg.id, ObstacleAction.DELETE_ALL)
+    if msg.action != Marker.ADD:
+        raise BadMessage(f"obstacles {name}: unknown marker action {msg.action} (ADD/MODIFY "
+                         f"{Marker.ADD}, DELETE {Marker.DELETE}, DELETEALL {Marker.DELETEALL})")
+    if msg.type != Marker.LINE_LIST:
+        raise BadMessage(f"obstacles {name}: marker type {msg.type} is not LINE_LIST "
+                         f"({Marker.LINE_LIST})")
+    p, q = msg.pose.position, msg.pose.orientation
+    pose = (p.x, p.y, q.x, q.y, q.z, q.w)
+    if not all(math.isfinite(n) for n in pose):
+        raise BadMessage(f"obstacles {name}: non-finite marker pose: position ({p.x}, {p.y}), "
+                         f"orientation ({q.x}, {q.y}, {q.z}, {q.w})")
+    # An all-zero quaternion carries no rotation: read it as none.
+    yaw = yaw_from_quaternion(q) if q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w > 1e-12 else 0.0
+    if p.x == 0.0 and p.y == 0.0 and yaw == 0.0:
+        points = tuple((point.x, point.y) for point in msg.points)
+    else:
+        c, s = math.cos(yaw), math.sin(yaw)
+        points = tuple((p.x + c * point.x - s * point.y, p.y + s * point.x + c * point.y)
+                       for point in msg.points)
+    lifetime = msg.lifetime.sec + msg.lifetime.nanosec * 1e-9
+    if lifetime <= MARKER_LIFETIME_FOREVER_S:
+        lifetime = 0.0
+    return ObstacleUpdate(msg.ns, msg.id, ObstacleAction.ADD, points, lifetime)

@@ -95,7 +95,9 @@ class ToioBridge(Node):
         d("command_rate", 20.0, float_param("motor commands per second per cube", 1.0, 100.0))
         d("command_duration_ms", 200, int_param("timed motor command duration (watchdog)",
                                                 10, 2550))
-        d("cmd_timeout", 0.5, float_param("cmd_vel older than this stops the cube (s)", 0.05, 10.0))
+        d("command_validity", 0.2, float_param(
+            "a cmd_vel acts at most this long after its stamp (TwistStamped) or arrival "
+            "(Twist): motor commands are timed to end then (s)", 0.01, 10.0))
         d("speed_factor", 1.0, float_param("simulated seconds per wall second", 0.1, 100.0))
         d("sim_step", 0.01, float_param("simulated cubes' physics step (s)", 0.001, 0.1))
         d("enable_stamped_cmd_vel", False, described("cmd_vel is TwistStamped"))
@@ -297,7 +299,12 @@ class ToioBridge(Node):
         except BadMessage as error:
             self._problem(cube, "bad cmd_vel", str(error))
             return
-        cube.command = (twist.linear.x, twist.angular.z, self.now())
+        stamp = now = self.now()
+        if isinstance(msg, TwistStamped):
+            stamped = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+            if 0.0 < stamped <= now + 1e-6:
+                stamp = stamped  # a stamp from the future (another clock) counts from arrival
+        cube.command = (twist.linear.x, twist.angular.z, stamp)
 
     def _write(self, cube: Cube, message) -> None:
         if not cube.link.connected:
@@ -306,24 +313,29 @@ class ToioBridge(Node):
         future.add_done_callback(lambda f, c=cube: self._write_done(c, f))
 
     def _write_done(self, cube: Cube, future) -> None:
+        if future.cancelled():  # shutting down (destroy_node)
+            return
         error = future.exception()
         if error is not None:
             self._problem(cube, "write", f"write failed: {error}")
 
     def _send_commands(self) -> None:
-        duration = self.get_parameter("command_duration_ms").value
-        timeout = self.get_parameter("cmd_timeout").value
+        duration_ms = self.get_parameter("command_duration_ms").value
+        validity = self.get_parameter("command_validity").value
         for cube in self.cubes.values():
             if not cube.link.connected or not cube.on_mat:
                 continue
             v, omega, stamp = cube.command
-            if self.now() - stamp > timeout:
+            # The cube stops by itself when the timed command ends: never later than
+            # the command's validity (10 ms is the protocol's unit; 0 would mean forever).
+            remaining_ms = (stamp + validity - self.now()) * 1000.0
+            if remaining_ms < 10.0:
                 if not cube.stopped:
                     self._write(cube, p.MotorBasic(0, 0))
                     cube.stopped = True
                 continue
             left, right = twist_to_wheels(v, omega)
-            self._write(cube, p.MotorTimed(left, right, duration))
+            self._write(cube, p.MotorTimed(left, right, min(duration_ms, int(remaining_ms))))
             cube.stopped = False
 
     def _publish_diagnostics(self) -> None:
@@ -341,15 +353,27 @@ class ToioBridge(Node):
         self.diag_pub.publish(diagnostic_array(self._stamp(), statuses))
 
     def destroy_node(self):
+        """Disconnect the cubes, then end the BLE thread: its tasks, its loop, the thread."""
         for keeper in self.keepers:
             keeper.cancel()
-        for cube in self.cubes.values():
+        for step in [cube.link.disconnect() for cube in self.cubes.values()] + [self._finish()]:
             try:
-                self._schedule(cube.link.disconnect()).result(timeout=2.0)
+                self._schedule(step).result(timeout=2.0)
             except Exception:  # shutting down: nothing more to do for a dead link
                 pass
         self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=2.0)
+        if not self.thread.is_alive():
+            self.loop.close()
         return super().destroy_node()
+
+    @staticmethod
+    async def _finish() -> None:
+        """Cancel what still runs on the BLE loop (reconnections, writes) and let it unwind."""
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def main(args=None) -> None:

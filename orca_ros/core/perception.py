@@ -1,0 +1,209 @@
+"""What a robot knows of its neighbours when data comes late, gets lost, or stops.
+
+Through ROS a neighbour's odometry is always somewhat old: it was measured at
+its stamp, and the command computed from it acts later still. Two things
+follow (issue "safe when the computer is slow or the input is wrong"):
+
+- :func:`perceive_neighbor`: the neighbour is extrapolated at its measured
+  velocity to the time the command acts, and its disc grows by how far it can
+  have strayed from that guess (:func:`position_uncertainty`). A neighbour
+  whose data stopped is not forgotten: its disc keeps growing at its top
+  speed, since it may still be there, or moving.
+- :class:`ReciprocityMonitor`: a neighbour whose velocity keeps violating the
+  reciprocal half-plane it would have to respect (it is driven by something
+  else, its controller froze, it is a person) is reported, and the robot then
+  takes the whole avoidance effort (ORCA's whole ``u`` instead of ``u/2``).
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+from dataclasses import dataclass, field
+from typing import Deque, Dict, Optional, Tuple
+
+from .controller import Neighbor
+from .linprog import HalfPlane
+from .types import Vector2
+
+
+def position_uncertainty(age: float, speed: float, max_speed: float, max_accel: float,
+                         extrapolated: float) -> float:
+    """How far a neighbour can be from its extrapolated position ``age`` s after its data (m).
+
+    It was extrapolated at its measured velocity (``speed`` = its norm) for
+    ``extrapolated`` s (at most ``age``), then assumed to stand. While
+    extrapolated, its velocity can have drifted from the measured one by at
+    most ``a t`` and by at most ``max_speed + speed``, so the error is
+    ``min(a t**2 / 2, (max_speed + speed) t)``; after that it may have moved
+    at up to ``max_speed``: ``+ max_speed (age - t)``.
+    """
+    age = max(age, 0.0)
+    t = min(max(extrapolated, 0.0), age)
+    drift = min(0.5 * max_accel * t * t, (max_speed + speed) * t)
+    return drift + max_speed * (age - t)
+
+
+def perceive_neighbor(neighbor: Neighbor, age: float, max_speed: float, max_accel: float,
+                      max_extrapolation: float) -> Neighbor:
+    """``neighbor``, measured ``age`` s ago, as it may be now.
+
+    Moved on at its velocity for ``min(age, max_extrapolation)`` s, with
+    :func:`position_uncertainty` added to its ``uncertainty``. A neighbour
+    silent for longer than ``max_extrapolation`` is assumed to have stopped
+    but may have moved anywhere within ``max_speed`` times its silence.
+    """
+    age = max(age, 0.0)
+    t = min(age, max_extrapolation)
+    vx, vy = neighbor.velocity
+    uncertainty = position_uncertainty(age, math.hypot(vx, vy), max_speed, max_accel, t)
+    return neighbor._replace(position=(neighbor.position[0] + vx * t,
+                                       neighbor.position[1] + vy * t),
+                             uncertainty=neighbor.uncertainty + uncertainty)
+
+
+def reciprocity_violation(half_plane: HalfPlane, own_velocity: Vector2,
+                          neighbor_velocity_then: Vector2,
+                          neighbor_velocity_now: Vector2) -> float:
+    """How far a neighbour's new velocity lies outside its reciprocal ORCA half-plane (m/s).
+
+    Our half-plane ``ORCA_A|B`` passes through ``v_A + u/2`` with normal ``m``
+    (to the left of its direction). A neighbour B running ORCA keeps to
+    ``ORCA_B|A``: through ``v_B - u/2`` with normal ``-m`` (van den Berg et al.
+    2011, eq. 4 from B's side). The violation is
+    ``(v_B' - v_B + (v_A + u/2) - v_A) . m``: positive when B's new velocity
+    ``v_B'`` is outside its half-plane, for instance when B keeps its velocity
+    on a collision course (then it is ``|u|/2``).
+    """
+    mx, my = -half_plane.direction_y, half_plane.direction_x
+    half_u = (half_plane.point_x - own_velocity[0], half_plane.point_y - own_velocity[1])
+    return ((neighbor_velocity_now[0] - neighbor_velocity_then[0] + half_u[0]) * mx
+            + (neighbor_velocity_now[1] - neighbor_velocity_then[1] + half_u[1]) * my)
+
+
+@dataclass
+class _Expectation:
+    stamp: float
+    half_plane: HalfPlane
+    own_velocity: Vector2
+    neighbor_velocity: Vector2
+
+
+@dataclass
+class ReciprocityMonitor:
+    """Tells, per neighbour, whether it reciprocates, from how it answers our half-planes.
+
+    Each control period the robot hands over, per neighbour, the ORCA
+    half-plane it built and the velocities it used (:meth:`expect`); when the
+    neighbour's next measured velocity comes (:meth:`observe`), its
+    :func:`reciprocity_violation` is judged. Only periods in which
+    reciprocating was required count (``|u|/2 > tolerance``). A neighbour is
+    flagged when, within the last ``window`` s, at least ``min_violations``
+    such periods saw a violation above ``tolerance`` and they are at least
+    ``ratio`` of the periods that required it; the flag lifts after
+    ``release_after`` s without a violation. Neighbours named in ``declared``
+    never reciprocate (e.g. robots of another fleet).
+    """
+
+    tolerance: float
+    window: float = 2.0
+    min_violations: int = 4
+    ratio: float = 0.6
+    release_after: float = 4.0
+    declared: frozenset = frozenset()
+    _pending: Dict[str, _Expectation] = field(default_factory=dict)
+    _history: Dict[str, Deque[Tuple[float, bool]]] = field(default_factory=dict)
+    _flagged_at: Dict[str, float] = field(default_factory=dict)
+
+    def expect(self, name: str, stamp: float, half_plane: HalfPlane, own_velocity: Vector2,
+               neighbor_velocity: Vector2) -> None:
+        """Our half-plane against ``name``, built from its data of time ``stamp``."""
+        if name not in self._pending or self._pending[name].stamp != stamp:
+            self._pending[name] = _Expectation(stamp, half_plane, own_velocity,
+                                               neighbor_velocity)
+
+    def observe(self, name: str, stamp: float, velocity: Vector2) -> None:
+        """``name``'s velocity measured at ``stamp`` (newer than the expectation's)."""
+        expectation = self._pending.get(name)
+        if expectation is None or stamp <= expectation.stamp:
+            return
+        del self._pending[name]
+        half_plane = expectation.half_plane
+        half_u = math.hypot(half_plane.point_x - expectation.own_velocity[0],
+                            half_plane.point_y - expectation.own_velocity[1])
+        if half_u <= self.tolerance:
+            return  # nothing was asked of it
+        violated = reciprocity_violation(half_plane, expectation.own_velocity,
+                                         expectation.neighbor_velocity, velocity) > self.tolerance
+        history = self._history.setdefault(name, collections.deque())
+        history.append((stamp, violated))
+        while history and history[0][0] < stamp - self.window:
+            history.popleft()
+        violations = sum(v for _, v in history)
+        if violations >= self.min_violations and violations >= self.ratio * len(history):
+            self._flagged_at[name] = stamp
+        if violated and name in self._flagged_at:
+            self._flagged_at[name] = stamp
+
+    def reciprocates(self, name: str, now: float) -> bool:
+        if name in self.declared:
+            return False
+        flagged = self._flagged_at.get(name)
+        if flagged is None:
+            return True
+        if now - flagged > self.release_after:
+            del self._flagged_at[name]
+            return True
+        return False
+
+    def forget(self, name: str) -> None:
+        for table in (self._pending, self._history, self._flagged_at):
+            table.pop(name, None)
+
+    @property
+    def flagged(self) -> Tuple[str, ...]:
+        return tuple(sorted(set(self._flagged_at) | set(self.declared)))
+
+
+@dataclass
+class OdometryGate:
+    """Keeps odometry that no robot could produce out of planning.
+
+    A position beyond ``max_coordinate`` (1e300 m is finite) is refused. So is
+    a jump farther than the robot can go since its previous accepted pose
+    (``max_speed`` times the time between stamps, times 1.5, plus
+    ``jump_slack``), until the new position has held for ``confirmations``
+    messages in a row: then it is taken as a relocalisation and accepted.
+    """
+
+    max_speed: float
+    max_coordinate: float = 1e6
+    jump_slack: float = 0.25
+    confirmations: int = 3
+    _last: Optional[Tuple[float, Vector2]] = None
+    _candidates: list = field(default_factory=list)
+
+    def _reachable(self, earlier: Tuple[float, Vector2], stamp: float,
+                   position: Vector2) -> bool:
+        elapsed = max(stamp - earlier[0], 0.0)
+        return math.dist(earlier[1], position) <= 1.5 * self.max_speed * elapsed + self.jump_slack
+
+    def check(self, stamp: float, position: Vector2) -> Optional[str]:
+        """None when ``position`` (measured at ``stamp`` s) may be planned on, else the reason."""
+        if max(abs(position[0]), abs(position[1])) > self.max_coordinate:
+            return (f"position ({position[0]:.6g}, {position[1]:.6g}) is beyond "
+                    f"{self.max_coordinate:g} m")
+        if self._last is None or self._reachable(self._last, stamp, position):
+            self._last, self._candidates = (stamp, position), []
+            return None
+        if self._candidates and self._reachable(self._candidates[-1], stamp, position):
+            self._candidates.append((stamp, position))
+        else:
+            self._candidates = [(stamp, position)]
+        if len(self._candidates) >= self.confirmations:
+            self._last, self._candidates = (stamp, position), []
+            return None  # it held: a relocalisation
+        jump = math.dist(self._last[1], position)
+        return (f"jump of {jump:.3g} m in {max(stamp - self._last[0], 0.0):.3g} s (max speed "
+                f"{self.max_speed:g} m/s); not planned on unless it holds for "
+                f"{self.confirmations} messages")
