@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cached_property
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .drive import (DiffDriveLimits, keep_right_angle, kinematic_half_planes,
@@ -409,14 +409,17 @@ class RobotController:
         px, py = state.position
         for other in close:
             tie = (1.0, 0.0) if self.key < other.key else (-1.0, 0.0)
-            lines.append(one_step_safety_half_plane(
-                (other.position[0] - px, other.position[1] - py),
-                own + c.safety_radius(other.radius) + other.uncertainty, c.time_step, tie,
-                braking, c.radius + other.radius, horizon,
-                None if other.reciprocates else other.velocity))
-        if c.diff_drive:
-            lines += [line for line in map(partial(_along_heading, state.heading), lines)
-                      if line is not None]
+            rel = (other.position[0] - px, other.position[1] - py)
+            combined = own + c.safety_radius(other.radius) + other.uncertainty
+            line = one_step_safety_half_plane(
+                rel, combined, c.time_step, tie, braking, c.radius + other.radius, horizon,
+                None if other.reciprocates else other.velocity)
+            lines.append(line)
+            if c.diff_drive and math.hypot(*rel) < combined:
+                # Inside the tracking margin: the margin no longer covers the lateral part.
+                along = _along_heading(state.heading, line)
+                if along is not None:
+                    lines.append(along)
         return lines
 
     def _orca_neighbor(self, position: Vector2, own_radius: float,
