@@ -13,41 +13,31 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _received: List[int] = []
 _interrupt = False
-_deadline: Optional[Tuple[float, str]] = None  # (seconds, program name) for exit_within
 
 
-def install(interrupt: bool = False,
-            exit_after: Optional[Tuple[float, str]] = None) -> Dict[int, object]:
+def install(interrupt: bool = False) -> Dict[int, object]:
     """Route SIGINT and SIGTERM here; returns their former handlers (for :func:`restore`).
 
     With ``interrupt``, the first signal also raises KeyboardInterrupt, for
     plain Python work that has no loop to ask :func:`requested`. Later signals
     are only noted, so a second Ctrl-C never breaks a wind-down. Signals
-    already noted stay noted. With ``exit_after = (seconds, name)`` the first
-    signal also starts :func:`exit_within`, so the process ends with status 0
-    in time even if a callback or the middleware keeps the main thread busy.
-    Only the main thread can do this: elsewhere it does nothing.
+    already noted stay noted. Only the main thread can do this: elsewhere it
+    does nothing.
     """
-    global _interrupt, _deadline
+    global _interrupt
     if threading.current_thread() is not threading.main_thread():
         return {}
     _interrupt = interrupt
-    if exit_after is not None:
-        _deadline = exit_after
-        if _received:
-            exit_within(*exit_after)
     return {sig: signal.signal(sig, _note) for sig in SIGNALS}
 
 
 def _note(signum, frame) -> None:
     _received.append(signum)
-    if len(_received) == 1 and _deadline is not None:
-        exit_within(*_deadline)
     if _interrupt and len(_received) == 1:
         raise KeyboardInterrupt
 
@@ -72,13 +62,12 @@ def ignore() -> None:
 def exit_within(seconds: float, name: str) -> None:
     """End the process with status 0 if winding down takes longer than ``seconds``.
 
-    On a machine loaded by dozens of node processes, a callback that publishes
-    to starved reliable readers blocks for up to the middleware's blocking
-    time per message, and destroying a node with a hundred publishers and
-    subscriptions waits on the middleware too: processes were seen still busy
-    10 s after SIGINT, when ``ros2 launch`` escalates to SIGKILL and reports
-    them as died. Nothing is left to do that matters; the OS frees what is
-    left, and peers drop the endpoints when their leases expire.
+    Tearing down DDS entities waits on the middleware; on a machine loaded by
+    dozens of node processes, destroying a node with a hundred publishers and
+    subscriptions was seen to take more than 15 s, and ``ros2 launch`` then
+    escalates to SIGTERM and SIGKILL and reports the process as died. The
+    work is done by then; the OS frees what is left, and peers drop the
+    endpoints when their leases expire.
     """
     import os
     import sys

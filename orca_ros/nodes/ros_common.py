@@ -175,9 +175,7 @@ def run_node(node_class, args=None) -> None:
 
     from .. import stop
 
-    # Exit 0 within 3 s of a stop, whatever holds the main thread: launch sends
-    # SIGTERM 5 s after SIGINT and SIGKILL 5 s later.
-    stop.install(exit_after=(3.0, node_class.__name__))
+    stop.install()
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     try:
         node = node_class()
@@ -196,6 +194,8 @@ def run_node(node_class, args=None) -> None:
         if not stop.requested():
             raise
     finally:
+        if stop.requested():
+            stop.exit_within(3.0, node.get_name())  # before launch escalates (5 s)
         try:
             node.destroy_node()
             rclpy.try_shutdown()

@@ -13,7 +13,7 @@ from .. import stop
 
 
 def _run(module: str) -> None:
-    stop.install(exit_after=(3.0, module))
+    stop.install()
     importlib.import_module(f"{__package__}.{module}").main()
 
 
