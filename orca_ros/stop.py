@@ -59,29 +59,6 @@ def ignore() -> None:
             signal.signal(sig, signal.SIG_IGN)
 
 
-def exit_within(seconds: float, name: str) -> None:
-    """End the process with status 0 if winding down takes longer than ``seconds``.
-
-    Tearing down DDS entities waits on the middleware; on a machine loaded by
-    dozens of node processes, destroying a node with a hundred publishers and
-    subscriptions was seen to take more than 15 s, and ``ros2 launch`` then
-    escalates to SIGTERM and SIGKILL and reports the process as died. The
-    work is done by then; the OS frees what is left, and peers drop the
-    endpoints when their leases expire.
-    """
-    import os
-    import sys
-
-    def give_up() -> None:
-        print(f"{name}: shutdown took longer than {seconds:g} s; exiting without waiting "
-              "for the middleware", file=sys.stderr, flush=True)
-        os._exit(0)
-
-    timer = threading.Timer(seconds, give_up)
-    timer.daemon = True
-    timer.start()
-
-
 def restore(previous: Dict[int, object]) -> None:
     """Give the signals their former handlers back and forget what arrived.
 

@@ -194,8 +194,6 @@ def run_node(node_class, args=None) -> None:
         if not stop.requested():
             raise
     finally:
-        if stop.requested():
-            stop.exit_within(3.0, node.get_name())  # before launch escalates (5 s)
         try:
             node.destroy_node()
             rclpy.try_shutdown()
