@@ -100,6 +100,7 @@ class FleetSim(Node):
         self.commands: Dict[str, Tuple[Tuple[float, float, float], float]] = {}
         self.rejected = 0
         self.last_problem = ""
+        self.expired = 0  # robot-steps braked because the last command was no longer valid
         self.record = FleetRecord(self.scenario, self.positions())
 
         stamped = bool(self._param("enable_stamped_cmd_vel"))
@@ -153,6 +154,8 @@ class FleetSim(Node):
         for k, name in enumerate(self.names):
             command, stamp = self.commands.get(name, ((0.0, 0.0, 0.0), -math.inf))
             if self.sim_time + self.dt - stamp > validity + 1e-9:
+                if stamp > -math.inf:
+                    self.expired += 1
                 command = (0.0, 0.0, 0.0)  # no valid command: brake at the limits
             self.bodies[k] = step_body(self.bodies[k], command, self.kinematics, self.limits[k],
                                        self.dt)
@@ -193,7 +196,8 @@ class FleetSim(Node):
                   "arrived": self.record.arrived,
                   "colliding_pairs": ";".join("-".join(p) for p in sorted(ledger.pairs)),
                   "deepest_penetration_m": round(ledger.deepest, 6),
-                  "rejected_commands": self.rejected, "last_rejection": self.last_problem}
+                  "rejected_commands": self.rejected, "last_rejection": self.last_problem,
+                  "expired_command_steps": self.expired}
         self.diag_pub.publish(diagnostic_array(self._stamp(), [
             diagnostic_status("fleet_sim", level, message, values)]))
 
