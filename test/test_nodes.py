@@ -294,6 +294,9 @@ def test_fleet_sim_sends_each_robot_its_goal_once_it_listens(ros):
     assert len(goals) == 1  # once, not over and over (a user's RViz goal must stick)
     assert (goals[0].pose.position.x, goals[0].pose.position.y) == (0.1, -2.0)
     assert "north" in sim.goal_sender.sent
+    # Delivered and acknowledged: its publisher is gone, the others' stay until theirs are.
+    assert ros.spin_until(lambda: "north" not in sim.goal_sender.publishers, 5.0)
+    assert "south" in sim.goal_sender.publishers
 
 
 def test_another_process_can_watch_a_running_sim_over_dds(ros):
