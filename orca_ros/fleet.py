@@ -85,7 +85,8 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
         simulator = NodeSpec("toio_bridge", "toio_bridge", parameters={
             "scenario": path, "speed_factor": float(options.speed_factor),
             "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel, "send_goals": True,
-            "goal_subscribers": goal_subscribers})
+            "goal_subscribers": goal_subscribers,
+            "command_validity": TOIO_ROBOT["command_validity"]})
     else:
         simulator = NodeSpec("fleet_sim", "fleet_sim", parameters={
             "scenario": path, "kinematics": options.kinematics or "holonomic",
@@ -119,8 +120,10 @@ TOIO_ROBOT = {
     "kinematics": "diff_drive", "max_angular_speed": 4.0, "max_linear_accel": 1.0,
     "max_angular_accel": 20.0, "odom_timeout": 0.5, "command_lag": 0.14,
     "heading_time_constant": 0.3, "safety_margin_ratio": 0.5,
-    # toio_bridge times motor commands to end when the command's validity does.
-    "command_validity": 0.2,
+    # toio_bridge times motor commands to end when the command's validity does
+    # (the plan gives the bridge the same value): six control periods at 20 Hz, as
+    # cubes answer ~0.14 s late anyway and a busy machine delays commands further.
+    "command_validity": 0.3,
 }
 
 
@@ -471,7 +474,7 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
     names = [parse_cube(entry)[0] for entry in entries]
     use_sim_time = all(parse_cube(entry)[1] == "sim" for entry in entries)
     bridge = {"cubes": entries, "mat": mat, "send_goals": send_goals,
-              "goal_subscribers": 1}
+              "goal_subscribers": 1, "command_validity": TOIO_ROBOT["command_validity"]}
     if loaded is not None:
         bridge["scenario"] = str(resolve_scenario(scenario))
     plan = [NodeSpec("toio_bridge", "toio_bridge", parameters=bridge)]

@@ -132,6 +132,7 @@ def test_malformed_bytes_from_a_cube_become_a_diagnostic(ros):
 def test_six_simulated_cubes_swap_places_through_the_bridge_and_orca():
     from orca_ros.fleet import FleetOptions, run_fleet
 
-    run = run_fleet("toio_ring_swap_6", FleetOptions(backend="toio-sim", speed_factor=2.0))
+    # Real cubes run on wall time: speed factor 1, as they would.
+    run = run_fleet("toio_ring_swap_6", FleetOptions(backend="toio-sim", speed_factor=1.0))
     assert run.summary["collisions"] == 0, run.summary
     assert run.summary["reached"] == 6, run.summary
