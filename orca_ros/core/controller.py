@@ -226,14 +226,6 @@ def predict_state(state: RobotState, lag: float, unicycle: bool = False) -> Robo
                                     state.position[1] + state.velocity[1] * lag))
 
 
-def predict_neighbor(neighbor: "Neighbor", lag: float) -> "Neighbor":
-    """A neighbour moved on at its velocity by ``lag`` s."""
-    if lag <= 0.0:
-        return neighbor
-    return neighbor._replace(position=(neighbor.position[0] + neighbor.velocity[0] * lag,
-                                       neighbor.position[1] + neighbor.velocity[1] * lag))
-
-
 @dataclass
 class Command:
     """What the controller decided this period, with what it saw (for markers and diagnostics)."""
