@@ -10,7 +10,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from orca_ros.fleet import FleetOptions, fleet_plan
+from orca_ros.fleet import FleetOptions, fleet_plan, shutdown_environment, shutdown_grace
 
 ARGUMENTS = {
     "scenario": ("crossing_4", "scenario file or built-in scenario name"),
@@ -29,14 +29,19 @@ def _truthy(text: str) -> bool:
 
 def _nodes(context):
     value = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
+    chosen = LaunchConfiguration("sigterm_timeout", default="").perform(context)
     options = FleetOptions(planner=value["planner"], kinematics=value["kinematics"],
                            speed_factor=float(value["speed_factor"]),
                            enable_stamped_cmd_vel=_truthy(value["enable_stamped_cmd_vel"]),
                            supervisor=_truthy(value["supervisor"]))
+    plan = fleet_plan(value["scenario"], options)
+    # launch's own argument sigterm_timeout:=S wins; otherwise the fleet's size sets it.
+    grace = chosen or str(shutdown_grace(len(plan)))
     return [Node(package=spec.package, executable=spec.executable, name=spec.name,
                  namespace=spec.namespace or None, parameters=[spec.parameters],
-                 remappings=list(spec.remappings), output="screen")
-            for spec in fleet_plan(value["scenario"], options)]
+                 remappings=list(spec.remappings), output="screen", sigterm_timeout=grace,
+                 additional_env=shutdown_environment(grace))
+            for spec in plan]
 
 
 def generate_launch_description():

@@ -12,7 +12,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from orca_ros.fleet import toio_plan
+from orca_ros.fleet import shutdown_environment, shutdown_grace, toio_plan
 
 ARGUMENTS = {
     "cubes": ("[]", "cube entries: name=ble:<address or name fragment> (or name=simulated)"),
@@ -25,12 +25,16 @@ ARGUMENTS = {
 
 def _nodes(context):
     value = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
+    chosen = LaunchConfiguration("sigterm_timeout", default="").perform(context)
     cubes = [c.strip() for c in value["cubes"].strip("[]").split(",") if c.strip()]
     plan = toio_plan(cubes, scenario=value["scenario"] or None, mat=value["mat"],
                      simulated=value["simulated"].lower() == "true",
                      send_goals=value["send_goals"].lower() == "true")
+    grace = chosen or str(shutdown_grace(len(plan)))  # launch's sigterm_timeout:=S wins
     return [Node(package=spec.package, executable=spec.executable, name=spec.name,
-                 namespace=spec.namespace or None, parameters=[spec.parameters], output="screen")
+                 namespace=spec.namespace or None, parameters=[spec.parameters], output="screen",
+                 sigterm_timeout=grace,
+                 additional_env=shutdown_environment(grace))
             for spec in plan]
 
 

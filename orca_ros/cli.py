@@ -235,7 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="scenario files, or names of built-in scenarios")
     bench.add_argument("--method", default="orca", choices=["orca", "orca_strict", "rvo2"],
                        help="orca (default), orca_strict (exactly RVO2) or rvo2 (pyrvo)")
-    bench.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
+    bench.add_argument("--kinematics", default="holonomic",
+                       choices=["holonomic", "diff_drive", "toio"],
+                       help="toio: simulated toio Core Cubes (command lag, wheel dead zone, "
+                            "position readings in mat units), controlled as diff_drive")
     bench.add_argument("--planner", default="orca", choices=["orca", "direct"],
                        help="direct: straight at the goals, no avoidance")
     bench.add_argument("--supervisor", action="store_true",

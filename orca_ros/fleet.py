@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .core.cube import CUBE_ROBOT_PARAMETERS
 from .core.scenario import Scenario, load_scenario, resolve_scenario
 
 PACKAGE = "orca_ros"
@@ -74,6 +75,31 @@ def command_validity(control_rate: float) -> float:
     return round(2.0 / control_rate, 6)
 
 
+def shutdown_grace(processes: int) -> float:
+    """Seconds ``ros2 launch`` should wait between its SIGINT and its SIGTERM (``sigterm_timeout``).
+
+    A node ends by destroying its DDS endpoints one by one, each announced to
+    every other participant. With all processes of a fleet doing that at once
+    on a loaded machine it takes seconds: 42 processes (40 robots) on 2 cores
+    needed up to 5.3 s inside ``destroy_node`` and up to 10.8 s from SIGINT to
+    exit, more than launch's default 5 s + 5 s before SIGKILL. Half a second
+    per process, at least launch's 5 s; SIGKILL still follows 5 s after SIGTERM.
+    """
+    return max(5.0, 0.5 * processes)
+
+
+def shutdown_environment(sigterm_timeout: str) -> dict:
+    """Environment for a node under ``ros2 launch``: when to end, come what may.
+
+    launch sends SIGKILL ``sigterm_timeout`` + 5 s (its ``sigkill_timeout``)
+    after SIGINT; a node still stopping three seconds before that ends itself
+    with status 0 (see :func:`orca_ros.stop._arm_deadline`): on a loaded
+    machine the signal reaches Python, and the deadline's thread wakes, late."""
+    from .stop import STOP_WITHIN_ENV
+
+    return {STOP_WITHIN_ENV: f"{float(sigterm_timeout) + 2.0:g}"}
+
+
 def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> List[NodeSpec]:
     """fleet_sim, obstacle_server, one orca_node per robot (and the supervisor when asked)."""
     path = str(resolve_scenario(scenario_path))
@@ -115,16 +141,10 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
     return plan
 
 
-TOIO_ROBOT = {
-    # Cubes are unicycles that answer commands ~0.14 s late and brake hard.
-    "kinematics": "diff_drive", "max_angular_speed": 4.0, "max_linear_accel": 1.0,
-    "max_angular_accel": 20.0, "odom_timeout": 0.5, "command_lag": 0.14,
-    "heading_time_constant": 0.3, "safety_margin_ratio": 0.5,
-    # toio_bridge times motor commands to end when the command's validity does
-    # (the plan gives the bridge the same value): six control periods at 20 Hz, as
-    # cubes answer ~0.14 s late anyway and a busy machine delays commands further.
-    "command_validity": 0.3,
-}
+TOIO_ROBOT = dict(CUBE_ROBOT_PARAMETERS)
+"""orca_node parameters of a toio cube (one source: :mod:`orca_ros.core.cube`, which the
+world's ``kinematics="toio"`` uses too). toio_bridge times motor commands to end when
+the command's validity does; the plan gives the bridge the same value."""
 
 
 def node_classes() -> Dict[str, Callable]:

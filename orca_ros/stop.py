@@ -38,8 +38,53 @@ def install(interrupt: bool = False) -> Dict[int, object]:
 
 def _note(signum, frame) -> None:
     _received.append(signum)
+    if len(_received) == 1:
+        _arm_deadline()
     if _interrupt and len(_received) == 1:
         raise KeyboardInterrupt
+
+
+STOP_WITHIN_ENV = "ORCA_ROS_STOP_WITHIN"
+DEFAULT_STOP_WITHIN = 7.0
+"""Seconds from the first SIGINT/SIGTERM to the end of the process, whatever happens.
+
+``ros2 launch`` sends SIGKILL 10 s after its SIGINT unless told otherwise; our
+launch files give large fleets longer and pass ``ORCA_ROS_STOP_WITHIN`` (three
+seconds before their SIGKILL)."""
+_deadline: List[threading.Timer] = []
+
+
+def _arm_deadline() -> None:
+    """End the process with status 0 if it is still there ``ORCA_ROS_STOP_WITHIN`` s from now.
+
+    Winding down a node destroys its DDS endpoints. When dozens of
+    participants leave at once, Fast DDS 3.x can deadlock in there: the main
+    thread waits in ``ResourceEvent::unregister_timer`` for the event thread,
+    which waits for a lock the main thread holds (seen at 40 robots, one
+    process per node, on 2 cores; upstream eProsima/Fast-DDS#6502, open). The
+    process would sit until launch kills it (status -9). This timer, a daemon
+    thread, ends it a little earlier instead and says so on stderr.
+    """
+    import os
+
+    try:
+        seconds = float(os.environ.get(STOP_WITHIN_ENV, DEFAULT_STOP_WITHIN))
+    except ValueError:
+        seconds = DEFAULT_STOP_WITHIN
+
+    def leave() -> None:
+        import sys
+
+        sys.stderr.write(f"still stopping {seconds:g} s after the signal (the DDS teardown "
+                         "hangs: a library deadlock when many processes end together); "
+                         "leaving without it\n")
+        sys.stderr.flush()
+        os._exit(0)
+
+    timer = threading.Timer(seconds, leave)
+    timer.daemon = True
+    timer.start()
+    _deadline.append(timer)
 
 
 def requested() -> bool:
@@ -69,3 +114,6 @@ def restore(previous: Dict[int, object]) -> None:
         if handler is not None:
             signal.signal(sig, handler)
     _received.clear()
+    while _deadline:
+        _deadline.pop().cancel()
+

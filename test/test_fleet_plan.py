@@ -52,10 +52,12 @@ class _Recorder:
 
 def _stub_launch_modules(monkeypatch, arguments):
     class LaunchConfiguration:
-        def __init__(self, name):
-            self.name = name
+        def __init__(self, name, default=None):
+            self.name, self.default = name, default
 
         def perform(self, context):
+            if self.default is not None:
+                return arguments.get(self.name, context.get(self.name, self.default))
             return arguments.get(self.name, context[self.name])
 
     modules = {
@@ -87,6 +89,35 @@ def test_fleet_launch_file_turns_the_plan_into_node_actions(monkeypatch):
     assert [(n.kwargs["executable"], n.kwargs["namespace"]) for n in nodes] == \
         [(s.executable, s.namespace or None) for s in plan]
     assert [n.kwargs["parameters"] for n in nodes] == [[s.parameters] for s in plan]
+
+
+def _fleet_launch_nodes(monkeypatch, scenario, extra=()):
+    _stub_launch_modules(monkeypatch, dict(extra))
+    spec = importlib.util.spec_from_file_location("fleet_launch",
+                                                  LAUNCH_DIR / "fleet_sim.launch.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    context = {name: default for name, (default, _) in module.ARGUMENTS.items()}
+    context["scenario"] = scenario
+    return module.generate_launch_description()[-1].kwargs["function"](context)
+
+
+def test_fleet_launch_gives_a_large_fleet_time_to_shut_down(monkeypatch, tmp_path):
+    """42 processes on 2 cores took up to 10.8 s from SIGINT to exit; launch's own
+    5 s + 5 s would SIGKILL the last ones, so the grace grows with the fleet."""
+    from orca_ros.benchmarks import circle_scenario_yaml
+
+    circle = tmp_path / "circle_40.yaml"
+    circle.write_text(circle_scenario_yaml(40))
+    large = _fleet_launch_nodes(monkeypatch, str(circle))
+    assert len(large) == 42
+    assert {float(n.kwargs["sigterm_timeout"]) for n in large} == {21.0}
+    # each node ends itself, status 0, 3 s before launch's SIGKILL (21 + 5 s)
+    assert {n.kwargs["additional_env"]["ORCA_ROS_STOP_WITHIN"] for n in large} == {"23"}
+    small = _fleet_launch_nodes(monkeypatch, "crossing_4")
+    assert {float(n.kwargs["sigterm_timeout"]) for n in small} == {5.0}  # launch's default
+    chosen = _fleet_launch_nodes(monkeypatch, str(circle), {"sigterm_timeout": "7"})
+    assert {n.kwargs["sigterm_timeout"] for n in chosen} == {"7"}  # sigterm_timeout:=7 wins
 
 
 def test_toio_plan_for_real_cubes_runs_on_wall_time_with_cube_settings():

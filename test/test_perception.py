@@ -221,3 +221,55 @@ def test_a_unicycle_inside_a_neighbours_tracking_margin_may_not_drive_towards_it
     state_away = state._replace(heading=math.radians(-45))
     assert all(permitted(line, away) for line in controller.safety_half_planes(
         state_away, [other], []))
+
+
+def test_replaying_sent_commands_predicts_a_lagging_unicycle_where_constant_velocity_cannot():
+    """A robot answering 0.14 s late is, when a new command acts, where the commands already
+    sent take it: a turn and a speed-up inside the lag are invisible to a constant-velocity
+    guess, not to a replay of the commands."""
+    from orca_ros.core.controller import RobotState, predict_state
+    from orca_ros.core.drive import Body, DiffDriveLimits, step_body
+    from orca_ros.core.perception import SentCommands
+
+    lag, dt, step = 0.14, 0.05, 0.01
+    limits = DiffDriveLimits(0.3, 4.0, 1.0, 20.0)
+    sent = SentCommands(lag=lag, validity=0.3)
+    log = []  # (acts_at, command): what the drive does, 0.14 s after each command
+
+    def acting(t):
+        due = [command for acts_at, command in log if acts_at <= t + 1e-9]
+        return due[-1] if due else (0.05, 0.0)
+
+    def drive(body, start, duration):
+        for j in range(round(duration / step)):
+            command = acting(start + j * step)
+            body = step_body(body, (command[0], 0.0, command[1]), "diff_drive", limits, step)
+        return body
+
+    body = Body(0.0, 0.0, 0.0, vx=0.05)
+    commands = [(0.05, 0.0)] * 6 + [(0.2, 2.5)] * 6  # cruise, then speed up into a turn
+    worst_replay = worst_constant = 0.0
+    for k, command in enumerate(commands):
+        now = k * dt
+        measured = RobotState((body.x, body.y), body.world_velocity, body.heading, body.vx,
+                              body.omega)
+        replayed = sent.predict(measured, now, now + lag, limits, step)
+        constant = predict_state(measured, lag, unicycle=True)
+        sent.record(now, *command)
+        log.append((now + lag, command))
+        truth = drive(body, now, lag)
+        worst_replay = max(worst_replay, math.dist(replayed.position, (truth.x, truth.y)))
+        worst_constant = max(worst_constant, math.dist(constant.position, (truth.x, truth.y)))
+        body = drive(body, now, dt)
+    assert worst_replay < 0.001
+    assert worst_constant > 0.005
+
+
+def test_sent_commands_expire_like_the_driver_does():
+    from orca_ros.core.perception import SentCommands
+
+    sent = SentCommands(lag=0.1, validity=0.2)
+    sent.record(1.0, 0.3, 0.5)
+    assert sent._acting(1.05) is None            # not acting yet: the history is too short
+    assert sent._acting(1.15) == (0.3, 0.5)
+    assert sent._acting(1.35) == (0.0, 0.0)      # its validity ran out: the robot brakes

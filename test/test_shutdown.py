@@ -228,3 +228,29 @@ def test_orca_ros_exits_0_on_sigint_or_sigterm_at_any_moment(tmp_path):
     interrupter.batch(runs, earliest=0.3, latest=4.0)  # mostly while starting
     interrupter.batch(runs, earliest=4.0, latest=9.0)  # mostly while the robots drive
     interrupter.check()
+
+
+
+def test_a_process_stuck_after_the_signal_still_ends_with_status_0_in_time():
+    """A wind-down that never returns (Fast DDS can deadlock in ``unregister_timer`` when
+    dozens of participants leave together) must not wait for launch's SIGKILL."""
+    stuck = ("import os, signal, threading\n"
+             "from orca_ros import stop\n"
+             "stop.install()\n"
+             "os.kill(os.getpid(), signal.SIGINT)\n"
+             "threading.Event().wait()  # a teardown that never returns\n")
+    env = dict(os.environ, ORCA_ROS_STOP_WITHIN="0.5")
+    started = time.monotonic()
+    run = subprocess.run([sys.executable, "-c", stuck], capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert run.returncode == 0, run.stderr
+    assert "still stopping 0.5 s after the signal" in run.stderr
+    assert time.monotonic() - started < 30
+    quiet = ("import os, signal, time\n"
+             "from orca_ros import stop\n"
+             "stop.install()\n"
+             "time.sleep(1.0)\n"
+             "raise SystemExit(3)  # no signal: no deadline\n")
+    run = subprocess.run([sys.executable, "-c", quiet], capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert run.returncode == 3 and "still stopping" not in run.stderr

@@ -70,6 +70,7 @@ class ControllerConfig:
     max_angular_accel: float = 20.0
     heading_time_constant: float = 0.0  # s; 0 = one control period
     command_lag: float = 0.0  # s from command to motion (toio cubes: ~0.14)
+    lag_error: Optional[float] = None  # m a prediction over command_lag may miss; see tracking_error
     command_validity: Optional[float] = None  # s a command may act; None: one time_step
     accel_limited: bool = False  # holonomic body changes velocity at most at max_linear_accel
     lateral_speed_ratio: float = 0.25
@@ -90,6 +91,8 @@ class ControllerConfig:
             raise ValueError(f"planner must be one of {PLANNERS}, got {self.planner!r}")
         if self.max_neighbors < 0 or self.guidance_period < 1:
             raise ValueError("max_neighbors must be >= 0 and guidance_period >= 1")
+        if self.lag_error is not None:
+            as_finite(self.lag_error, "lag_error", minimum=0.0)
         for name in ("goal_tolerance", "waypoint_tolerance", "command_validity"):
             if getattr(self, name) is not None:
                 as_finite(getattr(self, name), name, strictly_positive=True)
@@ -130,13 +133,17 @@ class ControllerConfig:
         """How far the robot may be from where it planned to be, one period on (m).
 
         A unicycle's tracking bound E (0 for holonomic robots), plus, with a
-        ``command_lag``, the error of predicting its motion over the lag at
-        constant velocity while speed and heading may change at their
+        ``command_lag``, the error of predicting its motion over the lag:
+        ``lag_error`` when the caller replays the commands already sent
+        (:class:`~orca_ros.core.perception.SentCommands`), else the error of a
+        constant-velocity guess while speed and heading may change at their
         acceleration and turn limits: ``a lag**2 / 2 + v_max omega_max lag**2 / 2``.
         """
         error = tracking_error_bound(self.limits, self.time_step) if self.diff_drive else 0.0
         lag = self.command_lag
-        if lag > 0.0:
+        if lag > 0.0 and self.lag_error is not None:
+            error += self.lag_error
+        elif lag > 0.0:
             error += 0.5 * self.max_linear_accel * lag * lag
             if self.diff_drive:
                 error += 0.5 * self.max_speed * self.max_angular_speed * lag * lag
@@ -180,6 +187,16 @@ def _along_heading(heading: float, line: HalfPlane) -> Optional[HalfPlane]:
         return None
     limit = (line.point_x * nx + line.point_y * ny) / facing
     return HalfPlane(hx * limit, hy * limit, -hy, hx)
+
+
+def _edge_distance(position: Vector2, edge: ObstacleVertex) -> float:
+    """Distance from a point to an obstacle edge (the segment to the next vertex)."""
+    (ax, ay), (bx, by) = edge.point, edge.next.point
+    abx, aby = bx - ax, by - ay
+    length2 = abx * abx + aby * aby
+    t = 0.0 if length2 == 0.0 else ((position[0] - ax) * abx + (position[1] - ay) * aby) / length2
+    t = min(max(t, 0.0), 1.0)
+    return math.hypot(ax + t * abx - position[0], ay + t * aby - position[1])
 
 
 class RobotState(NamedTuple):
@@ -398,6 +415,11 @@ class RobotController:
                                                 c.radius, horizon)
             if line is not None:
                 lines.append(line)
+                if c.diff_drive and _edge_distance(state.position, edge) < own:
+                    # Inside the tracking margin of a wall: as for robots below.
+                    along = _along_heading(state.heading, line)
+                    if along is not None:
+                        lines.append(along)
         px, py = state.position
         for other in close:
             tie = (1.0, 0.0) if self.key < other.key else (-1.0, 0.0)

@@ -207,3 +207,71 @@ class OdometryGate:
         return (f"jump of {jump:.3g} m in {max(stamp - self._last[0], 0.0):.3g} s (max speed "
                 f"{self.max_speed:g} m/s); not planned on unless it holds for "
                 f"{self.confirmations} messages")
+
+
+@dataclass
+class SentCommands:
+    """The commands a unicycle was sent lately: its motion over its command lag, predicted.
+
+    A robot that answers ``lag`` s late (toio cubes: 0.14 s) is, when a new
+    command acts, where the commands *already sent* took it. Carrying its
+    last measured state forward at constant velocity misses every turn and
+    speed change in that window, up to ``a lag**2 / 2 + v omega lag**2 / 2``
+    (toio: 14.5 mm, which :attr:`ControllerConfig.tracking_error` must then
+    add to every disc). Replaying the sent commands instead leaves only what
+    the drive does differently from the commands (dead zone, motor time
+    constant): :meth:`predict`.
+    """
+
+    lag: float
+    validity: float
+    keep: float = 2.0  # s of history kept
+    _sent: Deque[Tuple[float, float, float]] = field(default_factory=collections.deque)
+
+    def record(self, sent_at: float, linear: float, angular: float) -> None:
+        """A command ``(v, omega)`` was sent at ``sent_at`` (s, the caller's clock)."""
+        self._sent.append((sent_at, linear, angular))
+        while self._sent and self._sent[0][0] < sent_at - self.keep:
+            self._sent.popleft()
+
+    def _acting(self, t: float) -> Optional[Tuple[float, float]]:
+        """The command driving the robot at ``t``: the latest sent by ``t - lag`` and still
+        valid then; ``(0, 0)`` once it expired; None if the history does not reach back."""
+        acting = None
+        for sent_at, linear, angular in self._sent:
+            if sent_at + self.lag > t + 1e-9:
+                break
+            acting = (sent_at, linear, angular)
+        if acting is None:
+            return None
+        if t - acting[0] - self.lag > self.validity:
+            return (0.0, 0.0)
+        return acting[1], acting[2]
+
+    def predict(self, state, measured_at: float, until: float, limits, step: float = 0.01):
+        """``state`` (a :class:`~orca_ros.core.controller.RobotState` measured at
+        ``measured_at``) carried to ``until`` under the commands that act in between.
+
+        Speeds move towards each acting command at most at the acceleration
+        limits (``limits``: :class:`~orca_ros.core.drive.DiffDriveLimits`) and
+        the pose follows exact arcs; before the first known command the robot
+        keeps its measured speeds.
+        """
+        from .drive import unicycle_step
+
+        x, y = state.position
+        heading, v, omega = state.heading, state.linear_speed, state.angular_speed
+        t = measured_at
+        while t < until - 1e-12:
+            dt = min(step, until - t)
+            target = self._acting(t)
+            if target is not None:
+                dv = limits.max_linear_accel * dt
+                dw = limits.max_angular_accel * dt
+                v = min(max(target[0], v - dv), v + dv)
+                omega = min(max(target[1], omega - dw), omega + dw)
+            x, y, heading = unicycle_step(x, y, heading, v, omega, dt)
+            t += dt
+        c, s = math.cos(heading), math.sin(heading)
+        return state._replace(position=(x, y), velocity=(v * c, v * s), heading=heading,
+                              linear_speed=v, angular_speed=omega)

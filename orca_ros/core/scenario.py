@@ -24,7 +24,7 @@ TOP_LEVEL_KEYS = {
 }
 AGENT_PARAMETER_KEYS = {"radius", "max_speed", "pref_speed", "neighbor_dist", "max_neighbors",
                         "time_horizon", "time_horizon_obst"}
-AGENT_KEYS = {"name", "start", "goal", "waypoints"} | AGENT_PARAMETER_KEYS
+AGENT_KEYS = {"name", "start", "goal", "waypoints", "heading"} | AGENT_PARAMETER_KEYS
 BUILTIN_DEFAULTS = {"neighbor_dist": 10.0, "max_neighbors": 10, "time_horizon": 2.0,
                     "time_horizon_obst": 2.0}
 
@@ -46,6 +46,15 @@ class AgentSpec:
     max_neighbors: int
     time_horizon: float
     time_horizon_obst: float
+    heading: Optional[float] = None  # rad, world frame; None: facing the first waypoint
+
+    @property
+    def start_heading(self) -> float:
+        """Where a robot faces at the start (rad): ``heading``, else its first waypoint."""
+        if self.heading is not None:
+            return self.heading
+        first = self.waypoints[0]
+        return math.atan2(first[1] - self.start[1], first[0] - self.start[0])
 
     @property
     def reference_length(self) -> float:
@@ -140,7 +149,8 @@ def _agent(raw: Any, index: int, defaults: Dict[str, Any], where: str) -> AgentS
         max_neighbors=max_neighbors,
         time_horizon=_number(params["time_horizon"], here, "time_horizon", positive=True),
         time_horizon_obst=_number(params["time_horizon_obst"], here, "time_horizon_obst",
-                                  positive=True))
+                                  positive=True),
+        heading=None if raw.get("heading") is None else _number(raw["heading"], here, "heading"))
 
 
 def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:

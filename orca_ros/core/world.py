@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
@@ -18,13 +19,25 @@ from scipy.spatial import cKDTree
 
 from .cocoon import CocoonConfig, CocoonSupervisor, Track
 from .controller import KINEMATICS, ControllerConfig, Neighbor, RobotController, RobotState
+from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, CubeBody,
+                   CubeOdometry, MatFrame, timed_duration_ms, twist_to_wheels)
 from .drive import unicycle_step
 from .geometry import points_polygon_signed_distance
 from .obstacles import ObstacleVertex, build_obstacle_edges
 from .orca import agent_orca_half_planes_batch
+from .perception import SentCommands, perceive_neighbor
 from .scenario import AgentSpec, Scenario
 
 METHODS = ("orca", "orca_strict", "rvo2")
+WORLD_KINEMATICS = KINEMATICS + ("toio",)
+"""Bodies the world can simulate: the controller's kinematics, and ``toio``
+(simulated toio Core Cubes, :mod:`orca_ros.core.cube`, driven as diff_drive)."""
+CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
+                   if name in {f.name for f in dataclass_fields(ControllerConfig)}}
+"""The :class:`ControllerConfig` fields a toio cube's orca_node runs with."""
+NEIGHBOR_EXTRAPOLATION_S = 1.0
+"""How long a cube's controller carries a neighbour's reading forward at its velocity
+(orca_node's ``neighbor_timeout`` default)."""
 OVERLAP_TOLERANCE = 1e-6
 """Overlaps deeper than this (m) count as collisions; touching does not."""
 
@@ -43,6 +56,15 @@ class WorldOptions:
     :class:`~orca_ros.core.cocoon.CocoonSupervisor` too. ``controller``
     overrides :class:`~orca_ros.core.controller.ControllerConfig` fields for
     every agent.
+
+    ``kinematics``: ``holonomic``, ``diff_drive`` (ideal unicycles that do
+    what they are told at once) or ``toio``: simulated toio Core Cubes
+    (:class:`~orca_ros.core.cube.CubeBody`: command lag, wheel dead zone,
+    saturation and time constant, timed commands), controlled as diff_drive
+    with a cube's orca_node settings (:data:`CUBE_CONTROLLER`; ``controller``
+    overrides still win) and seeing only what toio_bridge reports: the last
+    position reading, rounded to mat units and degrees in the scenario's
+    ``toio:`` mat frame, and its finite-differenced velocity.
     """
 
     method: str = "orca"
@@ -59,8 +81,9 @@ class WorldOptions:
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        if self.kinematics not in KINEMATICS:
-            raise ValueError(f"kinematics must be one of {KINEMATICS}, got {self.kinematics!r}")
+        if self.kinematics not in WORLD_KINEMATICS:
+            raise ValueError(f"kinematics must be one of {WORLD_KINEMATICS}, "
+                             f"got {self.kinematics!r}")
         if self.method == "rvo2" and self.kinematics != "holonomic":
             raise ValueError("method rvo2 (the reference library) is holonomic only")
         if self.command_validity_periods is not None and not self.command_validity_periods >= 1:
@@ -80,6 +103,8 @@ class WorldOptions:
                       time_horizon_obst=agent.time_horizon_obst, kinematics=self.kinematics,
                       planner=self.planner, strict=self.strict, goal_tolerance=scenario.goal_tolerance,
                       waypoint_tolerance=scenario.waypoint_tolerance)
+        if self.kinematics == "toio":
+            fields.update(CUBE_CONTROLLER)  # diff_drive, with the cube's lag, limits, validity
         if self.command_validity_periods is not None:
             fields.update(command_validity=self.command_validity_periods * scenario.time_step,
                           accel_limited=True)
@@ -209,12 +234,14 @@ class World:
             controller = RobotController(config, key=agent.name, roadmaps=roadmaps)
             controller.set_path(agent.waypoints)
             self.controllers.append(controller)
-        # Unicycles start at rest, facing their first waypoint.
-        first = np.array([a.waypoints[0] for a in agents])
-        delta = first - self.positions
-        self.headings = np.arctan2(delta[:, 1], delta[:, 0])
+        # Unicycles start at rest, facing their first waypoint unless the scenario says.
+        self.headings = np.array([a.start_heading for a in agents], dtype=float)
         self.linear_speed = np.zeros(n)
         self.angular_speed = np.zeros(n)
+        self.cubes: Optional[List[CubeBody]] = None
+        self.odometry: List[CubeOdometry] = []
+        if options.kinematics == "toio":
+            self._place_cubes()
         self._close_reach = 2.0 * max(c.config.safety_radius(c.config.radius)
                                       for c in self.controllers) \
             + 2.0 * float(self.max_speed.max()) * max(c.config.command_horizon
@@ -258,6 +285,8 @@ class World:
             pref = np.array([c.preferred_velocity(self._state(i)) if self.active[i] else (0.0, 0.0)
                              for i, c in enumerate(self.controllers)])
             new_positions, new_velocities = self._rvo2.step(pref)
+        elif self.cubes is not None:
+            new_positions, new_velocities = self._cube_step()
         else:
             new_positions, new_velocities = self._controller_step()
         self.compute_seconds += time.perf_counter() - started
@@ -313,6 +342,89 @@ class World:
             self.headings[i] = heading
             self.linear_speed[i] = command.linear
             self.angular_speed[i] = command.angular
+        return new_positions, new_velocities
+
+    # --- toio cubes ------------------------------------------------------------------------
+
+    def _place_cubes(self) -> None:
+        """One :class:`CubeBody` per agent at its start pose, and the reading it starts with."""
+        frame = MatFrame(float(self.scenario.toio.get("mm_per_unit", DEFAULT_MM_PER_UNIT)))
+        self.cubes = [CubeBody.at_world_pose(float(x), float(y), float(yaw), frame)
+                      for (x, y), yaw in zip(self.positions, self.headings)]
+        self.odometry = [CubeOdometry(frame, cube.reading(), 0.0) for cube in self.cubes]
+        self.sent = [SentCommands(c.config.command_lag, c.config.command_horizon)
+                     for c in self.controllers]
+        for i, cube in enumerate(self.cubes):  # the true pose, as the cube holds it
+            x, y, self.headings[i] = cube.world_pose()
+            self.positions[i] = (x, y)
+
+    def _cube_state(self, i: int) -> RobotState:
+        """Agent ``i`` as its odometry says (what orca_node gets from toio_bridge)."""
+        odometry = self.odometry[i]
+        x, y, yaw = odometry.pose
+        return RobotState((x, y), odometry.world_velocity, yaw, *odometry.velocity)
+
+    def _cube_step(self) -> Tuple[np.ndarray, np.ndarray]:
+        """One control period of toio cubes, as orca_node and toio_bridge run them.
+
+        Each controller plans, like orca_node, for when its command acts: its own
+        odometry carried forward over the reading's age plus ``command_lag`` (and
+        uncertain by ``a age**2 / 2``), every neighbour's over its age plus the lag
+        (:func:`~orca_ros.core.perception.perceive_neighbor`). At its goal (as its
+        odometry says) it sends a stop. The command reaches the cube as toio_bridge
+        sends it: :func:`~orca_ros.core.cube.twist_to_wheels`, timed to end when the
+        command's validity does. Then the cubes' physics runs in sub-steps of at
+        most :data:`~orca_ros.core.cube.PHYSICS_STEP_S`, readings arriving as they
+        fall due. Perception is O(N^2): fine for the cubes a mat holds.
+        """
+        active_idx = np.flatnonzero(self.active).tolist()
+        now = self.time
+        measured = {i: self._cube_state(i) for i in active_idx}
+        ages = {i: max(0.0, now - self.odometry[i].time) for i in active_idx}
+        for i in active_idx:
+            controller = self.controllers[i]
+            config = controller.effective_config
+            state = self.sent[i].predict(measured[i], self.odometry[i].time,
+                                         now + config.command_lag, config.limits)
+            own_uncertainty = 0.5 * config.max_linear_accel * ages[i] * ages[i]
+            seen = []
+            for j in active_idx:
+                if j == i:
+                    continue
+                other = measured[j]
+                neighbor = perceive_neighbor(
+                    Neighbor(other.position, other.velocity, float(self.radius[j]), self.names[j]),
+                    ages[j] + config.command_lag, controller.config.max_speed,
+                    config.max_linear_accel, NEIGHBOR_EXTRAPOLATION_S)
+                distance = math.dist(neighbor.position, state.position)
+                if distance - neighbor.uncertainty < config.neighbor_dist:
+                    seen.append((distance, self.names[j], neighbor))
+            seen.sort(key=lambda item: (item[0], item[1]))
+            close = [n for _, _, n in seen]
+            command = controller.compute(state, close[:config.max_neighbors], self.edges,
+                                         close=close, own_uncertainty=own_uncertainty)
+            if controller.at_goal(measured[i].position):
+                linear, angular = 0.0, 0.0
+            else:
+                linear, angular = command.linear, command.angular
+            self.sent[i].record(now, linear, angular)
+            left, right = twist_to_wheels(linear, angular)
+            self.cubes[i].command(left, right, timed_duration_ms(config.command_horizon) / 1000.0)
+        substeps = max(1, math.ceil(self.dt / PHYSICS_STEP_S - 1e-9))
+        for _ in range(substeps):
+            for i in active_idx:
+                cube = self.cubes[i]
+                cube.advance(self.dt / substeps)
+                reading = cube.poll_reading()
+                if reading is not None:
+                    self.odometry[i].update(reading, cube.time)
+        new_positions = self.positions.copy()
+        new_velocities = np.zeros_like(self.velocities)
+        for i in active_idx:
+            x, y, self.headings[i] = self.cubes[i].world_pose()
+            new_positions[i] = (x, y)
+            new_velocities[i] = (new_positions[i] - self.positions[i]) / self.dt
+            self.linear_speed[i], self.angular_speed[i] = self.cubes[i].twist
         return new_positions, new_velocities
 
     def _agent_half_planes(self, active_idx: np.ndarray, neighbor_lists) -> List[list]:

@@ -91,9 +91,7 @@ class FleetSim(Node):
         self.radii = np.array([a.radius for a in self.scenario.agents])
         self.bodies: List[Body] = []
         for agent in self.scenario.agents:
-            first = agent.waypoints[0]
-            heading = math.atan2(first[1] - agent.start[1], first[0] - agent.start[0])
-            self.bodies.append(Body(agent.start[0], agent.start[1], heading))
+            self.bodies.append(Body(agent.start[0], agent.start[1], agent.start_heading))
         self.limits = [DiffDriveLimits(a.max_speed, self._param("max_angular_speed"),
                                   self._param("max_linear_accel"),
                                   self._param("max_angular_accel")) for a in self.scenario.agents]

@@ -37,7 +37,7 @@ from ..core.controller import (
     RobotState,
     predict_state,
 )
-from ..core.perception import OdometryGate, ReciprocityMonitor, perceive_neighbor
+from ..core.perception import OdometryGate, ReciprocityMonitor, SentCommands, perceive_neighbor
 from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
 from .ros_common import (
@@ -107,6 +107,7 @@ class OrcaNode(Node):
 
         self.base_config = self._controller_config()
         self.controller = RobotController(self.base_config, key=self.robot)
+        self.sent = self._sent_commands()
         self.stamped = bool(self.get_parameter("enable_stamped_cmd_vel").value)
         self.cmd_pub = self.create_publisher(TwistStamped if self.stamped else Twist, "cmd_vel",
                                              RELIABLE_10)
@@ -185,6 +186,10 @@ class OrcaNode(Node):
                                                     "long (s); 0 = one control period", 0.0, 10.0))
         d("command_lag", 0.0, float_param("robot's command-to-motion lag (s): plan from the "
                                           "state extrapolated by it", 0.0, 2.0))
+        d("lag_error", -1.0, float_param("m the robot may stray from the commands sent within "
+                                         "command_lag (a unicycle's state is predicted by "
+                                         "replaying them); -1: unknown, predict at constant "
+                                         "velocity and allow the worst case", -1.0, 1.0))
         d("supervisor_timeout", 1.0, float_param("supervisor directives expire after (s)", 0.01, 60.0))
 
     def _validate_parameters(self, params) -> SetParametersResult:
@@ -228,6 +233,7 @@ class OrcaNode(Node):
             max_angular_accel=self._param("max_angular_accel"),
             heading_time_constant=self._param("heading_time_constant"),
             command_lag=self._param("command_lag"),
+            lag_error=None if self._param("lag_error") < 0 else self._param("lag_error"),
             command_validity=self._param("command_validity") or 2.0 / self._param("control_rate"),
             accel_limited=True)
 
@@ -413,6 +419,8 @@ class OrcaNode(Node):
             self._config_dirty = False
             self.base_config = self._controller_config()
             self.reciprocity = self._reciprocity_monitor()
+            self.sent.lag = self.base_config.command_lag
+            self.sent.validity = self.base_config.command_horizon
         if self.state is None or now_ns - self.state_stamp_ns > self._param("odom_timeout") * 1e9:
             self.goal_state = "waiting for odom" if self.state is None else "own odom stale"
             self._publish_command(0.0, 0.0, 0.0)
@@ -433,8 +441,12 @@ class OrcaNode(Node):
         # carried forward from when they were measured, and grow by what that
         # guess may miss (see orca_ros.core.perception).
         own_age = (now_ns - self.state_stamp_ns) * 1e-9
-        state = predict_state(self.state, own_age + config.command_lag,
-                              unicycle=config.diff_drive)
+        if config.diff_drive and config.lag_error is not None and config.command_lag > 0.0:
+            state = self.sent.predict(self.state, self.state_stamp_ns * 1e-9,
+                                      now_ns * 1e-9 + config.command_lag, config.limits)
+        else:
+            state = predict_state(self.state, own_age + config.command_lag,
+                                  unicycle=config.diff_drive)
         own_uncertainty = 0.5 * config.max_linear_accel * own_age * own_age
         seen = self._perceived_neighbors(config, state, now_ns)
         # ORCA reasons about the nearest max_neighbors; the hard safety
@@ -497,9 +509,16 @@ class OrcaNode(Node):
                                     line, state.velocity, neighbor.velocity)
 
     def _publish_command(self, linear_x: float, linear_y: float, angular_z: float) -> None:
-        msg = twist_message(linear_x, linear_y, angular_z, self.stamped,
-                            self.get_clock().now().to_msg(), f"{self.robot}/base_link")
+        now = self.get_clock().now()
+        msg = twist_message(linear_x, linear_y, angular_z, self.stamped, now.to_msg(),
+                            f"{self.robot}/base_link")
         self.cmd_pub.publish(msg)
+        self.sent.record(now.nanoseconds * 1e-9, linear_x, angular_z)
+
+    def _sent_commands(self) -> SentCommands:
+        """The commands of the last seconds, replayed to predict a lagging unicycle."""
+        config = self.base_config
+        return SentCommands(config.command_lag, config.command_horizon)
 
     def _publish_diagnostics(self) -> None:
         now_ns = self._now_ns()

@@ -163,6 +163,10 @@ def run_node(node_class, args=None) -> None:
     and then the context are shut down in order. Anything raised once a stop
     was asked is part of stopping; an error before that still fails loudly.
 
+    Should the DDS teardown hang (a Fast DDS deadlock seen when dozens of
+    processes end together), the deadline :mod:`orca_ros.stop` armed at the
+    signal ends the process, status 0, before launch would kill it.
+
     A node that refuses its configuration (a parameter out of its range, unknown
     robot names, an unreadable scenario) exits with status 2 and the reason.
     """

@@ -180,8 +180,7 @@ class ToioBridge(Node):
                                  f"got {arg!r}") from None
         elif self.scenario is not None and name in {a.name for a in self.scenario.agents}:
             agent = self.scenario.agent(name)
-            (x, y), first = agent.start, agent.waypoints[0]
-            yaw = math.atan2(first[1] - y, first[0] - x)
+            (x, y), yaw = agent.start, agent.start_heading
         else:
             raise ValueError(f"cube {name}: simulated, but no start pose (sim:x,y,yaw) and "
                              "not in the scenario")

@@ -7,14 +7,12 @@ mat unit), as the toio_ros2 bridge does; see shared/design/toio.md.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Dict, Tuple
 
-from ..core.drive import wrap_angle
-from ..core.types import as_finite
-
-DEFAULT_MM_PER_UNIT = 1.3625  # toio SDK for Unity: 560 mm / 411 units
+# The mat <-> world transform and odometry's finite difference belong to the
+# cube's model (the scenario world uses them too); importable from here as before.
+from ..core.cube import DEFAULT_MM_PER_UNIT, MatFrame, body_velocity  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -43,40 +41,3 @@ def mat_named(name: str) -> Mat:
         return MATS[name]
     except KeyError:
         raise ValueError(f"unknown toio mat {name!r}; known: {sorted(MATS)}") from None
-
-
-@dataclass(frozen=True)
-class MatFrame:
-    """Converts between mat units/degrees and world metres/radians."""
-
-    mm_per_unit: float = DEFAULT_MM_PER_UNIT
-
-    def __post_init__(self) -> None:
-        as_finite(self.mm_per_unit, "mm_per_unit", strictly_positive=True)
-
-    @property
-    def metres_per_unit(self) -> float:
-        return self.mm_per_unit / 1000.0
-
-    def to_world(self, x: float, y: float, angle_deg: float) -> Tuple[float, float, float]:
-        s = self.metres_per_unit
-        return x * s, -y * s, wrap_angle(-math.radians(angle_deg))
-
-    def to_mat(self, x: float, y: float, yaw: float) -> Tuple[float, float, float]:
-        s = self.metres_per_unit
-        return x / s, -y / s, (-math.degrees(yaw)) % 360.0
-
-
-def body_velocity(previous: Tuple[float, float, float], current: Tuple[float, float, float],
-                  dt: float) -> Tuple[float, float]:
-    """``(v, omega)`` in the body frame from two world poses ``(x, y, yaw)`` ``dt`` apart.
-
-    The cube reports positions only; odometry's twist is their finite difference,
-    forward speed measured along the earlier heading.
-    """
-    if dt <= 0.0:
-        raise ValueError(f"dt must be positive, got {dt}")
-    dx, dy = current[0] - previous[0], current[1] - previous[1]
-    heading = previous[2]
-    return ((dx * math.cos(heading) + dy * math.sin(heading)) / dt,
-            wrap_angle(current[2] - heading) / dt)

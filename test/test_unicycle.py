@@ -1,0 +1,45 @@
+"""Unicycles near walls and robots: what their forward motion may do, whatever their heading."""
+
+import math
+
+import pytest
+
+from orca_ros.core.controller import ControllerConfig, RobotController, RobotState
+from orca_ros.core.drive import Body, step_body
+from orca_ros.core.geometry import point_polygon_signed_distance
+from orca_ros.core.obstacles import build_obstacle_edges
+from orca_ros.core.types import Polygon
+
+WALL = Polygon(((-5.0, -1.0), (5.0, -1.0), (5.0, 0.0), (-5.0, 0.0)))  # its top face is y = 0
+
+
+def _drive(config, body, goal, polygons, steps):
+    """Closed loop: controller on the measured body, body under the command; min clearance."""
+    controller = RobotController(config, key="r")
+    controller.set_path([goal])
+    edges = build_obstacle_edges(polygons)
+    clearance = math.inf
+    for _ in range(steps):
+        state = RobotState((body.x, body.y), body.world_velocity, body.heading, body.vx,
+                           body.omega)
+        command = controller.compute(state, [], edges)
+        body = step_body(body, (command.linear, 0.0, command.angular), "diff_drive",
+                         config.limits, config.time_step)
+        clearance = min(clearance, min(point_polygon_signed_distance((body.x, body.y),
+                                                                     p.vertices)
+                                       for p in polygons) - config.radius)
+    return body, clearance
+
+
+@pytest.mark.parametrize("heading_deg", [-20.0, -45.0, -70.0])
+def test_unicycle_inside_its_tracking_margin_never_creeps_into_a_wall(heading_deg):
+    """Inside the tracking margin the margin no longer covers the part of the plan the
+    unicycle drives sideways; its forward motion alone must keep off the wall."""
+    config = ControllerConfig(radius=0.1, max_speed=1.0, pref_speed=1.0, time_step=0.1,
+                              kinematics="diff_drive", command_lag=0.1)
+    margin = config.safety_radius(config.radius) - config.radius
+    assert margin > 0.005
+    start_y = config.radius + 0.3 * margin  # inside the margin, not touching
+    body = Body(0.0, start_y, math.radians(heading_deg), vx=0.3)
+    _, clearance = _drive(config, body, (3.0, start_y), [WALL], 60)
+    assert clearance >= 0.0
