@@ -235,3 +235,25 @@ def test_toio_ring_swap_6_with_cube_dynamics_arrives_without_collisions():
     assert result.reached == result.agents == 6, result.summary()
     assert result.collisions == 0, result.collision_pairs
     assert result.min_separation > 0.0
+
+
+
+def test_speeds_are_differenced_over_the_baseline_not_the_last_reading():
+    """The bridge reads a cube every 10 ms: consecutive whole-unit readings would make a
+    standing cube seem to move at up to 136 mm/s; over the 30 ms baseline the rounding
+    stays under 46 mm/s, and a cube driving at constant speed is measured at that speed."""
+    from orca_ros.core.cube import VELOCITY_BASELINE_S, MatFrame, VelocityEstimator
+
+    frame = MatFrame()
+    unit = frame.metres_per_unit
+    standing = VelocityEstimator()
+    worst = 0.0
+    for k in range(40):  # 10 ms readings flickering between two neighbouring units
+        v, _ = standing.update(frame.to_world(200 + (k % 2), 200, 0), 0.01 * k)
+        if k >= 3:
+            worst = max(worst, abs(v))
+    assert unit / 0.01 > 0.13 and worst <= unit / VELOCITY_BASELINE_S + 1e-9
+    driving = VelocityEstimator()
+    speeds = [driving.update(frame.to_world(round(100 + 0.1 / unit * 0.01 * k), 200, 0),
+                             0.01 * k)[0] for k in range(60)]
+    assert all(abs(v - 0.1) <= unit / VELOCITY_BASELINE_S + 1e-9 for v in speeds[3:])

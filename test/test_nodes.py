@@ -147,11 +147,16 @@ def test_stale_own_odometry_stops_the_robot_and_silent_neighbours_grow_then_go(r
     assert "other" not in rig.node.neighbors
 
 
-def test_goal_reached_publishes_zero_and_reports_it(ros):
+def test_a_robot_at_its_goal_stays_there_and_still_steps_aside(ros):
     rig = Rig(ros, goal_tolerance=0.2)
-    rig.goal.publish(goal(0.1, 0.0))
+    rig.goal.publish(goal(0.0, 0.0))
     cmd = rig.drive(0.5, odom(0.0, 0.0))
     assert (cmd.linear.x, cmd.linear.y) == (0.0, 0.0)
+    assert rig.node.goal_state == "goal reached"
+    # Someone drives straight at it: it yields (a parked robot that never moves is a
+    # wall that others must get around, and it breaks ORCA's reciprocity).
+    cmd = rig.drive(0.5, odom(0.0, 0.0), odom(0.9, 0.0, yaw=math.pi, vx=1.0))
+    assert cmd.linear.x < -0.1
     assert rig.node.goal_state == "goal reached"
 
 

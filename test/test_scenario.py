@@ -2,11 +2,12 @@
 
 import pathlib
 
+import numpy as np
 import pytest
 import yaml
 
 from orca_ros.core.scenario import (ScenarioError, builtin_scenario_dir, load_scenario,
-                                    resolve_scenario)
+                                    parse_scenario, resolve_scenario)
 
 BASE = {
     "name": "t", "time_step": 0.1, "max_time": 10.0, "on_goal": "stay",
@@ -89,3 +90,35 @@ def test_every_public_scenario_loads(shared_dir):
         scenario = load_scenario(path)
         assert scenario.name == path.stem
         assert all(a.radius > 0 and a.max_speed > 0 for a in scenario.agents)
+
+
+@pytest.mark.parametrize("variant", ["stream", "cross", "converge"])
+def test_block_crowds_are_valid_dense_and_share_their_goals(variant):
+    from orca_ros.benchmarks import block_crowd_scenario
+
+    data = block_crowd_scenario(variant, agents=100, seed=1)
+    scenario = parse_scenario(data, variant)  # refuses overlapping starts and starts in blocks
+    assert len(scenario.agents) == 100 and len(scenario.obstacles) == 9
+    goals = {agent.goal for agent in scenario.agents}
+    assert len(goals) <= 4  # many agents per goal
+    starts = np.array([agent.start for agent in scenario.agents])
+    gaps = np.linalg.norm(starts[:, None] - starts[None], axis=-1) + np.eye(100) * 1e9
+    assert gaps.min() > 2 * 0.5  # apart, and dense: neighbours about 1.25 m apart
+    assert np.median(gaps.min(axis=1)) < 1.5
+    assert block_crowd_scenario(variant, seed=1) == data  # reproducible from the seed
+    with pytest.raises(ValueError, match="variant"):
+        block_crowd_scenario("spiral")
+
+
+def test_an_agent_may_say_where_it_faces_at_the_start():
+    from orca_ros.core.world import World, WorldOptions
+
+    data = dict(BASE, agents=[{"name": "a", "start": [0, 0], "goal": [5, 0], "heading": 2.5},
+                              {"name": "b", "start": [0, 3], "goal": [0, 8]}])
+    scenario = parse_scenario(data)
+    world = World(scenario, WorldOptions(kinematics="diff_drive"))
+    assert world.headings[0] == pytest.approx(2.5)            # as given
+    assert world.headings[1] == pytest.approx(np.pi / 2)      # facing its first waypoint
+    bad = dict(BASE, agents=[{"name": "a", "start": [0, 0], "goal": [5, 0], "heading": "nan"}])
+    with pytest.raises(ScenarioError, match="agent 'a'.*heading"):
+        parse_scenario(bad)

@@ -43,3 +43,19 @@ def test_unicycle_inside_its_tracking_margin_never_creeps_into_a_wall(heading_de
     body = Body(0.0, start_y, math.radians(heading_deg), vx=0.3)
     _, clearance = _drive(config, body, (3.0, start_y), [WALL], 60)
     assert clearance >= 0.0
+
+
+
+@pytest.mark.parametrize("heading_deg", [-90.0, -60.0, -120.0])
+def test_a_unicycle_facing_a_wall_inside_its_margin_turns_away_and_goes(heading_deg):
+    """Turning in place is always available: a unicycle that may not drive towards the
+    wall it faces still turns towards where avoidance wants it to go, and then goes."""
+    config = ControllerConfig(radius=0.1, max_speed=1.0, pref_speed=1.0, time_step=0.1,
+                              kinematics="diff_drive", command_lag=0.1)
+    margin = config.safety_radius(config.radius) - config.radius
+    start_y = config.radius + 0.3 * margin
+    goal = (1.5, 0.6)
+    body = Body(0.0, start_y, math.radians(heading_deg))
+    body, clearance = _drive(config, body, goal, [WALL], 40)
+    assert clearance >= 0.0
+    assert math.dist((body.x, body.y), goal) < 0.5 * math.dist((0.0, start_y), goal)

@@ -370,8 +370,8 @@ class World:
         Each controller plans, like orca_node, for when its command acts: its own
         odometry carried forward over the reading's age plus ``command_lag`` (and
         uncertain by ``a age**2 / 2``), every neighbour's over its age plus the lag
-        (:func:`~orca_ros.core.perception.perceive_neighbor`). At its goal (as its
-        odometry says) it sends a stop. The command reaches the cube as toio_bridge
+        (:func:`~orca_ros.core.perception.perceive_neighbor`). At its goal it goes on
+        avoiding, as everywhere in the world. The command reaches the cube as toio_bridge
         sends it: :func:`~orca_ros.core.cube.twist_to_wheels`, timed to end when the
         command's validity does. Then the cubes' physics runs in sub-steps of at
         most :data:`~orca_ros.core.cube.PHYSICS_STEP_S`, readings arriving as they
@@ -403,10 +403,7 @@ class World:
             close = [n for _, _, n in seen]
             command = controller.compute(state, close[:config.max_neighbors], self.edges,
                                          close=close, own_uncertainty=own_uncertainty)
-            if controller.at_goal(measured[i].position):
-                linear, angular = 0.0, 0.0
-            else:
-                linear, angular = command.linear, command.angular
+            linear, angular = command.linear, command.angular  # at its goal too: it yields
             self.sent[i].record(now, linear, angular)
             left, right = twist_to_wheels(linear, angular)
             self.cubes[i].command(left, right, timed_duration_ms(config.command_horizon) / 1000.0)

@@ -456,11 +456,10 @@ class OrcaNode(Node):
                                           own_uncertainty=own_uncertainty)
         self.last_command = command
         self._expect_reciprocity(command, state, neighbors)
-        if self.controller.at_goal(self.state.position):
-            self.goal_state = "goal reached"
-            self._publish_command(0.0, 0.0, 0.0)
-            return
-        self.goal_state = "driving"
+        # At its goal a robot keeps avoiding, as in the world: it steps aside for
+        # others and comes back (one that stopped dead would be a wall to them).
+        self.goal_state = "goal reached" if self.controller.at_goal(self.state.position) \
+            else "driving"
         self.latencies_s.append((time.perf_counter_ns() - self.odom_wall_ns) * 1e-9)
         if config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)

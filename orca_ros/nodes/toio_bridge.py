@@ -37,11 +37,12 @@ from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import BatteryState
 from std_msgs.msg import Bool
 
+from ..core.cube import VelocityEstimator
 from ..core.scenario import load_scenario, resolve_scenario
 from ..core.world import FleetRecord
 from ..toio import protocol as p
 from ..toio.drive import twist_to_wheels
-from ..toio.mat import DEFAULT_MM_PER_UNIT, MatFrame, body_velocity, mat_named
+from ..toio.mat import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
 from ..toio.transport import BleakLink, CubeLink, SimulatedCube
 from .ros_common import (LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, GoalSender, described,
                          diagnostic_array, diagnostic_status, float_param, int_param,
@@ -60,6 +61,7 @@ class Cube:
     pose: Optional[Tuple[float, float, float]] = None  # world x, y, yaw
     pose_time: float = 0.0
     velocity: Tuple[float, float] = (0.0, 0.0)  # body frame v, omega
+    speed: VelocityEstimator = field(default_factory=VelocityEstimator)
     on_mat: bool = False
     command: Tuple[float, float, float] = (0.0, 0.0, -math.inf)  # v, omega, stamp (s)
     stopped: bool = True
@@ -254,8 +256,10 @@ class ToioBridge(Node):
         if isinstance(message, p.PositionId):
             x, y, yaw = self.frame.to_world(message.x, message.y, message.angle)
             t = self.now()
-            if cube.pose is not None and cube.on_mat and t - cube.pose_time > 1e-6:
-                cube.velocity = body_velocity(cube.pose, (x, y, yaw), t - cube.pose_time)
+            if not cube.on_mat:
+                cube.speed.reset()  # back on the mat: no speed across the gap
+            if cube.pose is None or t - cube.pose_time > 1e-6:
+                cube.velocity = cube.speed.update((x, y, yaw), t)
             cube.pose, cube.pose_time, cube.on_mat = (x, y, yaw), t, True
             self._publish_odom(cube, stale=False)
         elif isinstance(message, p.PositionIdMissed):
