@@ -274,6 +274,7 @@ class RobotController:
     speed_limit: Optional[float] = None
     _guide_target: Optional[Vector2] = None
     _periods: int = 0
+    _last_position: Optional[Vector2] = None
 
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
         """Follow these points in order; the last one is the goal. Empty: stand still."""
@@ -284,6 +285,7 @@ class RobotController:
         self.waypoints = waypoints
         self.waypoint_index = 0
         self._guide_target = None
+        self._last_position = None
         self.stalled_time = 0.0
 
     def set_directive(self, speed_limit: Optional[float] = None,
@@ -372,13 +374,28 @@ class RobotController:
         px, py = dx / distance * speed, dy / distance * speed
         if c.strict or c.planner == "direct":
             return (px, py)
-        moving = math.hypot(*state.velocity)
-        stalled = moving < 0.1 * c.pref_speed and distance > c.goal_tolerance_m
+        stalled = self._displacement_speed(state) < 0.1 * c.pref_speed and \
+            distance > c.goal_tolerance_m
         self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
         angle = -math.radians(keep_right_angle(self.stalled_time, c.keep_right_deg,
                                                c.stall_escape_deg, c.stall_escape_time))
         cos_a, sin_a = math.cos(angle), math.sin(angle)
         return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
+
+    def _displacement_speed(self, state: RobotState) -> float:
+        """How fast the robot's position moved since the last period (m/s).
+
+        Stalled means this stays below a tenth of the preferred speed. It is
+        measured from positions, not from the velocity estimate: a cube that
+        spins in place under lag reports speeds of several cm/s from its
+        rounded readings while it goes nowhere. (For a robot whose velocity is
+        exactly its displacement, as in the world, the two are the same; the
+        first period, with no position before it, uses the estimate.)
+        """
+        last, self._last_position = self._last_position, state.position
+        if last is None:
+            return math.hypot(*state.velocity)
+        return math.dist(last, state.position) / self.effective_config.time_step
 
     def _direct(self, state: RobotState, pref: Vector2, arrived: bool) -> Command:
         """Straight at the waypoint, no avoidance (to test a supervisor alone, as in the paper)."""

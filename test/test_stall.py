@@ -1,0 +1,51 @@
+"""Stall detection from where the robot went, not from its velocity estimate: a toio
+cube spinning in place under its command lag reports speeds of several cm/s from its
+rounded readings while it goes nowhere, and so never turned to escape."""
+
+import pytest
+
+from orca_ros.core.controller import ControllerConfig, RobotController, RobotState
+from orca_ros.core.scenario import load_scenario, resolve_scenario
+from orca_ros.core.world import World, WorldOptions
+
+CONFIG = ControllerConfig(radius=0.023, max_speed=0.12, pref_speed=0.1, time_step=0.05,
+                          keep_right_deg=0.0, stall_escape_deg=75.0, stall_escape_time=3.0)
+
+
+def test_a_robot_spinning_in_place_counts_as_stalled_whatever_its_speed_estimate():
+    controller = RobotController(CONFIG, key="a")
+    controller.set_path([(1.0, 0.0)])
+    noisy = RobotState((0.0, 0.0), velocity=(0.05, 0.0), heading=0.0, linear_speed=0.05,
+                       angular_speed=4.0)
+    for _ in range(20):
+        pref = controller.preferred_velocity(noisy)
+    assert controller.stalled_time == pytest.approx(19 * CONFIG.time_step)
+    assert pref[1] < -0.01  # the stall escape turns its preferred velocity right
+
+
+def test_a_robot_that_moves_is_not_stalled_even_if_its_estimate_says_zero():
+    controller = RobotController(CONFIG, key="a")
+    controller.set_path([(1.0, 0.0)])
+    for step in range(20):
+        x = step * 0.05 * CONFIG.time_step  # half the preferred speed
+        controller.preferred_velocity(RobotState((x, 0.0), velocity=(0.0, 0.0)))
+    assert controller.stalled_time == 0.0
+
+
+def test_a_new_path_starts_without_a_stall():
+    controller = RobotController(CONFIG, key="a")
+    controller.set_path([(1.0, 0.0)])
+    for _ in range(5):
+        controller.preferred_velocity(RobotState((0.0, 0.0)))
+    assert controller.stalled_time > 0.0
+    controller.set_path([(0.0, 1.0)])
+    assert controller.stalled_time == 0.0
+
+
+@pytest.mark.parametrize("name", ["toio_boids_tutorial", "toio_e_4v4_longitudinal"])
+def test_cubes_with_cube_dynamics_all_park_around_shared_targets(name):
+    """In the world with toio cube dynamics every cube of these scenes arrives (with
+    stalls judged by the velocity estimate: 5 of 6 and 5 of 8)."""
+    scenario = load_scenario(resolve_scenario(name))
+    result = World(scenario, WorldOptions(kinematics="toio")).run()
+    assert (result.reached, result.collisions) == (len(scenario.agents), 0)
