@@ -65,6 +65,7 @@ class Cube:
     on_mat: bool = False
     command: Tuple[float, float, float] = (0.0, 0.0, -math.inf)  # v, omega, stamp (s)
     stopped: bool = True
+    sent_at: float = -math.inf  # bridge time (s) of the last motor command written
     backoff: float = 1.0
     problems: Dict[str, int] = field(default_factory=dict)
     last_problem: str = ""
@@ -308,6 +309,7 @@ class ToioBridge(Node):
             if 0.0 < stamped <= now + 1e-6:
                 stamp = stamped  # a stamp from the future (another clock) counts from arrival
         cube.command = (twist.linear.x, twist.angular.z, stamp)
+        self._send_command(cube)  # at once: the controller's lag compensation counts from now
 
     def _write(self, cube: Cube, message) -> None:
         if not cube.link.connected:
@@ -323,23 +325,44 @@ class ToioBridge(Node):
             self._problem(cube, "write", f"write failed: {error}")
 
     def _send_commands(self) -> None:
-        duration_ms = self.get_parameter("command_duration_ms").value
-        validity = self.get_parameter("command_validity").value
+        """Each cube's command again, unless one went out within the last period.
+
+        A timed command whose duration is up stops the cube by itself, so this
+        keeps a cube moving while commands arrive, and stops it (within the
+        command's validity) when they do not.
+        """
+        period = 1.0 / self.get_parameter("command_rate").value
+        now = self.now()
         for cube in self.cubes.values():
-            if not cube.link.connected or not cube.on_mat:
-                continue
-            v, omega, stamp = cube.command
-            # The cube stops by itself when the timed command ends: never later than
-            # the command's validity (10 ms is the protocol's unit; 0 would mean forever).
-            remaining_ms = (stamp + validity - self.now()) * 1000.0
-            if remaining_ms < 10.0:
-                if not cube.stopped:
-                    self._write(cube, p.MotorBasic(0, 0))
-                    cube.stopped = True
-                continue
-            left, right = twist_to_wheels(v, omega)
-            self._write(cube, p.MotorTimed(left, right, min(duration_ms, int(remaining_ms))))
-            cube.stopped = False
+            if now - cube.sent_at >= 0.9 * period:
+                self._send_command(cube, now)
+
+    def _send_command(self, cube: Cube, now: Optional[float] = None) -> None:
+        """The cube's current command as a timed motor command (or a stop once it is invalid).
+
+        Sent when a ``cmd_vel`` arrives, so the cube's own lag is all there is
+        between the controller and the wheels (a command held for the next
+        20 Hz tick would act up to 50 ms later than the controller planned),
+        and re-sent by :meth:`_send_commands`.
+        """
+        if not cube.link.connected or not cube.on_mat:
+            return
+        now = self.now() if now is None else now
+        v, omega, stamp = cube.command
+        # The cube stops by itself when the timed command ends: never later than
+        # the command's validity (10 ms is the protocol's unit; 0 would mean forever).
+        remaining_ms = (stamp + self.get_parameter("command_validity").value - now) * 1000.0
+        if remaining_ms < 10.0:
+            if not cube.stopped:
+                self._write(cube, p.MotorBasic(0, 0))
+                cube.stopped = True
+                cube.sent_at = now
+            return
+        left, right = twist_to_wheels(v, omega)
+        duration_ms = self.get_parameter("command_duration_ms").value
+        self._write(cube, p.MotorTimed(left, right, min(duration_ms, int(remaining_ms))))
+        cube.stopped = False
+        cube.sent_at = now
 
     def _publish_diagnostics(self) -> None:
         statuses = []
