@@ -409,13 +409,40 @@ class RobotController:
 
     def within_one_step(self, state: RobotState, candidates: Sequence[Neighbor],
                         own_uncertainty: float = 0.0) -> List[Neighbor]:
-        """The candidates close enough that the pair could meet while a command acts."""
+        """The candidates close enough that the pair could meet before both have stopped.
+
+        Robots that change velocity at once stop within one command:
+        ``2 v_max T`` covers the pair. A robot that brakes at ``a`` (unicycles,
+        accel-limited bodies) is covered over its :meth:`stopping_distance`
+        at its present speed, and so is the neighbour at its own, so the safety
+        half-planes' braking envelope applies from before the pair can no
+        longer stop, not only once it is one command apart.
+        """
         c = self.effective_config
         horizon = c.command_horizon
-        reach = c.safety_radius(c.radius) + own_uncertainty + 2.0 * c.max_speed * horizon
-        return [n for n in candidates
-                if math.dist(n.position, state.position) < reach + c.safety_radius(n.radius)
-                + n.uncertainty + (0.0 if n.reciprocates else math.hypot(*n.velocity) * horizon)]
+        own = c.safety_radius(c.radius) + own_uncertainty
+        travel = 2.0 * c.max_speed * horizon
+        mine = self.stopping_distance(math.hypot(*state.velocity))
+        close = []
+        for n in candidates:
+            reach = own + c.safety_radius(n.radius) + n.uncertainty + max(
+                travel, mine + self.stopping_distance(math.hypot(*n.velocity)))
+            if not n.reciprocates:
+                reach += math.hypot(*n.velocity) * horizon
+            if math.dist(n.position, state.position) < reach:
+                close.append(n)
+        return close
+
+    def stopping_distance(self, speed: float) -> float:
+        """How far a robot now at ``speed`` may go before it stands (m): one period's
+        speed-up, the command held for its horizon ``T``, then braking at ``a``:
+        ``v T + v**2 / (2 a)`` with ``v = min(speed + a dt, v_max)``."""
+        c = self.effective_config
+        braking = c.braking_accel
+        if braking is None:
+            return c.max_speed * c.command_horizon
+        v = min(speed + braking * c.time_step, c.max_speed)
+        return v * c.command_horizon + v * v / (2.0 * braking)
 
     def safety_half_planes(self, state: RobotState, close: Sequence[Neighbor],
                            edges: Sequence[ObstacleVertex],

@@ -20,7 +20,7 @@ from __future__ import annotations
 import collections
 import math
 from dataclasses import dataclass, field
-from typing import Deque, Dict, Optional, Tuple
+from typing import Deque, Dict, NamedTuple, Optional, Tuple
 
 from .controller import Neighbor
 from .linprog import HalfPlane
@@ -60,6 +60,51 @@ def perceive_neighbor(neighbor: Neighbor, age: float, max_speed: float, max_acce
     return neighbor._replace(position=(neighbor.position[0] + vx * t,
                                        neighbor.position[1] + vy * t),
                              uncertainty=neighbor.uncertainty + uncertainty)
+
+
+class SharedPrediction(NamedTuple):
+    """Where a robot says it will be when its latest command acts, as it publishes it.
+
+    At ``time`` (s) it expects to be at ``position`` facing ``heading``; from
+    then on the command it just sent, ``(linear, angular)`` (m/s, rad/s),
+    drives it. ``uncertainty`` (m): how far off its own estimate may be (its
+    odometry's age). A robot with a command lag (toio cubes, 0.14 s) knows
+    this from the commands it already sent (:class:`SentCommands`); its
+    neighbours, from its odometry alone, would not know where its last
+    0.14 s of commands take it (:func:`perceive_neighbor` adds ``a t**2 / 2``,
+    14 mm for cubes).
+    """
+
+    time: float
+    position: Vector2
+    heading: float
+    linear: float
+    angular: float
+    uncertainty: float = 0.0
+
+
+def perceive_predicted_neighbor(neighbor: Neighbor, prediction: SharedPrediction, when: float,
+                                max_accel: float, max_speed: float,
+                                max_angular_speed: float) -> Neighbor:
+    """``neighbor`` at ``when`` (s), from what it said it would do (:class:`SharedPrediction`).
+
+    Its pose is carried along the arc of its command from ``prediction.time``
+    to ``when``; its disc grows by its own ``uncertainty`` plus what a new
+    command may change over that interval ``d``: speed by ``a d`` and heading
+    by ``omega_max d``, so ``(a + v_max omega_max) d**2 / 2`` (the constant-
+    velocity error of :attr:`ControllerConfig.tracking_error`).
+    """
+    from .drive import unicycle_step
+
+    interval = when - prediction.time
+    x, y, heading = unicycle_step(prediction.position[0], prediction.position[1],
+                                  prediction.heading, prediction.linear, prediction.angular,
+                                  interval)
+    drift = 0.5 * (max_accel + max_speed * max_angular_speed) * interval * interval
+    return neighbor._replace(
+        position=(x, y),
+        velocity=(prediction.linear * math.cos(heading), prediction.linear * math.sin(heading)),
+        uncertainty=neighbor.uncertainty + prediction.uncertainty + drift)
 
 
 def reciprocity_violation(half_plane: HalfPlane, own_velocity: Vector2,

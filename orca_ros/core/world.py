@@ -25,7 +25,8 @@ from .drive import unicycle_step
 from .geometry import points_polygon_signed_distance
 from .obstacles import ObstacleVertex, build_obstacle_edges
 from .orca import agent_orca_half_planes_batch
-from .perception import SentCommands, perceive_neighbor
+from .perception import (SentCommands, SharedPrediction, perceive_neighbor,
+                         perceive_predicted_neighbor)
 from .scenario import AgentSpec, Scenario
 
 METHODS = ("orca", "orca_strict", "rvo2")
@@ -64,7 +65,10 @@ class WorldOptions:
     with a cube's orca_node settings (:data:`CUBE_CONTROLLER`; ``controller``
     overrides still win) and seeing only what toio_bridge reports: the last
     position reading, rounded to mat units and degrees in the scenario's
-    ``toio:`` mat frame, and its finite-differenced velocity.
+    ``toio:`` mat frame, and its finite-differenced velocity; with
+    ``share_predictions`` (orca_node's parameter of that name, on for cubes)
+    also where each neighbour said, one period ago, it would be when its
+    command acts (:class:`~orca_ros.core.perception.SharedPrediction`).
     """
 
     method: str = "orca"
@@ -73,6 +77,7 @@ class WorldOptions:
     supervisor: Optional[CocoonConfig] = None
     controller: Tuple[Tuple[str, object], ...] = ()
     record_every: int = 1
+    share_predictions: bool = bool(CUBE_ROBOT_PARAMETERS["share_predictions"])
     command_validity_periods: Optional[float] = None
     """Plan as the ROS nodes do: a command may act this many time steps (their
     ``command_validity``) and bodies brake at their acceleration limit. None:
@@ -242,10 +247,12 @@ class World:
         self.odometry: List[CubeOdometry] = []
         if options.kinematics == "toio":
             self._place_cubes()
+        # The k-d tree's radius for RobotController.within_one_step's candidates.
         self._close_reach = 2.0 * max(c.config.safety_radius(c.config.radius)
                                       for c in self.controllers) \
-            + 2.0 * float(self.max_speed.max()) * max(c.config.command_horizon
-                                                      for c in self.controllers)
+            + 2.0 * max(max(c.stopping_distance(c.config.max_speed),
+                            c.config.max_speed * c.config.command_horizon)
+                        for c in self.controllers)
 
         self._rvo2 = _Rvo2Backend(self) if options.method == "rvo2" else None
         self.supervisor = None
@@ -354,6 +361,7 @@ class World:
         self.odometry = [CubeOdometry(frame, cube.reading(), 0.0) for cube in self.cubes]
         self.sent = [SentCommands(c.config.command_lag, c.config.command_horizon)
                      for c in self.controllers]
+        self.predictions: Dict[int, SharedPrediction] = {}
         for i, cube in enumerate(self.cubes):  # the true pose, as the cube holds it
             x, y, self.headings[i] = cube.world_pose()
             self.positions[i] = (x, y)
@@ -379,6 +387,7 @@ class World:
         """
         active_idx = np.flatnonzero(self.active).tolist()
         now = self.time
+        shared = dict(self.predictions)  # what each said last period (orca_node's topic)
         measured = {i: self._cube_state(i) for i in active_idx}
         ages = {i: max(0.0, now - self.odometry[i].time) for i in active_idx}
         for i in active_idx:
@@ -392,10 +401,16 @@ class World:
                 if j == i:
                     continue
                 other = measured[j]
+                seen_as = Neighbor(other.position, other.velocity, float(self.radius[j]),
+                                   self.names[j])
                 neighbor = perceive_neighbor(
-                    Neighbor(other.position, other.velocity, float(self.radius[j]), self.names[j]),
-                    ages[j] + config.command_lag, controller.config.max_speed,
+                    seen_as, ages[j] + config.command_lag, controller.config.max_speed,
                     config.max_linear_accel, NEIGHBOR_EXTRAPOLATION_S)
+                if j in shared and self.options.share_predictions:
+                    told = perceive_predicted_neighbor(
+                        seen_as, shared[j], now + config.command_lag, config.max_linear_accel,
+                        config.max_speed, config.max_angular_speed)
+                    neighbor = min(neighbor, told, key=lambda n: n.uncertainty)
                 distance = math.dist(neighbor.position, state.position)
                 if distance - neighbor.uncertainty < config.neighbor_dist:
                     seen.append((distance, self.names[j], neighbor))
@@ -405,6 +420,9 @@ class World:
                                          close=close, own_uncertainty=own_uncertainty)
             linear, angular = command.linear, command.angular  # at its goal too: it yields
             self.sent[i].record(now, linear, angular)
+            self.predictions[i] = SharedPrediction(now + config.command_lag, state.position,
+                                                   state.heading, linear, angular,
+                                                   own_uncertainty)
             left, right = twist_to_wheels(linear, angular)
             self.cubes[i].command(left, right, timed_duration_ms(config.command_horizon) / 1000.0)
         substeps = max(1, math.ceil(self.dt / PHYSICS_STEP_S - 1e-9))

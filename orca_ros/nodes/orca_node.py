@@ -6,7 +6,11 @@ Subscribes (in the robot's namespace): ``odom`` (own), every neighbour's
 keeps markers), ``goal_pose``, optionally ``plan``, and the
 supervisor's ``supervisor/speed_limit`` and ``supervisor/detour``. Publishes
 ``cmd_vel`` at ``control_rate``, ``orca/markers`` (when watched) and
-``/diagnostics``. The avoidance itself is
+``/diagnostics``. With ``share_predictions`` (toio cubes) a unicycle also
+publishes ``orca/prediction`` (nav_msgs/Odometry stamped with the time its
+command starts to act: the pose it will have then, the command's twist, the
+pose covariance its uncertainty squared) and uses its neighbours'. The
+avoidance itself is
 :class:`orca_ros.core.controller.RobotController`.
 """
 
@@ -37,7 +41,8 @@ from ..core.controller import (
     RobotState,
     predict_state,
 )
-from ..core.perception import OdometryGate, ReciprocityMonitor, SentCommands, perceive_neighbor
+from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands, SharedPrediction,
+                               perceive_neighbor, perceive_predicted_neighbor)
 from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
 from .ros_common import (
@@ -54,6 +59,7 @@ from .ros_common import (
     int_param,
     obstacle_update,
     odometry_state,
+    quaternion_from_yaw,
     run_node,
     twist_message,
 )
@@ -84,6 +90,8 @@ class OrcaNode(Node):
         self.reciprocity = self._reciprocity_monitor()
         self.neighbors: Dict[str, Seen] = {}
         self.neighbor_subscriptions: Dict[str, object] = {}
+        self.predictions: Dict[str, SharedPrediction] = {}  # what neighbours said they will do
+        self.prediction_subscriptions: Dict[str, object] = {}
         # Obstacles from every /obstacles source, by (ns, id); self.edges is their union.
         self.obstacles = ObstacleRegistry()
         self.obstacle_expiry_timer = None  # made when a marker with a lifetime comes
@@ -112,6 +120,7 @@ class OrcaNode(Node):
         self.cmd_pub = self.create_publisher(TwistStamped if self.stamped else Twist, "cmd_vel",
                                              RELIABLE_10)
         self.marker_pub = self.create_publisher(MarkerArray, "orca/markers", 1)
+        self.prediction_pub = self.create_publisher(Odometry, "orca/prediction", RELIABLE_10)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
                                               qos_profile_system_default)
         self.create_subscription(Odometry, "odom", self._on_own_odom, RELIABLE_10)
@@ -178,6 +187,10 @@ class OrcaNode(Node):
         d("neighbor_radius_overrides", [""],
           described("per-robot radius overrides, 'name=radius' entries"))
         d("enable_stamped_cmd_vel", False, described("publish TwistStamped (Nav2's name)"))
+        d("share_predictions", False, described(
+            "a unicycle publishes orca/prediction (its pose when its command acts, the "
+            "command's twist) and plans with its neighbours' where that is surer than their "
+            "odom (toio cubes: their 0.14 s lag)"))
         d("world_frame", "world", described("frame of poses and markers"))
         d("max_angular_speed", 3.0, float_param("unicycle angular speed limit (rad/s)", 0.01, 100.0))
         d("max_linear_accel", 4.0, float_param("linear acceleration limit (m/s^2)", 0.01, 1000.0))
@@ -303,6 +316,31 @@ class OrcaNode(Node):
         self.neighbors[name] = Seen(stamp_ns, position, velocity)
         self.reciprocity.observe(name, stamp_ns * 1e-9, velocity)
 
+    def _on_neighbor_prediction(self, name: str, msg: Odometry) -> None:
+        """A neighbour's :class:`SharedPrediction` (stamped when its command acts: the future)."""
+        what = f"prediction of {name}"
+        try:
+            position, _, yaw, v, omega = odometry_state(msg)
+        except BadMessage as error:
+            self._reject(what, str(error))
+            return
+        variance = msg.pose.covariance[0]
+        if not (math.isfinite(variance) and 0.0 <= variance <= 1e6):
+            self._reject(what, f"pose variance {variance} is not a finite number in [0, 1e6]")
+            return
+        if max(abs(position[0]), abs(position[1])) > self.odometry_gate.max_coordinate:
+            self._reject(what, f"position {position} is beyond "
+                         f"{self.odometry_gate.max_coordinate:g} m")
+            return
+        stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        now_ns = self._now_ns()
+        if abs(stamp_ns - now_ns) > self._param("neighbor_timeout") * 1e9:
+            self._reject(what, f"stamped {(stamp_ns - now_ns) * 1e-9:+.3f} s from now, beyond "
+                         "neighbor_timeout")
+            return
+        self.predictions[name] = SharedPrediction(stamp_ns * 1e-9, position, yaw, v, omega,
+                                                  math.sqrt(variance))
+
     def _on_obstacles(self, msg: Marker) -> None:
         """One source's marker into the obstacle registry (RViz semantics, keyed by ns and id).
 
@@ -391,6 +429,13 @@ class OrcaNode(Node):
             self.neighbor_subscriptions[name] = self.create_subscription(
                 Odometry, f"/{name}/odom",
                 lambda msg, name=name: self._on_neighbor_odom(name, msg), RELIABLE_10)
+        if self._param("share_predictions"):
+            for name in self.neighbor_subscriptions:
+                if name not in self.prediction_subscriptions:
+                    self.prediction_subscriptions[name] = self.create_subscription(
+                        Odometry, f"/{name}/orca/prediction",
+                        lambda msg, name=name: self._on_neighbor_prediction(name, msg),
+                        RELIABLE_10)
 
     # --- control ------------------------------------------------------------------
 
@@ -428,6 +473,7 @@ class OrcaNode(Node):
         forget_ns = self._param("neighbor_forget_after") * 1e9
         for name in [n for n, seen in self.neighbors.items() if now_ns - seen.stamp_ns > forget_ns]:
             del self.neighbors[name]  # silent far too long: forgotten
+            self.predictions.pop(name, None)
             self.reciprocity.forget(name)
         if not self.controller.waypoints:
             self.goal_state = "no goal"
@@ -463,6 +509,10 @@ class OrcaNode(Node):
         self.latencies_s.append((time.perf_counter_ns() - self.odom_wall_ns) * 1e-9)
         if config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)
+            if self._param("share_predictions"):
+                self._publish_prediction(SharedPrediction(
+                    now_ns * 1e-9 + config.command_lag, state.position, state.heading,
+                    command.linear, command.angular, own_uncertainty))
         else:
             yaw = self.state.heading
             c, s = math.cos(yaw), math.sin(yaw)
@@ -473,10 +523,27 @@ class OrcaNode(Node):
                 self._param("world_frame"), self.get_clock().now().to_msg(), self.robot,
                 self.state, command, neighbors))
 
+    def _publish_prediction(self, prediction: SharedPrediction) -> None:
+        msg = Odometry()
+        stamp_ns = int(round(prediction.time * 1e9))
+        msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
+        msg.header.frame_id = self._param("world_frame")
+        msg.child_frame_id = f"{self.robot}/base_link"
+        msg.pose.pose.position.x, msg.pose.pose.position.y = prediction.position
+        msg.pose.pose.orientation = quaternion_from_yaw(prediction.heading)
+        variance = prediction.uncertainty * prediction.uncertainty
+        msg.pose.covariance[0] = msg.pose.covariance[7] = variance
+        msg.twist.twist.linear.x = float(prediction.linear)
+        msg.twist.twist.angular.z = float(prediction.angular)
+        self.prediction_pub.publish(msg)
+
     def _perceived_neighbors(self, config: ControllerConfig, state: RobotState,
                              now_ns: int) -> List[Neighbor]:
         """Neighbours as they may be when the command acts, nearest first (all of them
-        that may be inside ``neighbor_dist``)."""
+        that may be inside ``neighbor_dist``).
+
+        From its odometry, or, where that is surer, from what it said it would
+        do (its :class:`SharedPrediction`, with ``share_predictions``)."""
         px, py = state.position
         max_speed = self._neighbor_max_speed()
         extrapolate = self._param("neighbor_timeout")
@@ -486,11 +553,16 @@ class OrcaNode(Node):
         for name, s in self.neighbors.items():
             reciprocates = self.reciprocity.reciprocates(name, now_s) if detect \
                 else name not in self.reciprocity.declared
+            seen_as = Neighbor(s.position, s.velocity, self._neighbor_radius(name), name,
+                               reciprocates=reciprocates)
             neighbor = perceive_neighbor(
-                Neighbor(s.position, s.velocity, self._neighbor_radius(name), name,
-                         reciprocates=reciprocates),
-                (now_ns - s.stamp_ns) * 1e-9 + config.command_lag, max_speed,
+                seen_as, (now_ns - s.stamp_ns) * 1e-9 + config.command_lag, max_speed,
                 config.max_linear_accel, extrapolate)
+            told = self.predictions.get(name)
+            if told is not None and reciprocates:
+                neighbor = min(neighbor, perceive_predicted_neighbor(
+                    seen_as, told, now_s + config.command_lag, config.max_linear_accel,
+                    max_speed, config.max_angular_speed), key=lambda n: n.uncertainty)
             distance = math.hypot(neighbor.position[0] - px, neighbor.position[1] - py)
             if distance - neighbor.uncertainty < config.neighbor_dist:
                 seen.append((distance, name, neighbor))

@@ -1,0 +1,146 @@
+"""Shared predictions: a cube's orca_node tells where it will be when its command acts
+(orca/prediction), and its neighbours plan with that instead of guessing over the lag."""
+
+import math
+
+import pytest
+
+from ros_helpers import params
+
+from nav_msgs.msg import Odometry  # noqa: E402
+
+from orca_ros.core.controller import Neighbor
+from orca_ros.core.perception import (SharedPrediction, perceive_neighbor,
+                                      perceive_predicted_neighbor)
+from orca_ros.core.scenario import parse_scenario
+from orca_ros.core.world import World, WorldOptions
+from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
+from orca_ros.nodes.ros_common import RELIABLE_10, quaternion_from_yaw  # noqa: E402
+
+A, V_MAX, OMEGA_MAX, LAG = 1.0, 0.12, 4.0, 0.14  # a cube's settings
+
+
+def test_a_prediction_is_carried_along_its_command_and_grows_by_a_new_commands_reach():
+    told = SharedPrediction(10.0, (1.0, 2.0), math.pi / 2, 0.1, 0.0, uncertainty=0.0005)
+    seen = perceive_predicted_neighbor(Neighbor((0.0, 0.0), (0.0, 0.0), 0.02, "b"), told, 10.05,
+                                       A, V_MAX, OMEGA_MAX)
+    assert seen.position == pytest.approx((1.0, 2.005))
+    assert seen.velocity == pytest.approx((0.0, 0.1))
+    # 0.5 mm its own, plus (a + v_max omega_max) d^2 / 2 = 1.48 * 0.05^2 / 2 = 1.85 mm
+    assert seen.uncertainty == pytest.approx(0.0005 + 0.00185)
+    # From odometry alone, 30 ms old, over the lag: 0.5 a (0.17)^2 = 14.45 mm.
+    guessed = perceive_neighbor(Neighbor((1.0, 2.0), (0.0, 0.1), 0.02, "b"), 0.03 + LAG, V_MAX, A,
+                                1.0)
+    assert guessed.uncertainty == pytest.approx(0.01445)
+
+
+def _two_cubes():
+    return parse_scenario({
+        "name": "two_cubes", "time_step": 0.05, "max_time": 3.0, "goal_tolerance": 0.01,
+        "defaults": {"radius": 0.023, "max_speed": 0.12, "pref_speed": 0.1,
+                     "neighbor_dist": 0.3, "time_horizon": 2.0, "time_horizon_obst": 1.0},
+        "agents": [{"name": "a", "start": [0.20, -0.30], "goal": [0.40, -0.28]},
+                   {"name": "b", "start": [0.40, -0.30], "goal": [0.20, -0.32]}],
+        "toio": {"mat": "collection_ring"}})
+
+
+@pytest.mark.parametrize("share, low, high", [(True, 0.0, 0.003), (False, 0.0095, 0.015)])
+def test_world_cubes_see_their_neighbours_as_sure_as_what_they_share(share, low, high):
+    world = World(_two_cubes(), WorldOptions(kinematics="toio", share_predictions=share))
+    seen = []
+    original = world.controllers[0].compute
+
+    def compute(state, neighbors, *args, **kwargs):
+        seen.extend(n.uncertainty for n in neighbors)
+        return original(state, neighbors, *args, **kwargs)
+
+    world.controllers[0].compute = compute
+    for _ in range(20):
+        world.step()
+    later = seen[2:]  # the first period has no prediction yet
+    assert later and all(low <= u <= high for u in later), (min(later), max(later))
+
+
+class CubeRig:
+    """A cube's orca_node in /me, with a tester that plays its odometry and a neighbour's."""
+
+    def __init__(self, ros):
+        self.ros = ros
+        self.node = ros.add(OrcaNode(context=ros.context, namespace="me", parameter_overrides=params(
+            neighbors=["other"], control_rate=20.0, radius=0.023, neighbor_radius=0.023,
+            max_speed=V_MAX, pref_speed=0.1, kinematics="diff_drive", command_lag=LAG,
+            lag_error=0.0065, max_linear_accel=A, max_angular_speed=OMEGA_MAX,
+            share_predictions=True, goal_tolerance=0.01,
+            detect_non_reciprocating=False)))  # the played neighbour never gives way
+        self.tester = ros.node("tester")
+        self.own = self.tester.create_publisher(Odometry, "/me/odom", RELIABLE_10)
+        self.other = self.tester.create_publisher(Odometry, "/other/odom", RELIABLE_10)
+        self.other_said = self.tester.create_publisher(Odometry, "/other/orca/prediction",
+                                                       RELIABLE_10)
+        self.said = []
+        self.tester.create_subscription(Odometry, "/me/orca/prediction", self.said.append,
+                                        RELIABLE_10)
+        ros.spin_until(lambda: self.own.get_subscription_count() > 0
+                       and self.other_said.get_subscription_count() > 0, 10.0)
+
+    def now_ns(self):
+        return self.node.get_clock().now().nanoseconds
+
+    def odom(self, x, y):
+        msg = Odometry()
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        msg.pose.pose.position.x, msg.pose.pose.position.y = x, y
+        msg.pose.pose.orientation = quaternion_from_yaw(0.0)
+        return msg
+
+    def prediction(self, x, y, variance=0.0):
+        msg = self.odom(x, y)
+        stamp = self.now_ns() + int(LAG * 1e9)
+        msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 1_000_000_000)
+        msg.pose.covariance[0] = variance
+        return msg
+
+    def play(self, seconds, prediction=None):
+        for _ in range(int(seconds / 0.05)):
+            self.own.publish(self.odom(0.2, -0.3))
+            self.other.publish(self.odom(0.3, -0.3))
+            if prediction is not None:
+                self.other_said.publish(prediction())
+            self.ros.spin_for(0.05)
+
+    def other_as_seen(self):
+        node = self.node
+        config = node.controller.effective_config
+        seen = node._perceived_neighbors(config, node.state, self.now_ns())
+        return next(n for n in seen if n.key == "other")
+
+
+def test_orca_node_publishes_its_prediction_and_plans_with_its_neighbours(ros):
+    rig = CubeRig(ros)
+    rig.node.controller.set_path([(0.4, -0.3)])
+    rig.play(0.6)
+    assert rig.other_as_seen().uncertainty > 0.0144  # odometry alone, over the lag
+    assert rig.said, "no orca/prediction published"
+    said = rig.said[-1]
+    ahead = (said.header.stamp.sec * 1e9 + said.header.stamp.nanosec - rig.now_ns()) * 1e-9
+    assert 0.04 < ahead <= LAG + 1e-3  # stamped when its command acts
+    # Where its commands already sent take it (its odometry, played here, stands still):
+    # towards its goal, by at most v_max over the lag.
+    x, y = said.pose.pose.position.x, said.pose.pose.position.y
+    assert 0.2 < x <= 0.2 + V_MAX * LAG + 1e-6 and y == pytest.approx(-0.3, abs=0.002)
+    assert said.twist.twist.linear.x == pytest.approx(rig.node.last_command.linear)
+    rig.play(0.6, prediction=lambda: rig.prediction(0.3, -0.3))
+    assert "other" in rig.node.predictions
+    assert rig.other_as_seen().uncertainty < 0.003
+
+
+def test_a_bad_prediction_is_refused_with_a_diagnostic_and_the_odometry_still_counts(ros):
+    rig = CubeRig(ros)
+    rig.play(0.3)
+    rig.play(0.3, prediction=lambda: rig.prediction(0.3, -0.3, variance=math.nan))
+    assert "other" not in rig.node.predictions
+    assert rig.node.rejected.get("prediction of other", 0) >= 1
+    assert "variance" in rig.node.last_problem
+    assert rig.other_as_seen().position == pytest.approx((0.3, -0.3), abs=1e-6)
+    rig.play(0.3, prediction=lambda: rig.prediction(0.3, -0.3))
+    assert rig.other_as_seen().uncertainty < 0.003  # good ones are taken again
