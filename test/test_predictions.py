@@ -119,8 +119,10 @@ def test_orca_node_publishes_its_prediction_and_plans_with_its_neighbours(ros):
     rig = CubeRig(ros)
     rig.node.controller.set_path([(0.4, -0.3)])
     rig.play(0.6)
-    assert rig.other_as_seen().uncertainty > 0.0144  # odometry alone, over the lag
-    assert rig.said, "no orca/prediction published"
+    assert ros.spin_until(lambda: rig.said and "other" in rig.node.neighbors, 5.0), \
+        "no orca/prediction published, or no odometry of the neighbour"
+    rig.play(0.1)
+    assert rig.other_as_seen().uncertainty > 0.0095  # odometry alone: at least a lag**2 / 2
     said = rig.said[-1]
     ahead = (said.header.stamp.sec * 1e9 + said.header.stamp.nanosec - rig.now_ns()) * 1e-9
     assert 0.04 < ahead <= LAG + 1e-3  # stamped when its command acts
@@ -130,13 +132,14 @@ def test_orca_node_publishes_its_prediction_and_plans_with_its_neighbours(ros):
     assert 0.2 < x <= 0.2 + V_MAX * LAG + 1e-6 and y == pytest.approx(-0.3, abs=0.002)
     assert said.twist.twist.linear.x == pytest.approx(rig.node.last_command.linear)
     rig.play(0.6, prediction=lambda: rig.prediction(0.3, -0.3))
-    assert "other" in rig.node.predictions
+    assert ros.spin_until(lambda: "other" in rig.node.predictions, 5.0)
     assert rig.other_as_seen().uncertainty < 0.003
 
 
 def test_a_bad_prediction_is_refused_with_a_diagnostic_and_the_odometry_still_counts(ros):
     rig = CubeRig(ros)
     rig.play(0.3)
+    assert ros.spin_until(lambda: "other" in rig.node.neighbors, 5.0)
     rig.play(0.3, prediction=lambda: rig.prediction(0.3, -0.3, variance=math.nan))
     assert "other" not in rig.node.predictions
     assert rig.node.rejected.get("prediction of other", 0) >= 1
