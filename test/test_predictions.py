@@ -57,7 +57,7 @@ def test_world_cubes_see_their_neighbours_as_sure_as_what_they_share(share, low,
     world.controllers[0].compute = compute
     for _ in range(20):
         world.step()
-    later = seen[2:]  # the first period has no prediction yet
+    later = seen[5:]  # no prediction yet, then ones made before the sent commands span the lag
     assert later and all(low <= u <= high for u in later), (min(later), max(later))
 
 
@@ -147,3 +147,22 @@ def test_a_bad_prediction_is_refused_with_a_diagnostic_and_the_odometry_still_co
     assert rig.other_as_seen().position == pytest.approx((0.3, -0.3), abs=1e-6)
     rig.play(0.3, prediction=lambda: rig.prediction(0.3, -0.3))
     assert rig.other_as_seen().uncertainty < 0.003  # good ones are taken again
+
+
+def test_a_prediction_made_before_the_sent_commands_reach_back_over_the_lag_says_so():
+    """Just started (or restarted while the robot still runs an older command), the
+    prediction is partly a constant-velocity guess, and is published as uncertain as one."""
+    from orca_ros.core.perception import SentCommands
+    sent = SentCommands(lag=LAG, validity=0.3)
+    assert not sent.covers(1.0)
+    sent.record(1.0, 0.1, 0.0)
+    assert not sent.covers(1.1)
+    assert sent.covers(1.0 + LAG)
+    world = World(_two_cubes(), WorldOptions(kinematics="toio"))
+    guess = world.controllers[0].config.lag_guess_error
+    assert guess == pytest.approx(0.5 * (A + V_MAX * OMEGA_MAX) * LAG ** 2)
+    world.step()
+    assert world.predictions[0].uncertainty >= guess
+    for _ in range(5):
+        world.step()
+    assert world.predictions[0].uncertainty < 0.001

@@ -144,9 +144,17 @@ class ControllerConfig:
         if lag > 0.0 and self.lag_error is not None:
             error += self.lag_error
         elif lag > 0.0:
-            error += 0.5 * self.max_linear_accel * lag * lag
-            if self.diff_drive:
-                error += 0.5 * self.max_speed * self.max_angular_speed * lag * lag
+            error += self.lag_guess_error
+        return error
+
+    @property
+    def lag_guess_error(self) -> float:
+        """How far a constant-velocity guess over ``command_lag`` may miss (m):
+        ``a lag**2 / 2`` (``+ v_max omega_max lag**2 / 2`` for a unicycle)."""
+        lag = self.command_lag
+        error = 0.5 * self.max_linear_accel * lag * lag
+        if self.diff_drive:
+            error += 0.5 * self.max_speed * self.max_angular_speed * lag * lag
         return error
 
     @cached_property

@@ -279,6 +279,15 @@ class SentCommands:
         while self._sent and self._sent[0][0] < sent_at - self.keep:
             self._sent.popleft()
 
+    def covers(self, measured_at: float) -> bool:
+        """Whether the history reaches back to the command acting at ``measured_at``.
+
+        If it does not (a node just started, or restarted while its robot
+        still runs an earlier command), :meth:`predict` is a constant-velocity
+        guess for part of the lag, and as uncertain as one.
+        """
+        return bool(self._sent) and self._sent[0][0] <= measured_at - self.lag + 1e-9
+
     def _acting(self, t: float) -> Optional[Tuple[float, float]]:
         """The command driving the robot at ``t``: the latest sent by ``t - lag`` and still
         valid then; ``(0, 0)`` once it expired; None if the history does not reach back."""

@@ -420,9 +420,10 @@ class World:
                                          close=close, own_uncertainty=own_uncertainty)
             linear, angular = command.linear, command.angular  # at its goal too: it yields
             self.sent[i].record(now, linear, angular)
+            guess = 0.0 if self.sent[i].covers(self.odometry[i].time) else config.lag_guess_error
             self.predictions[i] = SharedPrediction(now + config.command_lag, state.position,
                                                    state.heading, linear, angular,
-                                                   own_uncertainty)
+                                                   own_uncertainty + guess)
             left, right = twist_to_wheels(linear, angular)
             self.cubes[i].command(left, right, timed_duration_ms(config.command_horizon) / 1000.0)
         substeps = max(1, math.ceil(self.dt / PHYSICS_STEP_S - 1e-9))

@@ -510,9 +510,13 @@ class OrcaNode(Node):
         if config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)
             if self._param("share_predictions"):
+                # Until the sent commands reach back over the lag (just started), the
+                # prediction is partly a constant-velocity guess: say so.
+                guess = 0.0 if self.sent.covers(self.state_stamp_ns * 1e-9) \
+                    else config.lag_guess_error
                 self._publish_prediction(SharedPrediction(
                     now_ns * 1e-9 + config.command_lag, state.position, state.heading,
-                    command.linear, command.angular, own_uncertainty))
+                    command.linear, command.angular, own_uncertainty + guess))
         else:
             yaw = self.state.heading
             c, s = math.cos(yaw), math.sin(yaw)
