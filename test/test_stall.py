@@ -49,3 +49,38 @@ def test_cubes_with_cube_dynamics_all_park_around_shared_targets(name):
     scenario = load_scenario(resolve_scenario(name))
     result = World(scenario, WorldOptions(kinematics="toio")).run()
     assert (result.reached, result.collisions) == (len(scenario.agents), 0)
+
+
+def test_two_unicycles_rushing_at_each_other_brake_in_time_on_the_safety_layer_alone():
+    """ORCA blind (no neighbours), only the hard safety half-planes: two unicycles at
+    2 m/s head-on, braking at 4 m/s^2, need 0.7 m each to stop. Covering only pairs one
+    command apart (2 v_max dt = 0.4 m) let them meet; covering their closing distances
+    stops them apart."""
+    import math
+
+    from orca_ros.core.controller import Neighbor
+    from orca_ros.core.drive import unicycle_step
+
+    config = ControllerConfig(radius=0.2, max_speed=2.0, pref_speed=2.0, time_step=0.1,
+                              kinematics="diff_drive", max_linear_accel=4.0,
+                              keep_right_deg=0.0, stall_escape_deg=0.0)
+    robots = [[0.0, 0.0, 0.0, 2.0], [3.0, 0.0, math.pi, 2.0]]  # x, y, heading, speed
+    controllers = [RobotController(config, key=k) for k in "ab"]
+    controllers[0].set_path([(10.0, 0.0)])
+    controllers[1].set_path([(-7.0, 0.0)])
+    closest = math.inf
+    for _ in range(40):
+        states = [RobotState((x, y), (v * math.cos(h), v * math.sin(h)), h, v, 0.0)
+                  for x, y, h, v in robots]
+        commands = []
+        for i, controller in enumerate(controllers):
+            other = states[1 - i]
+            seen = Neighbor(other.position, other.velocity, config.radius, "ba"[i])
+            commands.append(controller.compute(states[i], [], close=[seen]))
+        for robot, command in zip(robots, commands):
+            robot[0], robot[1], robot[2] = unicycle_step(robot[0], robot[1], robot[2],
+                                                         command.linear, command.angular,
+                                                         config.time_step)
+            robot[3] = command.linear
+        closest = min(closest, math.dist(robots[0][:2], robots[1][:2]) - 2 * config.radius)
+    assert closest > 0.0

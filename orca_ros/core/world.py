@@ -250,7 +250,7 @@ class World:
         # The k-d tree's radius for RobotController.within_one_step's candidates.
         self._close_reach = 2.0 * max(c.config.safety_radius(c.config.radius)
                                       for c in self.controllers) \
-            + 2.0 * max(max(c.stopping_distance(c.config.max_speed),
+            + 2.0 * max(max(c.closing_distance((c.config.max_speed, 0.0), (1.0, 0.0)),
                             c.config.max_speed * c.config.command_horizon)
                         for c in self.controllers)
 
