@@ -7,6 +7,7 @@ import pytest
 
 from ros_helpers import params
 
+from geometry_msgs.msg import Twist  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 
 from orca_ros.core.controller import Neighbor
@@ -80,6 +81,8 @@ class CubeRig:
         self.said = []
         self.tester.create_subscription(Odometry, "/me/orca/prediction", self.said.append,
                                         RELIABLE_10)
+        self.commands = []
+        self.tester.create_subscription(Twist, "/me/cmd_vel", self.commands.append, RELIABLE_10)
         ros.spin_until(lambda: self.own.get_subscription_count() > 0
                        and self.other_said.get_subscription_count() > 0, 10.0)
 
@@ -130,7 +133,10 @@ def test_orca_node_publishes_its_prediction_and_plans_with_its_neighbours(ros):
     # towards its goal, by at most v_max over the lag.
     x, y = said.pose.pose.position.x, said.pose.pose.position.y
     assert 0.2 < x <= 0.2 + V_MAX * LAG + 1e-6 and y == pytest.approx(-0.3, abs=0.002)
-    assert said.twist.twist.linear.x == pytest.approx(rig.node.last_command.linear)
+    # ... and the twist of the command it sent with it (the messages may cross in flight)
+    assert ros.spin_until(lambda: any(abs(c.linear.x - said.twist.twist.linear.x) < 1e-12
+                                      for c in rig.commands), 2.0)
+    assert said.twist.twist.linear.x > 0.0
     rig.play(0.6, prediction=lambda: rig.prediction(0.3, -0.3))
     assert ros.spin_until(lambda: "other" in rig.node.predictions, 5.0)
     assert rig.other_as_seen().uncertainty < 0.003
