@@ -6,6 +6,7 @@ import math
 import pytest
 
 from ros_helpers import params
+from test_cube_dynamics import _two_cube_scenario
 
 from geometry_msgs.msg import Twist  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
@@ -13,7 +14,6 @@ from nav_msgs.msg import Odometry  # noqa: E402
 from orca_ros.core.controller import Neighbor
 from orca_ros.core.perception import (SharedPrediction, perceive_neighbor,
                                       perceive_predicted_neighbor)
-from orca_ros.core.scenario import parse_scenario
 from orca_ros.core.world import World, WorldOptions
 from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
 from orca_ros.nodes.ros_common import RELIABLE_10, quaternion_from_yaw  # noqa: E402
@@ -35,19 +35,9 @@ def test_a_prediction_is_carried_along_its_command_and_grows_by_a_new_commands_r
     assert guessed.uncertainty == pytest.approx(0.01445)
 
 
-def _two_cubes():
-    return parse_scenario({
-        "name": "two_cubes", "time_step": 0.05, "max_time": 3.0, "goal_tolerance": 0.01,
-        "defaults": {"radius": 0.023, "max_speed": 0.12, "pref_speed": 0.1,
-                     "neighbor_dist": 0.3, "time_horizon": 2.0, "time_horizon_obst": 1.0},
-        "agents": [{"name": "a", "start": [0.20, -0.30], "goal": [0.40, -0.28]},
-                   {"name": "b", "start": [0.40, -0.30], "goal": [0.20, -0.32]}],
-        "toio": {"mat": "collection_ring"}})
-
-
 @pytest.mark.parametrize("share, low, high", [(True, 0.0, 0.003), (False, 0.0095, 0.015)])
 def test_world_cubes_see_their_neighbours_as_sure_as_what_they_share(share, low, high):
-    world = World(_two_cubes(), WorldOptions(kinematics="toio", share_predictions=share))
+    world = World(_two_cube_scenario(), WorldOptions(kinematics="toio", share_predictions=share))
     seen = []
     original = world.controllers[0].compute
 
@@ -164,7 +154,7 @@ def test_a_prediction_made_before_the_sent_commands_reach_back_over_the_lag_says
     sent.record(1.0, 0.1, 0.0)
     assert not sent.covers(1.1)
     assert sent.covers(1.0 + LAG)
-    world = World(_two_cubes(), WorldOptions(kinematics="toio"))
+    world = World(_two_cube_scenario(), WorldOptions(kinematics="toio"))
     guess = world.controllers[0].config.lag_guess_error
     assert guess == pytest.approx(0.5 * (A + V_MAX * OMEGA_MAX) * LAG ** 2)
     world.step()
