@@ -107,6 +107,21 @@ def perceive_predicted_neighbor(neighbor: Neighbor, prediction: SharedPrediction
         uncertainty=neighbor.uncertainty + prediction.uncertainty + drift)
 
 
+def perceive_neighbor_best(neighbor: Neighbor, age: float, max_speed: float, max_accel: float,
+                           max_extrapolation: float, prediction: Optional[SharedPrediction],
+                           when: float, max_angular_speed: float) -> Neighbor:
+    """``neighbor`` as it may be at ``when``: from its odometry (measured ``age`` s
+    before, :func:`perceive_neighbor`) or, where that is surer, from what it said it
+    would do (:func:`perceive_predicted_neighbor`). A neighbour that does not
+    reciprocate is taken from its odometry only: it is not doing what is expected."""
+    from_odometry = perceive_neighbor(neighbor, age, max_speed, max_accel, max_extrapolation)
+    if prediction is None or not neighbor.reciprocates:
+        return from_odometry
+    from_prediction = perceive_predicted_neighbor(neighbor, prediction, when, max_accel,
+                                                  max_speed, max_angular_speed)
+    return min(from_odometry, from_prediction, key=lambda n: n.uncertainty)
+
+
 def reciprocity_violation(half_plane: HalfPlane, own_velocity: Vector2,
                           neighbor_velocity_then: Vector2,
                           neighbor_velocity_now: Vector2) -> float:

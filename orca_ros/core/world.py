@@ -25,8 +25,7 @@ from .drive import unicycle_step
 from .geometry import points_polygon_signed_distance
 from .obstacles import ObstacleVertex, build_obstacle_edges
 from .orca import agent_orca_half_planes_batch
-from .perception import (SentCommands, SharedPrediction, perceive_neighbor,
-                         perceive_predicted_neighbor)
+from .perception import SentCommands, SharedPrediction, perceive_neighbor_best
 from .scenario import AgentSpec, Scenario
 
 METHODS = ("orca", "orca_strict", "rvo2")
@@ -403,14 +402,11 @@ class World:
                 other = measured[j]
                 seen_as = Neighbor(other.position, other.velocity, float(self.radius[j]),
                                    self.names[j])
-                neighbor = perceive_neighbor(
+                neighbor = perceive_neighbor_best(
                     seen_as, ages[j] + config.command_lag, controller.config.max_speed,
-                    config.max_linear_accel, NEIGHBOR_EXTRAPOLATION_S)
-                if j in shared and self.options.share_predictions:
-                    told = perceive_predicted_neighbor(
-                        seen_as, shared[j], now + config.command_lag, config.max_linear_accel,
-                        config.max_speed, config.max_angular_speed)
-                    neighbor = min(neighbor, told, key=lambda n: n.uncertainty)
+                    config.max_linear_accel, NEIGHBOR_EXTRAPOLATION_S,
+                    shared.get(j) if self.options.share_predictions else None,
+                    now + config.command_lag, config.max_angular_speed)
                 distance = math.dist(neighbor.position, state.position)
                 if distance - neighbor.uncertainty < config.neighbor_dist:
                     seen.append((distance, self.names[j], neighbor))

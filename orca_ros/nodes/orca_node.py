@@ -42,7 +42,7 @@ from ..core.controller import (
     predict_state,
 )
 from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands, SharedPrediction,
-                               perceive_neighbor, perceive_predicted_neighbor)
+                               perceive_neighbor_best)
 from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
 from .ros_common import (
@@ -559,14 +559,10 @@ class OrcaNode(Node):
                 else name not in self.reciprocity.declared
             seen_as = Neighbor(s.position, s.velocity, self._neighbor_radius(name), name,
                                reciprocates=reciprocates)
-            neighbor = perceive_neighbor(
+            neighbor = perceive_neighbor_best(
                 seen_as, (now_ns - s.stamp_ns) * 1e-9 + config.command_lag, max_speed,
-                config.max_linear_accel, extrapolate)
-            told = self.predictions.get(name)
-            if told is not None and reciprocates:
-                neighbor = min(neighbor, perceive_predicted_neighbor(
-                    seen_as, told, now_s + config.command_lag, config.max_linear_accel,
-                    max_speed, config.max_angular_speed), key=lambda n: n.uncertainty)
+                config.max_linear_accel, extrapolate, self.predictions.get(name),
+                now_s + config.command_lag, config.max_angular_speed)
             distance = math.hypot(neighbor.position[0] - px, neighbor.position[1] - py)
             if distance - neighbor.uncertainty < config.neighbor_dist:
                 seen.append((distance, name, neighbor))
