@@ -75,15 +75,14 @@ def test_a_cmd_vel_goes_to_the_cube_when_it_arrives_not_at_the_next_tick(ros):
     """The controller compensates the cube's own 0.14 s lag from when it publishes; a
     command held for the bridge's next periodic send acted up to one period later."""
     bridge, cube, cmd, odoms = bridge_rig(ros, command_rate=1.0, command_validity=2.0)
-    ros.spin_for(1.2)  # past the first periodic send: a stop, nothing asked for yet
     before = len(cube.link.writes)
     twist = Twist()
     twist.linear.x = 0.1
-    cmd.publish(twist)
-    ros.spin_until(lambda: len(cube.link.writes) > before, 0.4)  # well inside the 1 s period
-    written = cube.link.writes[before:]
-    assert written and isinstance(written[0], p.MotorTimed)
-    assert written[0].left == written[0].right > 0
+    bridge._on_cmd(cube, twist)  # the subscription's callback, called as rclpy would
+    assert cube.sent_at == bridge.now()  # written in the callback, not at a later tick
+    ros.spin_until(lambda: len(cube.link.writes) > before, 5.0)  # the BLE thread delivers it
+    written = cube.link.writes[before]
+    assert isinstance(written, p.MotorTimed) and written.left == written.right > 0
 
 
 def test_motor_commands_end_when_the_commands_validity_does(ros):
