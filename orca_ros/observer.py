@@ -42,7 +42,7 @@ def audit_for(scenario: Scenario) -> StampAudit:
     return StampAudit(radii={a.name: a.radius for a in agents},
                       goals={a.name: a.goal for a in agents},
                       goal_tolerance={a.name: scenario.goal_tolerance_of(a) for a in agents},
-                      polygons=[p.vertices for p in scenario.obstacles])
+                      polygons=scenario.wall_outlines)
 
 
 class Watch:

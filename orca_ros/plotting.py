@@ -26,6 +26,9 @@ def _draw_static(ax, scenario: Scenario) -> None:
     for polygon in scenario.obstacles:
         ax.add_patch(PolygonPatch(polygon.vertices, closed=True, facecolor="0.55",
                                   edgecolor="0.2", zorder=1))
+    for edge in scenario.mat_edges:  # a toio mat's edge: a wall
+        ax.plot([edge.a[0], edge.b[0]], [edge.a[1], edge.b[1]], color="0.2", linewidth=1.5,
+                zorder=1)
     starts = np.array([a.start for a in scenario.agents])
     goals = np.array([a.goal for a in scenario.agents])
     ax.scatter(starts[:, 0], starts[:, 1], marker="o", s=14, facecolors="none",

@@ -238,6 +238,17 @@ def test_toio_ring_swap_6_with_cube_dynamics_arrives_without_collisions():
 
 
 
+def test_boids_tutorial_cubes_park_clear_of_the_mats_edge_with_cube_dynamics():
+    # The mat's edges are walls in the world as through ROS; the shared target's
+    # ring sits 35 mm inside them, so every cube parks without touching the edge.
+    scenario = load_scenario(resolve_scenario("toio_boids_tutorial"))
+    assert len(scenario.mat_edges) == 4
+    result = World(scenario, WorldOptions(kinematics="toio")).run()
+    assert result.reached == result.agents == 6, result.summary()
+    assert result.collisions == 0, result.collision_pairs
+    assert result.min_separation > 0.0
+
+
 def test_speeds_are_differenced_over_the_baseline_not_the_last_reading():
     """The bridge reads a cube every 10 ms: consecutive whole-unit readings would make a
     standing cube seem to move at up to 136 mm/s; over the 30 ms baseline the rounding

@@ -122,3 +122,34 @@ def test_an_agent_may_say_where_it_faces_at_the_start():
     bad = dict(BASE, agents=[{"name": "a", "start": [0, 0], "goal": [5, 0], "heading": "nan"}])
     with pytest.raises(ScenarioError, match="agent 'a'.*heading"):
         parse_scenario(bad)
+
+
+# The collection ring mat spans 45..455 mat units of 1.3625 mm: x 0.0613..0.6199 m,
+# y -0.6199..-0.0613 m in the world frame.
+ON_RING_MAT = dict(BASE, obstacles=[], toio={"mat": "collection_ring", "mm_per_unit": 1.3625},
+                   defaults={"radius": 0.023, "max_speed": 0.12})
+
+
+def test_a_toio_mats_edges_are_walls_counted_like_obstacles():
+    from orca_ros.core.world import FleetRecord, World
+
+    data = dict(ON_RING_MAT, agents=[{"name": "cube", "start": [0.3, -0.3], "goal": [0.4, -0.3]}])
+    scenario = parse_scenario(data)
+    assert len(scenario.mat_edges) == 4
+    xs = [p[0] for edge in scenario.mat_edges for p in (edge.a, edge.b)]
+    assert (min(xs), max(xs)) == pytest.approx((45 * 1.3625e-3, 455 * 1.3625e-3))
+    assert len(World(scenario).edges) == 8          # each edge a two-sided segment, as RVO2's
+    record = FleetRecord(scenario, np.array([[0.3, -0.3]]))
+    record.record(0.1, np.array([[0.0613 + 0.013, -0.3]]))  # 10 mm over the left edge
+    assert len(record.ledger.pairs) == 1
+    assert record.ledger.deepest == pytest.approx(0.010, abs=2e-4)
+    assert parse_scenario(dict(BASE, agents=data["agents"])).mat_edges == ()  # no mat, no edges
+
+
+@pytest.mark.parametrize("field, point", [("start", [0.07, -0.3]), ("goal", [0.4, -0.05]),
+                                           ("goal", [0.4, -0.63])])
+def test_a_start_or_goal_off_the_mat_or_within_a_radius_of_its_edge_is_refused(field, point):
+    agent = {"name": "cube", "start": [0.3, -0.3], "goal": [0.4, -0.3]}
+    agent[field] = point
+    with pytest.raises(ScenarioError, match=f"agent 'cube'.*{field}.*mat's edge"):
+        parse_scenario(dict(ON_RING_MAT, agents=[agent]))

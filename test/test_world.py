@@ -15,7 +15,8 @@ from orca_ros.core.guidance import VisibilityRoadmap
 from orca_ros.core.obstacles import build_obstacle_edges
 from orca_ros.core.orca import one_step_obstacle_half_plane, one_step_safety_half_plane
 from orca_ros.core.scenario import load_scenario, parse_scenario, resolve_scenario
-from orca_ros.core.types import Polygon
+from orca_ros.core.controller import ControllerConfig, RobotController, RobotState
+from orca_ros.core.types import Polygon, Segment
 from orca_ros.core.world import CollisionLedger, World, WorldOptions
 
 
@@ -121,6 +122,43 @@ def test_roadmap_routes_around_a_wall_and_sees_open_lines():
     assert roadmap.visible((-3.0, 3.0), (3.0, 3.0))[0]
     corner = roadmap.next_corner((-3.0, 0.5), (3.0, 0.5))
     assert corner is not None and abs(corner[1]) > 2.0 and corner[0] < 0.0
+
+
+def _box(half: float):
+    corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
+    return [Segment(corners[i], corners[(i + 1) % 4]) for i in range(4)]
+
+
+def test_a_goal_close_to_a_wall_is_headed_for_not_a_corner_across_the_wall():
+    # A robot inside a walled box (a toio mat's edges), its goal 0.02 m from the
+    # bottom wall: closer than the robot's 0.023 m radius. Guidance must lead
+    # straight there (it once sent the robot to a corner outside the box).
+    edges = build_obstacle_edges(_box(0.25))
+    controller = RobotController(ControllerConfig(radius=0.023, max_speed=0.12, pref_speed=0.1,
+                                                  time_step=0.05, keep_right_deg=0.0,
+                                                  stall_escape_deg=0.0),
+                                 key="cube")
+    goal = (0.1, -0.23)
+    controller.set_path([goal])
+    state = RobotState((-0.15, -0.1), (0.0, 0.0), 0.0, 0.0, 0.0)
+    pref = controller.preferred_velocity(state, edges)
+    to_goal = np.subtract(goal, state.position)
+    assert controller._guide_target is None
+    assert np.dot(pref, to_goal) / (np.linalg.norm(pref) * np.linalg.norm(to_goal)) \
+        == pytest.approx(1.0)
+
+
+def test_a_robot_pressed_against_a_wall_never_heads_for_a_corner_across_it():
+    # Inside the box, pressed against its left wall, with the goal behind a
+    # wall inside the box: no corner is cleanly visible. The fallback corner
+    # must be one the centre can see, inside the box.
+    inner = Polygon([(-0.05, -0.1), (0.05, -0.1), (0.05, 0.1), (-0.05, 0.1)])
+    roadmap = VisibilityRoadmap(build_obstacle_edges(_box(0.25) + [inner]), clearance=0.04)
+    start = (-0.24, 0.2)
+    assert not roadmap.visible(start, (0.2, 0.0), 1e-9)[0]
+    corner = roadmap.next_corner(start, (0.2, 0.0), start_clearance=0.03)
+    assert corner is not None
+    assert max(abs(corner[0]), abs(corner[1])) < 0.25
 
 
 # --- end to end ---------------------------------------------------------------------------------

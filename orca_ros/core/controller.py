@@ -27,7 +27,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .drive import (DiffDriveLimits, keep_right_angle, kinematic_half_planes,
                     tracking_error_bound, unicycle_command, unicycle_step)
-from .guidance import VisibilityRoadmap
+from .guidance import SIGHT_LINE, VisibilityRoadmap
 from .linprog import HalfPlane
 from .obstacles import ObstacleVertex
 from .orca import (OrcaResult, one_step_obstacle_half_plane,
@@ -360,10 +360,15 @@ class RobotController:
             if self._guide_target is None:
                 return target
         roadmap = self._roadmap(edges)
-        if roadmap.visible(position, target, c.radius)[0]:
+        # The straight line is free if it keeps the robot's radius from every
+        # wall, or, for a goal closer to a wall than that, the goal's distance.
+        target_clearance = 0.98 * roadmap.wall_distance(target)
+        if roadmap.visible(position, target, max(min(c.radius, target_clearance), SIGHT_LINE))[0]:
             self._guide_target = None
             return target
-        self._guide_target = roadmap.next_corner(position, target, c.radius)
+        self._guide_target = roadmap.next_corner(
+            position, target, c.radius,
+            max(min(roadmap.check_clearance, target_clearance), SIGHT_LINE))
         return target if self._guide_target is None else self._guide_target
 
     def preferred_velocity(self, state: RobotState,

@@ -55,10 +55,10 @@ import math
 from collections import deque
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Deque, Mapping, NamedTuple, Optional, Tuple
+from typing import Deque, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from .drive import unicycle_step, wrap_angle
-from .types import as_finite
+from .types import Segment, as_finite
 
 LAG_S = 0.14
 """s from writing a motor command to the wheels acting on it."""
@@ -174,6 +174,50 @@ class MatFrame:
     def to_mat(self, x: float, y: float, yaw: float) -> Tuple[float, float, float]:
         s = self.metres_per_unit
         return x / s, -y / s, (-math.degrees(yaw)) % 360.0
+
+
+@dataclass(frozen=True)
+class Mat:
+    """A toio mat's coordinate ranges (mat units, inclusive)."""
+
+    name: str
+    x_range: Tuple[int, int]
+    y_range: Tuple[int, int]
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.x_range[0] <= x <= self.x_range[1] and self.y_range[0] <= y <= self.y_range[1]
+
+
+MATS: Dict[str, Mat] = {m.name: m for m in (
+    Mat("collection_ring", (45, 455), (45, 455)),
+    Mat("collection_tiles", (545, 955), (45, 455)),
+    Mat("simple", (98, 402), (142, 358)),
+    Mat("gesundroid", (1050, 1460), (45, 455)),
+    *(Mat(f"developer_{row * 3 + col + 1}", x, y)
+      for row, y in enumerate(((35, 250), (251, 466), (467, 682), (683, 898)))
+      for col, x in enumerate(((34, 339), (340, 644), (645, 949)))),
+)}
+
+
+def mat_named(name: str) -> Mat:
+    try:
+        return MATS[name]
+    except KeyError:
+        raise ValueError(f"unknown toio mat {name!r}; known: {sorted(MATS)}") from None
+
+
+def mat_border(toio_block: Mapping) -> List[Segment]:
+    """The four edges of a scenario's toio mat (its ``toio:`` block), in world metres.
+
+    A cube that leaves its mat stops reporting its position (it is lost), so
+    the edge is a wall: obstacle_server publishes it, and the scenario world
+    has it too.
+    """
+    mat = mat_named(toio_block.get("mat", "collection_ring"))
+    frame = MatFrame(float(toio_block.get("mm_per_unit", DEFAULT_MM_PER_UNIT)))
+    (x0, x1), (y0, y1) = mat.x_range, mat.y_range
+    corners = [frame.to_world(x, y, 0.0)[:2] for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+    return [Segment(corners[i], corners[(i + 1) % 4]) for i in range(4)]
 
 
 def body_velocity(previous: Tuple[float, float, float], current: Tuple[float, float, float],

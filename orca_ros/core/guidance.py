@@ -19,6 +19,9 @@ from scipy.sparse.csgraph import dijkstra
 from .obstacles import ObstacleVertex
 from .types import Vector2
 
+SIGHT_LINE = 1e-9
+"""Clearance (m) of a line that merely must not cross or touch a wall."""
+
 
 def segments_min_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distance between segments p-q (N, 2) and a-b (E, 2), as an (N, E) array."""
@@ -99,12 +102,22 @@ class VisibilityRoadmap:
         limit = self.check_clearance if clearance is None else clearance
         return segments_min_distance(p, q, self.seg_a, self.seg_b).min(axis=1) >= limit
 
+    def wall_distance(self, point: Vector2) -> float:
+        """Distance from ``point`` to the nearest edge (infinite without edges)."""
+        if len(self.seg_a) == 0:
+            return math.inf
+        p = np.asarray(point, dtype=float).reshape(1, 2)
+        return float(segments_min_distance(p, p, self.seg_a, self.seg_b).min())
+
     def next_corner(self, start: Vector2, goal: Vector2,
-                    start_clearance: Optional[float] = None) -> Optional[Vector2]:
+                    start_clearance: Optional[float] = None,
+                    goal_clearance: Optional[float] = None) -> Optional[Vector2]:
         """The first corner of the shortest path from ``start`` to ``goal``, or None if none exists.
 
         ``start_clearance`` (default: the roadmap's) applies to the first leg,
-        so that an agent brushing a wall can still see the corners around it.
+        so that an agent brushing a wall can still see the corners around it;
+        ``goal_clearance`` to the last, so that a goal closer to a wall than
+        the roadmap's clearance can still be seen.
         """
         m = len(self.nodes)
         if m == 0:
@@ -114,14 +127,20 @@ class VisibilityRoadmap:
         graph = np.zeros((m + 2, m + 2))
         graph[:m, :m] = self.node_graph
         from_start = self.visible(np.repeat(start_arr[None], m, 0), self.nodes, start_clearance)
-        to_goal = self.visible(self.nodes, np.repeat(goal_arr[None], m, 0))
+        to_goal = self.visible(self.nodes, np.repeat(goal_arr[None], m, 0), goal_clearance)
         graph[m, :m] = np.where(from_start, np.linalg.norm(self.nodes - start_arr, axis=1), 0.0)
         graph[:m, m + 1] = np.where(to_goal, np.linalg.norm(self.nodes - goal_arr, axis=1), 0.0)
         if not from_start.any():
             # Pressed against a wall: no corner is cleanly visible. Head for the
-            # nearest corner that the agent's centre can see at all.
-            nearest = np.argsort(np.linalg.norm(self.nodes - start_arr, axis=1))
-            return tuple(self.nodes[nearest[0]])
+            # nearest corner that the agent's centre can see at all (never one
+            # across a wall); with none, for the goal itself.
+            seen = self.visible(np.repeat(start_arr[None], m, 0), self.nodes, SIGHT_LINE)
+            if not seen.any():
+                return None
+            candidates = np.flatnonzero(seen)
+            nearest = candidates[np.argmin(np.linalg.norm(self.nodes[candidates] - start_arr,
+                                                          axis=1))]
+            return tuple(self.nodes[nearest])
         distances, predecessors = dijkstra(graph, directed=True, indices=m,
                                            return_predecessors=True)
         if not np.isfinite(distances[m + 1]):

@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 import pathlib
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import yaml
 
 from .geometry import point_polygon_signed_distance
-from .types import Polygon, Vector2, as_finite, as_vector2
+from .types import Polygon, Segment, Vector2, as_finite, as_vector2
 
 TOP_LEVEL_KEYS = {
     "name", "source", "description", "seed", "time_step", "max_time", "on_goal",
@@ -83,6 +83,30 @@ class Scenario:
 
     def goal_tolerance_of(self, agent: AgentSpec) -> float:
         return agent.radius if self.goal_tolerance is None else self.goal_tolerance
+
+    @property
+    def mat_edges(self) -> Tuple[Segment, ...]:
+        """The four edges of the scenario's toio mat (its ``toio:`` block), or none.
+
+        They are walls: a cube that leaves its mat loses its position.
+        obstacle_server publishes them beside the polygons, and the world,
+        ``orca-ros sim``'s record and the observer count contact with them.
+        """
+        if not self.toio:
+            return ()
+        from .cube import mat_border
+
+        return tuple(mat_border(self.toio))
+
+    @property
+    def walls(self) -> Tuple[Union[Polygon, Segment], ...]:
+        """Every obstacle robots must not touch: the polygons, then the mat's edges."""
+        return self.obstacles + self.mat_edges
+
+    @property
+    def wall_outlines(self) -> List[Tuple[Vector2, ...]]:
+        """:attr:`walls` as vertex lists (a segment is a two-vertex outline)."""
+        return [w.vertices if isinstance(w, Polygon) else (w.a, w.b) for w in self.walls]
 
     def waypoint_tolerance_of(self, agent: AgentSpec) -> float:
         return agent.radius if self.waypoint_tolerance is None else self.waypoint_tolerance
@@ -211,7 +235,8 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
 
 
 def check_start_positions(scenario: Scenario) -> None:
-    """Reject agents that start overlapping each other or inside an obstacle."""
+    """Reject agents that start overlapping each other or inside an obstacle, and,
+    on a toio mat, a start or goal off the mat or within the agent's radius of its edge."""
     agents = scenario.agents
     where = scenario.path
     if len(agents) > 1:
@@ -232,6 +257,18 @@ def check_start_positions(scenario: Scenario) -> None:
                 raise _fail(f"{where}: agent '{agent.name}'",
                             f"start {agent.start} is inside or within its radius of "
                             f"obstacle #{k} (distance {distance:.3f} m, radius {agent.radius} m)")
+    if scenario.mat_edges:
+        corners = [point for edge in scenario.mat_edges for point in (edge.a, edge.b)]
+        x0, x1 = min(p[0] for p in corners), max(p[0] for p in corners)
+        y0, y1 = min(p[1] for p in corners), max(p[1] for p in corners)
+        for agent in agents:
+            for what, (x, y) in (("start", agent.start), ("goal", agent.goal)):
+                clearance = min(x - x0, x1 - x, y - y0, y1 - y)
+                if clearance < agent.radius:
+                    raise _fail(f"{where}: agent '{agent.name}'",
+                                f"{what} {(x, y)} is off the toio mat or within its radius of "
+                                f"the mat's edge (clearance {clearance:.4f} m, radius "
+                                f"{agent.radius} m)")
 
 
 def load_scenario(path: str | pathlib.Path) -> Scenario:

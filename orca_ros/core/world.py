@@ -223,8 +223,8 @@ class World:
         self.path_length = np.zeros(n)
         self.arrival_time = np.full(n, np.nan)
         self.active = np.ones(n, dtype=bool)
-        self.obstacle_polygons = [np.array(p.vertices) for p in scenario.obstacles]
-        self.edges: List[ObstacleVertex] = build_obstacle_edges(scenario.obstacles)
+        self.obstacle_polygons = [np.array(w) for w in scenario.wall_outlines]
+        self.edges: List[ObstacleVertex] = build_obstacle_edges(scenario.walls)
         self.ledger = CollisionLedger()
         self.compute_seconds = 0.0
         self.agent_steps = 0
@@ -606,7 +606,7 @@ class FleetRecord:
         self.radii = np.array([a.radius for a in scenario.agents])
         self.goals = np.array([a.goal for a in scenario.agents], dtype=float)
         self.goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in scenario.agents])
-        self.obstacles = [np.array(p.vertices) for p in scenario.obstacles]
+        self.obstacles = [np.array(w) for w in scenario.wall_outlines]
         self.ledger = CollisionLedger()
         self.trajectory: List[np.ndarray] = [np.array(positions, dtype=float)]
         self.frame_times: List[float] = [0.0]

@@ -137,7 +137,7 @@ class FleetSim(Node):
         except BadMessage as error:
             self.rejected += 1
             self.last_problem = f"cmd_vel of {name}: {error}"
-            self.get_logger().warn(f"dropped {self.last_problem}", throttle_duration_sec=2.0)
+            self.get_logger().warning(f"dropped {self.last_problem}", throttle_duration_sec=2.0)
             return
         stamp = self.sim_time
         if isinstance(msg, TwistStamped):

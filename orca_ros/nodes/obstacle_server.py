@@ -50,17 +50,6 @@ def load_obstacles_file(path: str) -> List[Segment]:
     return segments_of(polygons, segments)
 
 
-def mat_border(toio_block) -> List[Segment]:
-    """The four edges of a scenario's toio mat, in world metres."""
-    from ..toio.mat import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
-
-    mat = mat_named(toio_block.get("mat", "collection_ring"))
-    frame = MatFrame(float(toio_block.get("mm_per_unit", DEFAULT_MM_PER_UNIT)))
-    (x0, x1), (y0, y1) = mat.x_range, mat.y_range
-    corners = [frame.to_world(x, y, 0.0)[:2] for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
-    return [Segment(corners[i], corners[(i + 1) % 4]) for i in range(4)]
-
-
 class ObstacleServer(Node):
     """Publishes the walls as one latched marker (ns = the node's name, id 0).
 
@@ -84,10 +73,8 @@ class ObstacleServer(Node):
             self.segments = load_obstacles_file(obstacles_file)
         elif scenario:
             loaded = load_scenario(resolve_scenario(scenario))
-            self.segments = segments_of(list(loaded.obstacles), [])
-            if loaded.toio:
-                # A cube that leaves its mat is lost (position missed): the edge is a wall.
-                self.segments += mat_border(loaded.toio)
+            # With a toio block, the mat's edges too (a cube off its mat is lost).
+            self.segments = segments_of(list(loaded.obstacles), []) + list(loaded.mat_edges)
         else:
             self.segments = []
         self.publisher = self.create_publisher(Marker, "/obstacles", LATCHED)

@@ -269,7 +269,7 @@ class OrcaNode(Node):
     def _reject(self, what: str, reason: str) -> None:
         self.rejected[what] = self.rejected.get(what, 0) + 1
         self.last_problem = f"{what}: {reason}"
-        self.get_logger().warn(f"dropped {what}: {reason}", throttle_duration_sec=2.0)
+        self.get_logger().warning(f"dropped {what}: {reason}", throttle_duration_sec=2.0)
 
     def _now_ns(self) -> int:
         return self.get_clock().now().nanoseconds

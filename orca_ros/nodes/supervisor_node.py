@@ -163,7 +163,7 @@ class SupervisorNode(Node):
     def _reject(self, what: str, reason: str) -> None:
         self.rejected += 1
         self.last_problem = f"{what}: {reason}"
-        self.get_logger().warn(f"ignored {self.last_problem}", throttle_duration_sec=2.0)
+        self.get_logger().warning(f"ignored {self.last_problem}", throttle_duration_sec=2.0)
 
     def _on_odom(self, name: str, msg: Odometry) -> None:
         try:

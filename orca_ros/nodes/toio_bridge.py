@@ -239,7 +239,7 @@ class ToioBridge(Node):
     def _problem(self, cube: Cube, what: str, text: str, count: bool = True) -> None:
         if count:
             cube.problems[what] = cube.problems.get(what, 0) + 1
-            self.get_logger().warn(f"{cube.name}: {text}", throttle_duration_sec=2.0)
+            self.get_logger().warning(f"{cube.name}: {text}", throttle_duration_sec=2.0)
         cube.last_problem = text
 
     def _drain(self) -> None:

@@ -40,8 +40,9 @@ are what a cube's hard safety layer keeps from a parked neighbour under the
 cube's 0.14 s command lag: twice its tracking error (8.6 mm, most of it the
 lag) plus the neighbour's position uncertainty over the lag and the reading's
 age (about 14 mm); goals closer than that cannot be reached once a neighbour
-stands on its own. A ring that would reach over the mat's edge (BoidsTutorial's,
-around (400, 400)) moves inwards as a whole. Otherwise the group's
+stands on its own. A ring that would bring a parked cube within those 35 mm
+of the mat's edge (a wall: obstacle_server publishes it, and the world has it)
+moves inwards as a whole (BoidsTutorial's, around (400, 400)). Otherwise the group's
 mean goal is the target itself, which is what the SDK's group check measures.
 The circle is turned so that the direction from the target to the group's
 mean start falls midway between two goals, and the cubes get the goals by the
@@ -55,7 +56,7 @@ units, on each side). Where two walls share an end point the joint is
 bevelled: both polygons end on the bisector of the corner, and the outside is
 cut straight across, within ``half_width`` of the corner like the SDK's round
 margin. Parts of b_Wall's walls lie off the ring mat (x < 45), as in the SDK.
-The mat's own edge is not a wall here.
+The mat's own edge is a wall for every scene (``Scenario.mat_edges``).
 
 Two scenes come from our own issue rather than the SDK: ``toio_cross_4v4``
 (two groups of four crossing diagonally to goals 54 mm apart) and
@@ -353,12 +354,12 @@ def goals_in_mat(scene: Scene, frame: MatFrame) -> List[Point]:
         else:
             goals[i] = (cube.target[0] + cube.goal_offset_mm[0] / frame.mm_per_unit,
                         cube.target[1] + cube.goal_offset_mm[1] / frame.mm_per_unit)
-    inset = scene.radius / frame.metres_per_unit
+    inset = (scene.radius + GOAL_GAP_M) / frame.metres_per_unit
     (x_low, x_high), (y_low, y_high) = MAT.x_range, MAT.y_range
     for target, members in groups.items():
         starts = [(scene.cubes[i].x, scene.cubes[i].y) for i in members]
         ring = shared_target_goals(starts, target, spacing)
-        # A ring that would put a cube over the mat's edge moves inwards as a whole.
+        # A ring that would park a cube within GOAL_GAP_M of the mat's edge moves inwards.
         dx = max(0.0, x_low + inset - min(g[0] for g in ring)) - \
             max(0.0, max(g[0] for g in ring) - (x_high - inset))
         dy = max(0.0, y_low + inset - min(g[1] for g in ring)) - \
