@@ -240,7 +240,7 @@ def test_toio_ring_swap_6_with_cube_dynamics_arrives_without_collisions():
 
 def test_boids_tutorial_cubes_park_clear_of_the_mats_edge_with_cube_dynamics():
     # The mat's edges are walls in the world as through ROS; the shared target's
-    # ring sits 35 mm inside them, so every cube parks without touching the edge.
+    # ring sits 50 mm inside them, so every cube parks without touching the edge.
     scenario = load_scenario(resolve_scenario("toio_boids_tutorial"))
     assert len(scenario.mat_edges) == 4
     result = World(scenario, WorldOptions(kinematics="toio")).run()

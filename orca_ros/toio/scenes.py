@@ -34,13 +34,17 @@ Starts the design note leaves open:
 
 Shared targets: the SDK sends several cubes to one point, which discs cannot
 all reach. Each group of n cubes sharing a target gets n goals evenly spaced
-on a circle centred on the target, adjacent goals ``2 * radius + 35 mm``
-apart (circle radius ``(2 * radius + 35 mm) / (2 sin(pi / n))``). The 35 mm
-are what a cube's hard safety layer keeps from a parked neighbour under the
-cube's 0.14 s command lag: twice its tracking error (8.6 mm, most of it the
-lag) plus the neighbour's position uncertainty over the lag and the reading's
-age (about 14 mm); goals closer than that cannot be reached once a neighbour
-stands on its own. A ring that would bring a parked cube within those 35 mm
+on a circle centred on the target, adjacent goals ``2 * radius + 50 mm``
+apart (circle radius ``(2 * radius + 50 mm) / (2 sin(pi / n))``). Two parked
+cubes must stand outside each other's ORCA margin, or ORCA pushes them apart
+and they dance around their goals: a cube's ORCA disc is ``1.5 radius`` plus
+its 8.6 mm tracking error (most of it the 0.14 s command lag), 40 mm between
+two cubes, and the readings (whole mat units, 1.36 mm) and neighbours'
+predictions add a few mm. Measured in the world with cube dynamics on
+d_ToTarget4, both e_4v4 and BoidsTutorial, 12 runs each with starts jittered
+by up to 2 mm: with 35 mm gaps 295 of 312 cubes arrived, with 50 mm all 312,
+the last of a run after 22 s on average instead of 29 s (45 mm: 153 of 156
+in 6 runs). A ring that would bring a parked cube within those 50 mm
 of the mat's edge (a wall: obstacle_server publishes it, and the world has it)
 moves inwards as a whole (BoidsTutorial's, around (400, 400)). Otherwise the group's
 mean goal is the target itself, which is what the SDK's group check measures.
@@ -94,7 +98,7 @@ Point = Tuple[float, float]
 HEADER = "# orca_ros built-in scenario (Apache-2.0). Format: shared/scenarios/README.md.\n"
 MAT_NAME = "collection_ring"
 MAT = mat_named(MAT_NAME)
-GOAL_GAP_M = 0.035          # between neighbouring discs on a shared target's circle
+GOAL_GAP_M = 0.050          # between neighbouring discs on a shared target's circle
 DECIMALS = 6                # micrometres, microradians in the files
 
 SDK = "morikatron/toio-sdk-for-unity, commit e9e7278606f9eda37b9143695e3ad2df08b6aca6"
@@ -116,8 +120,9 @@ HOMES_NOTE = ("Starts are the SDK test environment's home positions "
               "degrees, (100 + 100 i, 430) facing 270), turned to the heading the test gives.")
 SHARED_NOTE = ("The SDK sends each group to one shared target; here a group of n cubes gets n "
                "goals evenly spaced on a circle centred on the target, adjacent goals "
-               "2 * radius + 35 mm apart (what the safety layer keeps from a parked cube under the "
-               "0.14 s command lag), so the mean goal is the target. The circle is turned "
+               "2 * radius + 50 mm apart (outside each other's ORCA margin: 40 mm between two "
+               "cubes under the 0.14 s command lag), so the mean goal is the target, unless the "
+               "ring had to move inwards from the mat's edge. The circle is turned "
                "so the direction to the group's mean start falls midway between two goals, and "
                "goals are assigned for the least total straight-line distance (no two straight "
                "paths cross).")
