@@ -8,6 +8,7 @@ import pytest
 from ros_helpers import params
 from test_cube_dynamics import _two_cube_scenario
 
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import Twist  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 
@@ -130,6 +131,13 @@ def test_orca_node_publishes_its_prediction_and_plans_with_its_neighbours(ros):
     rig.play(0.6, prediction=lambda: rig.prediction(0.3, -0.3))
     assert ros.spin_until(lambda: "other" in rig.node.predictions, 5.0)
     assert rig.other_as_seen().uncertainty < 0.003
+    # ... and says so on /diagnostics, for rqt_robot_monitor
+    diagnostics = []
+    rig.tester.create_subscription(DiagnosticArray, "/diagnostics", diagnostics.append, 10)
+    rig.play(1.2, prediction=lambda: rig.prediction(0.3, -0.3))
+    values = [{kv.key: kv.value for kv in status.values} for array in diagnostics
+              for status in array.status if status.name == "orca_node: me"]
+    assert values and values[-1]["neighbor_predictions"] == "other"
 
 
 def test_a_bad_prediction_is_refused_with_a_diagnostic_and_the_odometry_still_counts(ros):

@@ -609,6 +609,11 @@ class OrcaNode(Node):
             "neighbors_seen": len(self.neighbors), "neighbors_followed": len(self.neighbor_subscriptions),
             "stale_neighbors": ",".join(stale), "lp_fallback_used": fallback,
             "non_reciprocating_neighbors": ",".join(self.reciprocity.flagged),
+            # Neighbours whose orca/prediction (share_predictions) is held, not yet stale:
+            # this robot plans with each where it is surer than the odometry.
+            "neighbor_predictions": ",".join(sorted(
+                n for n, p in self.predictions.items()
+                if abs(now_ns * 1e-9 - p.time) <= self._param("neighbor_timeout"))),
             "own_odom_age_s": round((now_ns - self.state_stamp_ns) * 1e-9, 3)
             if self.state is not None else "",
             "obstacle_edges": len(self.edges), "planner": self._param("planner"),
