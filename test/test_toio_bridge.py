@@ -3,6 +3,7 @@
 import asyncio
 import math
 
+import numpy as np
 import pytest
 
 from ros_helpers import params
@@ -33,6 +34,21 @@ def test_a_timed_command_stops_the_simulated_cube_when_it_runs_out():
     assert abs(cube.body.left) < 1e-3  # the 300 ms duration ran out: stopped
     assert any(p.decode_notification(c, d) == p.Battery(90) for c, d in sent)
     assert any(isinstance(p.decode_notification(c, d), p.PositionId) for c, d in sent)
+
+
+@pytest.mark.parametrize("requested_ms, expected_s", [(10, 0.03), (50, 0.05)])
+def test_the_simulated_cube_reports_no_faster_than_a_ble_link_delivers(requested_ms, expected_s):
+    # toio_bridge asks for 10 ms; real cubes deliver 20-57 Hz over BLE.
+    cube = SimulatedCube(mat_named("collection_ring"), MatFrame(), 250, 250, 0)
+    sent = []
+    asyncio.run(cube.connect(lambda c, data: sent.append((cube.time, p.decode_notification(c, data)))))
+    asyncio.run(cube.write(p.CONFIGURATION, p.encode(p.ConfigureIdNotification(requested_ms, 0x00))))
+    for _ in range(100):
+        cube.advance(0.01)
+    times = [t for t, message in sent if isinstance(message, p.PositionId)]
+    gaps = np.diff(times)
+    assert len(times) >= 10 and gaps.min() == pytest.approx(expected_s, abs=0.011)
+    assert np.median(gaps) == pytest.approx(expected_s, abs=0.011)
 
 
 def test_cube_entries_are_parsed_or_refused_with_the_format():

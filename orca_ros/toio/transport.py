@@ -89,13 +89,19 @@ class SimulatedCube(CubeLink):
     zone and saturation; a timed command stops the motors when its duration
     runs out. Position notifications come every ``id_interval_s`` while on the
     mat; leaving the mat (or :meth:`lift`) sends "position ID missed" once.
+    A request for a shorter notification interval is honoured only down to
+    ``ble_interval_s`` (default :data:`~orca_ros.core.cube.ID_INTERVAL_S`,
+    30 ms, as in the world): the cube accepts 10 ms, but a BLE link delivers
+    20-57 Hz (shared/design/toio.md), so a faster simulated cube would be
+    better informed than a real one.
     """
 
     def __init__(self, mat: Mat, frame: MatFrame, x: float, y: float, angle: float,
                  wheels: WheelModel = TOIO, lag_s: float = LAG_S,
                  time_constant_s: float = TIME_CONSTANT_S, id_interval_s: float = ID_INTERVAL_S,
-                 battery_percent: int = 90) -> None:
+                 battery_percent: int = 90, ble_interval_s: float = ID_INTERVAL_S) -> None:
         self.mat, self.frame, self.wheels = mat, frame, wheels
+        self.ble_interval_s = ble_interval_s
         self.body = CubeBody(x, y, angle, frame, wheels, lag_s, time_constant_s, id_interval_s)
         self.battery_percent = battery_percent
         self.notify: Optional[Notify] = None
@@ -141,7 +147,8 @@ class SimulatedCube(CubeLink):
         elif isinstance(message, p.RequestProtocolVersion):
             self._send(p.CONFIGURATION, p.ProtocolVersion("2.4.0"))
         elif isinstance(message, p.ConfigureIdNotification):
-            self.body.id_interval_s = max(0.01, message.interval_ms / 1000.0)
+            self.body.id_interval_s = max(0.01, self.ble_interval_s,
+                                          message.interval_ms / 1000.0)
             self._send(p.CONFIGURATION, p.ConfigResponse(0x98, 0))
 
     async def disconnect(self) -> None:
