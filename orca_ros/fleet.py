@@ -244,6 +244,7 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
     rclpy.init(context=context)
     started = time.perf_counter()
     nodes = []
+    executor = None
     try:
         nodes = [instantiate(spec, context) for spec in plan]
         sim = next(n for n, spec in zip(nodes, plan) if spec.executable in SIMULATORS)
@@ -301,6 +302,8 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
             watcher.close()
         if injector is not None:
             injector.detach()  # SimRun keeps the injector; it must not keep the executor
+        if executor is not None:
+            executor.shutdown(timeout_sec=1.0)  # before the context (see nodes.ros_common.run_node)
         for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown(context=context)
