@@ -480,11 +480,13 @@ TOIO_CUBE_DEFAULTS = {
 def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
               mat: str = "collection_ring", simulated: bool = False,
               send_goals: bool = False) -> List[NodeSpec]:
-    """toio_bridge and one orca_node per cube (``launch/toio.launch.py``).
+    """toio_bridge and one orca_node per cube (``launch/toio.launch.py``), and with a
+    scenario its obstacle_server (the scenario's walls and the mat's edges).
 
     ``cubes`` are bridge entries (``name=ble:<address or name fragment>``,
     ``name=simulated``); with a scenario and ``simulated``, every scenario agent
-    becomes a simulated cube. Real cubes run on wall time.
+    becomes a simulated cube. Real cubes run on wall time. Commands are
+    TwistStamped on both sides, so the bridge can tell a command's age.
     """
     from .nodes.toio_bridge import parse_cube
 
@@ -496,18 +498,22 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
         raise ValueError("no cubes: give cube entries, or a scenario with simulated:=true")
     names = [parse_cube(entry)[0] for entry in entries]
     use_sim_time = all(parse_cube(entry)[1] == "sim" for entry in entries)
+    options = FleetOptions(use_sim_time=use_sim_time, backend="toio-sim")
     bridge = {"cubes": entries, "mat": mat, "send_goals": send_goals,
-              "goal_subscribers": 1, "command_validity": TOIO_ROBOT["command_validity"]}
+              "goal_subscribers": 1, "command_validity": TOIO_ROBOT["command_validity"],
+              "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel}
+    plan = [NodeSpec("toio_bridge", "toio_bridge", parameters=bridge)]
     if loaded is not None:
         bridge["scenario"] = str(resolve_scenario(scenario))
-    plan = [NodeSpec("toio_bridge", "toio_bridge", parameters=bridge)]
-    options = FleetOptions(use_sim_time=use_sim_time, backend="toio-sim")
+        plan.append(NodeSpec("obstacle_server", "obstacle_server", parameters={
+            "scenario": bridge["scenario"], "use_sim_time": use_sim_time}))
     for name in names:
         if loaded is not None and name in {a.name for a in loaded.agents}:
             parameters = robot_parameters(loaded, name, options)
         else:
             parameters = dict(TOIO_CUBE_DEFAULTS, use_sim_time=use_sim_time,
-                              neighbors=[n for n in names if n != name] or [""])
+                              neighbors=[n for n in names if n != name] or [""],
+                              enable_stamped_cmd_vel=options.enable_stamped_cmd_vel)
         parameters.update(TOIO_ROBOT)
         plan.append(NodeSpec("orca_node", "orca_node", namespace=name, parameters=parameters))
     return plan

@@ -131,9 +131,25 @@ def test_toio_plan_for_real_cubes_runs_on_wall_time_with_cube_settings():
     assert first.parameters["kinematics"] == "diff_drive"
     assert first.parameters["command_lag"] > 0 and first.parameters["neighbors"] == ["c2"]
     simulated = toio_plan([], scenario="toio_ring_swap_6", simulated=True)
-    assert len(simulated) == 7 and simulated[1].parameters["use_sim_time"] is True
+    assert [s.executable for s in simulated] == ["toio_bridge", "obstacle_server"] + \
+        ["orca_node"] * 6
+    assert all(s.parameters["use_sim_time"] is True for s in simulated[1:])
+    assert simulated[1].parameters["scenario"] == simulated[0].parameters["scenario"]
     with pytest.raises(ValueError, match="no cubes"):
         toio_plan([])
+
+
+@pytest.mark.parametrize("cubes, scenario", [(["c1=ble:toio-a9R", "c2=simulated"], None),
+                                             ([], "toio_ring_swap_6")])
+def test_toio_plan_bridge_and_orca_nodes_agree_on_the_cmd_vel_type(cubes, scenario):
+    # One side on Twist and the other on TwistStamped never match: the cubes stand still.
+    from orca_ros.fleet import toio_plan
+
+    plan = toio_plan(cubes, scenario=scenario, simulated=scenario is not None)
+    bridge = plan[0]
+    robots = [s for s in plan if s.executable == "orca_node"]
+    assert robots and {bool(r.parameters["enable_stamped_cmd_vel"]) for r in robots} == \
+        {bool(bridge.parameters.get("enable_stamped_cmd_vel", False))}
 
 
 def test_toio_launch_file_builds_the_bridge_and_one_node_per_cube(monkeypatch):
