@@ -480,8 +480,8 @@ TOIO_CUBE_DEFAULTS = {
 def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
               mat: str = "collection_ring", simulated: bool = False,
               send_goals: bool = False) -> List[NodeSpec]:
-    """toio_bridge and one orca_node per cube (``launch/toio.launch.py``), and with a
-    scenario its obstacle_server (the scenario's walls and the mat's edges).
+    """toio_bridge, obstacle_server (the mat's edges, and a scenario's walls) and one
+    orca_node per cube (``launch/toio.launch.py``).
 
     ``cubes`` are bridge entries (``name=ble:<address or name fragment>``,
     ``name=simulated``); with a scenario and ``simulated``, every scenario agent
@@ -503,10 +503,10 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
               "goal_subscribers": 1, "command_validity": TOIO_ROBOT["command_validity"],
               "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel}
     plan = [NodeSpec("toio_bridge", "toio_bridge", parameters=bridge)]
+    walls = {"toio_mat": mat, "use_sim_time": use_sim_time}  # the mat's edges, at least
     if loaded is not None:
-        bridge["scenario"] = str(resolve_scenario(scenario))
-        plan.append(NodeSpec("obstacle_server", "obstacle_server", parameters={
-            "scenario": bridge["scenario"], "use_sim_time": use_sim_time}))
+        bridge["scenario"] = walls["scenario"] = str(resolve_scenario(scenario))
+    plan.append(NodeSpec("obstacle_server", "obstacle_server", parameters=walls))
     for name in names:
         if loaded is not None and name in {a.name for a in loaded.agents}:
             parameters = robot_parameters(loaded, name, options)

@@ -124,8 +124,11 @@ def test_toio_plan_for_real_cubes_runs_on_wall_time_with_cube_settings():
     from orca_ros.fleet import toio_plan
 
     plan = toio_plan(["c1=ble:toio-a9R", "c2=ble:E4:11:22:33:44:55"])
-    bridge, first, second = plan
+    bridge, walls, first, second = plan
     assert bridge.executable == "toio_bridge" and bridge.parameters["cubes"][0] == "c1=ble:toio-a9R"
+    # No scenario: the mat's edges are still walls.
+    assert walls.executable == "obstacle_server" and walls.parameters["toio_mat"] == \
+        "collection_ring" and "scenario" not in walls.parameters
     assert (first.namespace, second.namespace) == ("c1", "c2")
     assert first.parameters["use_sim_time"] is False
     assert first.parameters["kinematics"] == "diff_drive"
@@ -162,4 +165,5 @@ def test_toio_launch_file_builds_the_bridge_and_one_node_per_cube(monkeypatch):
     context["cubes"] = "[c1=ble:toio-a9R, c2=ble:toio-b7Q]"
     nodes = actions[-1].kwargs["function"](context)
     assert [(n.kwargs["executable"], n.kwargs["namespace"]) for n in nodes] == \
-        [("toio_bridge", None), ("orca_node", "c1"), ("orca_node", "c2")]
+        [("toio_bridge", None), ("obstacle_server", None), ("orca_node", "c1"),
+         ("orca_node", "c2")]

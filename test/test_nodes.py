@@ -338,6 +338,13 @@ def test_obstacle_server_walls_in_a_toio_mat(ros):
     ys = sorted({round(c, 9) for s in server.segments for c in (s.a[1], s.b[1])})
     assert xs == pytest.approx([45 * 1.3625e-3, 455 * 1.3625e-3])
     assert ys == pytest.approx([-455 * 1.3625e-3, -45 * 1.3625e-3])
+    # Real cubes without a scenario: the mat named, its edges all the same.
+    mat_only = ros.add(ObstacleServer(context=ros.context, parameter_overrides=params(
+        toio_mat="collection_ring")))
+    assert sorted((s.a, s.b) for s in mat_only.segments) == \
+        sorted((s.a, s.b) for s in server.segments)
+    with pytest.raises(ValueError, match="unknown toio mat 'no_such_mat'"):
+        ObstacleServer(context=ros.context, parameter_overrides=params(toio_mat="no_such_mat"))
 
 
 def test_orca_node_spots_a_neighbour_that_does_not_give_way(ros):

@@ -19,6 +19,7 @@ from geometry_msgs.msg import Point
 from rclpy.node import Node
 from visualization_msgs.msg import Marker
 
+from ..core.cube import DEFAULT_MM_PER_UNIT, mat_border
 from ..core.scenario import ScenarioError, load_scenario, resolve_scenario
 from ..core.types import Polygon, Segment
 from .ros_common import LATCHED, described, float_param, run_node
@@ -67,16 +68,27 @@ class ObstacleServer(Node):
         self.declare_parameter("world_frame", "world", described("frame of the points"))
         self.declare_parameter("republish_period", 0.0,
                                float_param("republish every so often (s); 0 = once", 0.0, 3600.0))
+        self.declare_parameter("toio_mat", "", described(
+            "a toio mat whose edges are walls (with no scenario, or one without a toio block)"))
+        self.declare_parameter("mm_per_unit", DEFAULT_MM_PER_UNIT, float_param(
+            "the toio_mat's scale (mm per mat unit)", 0.1, 100.0))
         scenario = self.get_parameter("scenario").value
         obstacles_file = self.get_parameter("obstacles_file").value
+        mat_edges: List[Segment] = []
         if obstacles_file:
             self.segments = load_obstacles_file(obstacles_file)
         elif scenario:
             loaded = load_scenario(resolve_scenario(scenario))
+            self.segments = segments_of(list(loaded.obstacles), [])
             # With a toio block, the mat's edges too (a cube off its mat is lost).
-            self.segments = segments_of(list(loaded.obstacles), []) + list(loaded.mat_edges)
+            mat_edges = list(loaded.mat_edges)
         else:
             self.segments = []
+        mat = self.get_parameter("toio_mat").value
+        if mat and not mat_edges:  # unknown mat names raise ValueError: exit 2, named
+            mat_edges = mat_border({"mat": mat,
+                                    "mm_per_unit": self.get_parameter("mm_per_unit").value})
+        self.segments += mat_edges
         self.publisher = self.create_publisher(Marker, "/obstacles", LATCHED)
         self.publish()
         period = self.get_parameter("republish_period").value
