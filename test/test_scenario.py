@@ -146,6 +146,20 @@ def test_a_toio_mats_edges_are_walls_counted_like_obstacles():
     assert parse_scenario(dict(BASE, agents=data["agents"])).mat_edges == ()  # no mat, no edges
 
 
+
+def test_the_independent_observer_counts_contact_with_a_toio_mats_edge():
+    # The observer judges from its own geometry (orca_ros.core.audit), not the world's.
+    from orca_ros.core.audit import overlaps_at_stamp
+    from orca_ros.observer import audit_for
+
+    data = dict(ON_RING_MAT, agents=[{"name": "cube", "start": [0.3, -0.3], "goal": [0.4, -0.3]}])
+    audit = audit_for(parse_scenario(data))
+    clear = overlaps_at_stamp({"cube": (0.3, -0.3)}, audit.radii, audit.polygons)
+    assert clear.contacts == []
+    over = overlaps_at_stamp({"cube": (0.0613 + 0.013, -0.3)}, audit.radii, audit.polygons)
+    assert len(over.contacts) == 1 and over.contacts[0][2] == pytest.approx(0.010, abs=2e-4)
+
+
 @pytest.mark.parametrize("field, point", [("start", [0.07, -0.3]), ("goal", [0.4, -0.05]),
                                            ("goal", [0.4, -0.63])])
 def test_a_start_or_goal_off_the_mat_or_within_a_radius_of_its_edge_is_refused(field, point):
