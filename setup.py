@@ -28,7 +28,7 @@ setup(
     install_requires=["setuptools", "numpy", "scipy", "PyYAML", "tqdm", "matplotlib"],
     extras_require={
         "ros": ROS_WHEELS,
-        "test": ["pytest", "hypothesis"],
+        "test": ["pytest", "hypothesis", "ruff"],
         # Real toio cubes over BLE (Linux: BlueZ).
         "toio": ["bleak"],
     },

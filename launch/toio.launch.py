@@ -12,6 +12,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from orca_ros.core.methods import method_names
 from orca_ros.fleet import shutdown_environment, shutdown_grace, toio_plan
 
 ARGUMENTS = {
@@ -20,6 +21,7 @@ ARGUMENTS = {
     "simulated": ("false", "simulate every scenario cube instead of using BLE"),
     "mat": ("collection_ring", "mat name"),
     "send_goals": ("false", "send the scenario's goals"),
+    "method": ("orca", "avoidance method"),
 }
 
 
@@ -29,7 +31,7 @@ def _nodes(context):
     cubes = [c.strip() for c in value["cubes"].strip("[]").split(",") if c.strip()]
     plan = toio_plan(cubes, scenario=value["scenario"] or None, mat=value["mat"],
                      simulated=value["simulated"].lower() == "true",
-                     send_goals=value["send_goals"].lower() == "true")
+                     send_goals=value["send_goals"].lower() == "true", method=value["method"])
     grace = chosen or str(shutdown_grace(len(plan)))  # launch's sigterm_timeout:=S wins
     return [Node(package=spec.package, executable=spec.executable, name=spec.name,
                  namespace=spec.namespace or None, parameters=[spec.parameters], output="screen",
@@ -40,5 +42,7 @@ def _nodes(context):
 
 def generate_launch_description():
     return LaunchDescription(
-        [DeclareLaunchArgument(n, default_value=d, description=t) for n, (d, t) in
-         ARGUMENTS.items()] + [OpaqueFunction(function=_nodes)])
+        [DeclareLaunchArgument(n, default_value=d, description=t,
+                               **({"choices": list(method_names(ros=True))} if n == "method"
+                                  else {}))
+         for n, (d, t) in ARGUMENTS.items()] + [OpaqueFunction(function=_nodes)])

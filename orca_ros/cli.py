@@ -21,7 +21,8 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
         total_passed += report.passed
         total_failed += report.failed
         print(f"{category:<26} {report.passed:>4}/{len(report.outcomes):<4} passed   "
-              f"worst error {report.worst_error:.2e} (vs float64 RVO2 {report.worst_error_f64:.2e})")
+              f"worst error {report.worst_error:.2e} "
+              f"(vs float64 RVO2 {report.worst_error_f64:.2e})")
         if args.verbose:
             for outcome in report.outcomes:
                 if not outcome.passed:
@@ -32,7 +33,7 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_step(args: argparse.Namespace) -> int:
-    from .benchmarks import format_step_table, pyrvo, step_benchmark
+    from .timing import format_step_table, pyrvo, step_benchmark
 
     if pyrvo is None:
         print("pyrvo is not installed: RVO2 columns stay empty "
@@ -42,14 +43,31 @@ def _cmd_bench_step(args: argparse.Namespace) -> int:
     return 0
 
 
+def _method(args: argparse.Namespace, command: str) -> str:
+    """``--method``, or the deprecated ``--planner direct`` (the same axis)."""
+    planner = getattr(args, "planner", None)
+    if planner is None:
+        return args.method
+    print(f"orca-ros {command}: --planner is deprecated, use --method "
+          f"({'--method direct' if planner == 'direct' else 'it defaults to orca'})",
+          file=sys.stderr)
+    return "direct" if planner == "direct" else args.method
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import bench, markdown_table
+    from .scenario_bench import bench, markdown_table
     from .core.scenario import ScenarioError
     from .core.world import WorldOptions
 
     try:
-        options = WorldOptions(method=args.method, kinematics=args.kinematics,
-                               planner=args.planner,
+        controller = []
+        if args.method_param:
+            controller.append(("method_parameters", _robot_parameters(args.method_param,
+                                                                      "--method-param")))
+        if args.safety_filter is not None:
+            controller.append(("one_step_safety", args.safety_filter))
+        options = WorldOptions(method=_method(args, "bench"), kinematics=args.kinematics,
+                               controller=tuple(controller),
                                command_validity_periods=args.command_validity_periods)
         rows = bench(args.scenarios, options, json_out=args.json, plot_dir=args.plot,
                      gif=args.gif, progress=not args.no_progress, supervisor=args.supervisor)
@@ -60,16 +78,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _robot_parameters(entries) -> tuple:
-    """``--robot-param NAME=VALUE`` entries as orca_node parameters (YAML values)."""
+def _robot_parameters(entries, option: str = "--robot-param") -> tuple:
+    """``NAME=VALUE`` entries (``--robot-param``, ``--method-param``), values read as YAML."""
     import yaml
 
     parameters = []
     for entry in entries or []:
         name, sep, value = entry.partition("=")
         if not sep or not name.strip():
-            raise ValueError(f"--robot-param {entry!r} is not NAME=VALUE")
-        parameters.append((name.strip(), yaml.safe_load(value)))
+            raise ValueError(f"{option} {entry!r} is not NAME=VALUE")
+        value = yaml.safe_load(value)
+        if option == "--method-param" and isinstance(value, list):
+            value = tuple(value)  # method parameters are frozen dataclasses
+        parameters.append((name.strip(), value))
     return tuple(parameters)
 
 
@@ -89,11 +110,15 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
     try:
         scenario = load_scenario(resolve_scenario(args.scenario))
-        options = FleetOptions(planner=args.planner, kinematics=args.kinematics,
+        robot_parameters = _robot_parameters(args.robot_param)
+        if args.safety_filter is not None:
+            robot_parameters += (("safety_filter", "on" if args.safety_filter else "off"),)
+        options = FleetOptions(method=_method(args, "sim"), kinematics=args.kinematics,
                                speed_factor=args.speed_factor,
-                               enable_stamped_cmd_vel=not args.unstamped, supervisor=args.supervisor,
+                               enable_stamped_cmd_vel=not args.unstamped,
+                               supervisor=args.supervisor,
                                backend=args.backend,
-                               robot_parameters=_robot_parameters(args.robot_param))
+                               robot_parameters=robot_parameters)
         faults = parse_faults(args.faults)
         faults.check([a.name for a in scenario.agents], args.supervisor)
     except (ScenarioError, ValueError) as error:
@@ -142,7 +167,8 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         pathlib.Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
     if args.plot:
         path = plot_trajectories(run.scenario, run.trajectory, args.plot,
-                                 run_title(summary, run.deepest_penetration) + "\n(ROS 2 nodes over DDS)",
+                                 run_title(summary, run.deepest_penetration)
+                                 + "\n(ROS 2 nodes over DDS)",
                                  run.collision_points)
         print(f"picture: {path}")
     return 0
@@ -204,7 +230,7 @@ def _cmd_fault_suite(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_ros(args: argparse.Namespace) -> int:
-    from .benchmarks import format_ros_table, ros_fleet_benchmark
+    from .timing import format_ros_table, ros_fleet_benchmark
 
     rows = ros_fleet_benchmark(args.robots, duration=args.duration,
                                speed_factor=args.speed_factor, kinematics=args.kinematics)
@@ -213,13 +239,22 @@ def _cmd_bench_ros(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_scaling(args: argparse.Namespace) -> int:
-    from .benchmarks import format_scaling_table, scaling_benchmark
+    from .timing import format_scaling_table, scaling_benchmark
 
     print(format_scaling_table(scaling_benchmark(args.agents, steps=args.steps)))
     return 0
 
 
+def _method_help(names) -> str:
+    from .core.methods import method_spec
+
+    return "avoidance method (default orca): " + "; ".join(
+        f"{name}: {method_spec(name).summary}" for name in names)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .core.methods import method_names
+
     parser = argparse.ArgumentParser(prog="orca-ros", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -233,16 +268,21 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run scenarios in the pure-core world (no ROS)")
     bench.add_argument("scenarios", nargs="+", metavar="SCENARIO.yaml",
                        help="scenario files, or names of built-in scenarios")
-    bench.add_argument("--method", default="orca", choices=["orca", "orca_strict", "rvo2"],
-                       help="orca (default), orca_strict (exactly RVO2) or rvo2 (pyrvo)")
+    bench.add_argument("--method", default="orca", choices=method_names(),
+                       help=_method_help(method_names()))
     bench.add_argument("--kinematics", default="holonomic",
                        choices=["holonomic", "diff_drive", "toio"],
                        help="toio: simulated toio Core Cubes (command lag, wheel dead zone, "
                             "position readings in mat units), controlled as diff_drive")
-    bench.add_argument("--planner", default="orca", choices=["orca", "direct"],
-                       help="direct: straight at the goals, no avoidance")
+    bench.add_argument("--planner", choices=["orca", "direct"],
+                       help="deprecated alias: --planner direct is --method direct")
     bench.add_argument("--supervisor", action="store_true",
                        help="also run the cocoon supervisor (the scenario's supervisor: block)")
+    bench.add_argument("--method-param", action="append", metavar="NAME=VALUE",
+                       help="a parameter of the method (repeatable), e.g. avoid_range=250")
+    bench.add_argument("--safety-filter", action=argparse.BooleanOptionalAction, default=None,
+                       help="run the one-step safety filter behind the method, or not "
+                            "(default: as the method says)")
     bench.add_argument("--command-validity-periods", type=float, metavar="K",
                        help="plan as the ROS nodes do: commands act up to K time steps, "
                             "bodies brake at their acceleration limit (default: 1 step)")
@@ -255,7 +295,13 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("sim", help="run a scenario through real ROS 2 nodes (fleet_sim, "
                                      "obstacle_server, one orca_node per robot)")
     sim.add_argument("scenario", metavar="SCENARIO.yaml", help="scenario file or built-in name")
-    sim.add_argument("--planner", default="orca", choices=["orca", "direct"])
+    sim.add_argument("--method", default="orca", choices=method_names(ros=True),
+                     help=_method_help(method_names(ros=True)))
+    sim.add_argument("--planner", choices=["orca", "direct"],
+                     help="deprecated alias: --planner direct is --method direct")
+    sim.add_argument("--safety-filter", action=argparse.BooleanOptionalAction, default=None,
+                     help="run the one-step safety filter behind the method, or not "
+                          "(default: as the method says)")
     sim.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
     sim.add_argument("--speed-factor", type=float, default=4.0,
                      help="sim seconds per wall second (default 4)")

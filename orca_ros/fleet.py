@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .core.cube import CUBE_ROBOT_PARAMETERS
+from .core.methods import method_names, method_spec
 from .core.scenario import Scenario, load_scenario, resolve_scenario
 
 PACKAGE = "orca_ros"
@@ -35,7 +36,7 @@ class NodeSpec:
 
 @dataclass(frozen=True)
 class FleetOptions:
-    planner: str = "orca"
+    method: str = "orca"  # a registered method that runs in orca_node (orca_ros.core.methods)
     kinematics: Optional[str] = None  # None: holonomic
     speed_factor: float = 1.0
     enable_stamped_cmd_vel: bool = True  # stamped commands: the simulator can tell their age
@@ -45,12 +46,16 @@ class FleetOptions:
     backend: str = "sim"  # sim (fleet_sim) | toio-sim (simulated cubes behind toio_bridge)
     robot_parameters: Tuple[Tuple[str, Any], ...] = ()  # orca_node parameters for every robot
 
+    def __post_init__(self) -> None:
+        if self.method not in method_names(ros=True):
+            raise ValueError(f"method must be one of {method_names(ros=True)} (through ROS), "
+                             f"got {self.method!r}")
+
 
 def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Dict[str, Any]:
     """orca_node parameters for one scenario agent."""
     agent = scenario.agent(name)
     others = [a for a in scenario.agents if a.name != name]
-    radius_overrides = [f"{a.name}={a.radius}" for a in others if a.radius != agent.radius]
     control_rate = options.control_rate or round(1.0 / scenario.time_step, 6)
     return {
         "use_sim_time": options.use_sim_time,
@@ -59,12 +64,12 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
         "time_horizon": agent.time_horizon, "time_horizon_obst": agent.time_horizon_obst,
         "control_rate": control_rate,
         "command_validity": command_validity(control_rate),
-        "kinematics": options.kinematics or "holonomic", "planner": options.planner,
+        "kinematics": options.kinematics or "holonomic", "method": options.method,
         "goal_tolerance": scenario.goal_tolerance_of(agent),
         "lookahead": scenario.waypoint_tolerance_of(agent),
         "neighbors": [a.name for a in others] or [""],
         "neighbor_radius": agent.radius,
-        "neighbor_radius_overrides": radius_overrides or [""],
+        "neighbor_radii": [a.radius for a in others] or [-1.0],
         "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
     }
 
@@ -130,11 +135,11 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
         plan.append(NodeSpec("supervisor_node", "supervisor", parameters={
             "scenario": path, "use_sim_time": options.use_sim_time,
             "rate": round(1.0 / scenario.time_step, 6),
-            "with_orca": options.planner == "orca"}))
+            "with_orca": method_spec(options.method).avoids}))
     for agent in scenario.agents:
         parameters = robot_parameters(scenario, agent.name, options)
         if options.backend == "toio-sim":
-            parameters.update(TOIO_ROBOT)
+            parameters.update(TOIO_ROBOT, tracking=method_spec(options.method).cube_tracking)
         parameters.update(dict(options.robot_parameters))
         plan.append(NodeSpec("orca_node", "orca_node", namespace=agent.name,
                              parameters=parameters))
@@ -181,7 +186,8 @@ def instantiate(spec: NodeSpec, context) -> Any:
 
 
 def make_executor(context):
-    """EventsExecutor where this rclpy has it (about 2.3x the messages per core), else single-threaded."""
+    """EventsExecutor where this rclpy has it (about 2.3x the messages per core), else
+    single-threaded."""
     try:
         from rclpy.experimental import EventsExecutor
 
@@ -327,7 +333,7 @@ def _timing(robots, sim_time: float) -> Dict[str, Any]:
 
 
 def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float) -> Dict[str, Any]:
-    """The bench-like summary of a run from its :class:`~orca_ros.core.world.FleetRecord`."""
+    """The bench-like summary of a run from its :class:`~orca_ros.core.metrics.FleetRecord`."""
     import numpy as np
 
     arrived = ~np.isnan(record.arrival_time)
@@ -340,13 +346,14 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
         return None if value is None or not math.isfinite(value) else round(float(value), 6)
 
     return {
-        "scenario": scenario.name, "method": options.planner,
+        "scenario": scenario.name, "method": options.method,
         "kinematics": "diff_drive" if options.backend == "toio-sim" else
         (options.kinematics or "holonomic"), "agents": len(scenario.agents),
         "reached": int(arrived.sum()), "collisions": len(record.ledger.pairs),
         "min_separation": rounded(record.ledger.min_separation),
         "makespan": rounded(float(np.nanmax(record.arrival_time))) if arrived.any() else None,
-        "mean_time_to_goal": rounded(float(np.nanmean(record.arrival_time))) if arrived.any() else None,
+        "mean_time_to_goal": rounded(float(np.nanmean(record.arrival_time)))
+        if arrived.any() else None,
         "path_length_ratio": rounded(float(ratios.mean())) if len(ratios) else None,
         "steps": record.steps, "wall_time_s": round(wall_time, 3),
         "speed_factor": options.speed_factor,
@@ -479,7 +486,7 @@ TOIO_CUBE_DEFAULTS = {
 
 def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
               mat: str = "collection_ring", simulated: bool = False,
-              send_goals: bool = False) -> List[NodeSpec]:
+              send_goals: bool = False, method: str = "orca") -> List[NodeSpec]:
     """toio_bridge, obstacle_server (the mat's edges, and a scenario's walls) and one
     orca_node per cube (``launch/toio.launch.py``).
 
@@ -488,7 +495,7 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
     becomes a simulated cube. Real cubes run on wall time. Commands are
     TwistStamped on both sides, so the bridge can tell a command's age.
     """
-    from .nodes.toio_bridge import parse_cube
+    from .toio.transport import parse_cube
 
     loaded = load_scenario(resolve_scenario(scenario)) if scenario else None
     entries = list(cubes)
@@ -498,7 +505,7 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
         raise ValueError("no cubes: give cube entries, or a scenario with simulated:=true")
     names = [parse_cube(entry)[0] for entry in entries]
     use_sim_time = all(parse_cube(entry)[1] == "sim" for entry in entries)
-    options = FleetOptions(use_sim_time=use_sim_time, backend="toio-sim")
+    options = FleetOptions(method=method, use_sim_time=use_sim_time, backend="toio-sim")
     bridge = {"cubes": entries, "mat": mat, "send_goals": send_goals,
               "goal_subscribers": 1, "command_validity": TOIO_ROBOT["command_validity"],
               "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel}
@@ -511,9 +518,9 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
         if loaded is not None and name in {a.name for a in loaded.agents}:
             parameters = robot_parameters(loaded, name, options)
         else:
-            parameters = dict(TOIO_CUBE_DEFAULTS, use_sim_time=use_sim_time,
+            parameters = dict(TOIO_CUBE_DEFAULTS, use_sim_time=use_sim_time, method=method,
                               neighbors=[n for n in names if n != name] or [""],
                               enable_stamped_cmd_vel=options.enable_stamped_cmd_vel)
-        parameters.update(TOIO_ROBOT)
+        parameters.update(TOIO_ROBOT, tracking=method_spec(method).cube_tracking)
         plan.append(NodeSpec("orca_node", "orca_node", namespace=name, parameters=parameters))
     return plan

@@ -76,7 +76,8 @@ def plot_trajectories(scenario: Scenario, trajectory: np.ndarray, path: str | pa
 
 
 def animate_trajectories(scenario: Scenario, trajectory: np.ndarray, times: np.ndarray,
-                         path: str | pathlib.Path, title: str, max_frames: int = 150) -> pathlib.Path:
+                         path: str | pathlib.Path, title: str,
+                         max_frames: int = 150) -> pathlib.Path:
     """An animated GIF of the discs moving (Pillow writer)."""
     plt = _figure()
     from matplotlib.animation import FuncAnimation, PillowWriter

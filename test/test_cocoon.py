@@ -1,4 +1,5 @@
-"""The virtual-cocoon supervisor: geometry, bookkeeping, the public cases, the paper's experiments."""
+"""The virtual-cocoon supervisor: geometry, bookkeeping, the public cases, the paper's
+experiments."""
 
 import math
 
@@ -54,7 +55,7 @@ def test_unknown_names_and_keys_are_rejected():
 
 def run(scenario, **overrides):
     config = config_from_scenario(dict(scenario.supervisor, **overrides))
-    return World(scenario, WorldOptions(planner="direct", supervisor=config)).run()
+    return World(scenario, WorldOptions(method="direct", supervisor=config)).run()
 
 
 @pytest.mark.parametrize("mode", ["exact", "paper"])
@@ -93,7 +94,7 @@ def paper_run(agents, **config):
     scenario = parse_scenario({
         "name": "paper", "time_step": 0.02, "max_time": 30.0, "on_goal": "stay",
         "defaults": {"radius": 0.25, "max_speed": 0.5}, "agents": agents, "obstacles": []})
-    world = World(scenario, WorldOptions(planner="direct", supervisor=CocoonConfig(**config)))
+    world = World(scenario, WorldOptions(method="direct", supervisor=CocoonConfig(**config)))
     detours = {}
     while not world.all_arrived and world.time < scenario.max_time:
         world.step()
@@ -118,7 +119,8 @@ def heading_point(origin, degrees, distance):
 
 def test_paper_situation_1_converging_at_45_degrees_the_left_robot_stops():
     result, _ = paper_run([
-        {"name": "left", "start": heading_point((0, 0), 45, -1.4), "goal": heading_point((0, 0), 45, 3)},
+        {"name": "left", "start": heading_point((0, 0), 45, -1.4),
+         "goal": heading_point((0, 0), 45, 3)},
         {"name": "right", "start": [0.0, -1.0], "goal": [0.0, 3.0]}])
     assert [(c["priority"], c["yielding"], c["resolution"]) for c in result.conflicts] == \
         [("right", "left", "stop")]

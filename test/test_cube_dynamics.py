@@ -170,11 +170,12 @@ def test_the_world_and_the_simulated_cube_move_alike_under_the_same_commands():
             seen[name].append(world.odometry[i].pose)
     assert all(any(left != 0 for _, left, _, _ in sent[n]) for n in world.names)
 
-    for i, (agent, name) in enumerate(zip(scenario.agents, world.names)):
+    for agent, name in zip(scenario.agents, world.names):
         mx, my, angle = frame.to_mat(agent.start[0], agent.start[1], agent.start_heading)
         sim = SimulatedCube(mat_named("collection_ring"), frame, mx, my, angle)
         notes = []
-        asyncio.run(sim.connect(lambda c, data: notes.append(p.decode_notification(c, data))))
+        asyncio.run(sim.connect(
+            lambda c, data, notes=notes: notes.append(p.decode_notification(c, data))))
         commands = iter(sent[name])
         pending = next(commands, None)
         for step in range(60):

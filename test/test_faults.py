@@ -177,7 +177,7 @@ def test_same_seed_drops_the_same_odometry_messages():
         low = max(a.first_key, b.first_key, c.first_key)
         high = min(a.last_key, b.last_key, c.last_key)
 
-        def window(keys):
+        def window(keys, low=low, high=high):
             return sorted(k for k in keys if low <= k <= high)
 
         assert window(a.dropped_keys) == window(b.dropped_keys), stream

@@ -31,7 +31,7 @@ def test_plan_has_the_simulator_the_obstacles_and_one_orca_node_per_robot():
                                  fleet_plan("crossing_4", FleetOptions(supervisor=True))]
 
 
-def test_plan_passes_per_robot_radius_overrides_and_goal_tolerance(tmp_path):
+def test_plan_passes_each_neighbours_radius_and_the_goal_tolerance(tmp_path):
     scenario = tmp_path / "mixed.yaml"
     scenario.write_text(
         "name: mixed\ntime_step: 0.05\nmax_time: 10\ngoal_tolerance: 0.3\n"
@@ -39,7 +39,7 @@ def test_plan_passes_per_robot_radius_overrides_and_goal_tolerance(tmp_path):
         "  - {name: big, start: [0, 0], goal: [5, 0], radius: 0.5}\n"
         "  - {name: small, start: [0, 3], goal: [5, 3]}\n")
     small = next(s for s in fleet_plan(str(scenario)) if s.namespace == "small").parameters
-    assert small["neighbor_radius_overrides"] == ["big=0.5"]
+    assert small["neighbors"] == ["big"] and small["neighbor_radii"] == [0.5]
     assert small["goal_tolerance"] == 0.3 and small["control_rate"] == pytest.approx(20.0)
 
 
@@ -81,7 +81,7 @@ def test_fleet_launch_file_turns_the_plan_into_node_actions(monkeypatch):
     spec.loader.exec_module(module)
     actions = module.generate_launch_description()
     declared = {a.kwargs.get("default_value") and a.args[0] for a in actions[:-1]}
-    assert {"scenario", "kinematics", "planner", "supervisor", "speed_factor",
+    assert {"scenario", "kinematics", "method", "supervisor", "speed_factor",
             "enable_stamped_cmd_vel"} <= declared
     defaults = {name: default for name, (default, _) in module.ARGUMENTS.items()}
     nodes = actions[-1].kwargs["function"](defaults)
@@ -105,7 +105,7 @@ def _fleet_launch_nodes(monkeypatch, scenario, extra=()):
 def test_fleet_launch_gives_a_large_fleet_time_to_shut_down(monkeypatch, tmp_path):
     """42 processes on 2 cores took up to 10.8 s from SIGINT to exit; launch's own
     5 s + 5 s would SIGKILL the last ones, so the grace grows with the fleet."""
-    from orca_ros.benchmarks import circle_scenario_yaml
+    from orca_ros.scenario_builders import circle_scenario_yaml
 
     circle = tmp_path / "circle_40.yaml"
     circle.write_text(circle_scenario_yaml(40))
@@ -167,3 +167,22 @@ def test_toio_launch_file_builds_the_bridge_and_one_node_per_cube(monkeypatch):
     assert [(n.kwargs["executable"], n.kwargs["namespace"]) for n in nodes] == \
         [("toio_bridge", None), ("obstacle_server", None), ("orca_node", "c1"),
          ("orca_node", "c2")]
+
+
+def test_the_plans_need_no_ros_install():
+    """fleet_plan and toio_plan are pure: with rclpy unimportable they still plan."""
+    import subprocess
+
+    code = ("import sys\n"
+            "class NoRos:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] in ('rclpy', 'rosidl_runtime_py'):\n"
+            "            raise ImportError(name + ' is not installed here')\n"
+            "sys.meta_path.insert(0, NoRos())\n"
+            "from orca_ros.fleet import FleetOptions, fleet_plan, toio_plan\n"
+            "print(len(fleet_plan('crossing_4', FleetOptions(supervisor=True))),\n"
+            "      len(toio_plan([], scenario='toio_ring_swap_6', simulated=True)),\n"
+            "      'rclpy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=pathlib.Path(__file__).resolve().parent.parent, check=True)
+    assert out.stdout.split() == ["7", "8", "False"]

@@ -168,18 +168,57 @@ def test_invalid_parameters_are_rejected_with_a_reason(ros):
     assert not results[0].successful
     results = rig.node.set_parameters(params(neighbor_radius_overrides=["bob=minus"]))
     assert not results[0].successful and "bob=minus" in results[0].reason
-    results = rig.node.set_parameters(params(radius=0.5, planner="direct"))
+    results = rig.node.set_parameters(params(neighbor_radii=[0.5, 0.1]))  # one neighbour
+    assert not results[0].successful and "neighbor_radii" in results[0].reason
+    results = rig.node.set_parameters(params(neighbor_radii=[0.7]))
+    assert results[0].successful
+    results = rig.node.set_parameters(params(method="no_such_method"))
+    assert not results[0].successful and "method" in results[0].reason
+    results = rig.node.set_parameters(params(radius=0.5, method="direct"))
     assert all(r.successful for r in results)
     rig.goal.publish(goal(6.0, 0.0))
     rig.drive(0.3, odom(0.0, 0.0))
     assert rig.node.controller.config.radius == 0.5  # applied at run time
+    assert rig.node.radius_of == {"other": 0.7}
 
 
-def test_direct_planner_ignores_neighbours(ros):
-    rig = Rig(ros, planner="direct")
+@pytest.mark.parametrize("setting", [{"method": "direct"}, {"planner": "direct"}],
+                         ids=["method", "deprecated planner"])
+def test_direct_method_ignores_neighbours(ros, setting):
+    rig = Rig(ros, **setting)
     rig.goal.publish(goal(6.0, 0.0))
     cmd = rig.drive(0.6, odom(0.0, 0.0), odom(1.0, 0.0, yaw=math.pi, vx=1.0))
     assert cmd.linear.x == pytest.approx(1.0) and abs(cmd.linear.y) < 1e-9
+
+
+def test_orca_node_runs_a_method_registered_in_the_test(ros):
+    from orca_ros.core.methods import MethodSpec, register_method, unregister_method
+    from test_methods import Sidestep, SidestepParameters
+
+    register_method(MethodSpec("test_node_sidestep", "test: a step to the left", Sidestep,
+                               SidestepParameters))
+    try:
+        rig = Rig(ros, method="test_node_sidestep")
+        rig.goal.publish(goal(6.0, 0.0))
+        cmd = rig.drive(0.6, odom(0.0, 0.0))
+        assert cmd.linear.y > 0.2 and cmd.linear.x > 0.9  # ahead, and 0.25 m/s to the left
+        assert math.hypot(cmd.linear.x, cmd.linear.y) <= 1.0 + 1e-9  # within max_speed
+        assert rig.ros.spin_until(lambda: rig.my_status()[1].get("method")
+                                  == "test_node_sidestep", 5.0)
+    finally:
+        unregister_method("test_node_sidestep")
+
+
+def test_orca_node_runs_the_navigator_with_its_own_parameters(ros):
+    rig = Rig(ros, method="hlavoid", kinematics="diff_drive", tracking="move2target",
+              radius=0.023, neighbor_radius=0.023, max_speed=0.2, pref_speed=0.2,
+              max_linear_accel=100.0, **{"hlavoid.avoid_range": 250.0})
+    assert rig.node.controller.method.params.avoid_range == 250.0
+    results = rig.node.set_parameters(params(**{"hlavoid.avoid_samples": 1}))
+    assert not results[0].successful and "avoid_samples" in results[0].reason
+    rig.goal.publish(goal(0.5, 0.0))
+    cmd = rig.drive(0.6, odom(0.0, 0.0, yaw=0.0))
+    assert cmd.linear.x > 0.05  # towards the goal, nothing in the way
 
 
 # --- fleet_sim ------------------------------------------------------------------------------

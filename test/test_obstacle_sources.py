@@ -150,7 +150,8 @@ def test_an_empty_add_is_valid_and_means_no_segments():
     ([(1.0, 1.0), (2.0, 2.0), (NAN, 0.0)], "not finite"),  # the message seen in the field
     ([(1.0, 1.0), (2.0, 2.0), (0.0, math.inf), (3.0, 3.0)], "not finite"),
     ([(1.0, 1.0), (2.0, 2.0), (3.0, 3.0)], "odd number of points (3)"),
-    ([(1.0, 1.0), (2.0, 2.0), (3.0, 3.0), (3.0, 3.0)], "segment 1 (points 2 and 3) has zero length"),
+    ([(1.0, 1.0), (2.0, 2.0), (3.0, 3.0), (3.0, 3.0)],
+     "segment 1 (points 2 and 3) has zero length"),
 ])
 def test_a_bad_update_is_refused_whole_and_changes_nothing(points, problem):
     registry = ObstacleRegistry()
@@ -356,8 +357,9 @@ def test_orca_node_holds_static_walls_and_a_moving_obstacle_from_two_publishers(
     for x in (1.0, 1.5, 2.0):  # the obstacle moves: MODIFY of the same key
         box = square(x, 0.0, 0.2)
         tracker.publish(marker("tracker", 1, box, action=Marker.MODIFY))
-        assert ros.spin_until(lambda: set(node.obstacles.segments) == walls | set(segments(box)),
-                              5.0), f"orca_node does not hold walls + the obstacle at x = {x}"
+        assert ros.spin_until(
+            lambda box=box: set(node.obstacles.segments) == walls | set(segments(box)),
+            5.0), f"orca_node does not hold walls + the obstacle at x = {x}"
         assert len(node.edges) == 2 * (len(walls) + 4)  # the list the control loop reads
         assert node.edges is node.obstacles.edges
 

@@ -1,4 +1,5 @@
-"""Late, lost and foreign data in the core: staleness, command validity, reciprocity, bad odometry."""
+"""Late, lost and foreign data in the core: staleness, command validity, reciprocity, bad
+odometry."""
 
 import math
 
@@ -121,7 +122,8 @@ def test_the_validity_horizon_slows_the_approach_it_allows():
     assert one.point_x == pytest.approx(0.6 / (2 * dt))
     assert three.point_x == pytest.approx(0.6 / (2 * 3 * dt))
     assert braking_speed(0.3, 2.0, dt, hold=dt) == pytest.approx(braking_speed(0.3, 2.0, dt))
-    assert braking_speed(0.3, 2.0, dt) == pytest.approx(2.0 * (math.sqrt(0.05**2 + (0.3 - 0.0025)) - 0.05))
+    assert braking_speed(0.3, 2.0, dt) == \
+        pytest.approx(2.0 * (math.sqrt(0.05**2 + (0.3 - 0.0025)) - 0.05))
     assert braking_speed(0.3, 2.0, dt, hold=3 * dt) < braking_speed(0.3, 2.0, dt)
 
 

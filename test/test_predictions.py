@@ -58,7 +58,8 @@ class CubeRig:
 
     def __init__(self, ros):
         self.ros = ros
-        self.node = ros.add(OrcaNode(context=ros.context, namespace="me", parameter_overrides=params(
+        self.node = ros.add(OrcaNode(context=ros.context, namespace="me",
+                                     parameter_overrides=params(
             neighbors=["other"], control_rate=20.0, radius=0.023, neighbor_radius=0.023,
             max_speed=V_MAX, pref_speed=0.1, kinematics="diff_drive", command_lag=LAG,
             lag_error=0.0065, max_linear_accel=A, max_angular_speed=OMEGA_MAX,

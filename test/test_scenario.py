@@ -94,7 +94,7 @@ def test_every_public_scenario_loads(shared_dir):
 
 @pytest.mark.parametrize("variant", ["stream", "cross", "converge"])
 def test_block_crowds_are_valid_dense_and_share_their_goals(variant):
-    from orca_ros.benchmarks import block_crowd_scenario
+    from orca_ros.scenario_builders import block_crowd_scenario
 
     data = block_crowd_scenario(variant, agents=100, seed=1)
     scenario = parse_scenario(data, variant)  # refuses overlapping starts and starts in blocks
@@ -131,7 +131,8 @@ ON_RING_MAT = dict(BASE, obstacles=[], toio={"mat": "collection_ring", "mm_per_u
 
 
 def test_a_toio_mats_edges_are_walls_counted_like_obstacles():
-    from orca_ros.core.world import FleetRecord, World
+    from orca_ros.core.metrics import FleetRecord
+    from orca_ros.core.world import World
 
     data = dict(ON_RING_MAT, agents=[{"name": "cube", "start": [0.3, -0.3], "goal": [0.4, -0.3]}])
     scenario = parse_scenario(data)

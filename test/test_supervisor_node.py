@@ -20,7 +20,7 @@ from orca_ros.nodes.supervisor_node import SupervisorNode  # noqa: E402
 def test_public_cocoon_cases_through_real_nodes(shared_dir):
     for path in sorted((shared_dir / "scenarios" / "cocoon").glob("*.yaml")):
         scenario = load_scenario(path)
-        run = run_fleet(str(path), FleetOptions(planner="direct", supervisor=True,
+        run = run_fleet(str(path), FleetOptions(method="direct", supervisor=True,
                                                 speed_factor=2.0))
         summary, expected = run.summary, scenario.expected
         assert summary["collisions"] == 0, path.name

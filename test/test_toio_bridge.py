@@ -41,8 +41,10 @@ def test_the_simulated_cube_reports_no_faster_than_a_ble_link_delivers(requested
     # toio_bridge asks for 10 ms; real cubes deliver 20-57 Hz over BLE.
     cube = SimulatedCube(mat_named("collection_ring"), MatFrame(), 250, 250, 0)
     sent = []
-    asyncio.run(cube.connect(lambda c, data: sent.append((cube.time, p.decode_notification(c, data)))))
-    asyncio.run(cube.write(p.CONFIGURATION, p.encode(p.ConfigureIdNotification(requested_ms, 0x00))))
+    asyncio.run(cube.connect(
+        lambda c, data: sent.append((cube.time, p.decode_notification(c, data)))))
+    asyncio.run(cube.write(p.CONFIGURATION,
+                           p.encode(p.ConfigureIdNotification(requested_ms, 0x00))))
     for _ in range(100):
         cube.advance(0.01)
     times = [t for t, message in sent if isinstance(message, p.PositionId)]

@@ -17,11 +17,13 @@ from orca_ros.core.orca import one_step_obstacle_half_plane, one_step_safety_hal
 from orca_ros.core.scenario import load_scenario, parse_scenario, resolve_scenario
 from orca_ros.core.controller import ControllerConfig, RobotController, RobotState
 from orca_ros.core.types import Polygon, Segment
-from orca_ros.core.world import CollisionLedger, World, WorldOptions
+from orca_ros.core.metrics import CollisionLedger
+from orca_ros.core.world import World, WorldOptions
 
 
 def satisfies(line: HalfPlane, v, tol=1e-12) -> bool:
-    return line.direction_x * (line.point_y - v[1]) - line.direction_y * (line.point_x - v[0]) <= tol
+    return line.direction_x * (line.point_y - v[1]) \
+        - line.direction_y * (line.point_x - v[0]) <= tol
 
 
 # --- collision accounting ---------------------------------------------------------------
@@ -245,7 +247,7 @@ def test_small_public_scenarios_arrive_without_collisions(shared_dir, name, kine
 
 @pytest.mark.parametrize("name", SMALL_PUBLIC)
 def test_the_supervisor_on_top_of_orca_makes_nothing_worse(shared_dir, name):
-    from orca_ros.bench import run_scenario
+    from orca_ros.scenario_bench import run_scenario
 
     result = run_scenario(str(shared_dir / "scenarios" / f"{name}.yaml"), WorldOptions(),
                           progress=False, supervisor=True)
@@ -270,3 +272,27 @@ def test_simulated_bodies_respect_speed_and_acceleration_limits():
                          limits, 0.5)
     assert unicycle.vy == 0.0 and unicycle.omega == pytest.approx(2.0)
     assert (unicycle.x, unicycle.y) == pytest.approx(unicycle_step(0, 0, 0, 1.0, 2.0, 0.5)[:2])
+
+
+def test_the_worlds_neighbour_lists_follow_the_one_neighbour_rule():
+    """World._neighbors (k-d tree, for N up to thousands) picks what
+    perception.select_neighbors picks, capped at max_neighbors."""
+    from orca_ros.core.controller import Neighbor
+    from orca_ros.core.perception import select_neighbors
+
+    rng = np.random.default_rng(4)
+    grid = [(x, y) for x in range(8) for y in range(8)]  # 1 m apart, jittered
+    agents = [{"name": f"a{i}", "start": [x + float(dx), y + float(dy)], "goal": [x, y + 0.5]}
+              for i, ((x, y), (dx, dy)) in enumerate(zip(grid, rng.uniform(-0.3, 0.3, (64, 2))))]
+    scenario = parse_scenario({
+        "name": "cloud", "time_step": 0.1, "max_time": 1.0,
+        "defaults": {"radius": 0.1, "max_speed": 1.0, "neighbor_dist": 2.5,
+                     "max_neighbors": 6}, "agents": agents})
+    world = World(scenario)
+    active = np.arange(len(agents))
+    lists, _ = world._neighbors(active)
+    for i, listed in enumerate(lists):
+        others = [Neighbor(tuple(world.positions[j]), (0.0, 0.0), 0.1, world.names[j])
+                  for j in active if j != i]
+        expected = select_neighbors(tuple(world.positions[i]), others, 2.5)[:6]
+        assert [world.names[j] for j in listed] == [n.key for n in expected]

@@ -111,7 +111,8 @@ def nominal_motion(track: Track, speed_factor: float = 1.0, turn: float = 0.0,
 
 
 def closest_approach(a: Motion, b: Motion, horizon: float) -> Tuple[float, float]:
-    """``(distance, time)`` of the closest approach of two stopping straight motions within ``horizon``.
+    """``(distance, time)`` of the closest approach of two stopping straight motions
+    within ``horizon``.
 
     The relative motion is linear on each interval between the stop times, so
     the minimum of each interval's quadratic is found in closed form.

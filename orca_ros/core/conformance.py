@@ -74,7 +74,8 @@ def solve_case(case: dict, options: OrcaOptions = STRICT_RVO2) -> OrcaResult:
     return compute_new_velocity(agent, neighbors, edges, case["time_step"], options)
 
 
-def run_cases(cases: Iterable[dict], tolerance: float = DEFAULT_TOLERANCE) -> Dict[str, CategoryReport]:
+def run_cases(cases: Iterable[dict],
+              tolerance: float = DEFAULT_TOLERANCE) -> Dict[str, CategoryReport]:
     """Solve every case and compare with RVO2's recorded velocity; reports keyed by category."""
     reports: Dict[str, CategoryReport] = {}
     for case in cases:

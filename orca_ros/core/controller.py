@@ -9,33 +9,40 @@ period:
    :class:`~orca_ros.core.guidance.VisibilityRoadmap` path) at ``pref_speed``,
    capped so as not to overshoot, and turned right by
    :func:`~orca_ros.core.drive.keep_right_angle` (symmetry breaking, stall escape);
-2. :func:`~orca_ros.core.orca.solve_orca` picks the velocity, with the hard
-   one-step safety half-planes against close neighbours and walls;
+2. the robot's avoidance method (:mod:`orca_ros.core.methods`, ``orca`` by
+   default: :func:`~orca_ros.core.orca.solve_orca`) picks the velocity, within
+   the hard one-step safety half-planes against close neighbours and walls
+   (the safety filter: inside ORCA's linear program, or a projection after
+   any other method, :func:`~orca_ros.core.methods.base.filter_velocity`);
 3. a unicycle additionally keeps to its kinematic half-planes and gets
    ``(v, omega)`` from :func:`~orca_ros.core.drive.unicycle_command`.
 
-In ``strict`` mode steps 1-2 are exactly RVO2 (no turn, no guidance, no
-safety half-planes, no margin).
+Methods whose :class:`~orca_ros.core.methods.base.MethodSpec` is ``strict``
+(``orca_strict``: exactly RVO2) run with none of the shared additions: no
+turn, no guidance, no safety half-planes, no margin.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from .cube import CUBE_RADIUS_UNITS, move_to_target
 from .drive import (DiffDriveLimits, keep_right_angle, kinematic_half_planes,
                     tracking_error_bound, unicycle_command, unicycle_step)
 from .guidance import SIGHT_LINE, VisibilityRoadmap
 from .linprog import HalfPlane
+from .methods import (TRACKING, AvoidanceMethod, MethodOutput, MethodSpec, NeighborView,
+                      RobotView, filter_velocity, method_spec)
 from .obstacles import ObstacleVertex
-from .orca import (OrcaResult, one_step_obstacle_half_plane,
-                   one_step_safety_half_plane, select_visible_edges, solve_orca)
+from .orca import (one_step_obstacle_half_plane, one_step_safety_half_plane,
+                   select_visible_edges)
 from .types import Vector2, as_finite
 
 KINEMATICS = ("holonomic", "diff_drive")
-PLANNERS = ("orca", "direct")
 SAFETY_HAIR = 1e-4
 """m added to true radii in the hard safety half-planes, so rounding never makes contact."""
 
@@ -53,13 +60,13 @@ class ControllerConfig:
     time_horizon: float = 2.0
     time_horizon_obst: float = 2.0
     kinematics: str = "holonomic"
-    planner: str = "orca"  # orca | direct (straight at the goal, no avoidance)
-    strict: bool = False
+    method: str = "orca"  # a registered avoidance method, see orca_ros.core.methods
+    method_parameters: Tuple[Tuple[str, object], ...] = ()  # beyond the fields named here
     safety_margin_ratio: float = 0.1
     keep_right_deg: float = 8.0
     stall_escape_deg: float = 75.0
     stall_escape_time: float = 3.0
-    one_step_safety: bool = True
+    one_step_safety: Optional[bool] = None  # the safety filter; None: as the method says
     guidance: bool = True
     guidance_clearance_ratio: float = 0.25
     guidance_period: int = 5
@@ -69,8 +76,9 @@ class ControllerConfig:
     max_linear_accel: float = 4.0
     max_angular_accel: float = 20.0
     heading_time_constant: float = 0.0  # s; 0 = one control period
+    tracking: str = "unicycle"  # how a unicycle follows: unicycle (NH-ORCA) | move2target
     command_lag: float = 0.0  # s from command to motion (toio cubes: ~0.14)
-    lag_error: Optional[float] = None  # m a prediction over command_lag may miss; see tracking_error
+    lag_error: Optional[float] = None  # m a prediction over command_lag may miss (tracking_error)
     command_validity: Optional[float] = None  # s a command may act; None: one time_step
     accel_limited: bool = False  # holonomic body changes velocity at most at max_linear_accel
     lateral_speed_ratio: float = 0.25
@@ -87,8 +95,11 @@ class ControllerConfig:
             as_finite(getattr(self, name), name, minimum=0.0)
         if self.kinematics not in KINEMATICS:
             raise ValueError(f"kinematics must be one of {KINEMATICS}, got {self.kinematics!r}")
-        if self.planner not in PLANNERS:
-            raise ValueError(f"planner must be one of {PLANNERS}, got {self.planner!r}")
+        if self.tracking not in TRACKING:
+            raise ValueError(f"tracking must be one of {TRACKING}, got {self.tracking!r}")
+        if self.method_spec.holonomic_only and self.kinematics != "holonomic":
+            raise ValueError(f"method {self.method} is holonomic only, "
+                             f"got kinematics {self.kinematics!r}")
         if self.max_neighbors < 0 or self.guidance_period < 1:
             raise ValueError("max_neighbors must be >= 0 and guidance_period >= 1")
         if self.lag_error is not None:
@@ -96,6 +107,31 @@ class ControllerConfig:
         for name in ("goal_tolerance", "waypoint_tolerance", "command_validity"):
             if getattr(self, name) is not None:
                 as_finite(getattr(self, name), name, strictly_positive=True)
+
+    @cached_property
+    def method_spec(self) -> MethodSpec:
+        """The registered method (a ValueError names the registered ones)."""
+        return method_spec(self.method)
+
+    @property
+    def strict(self) -> bool:
+        """The method reproduces a reference exactly: none of the shared additions."""
+        return self.method_spec.strict
+
+    @property
+    def safety_filter(self) -> bool:
+        """Whether the one-step safety filter runs: ``one_step_safety``, or by default
+        what the method's :class:`MethodSpec` says."""
+        return self.method_spec.safety_filter if self.one_step_safety is None \
+            else bool(self.one_step_safety)
+
+    def method_arguments(self) -> Dict[str, object]:
+        """The method's parameters: the fields of this configuration that its parameter
+        dataclass names (``time_horizon``, ...), then ``method_parameters``."""
+        own = {f.name for f in dataclasses.fields(self.method_spec.parameters)}
+        values = {name: getattr(self, name) for name in own if hasattr(self, name)}
+        values.update(dict(self.method_parameters))
+        return values
 
     @property
     def diff_drive(self) -> bool:
@@ -260,7 +296,7 @@ class Command:
     angular: float  # unicycle omega (0 for holonomic robots)
     pref_velocity: Vector2
     free_velocity: Vector2
-    orca: Optional[OrcaResult]
+    output: Optional[MethodOutput]  # what the method reported (half-planes to draw, ...)
     arrived: bool
     guidance_target: Optional[Vector2] = None
     stalled_time: float = 0.0
@@ -283,6 +319,10 @@ class RobotController:
     _guide_target: Optional[Vector2] = None
     _periods: int = 0
     _last_position: Optional[Vector2] = None
+    _method: Optional[AvoidanceMethod] = None
+    _method_key: Optional[tuple] = None
+    _method_config: Optional[ControllerConfig] = None
+    _pref_target: Optional[Vector2] = None
 
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
         """Follow these points in order; the last one is the goal. Empty: stand still."""
@@ -375,17 +415,18 @@ class RobotController:
                            edges: Sequence[ObstacleVertex] = ()) -> Vector2:
         c = self.effective_config
         target = self.current_target(state.position)
+        if target is not None and not c.strict and c.guidance and edges:
+            target = self._guided(state.position, target, edges)
+        self._pref_target = target
         if target is None:
             return (0.0, 0.0)
-        if not c.strict and c.guidance and edges:
-            target = self._guided(state.position, target, edges)
         dx, dy = target[0] - state.position[0], target[1] - state.position[1]
         distance = math.hypot(dx, dy)
         if distance < 1e-12:
             return (0.0, 0.0)
         speed = min(c.pref_speed, distance / c.time_step)
         px, py = dx / distance * speed, dy / distance * speed
-        if c.strict or c.planner == "direct":
+        if not c.method_spec.keep_right:
             return (px, py)
         stalled = self._displacement_speed(state) < 0.1 * c.pref_speed and \
             distance > c.goal_tolerance_m
@@ -409,16 +450,6 @@ class RobotController:
         if last is None:
             return math.hypot(*state.velocity)
         return math.dist(last, state.position) / self.effective_config.time_step
-
-    def _direct(self, state: RobotState, pref: Vector2, arrived: bool) -> Command:
-        """Straight at the waypoint, no avoidance (to test a supervisor alone, as in the paper)."""
-        c = self.effective_config
-        if not c.diff_drive:
-            return Command(pref, math.hypot(*pref), 0.0, pref, pref, None, arrived)
-        v, omega = unicycle_command(pref, pref, state.heading,
-                                    (state.linear_speed, state.angular_speed), c.limits,
-                                    c.time_step, c.heading_time_constant)
-        return Command(pref, v, omega, pref, pref, None, arrived)
 
     def within_one_step(self, state: RobotState, candidates: Sequence[Neighbor],
                         own_uncertainty: float = 0.0) -> List[Neighbor]:
@@ -506,15 +537,61 @@ class RobotController:
                     lines.append(along)
         return lines
 
-    def _orca_neighbor(self, position: Vector2, own_radius: float,
-                       n: Neighbor) -> Tuple[float, float, float, float, float, float]:
-        """``(x, y, vx, vy, radius, responsibility)`` of a neighbour for ORCA's half-planes."""
+    def _neighbor_view(self, position: Vector2, own_radius: float, n: Neighbor) -> NeighborView:
+        """A neighbour as the method plans with it: inflated by the planning margin
+        (:meth:`ControllerConfig.avoidance_radius`) and by its ``uncertainty``, but by at
+        most half the free gap, so an uncertain neighbour never looks like an overlap
+        that the method would flee from."""
         radius = self.effective_config.avoidance_radius(n.radius)
         if n.uncertainty > 0.0:
             free = math.dist(position, n.position) - own_radius - radius
             radius += min(n.uncertainty, 0.5 * max(free, 0.0))
-        return (n.position[0], n.position[1], n.velocity[0], n.velocity[1], radius,
-                0.5 if n.reciprocates else 1.0)
+        return NeighborView(n.position, n.velocity, radius, n.key, n.reciprocates)
+
+    @property
+    def method(self) -> AvoidanceMethod:
+        """This robot's instance of its avoidance method: made on first use, and anew
+        when the configuration names another method or other parameters."""
+        if self._method is not None and self.config is self._method_config:
+            return self._method
+        self._method_config = self.config
+        key = (self.config.method, tuple(sorted(self.config.method_arguments().items())))
+        if self._method is None or key != self._method_key:
+            self._method = self.config.method_spec.create(**dict(key[1]))
+            self._method_key = key
+        return self._method
+
+    def _run_method(self, view: RobotView) -> MethodOutput:
+        """The method's answer, kept within ``view.hard_half_planes`` and the maximum
+        speed: by the method itself if it takes constraints, else by the safety filter
+        behind it (with no half-planes, a cap on the speed)."""
+        c = self.config
+        output = self.method.compute_velocity(view)
+        if c.method_spec.takes_constraints:
+            return output
+        velocity, relaxed = filter_velocity(output.velocity, view.max_speed,
+                                            view.hard_half_planes)
+        return replace(output, velocity=velocity,
+                       used_fallback=output.used_fallback or relaxed)
+
+    def _move_to_target(self, state: RobotState, output: MethodOutput) -> Tuple[float, float]:
+        """``(v, omega)`` from the toio SDK's follower (:func:`~orca_ros.core.cube.move_to_target`):
+        towards the method's waypoint at its ``waypoint_speed`` (a method without a
+        waypoint: one second along its velocity, at its speed); the robot's mat units are
+        its radius over a cube's (:data:`~orca_ros.core.cube.CUBE_RADIUS_UNITS`)."""
+        c = self.effective_config
+        speed = math.hypot(*output.velocity)
+        if speed < 1e-9:
+            return 0.0, 0.0
+        px, py = state.position
+        reach = speed * 1.0 if output.waypoint is None else \
+            math.dist(output.waypoint, state.position)
+        target = (px + output.velocity[0] / speed * reach,
+                  py + output.velocity[1] / speed * reach)
+        cruise = speed if output.waypoint_speed is None else output.waypoint_speed
+        v, omega = move_to_target(state.position, state.heading, target, cruise,
+                                  mm_per_unit=1000.0 * c.radius / CUBE_RADIUS_UNITS)
+        return min(v, c.max_speed), max(-c.max_angular_speed, min(omega, c.max_angular_speed))
 
     def compute(self, state: RobotState, neighbors: Sequence[Neighbor],
                 obstacle_edges: Sequence[ObstacleVertex] = (),
@@ -523,56 +600,62 @@ class RobotController:
                 own_uncertainty: float = 0.0) -> Command:
         """This period's command.
 
-        ``neighbors``: the robots ORCA reasons about, nearest first, at most
+        ``neighbors``: the robots the method reasons about, nearest first, at most
         ``max_neighbors`` inside ``neighbor_dist`` (the caller selects them, for
         example with a k-d tree). ``close``: every robot that could be reached
         within one period, whatever ``max_neighbors`` says (default: the
-        ``neighbors`` within that reach). ``agent_half_planes``: the ORCA
+        ``neighbors`` within that reach). ``agent_half_planes``: ORCA's
         half-planes against ``neighbors`` if the caller built them in a batch
-        (:func:`~orca_ros.core.orca.agent_orca_half_planes_batch`, with radii
-        :meth:`ControllerConfig.avoidance_radius`). ``own_uncertainty`` (m):
-        how far the robot may be from ``state.position`` (its own odometry is
-        old); it enlarges the robot in the hard safety half-planes.
+        (:func:`~orca_ros.core.methods.orca.orca_half_planes_batch`); the method
+        then gets no neighbour list. ``own_uncertainty`` (m): how far the robot
+        may be from ``state.position`` (its own odometry is old); it enlarges
+        the robot in the hard safety half-planes.
 
         A neighbour's ``uncertainty`` enlarges it fully in the hard safety
-        half-planes, and in ORCA's half-planes by at most half the free gap,
-        so that an uncertain neighbour never looks like an overlap that ORCA
-        would flee from. Against a neighbour that does not reciprocate the
-        robot takes ORCA's whole ``u``.
+        half-planes, and in the method's view by at most half the free gap
+        (:meth:`_neighbor_view`). Against a neighbour that does not reciprocate
+        ORCA takes the whole ``u``.
         """
         c = self.effective_config
+        spec = c.method_spec
         own_radius = c.avoidance_radius(c.radius)
-        edges = select_visible_edges(state.position,
-                                     c.time_horizon_obst * c.max_speed + own_radius,
-                                     obstacle_edges) if obstacle_edges else []
+        reach = max(c.time_horizon_obst * c.max_speed + own_radius,
+                    self.method.sensing_range(c.radius))
+        edges = select_visible_edges(state.position, reach, obstacle_edges) \
+            if obstacle_edges else []
         pref = self.preferred_velocity(state, obstacle_edges)
         self._periods += 1
         arrived = self.at_goal(state.position)
         if not self.waypoints:
             return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
-        if c.planner == "direct":
-            return self._direct(state, pref, arrived)
 
         safety: List[HalfPlane] = []
-        if not c.strict and c.one_step_safety:
+        if c.safety_filter:
             close = self.within_one_step(state, neighbors if close is None else close,
                                          own_uncertainty)
             safety = self.safety_half_planes(state, close, edges, own_uncertainty)
-        others = [] if agent_half_planes is not None else \
-            [self._orca_neighbor(state.position, own_radius, n) for n in neighbors]
-        args = (state.position, state.velocity, own_radius, c.max_speed, pref, c.time_horizon,
-                c.time_horizon_obst, c.time_step, others, edges)
-        result = solve_orca(*args, hard_half_planes=safety, agent_half_planes=agent_half_planes)
+        seen = () if agent_half_planes is not None else \
+            [self._neighbor_view(state.position, own_radius, n) for n in neighbors]
+        view = RobotView(state.position, state.velocity, state.heading, own_radius, c.radius,
+                         c.max_speed, pref, c.time_step, seen, edges, safety,
+                         agent_half_planes, self.goal, self.key, self._pref_target,
+                         state.angular_speed)
+        result = self._run_method(view)
         free = result.velocity
         if not c.diff_drive:
             return Command(free, math.hypot(*free), 0.0, pref, free, result, arrived,
                            self._guide_target, self.stalled_time)
         limits = c.limits
-        hard = safety + kinematic_half_planes(state.heading, state.linear_speed, limits,
-                                              c.time_step)
-        planned = solve_orca(*args, hard_half_planes=hard, agent_half_planes=agent_half_planes)
-        v, omega = unicycle_command(planned.velocity, free, state.heading,
-                                    (state.linear_speed, state.angular_speed), limits,
-                                    c.time_step, c.heading_time_constant)
+        planned = result
+        if spec.takes_constraints:
+            hard = safety + kinematic_half_planes(state.heading, state.linear_speed, limits,
+                                                  c.time_step)
+            planned = self._run_method(replace(view, hard_half_planes=hard))
+        if c.tracking == "move2target":
+            v, omega = self._move_to_target(state, planned)
+        else:
+            v, omega = unicycle_command(planned.velocity, free, state.heading,
+                                        (state.linear_speed, state.angular_speed), limits,
+                                        c.time_step, c.heading_time_constant)
         return Command(planned.velocity, v, omega, pref, free, planned, arrived,
                        self._guide_target, self.stalled_time)

@@ -172,8 +172,9 @@ def step_body(body: Body, command: Tuple[float, float, float], kinematics: str,
     """Advance a body by ``dt`` under a commanded body-frame twist ``(vx, vy, omega)``.
 
     Speeds are clipped to the limits and change at most by the acceleration
-    limits (``lateral_error`` plays no part: the body just moves). A unicycle ignores ``vy`` and moves along an exact arc; a holonomic
-    body moves straight at its new world velocity and turns at ``omega``.
+    limits (``lateral_error`` plays no part: the body just moves). A unicycle
+    ignores ``vy`` and moves along an exact arc; a holonomic body moves straight
+    at its new world velocity and turns at ``omega``.
     """
     vx_cmd, vy_cmd, omega_cmd = command
     omega_cmd = min(max(omega_cmd, -limits.max_angular_speed), limits.max_angular_speed)

@@ -87,7 +87,8 @@ def select_obstacle_neighbors(agent: AgentState,
 
 def select_visible_edges(position: Vector2, reach: float,
                          edges: Sequence[ObstacleVertex]) -> List[ObstacleVertex]:
-    """Edges closer than ``reach`` whose outer (right-hand) side faces ``position``, nearest first."""
+    """Edges closer than ``reach`` whose outer (right-hand) side faces ``position``,
+    nearest first."""
     range_sq = reach * reach
     px, py = position
     visible = []

@@ -20,11 +20,29 @@ from __future__ import annotations
 import collections
 import math
 from dataclasses import dataclass, field
-from typing import Deque, Dict, NamedTuple, Optional, Tuple
+from typing import Deque, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from .controller import Neighbor
 from .linprog import HalfPlane
 from .types import Vector2
+
+
+def select_neighbors(position: Vector2, perceived: Iterable[Neighbor],
+                     neighbor_dist: float) -> List[Neighbor]:
+    """The neighbour rule, one for orca_node and the world: every robot that may be
+    strictly inside ``neighbor_dist`` (its distance less its ``uncertainty``), nearest
+    first, equal distances by name. ORCA takes the first ``max_neighbors`` (RVO2's
+    ``computeNeighbors``); the safety filter takes them all. The world's vectorised
+    form for ideal robots (no uncertainty) is ``World._neighbors``, checked equal to
+    this in ``test/test_world.py``."""
+    px, py = position
+    seen = []
+    for neighbor in perceived:
+        distance = math.hypot(neighbor.position[0] - px, neighbor.position[1] - py)
+        if distance - neighbor.uncertainty < neighbor_dist:
+            seen.append((distance, neighbor.key, neighbor))
+    seen.sort(key=lambda item: (item[0], item[1]))
+    return [n for _, _, n in seen]
 
 
 def position_uncertainty(age: float, speed: float, max_speed: float, max_accel: float,

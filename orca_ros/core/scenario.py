@@ -298,5 +298,6 @@ def resolve_scenario(name_or_path: str) -> pathlib.Path:
     builtin = builtin_scenario_dir() / (path.name if path.suffix else path.name + ".yaml")
     if builtin.exists():
         return builtin
+    names = ", ".join(sorted(p.stem for p in builtin_scenario_dir().glob("*.yaml")))
     raise ScenarioError(f"{name_or_path}: no such file, and no built-in scenario of that name "
-                        f"(built-in: {', '.join(sorted(p.stem for p in builtin_scenario_dir().glob('*.yaml')))})")
+                        f"(built-in: {names})")

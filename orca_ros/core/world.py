@@ -3,16 +3,16 @@
 Like RVO2's ``doStep``, every agent's new velocity is computed from the same
 start-of-step state, then all agents move. Neighbours are found with a k-d
 tree (scipy's cKDTree), so a step costs about O(N log N) besides the ORCA
-solves. Collisions are accounted exactly (see :class:`CollisionLedger`).
+solves. Collisions are accounted exactly (see :class:`~orca_ros.core.metrics.CollisionLedger`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -22,13 +22,13 @@ from .controller import KINEMATICS, ControllerConfig, Neighbor, RobotController,
 from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, CubeBody,
                    CubeOdometry, MatFrame, timed_duration_ms, twist_to_wheels)
 from .drive import unicycle_step
-from .geometry import points_polygon_signed_distance
+from .metrics import CollisionLedger
+from .methods import method_names, method_spec
 from .obstacles import ObstacleVertex, build_obstacle_edges
-from .orca import agent_orca_half_planes_batch
-from .perception import SentCommands, SharedPrediction, perceive_neighbor_best
+from .perception import (SentCommands, SharedPrediction, perceive_neighbor_best,
+                         select_neighbors)
 from .scenario import AgentSpec, Scenario
 
-METHODS = ("orca", "orca_strict", "rvo2")
 WORLD_KINEMATICS = KINEMATICS + ("toio",)
 """Bodies the world can simulate: the controller's kinematics, and ``toio``
 (simulated toio Core Cubes, :mod:`orca_ros.core.cube`, driven as diff_drive)."""
@@ -38,21 +38,19 @@ CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
 NEIGHBOR_EXTRAPOLATION_S = 1.0
 """How long a cube's controller carries a neighbour's reading forward at its velocity
 (orca_node's ``neighbor_timeout`` default)."""
-OVERLAP_TOLERANCE = 1e-6
-"""Overlaps deeper than this (m) count as collisions; touching does not."""
 
 
 @dataclass(frozen=True)
 class WorldOptions:
     """How a scenario is run.
 
-    ``method``: ``orca`` (ours, see :mod:`orca_ros.core.controller`: RVO2's
-    ORCA plus hard one-step safety half-planes, a soft safety margin,
-    keep-right symmetry breaking with stall escape, and roadmap guidance
-    around obstacles), ``orca_strict`` (exactly RVO2's behaviour, what the
-    conformance cases check) or ``rvo2`` (the reference C++ library through
-    pyrvo, holonomic only). ``planner``: ``direct`` drives every agent straight
-    at its goal with no avoidance. ``supervisor``: run the
+    ``method``: a registered avoidance method (:mod:`orca_ros.core.methods`):
+    ``orca`` (ours, see :mod:`orca_ros.core.controller`: RVO2's ORCA plus hard
+    one-step safety half-planes, a soft safety margin, keep-right symmetry
+    breaking with stall escape, and roadmap guidance around obstacles),
+    ``orca_strict`` (exactly RVO2's behaviour, what the conformance cases
+    check), ``rvo2`` (the reference C++ library through pyrvo, holonomic only)
+    or ``direct`` (straight at the goals, no avoidance). ``supervisor``: run the
     :class:`~orca_ros.core.cocoon.CocoonSupervisor` too. ``controller``
     overrides :class:`~orca_ros.core.controller.ControllerConfig` fields for
     every agent.
@@ -72,7 +70,6 @@ class WorldOptions:
 
     method: str = "orca"
     kinematics: str = "holonomic"
-    planner: str = "orca"  # or "direct": straight at the goals, no avoidance
     supervisor: Optional[CocoonConfig] = None
     controller: Tuple[Tuple[str, object], ...] = ()
     record_every: int = 1
@@ -83,20 +80,21 @@ class WorldOptions:
     one step, as commands come every step here."""
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        if self.method not in method_names():
+            raise ValueError(f"method must be one of {method_names()}, got {self.method!r}")
         if self.kinematics not in WORLD_KINEMATICS:
             raise ValueError(f"kinematics must be one of {WORLD_KINEMATICS}, "
                              f"got {self.kinematics!r}")
-        if self.method == "rvo2" and self.kinematics != "holonomic":
-            raise ValueError("method rvo2 (the reference library) is holonomic only")
+        if method_spec(self.method).holonomic_only and self.kinematics != "holonomic":
+            raise ValueError(f"method {self.method} is holonomic only")
         if self.command_validity_periods is not None and not self.command_validity_periods >= 1:
             raise ValueError("command_validity_periods must be >= 1, got "
                              f"{self.command_validity_periods}")
 
     @property
     def strict(self) -> bool:
-        return self.method in ("orca_strict", "rvo2")
+        """The method reproduces a reference exactly (no safety layer: no close lists)."""
+        return method_spec(self.method).strict
 
     def controller_config(self, agent: AgentSpec, scenario: Scenario) -> ControllerConfig:
         """One agent's controller settings: the scenario's, then these options' overrides."""
@@ -105,57 +103,16 @@ class WorldOptions:
                       neighbor_dist=agent.neighbor_dist, max_neighbors=agent.max_neighbors,
                       time_horizon=agent.time_horizon,
                       time_horizon_obst=agent.time_horizon_obst, kinematics=self.kinematics,
-                      planner=self.planner, strict=self.strict, goal_tolerance=scenario.goal_tolerance,
+                      method=self.method, goal_tolerance=scenario.goal_tolerance,
                       waypoint_tolerance=scenario.waypoint_tolerance)
         if self.kinematics == "toio":
             fields.update(CUBE_CONTROLLER)  # diff_drive, with the cube's lag, limits, validity
+            fields["tracking"] = method_spec(self.method).cube_tracking
         if self.command_validity_periods is not None:
             fields.update(command_validity=self.command_validity_periods * scenario.time_step,
                           accel_limited=True)
         fields.update(dict(self.controller))
         return ControllerConfig(**fields)
-
-
-@dataclass
-class CollisionLedger:
-    """Exact collision accounting over a run.
-
-    A pair of agents collides when their centres are closer than the sum of
-    their radii by more than :data:`OVERLAP_TOLERANCE`; an agent collides with
-    an obstacle when its centre is closer to the polygon than its radius by
-    more than that (or inside it). Distinct pairs are counted once; the
-    deepest penetration and the smallest separation are kept.
-    """
-
-    pairs: Set[Tuple[str, str]] = field(default_factory=set)
-    deepest: float = 0.0
-    min_separation: float = math.inf
-    points: List[Tuple[float, float]] = field(default_factory=list)
-
-    def update(self, positions: np.ndarray, radii: np.ndarray, names: Sequence[str],
-               obstacles: Sequence[np.ndarray]) -> None:
-        n = len(positions)
-        if n == 0:
-            return
-        if n > 1:
-            reach = 2.0 * float(radii.max()) + 1.0
-            pairs = cKDTree(positions).query_pairs(reach, output_type="ndarray")
-            if len(pairs):
-                i, j = pairs[:, 0], pairs[:, 1]
-                gap = np.linalg.norm(positions[i] - positions[j], axis=1) - radii[i] - radii[j]
-                self.min_separation = min(self.min_separation, float(gap.min()))
-                for k in np.flatnonzero(gap < -OVERLAP_TOLERANCE):
-                    a, b = sorted((names[i[k]], names[j[k]]))
-                    self.pairs.add((a, b))
-                    self.deepest = max(self.deepest, float(-gap[k]))
-                    self.points.append(tuple((positions[i[k]] + positions[j[k]]) / 2.0))
-        for index, polygon in enumerate(obstacles):
-            gap = points_polygon_signed_distance(positions, polygon) - radii
-            self.min_separation = min(self.min_separation, float(gap.min()))
-            for k in np.flatnonzero(gap < -OVERLAP_TOLERANCE):
-                self.pairs.add((names[k], f"obstacle{index}"))
-                self.deepest = max(self.deepest, float(-gap[k]))
-                self.points.append(tuple(positions[k]))
 
 
 @dataclass
@@ -253,7 +210,9 @@ class World:
                             c.config.max_speed * c.config.command_horizon)
                         for c in self.controllers)
 
-        self._rvo2 = _Rvo2Backend(self) if options.method == "rvo2" else None
+        spec = method_spec(options.method)
+        self._backend = None if spec.world_backend is None else spec.world_backend(self)
+        self._batch = spec.batch
         self.supervisor = None
         if options.supervisor is not None:
             options.supervisor.check_names(self.names)
@@ -287,10 +246,10 @@ class World:
         started = time.perf_counter()
         if self.supervisor is not None:
             self.supervise()
-        if self._rvo2 is not None:
+        if self._backend is not None:
             pref = np.array([c.preferred_velocity(self._state(i)) if self.active[i] else (0.0, 0.0)
                              for i, c in enumerate(self.controllers)])
-            new_positions, new_velocities = self._rvo2.step(pref)
+            new_positions, new_velocities = self._backend.step(pref)
         elif self.cubes is not None:
             new_positions, new_velocities = self._cube_step()
         else:
@@ -324,7 +283,8 @@ class World:
         neighbor_lists, close_lists = self._neighbors(active_idx)
         seen = [Neighbor((float(p[0]), float(p[1])), (float(v[0]), float(v[1])), float(r), name)
                 for p, v, r, name in zip(self.positions, self.velocities, self.radius, self.names)]
-        batch = self._agent_half_planes(active_idx, neighbor_lists)
+        batch = self._batch(self, active_idx, neighbor_lists) if self._batch is not None \
+            else [None] * len(active_idx)
         commands = {}
         for row, i in enumerate(active_idx.tolist()):
             controller = self.controllers[i]
@@ -395,23 +355,19 @@ class World:
             state = self.sent[i].predict(measured[i], self.odometry[i].time,
                                          now + config.command_lag, config.limits)
             own_uncertainty = 0.5 * config.max_linear_accel * ages[i] * ages[i]
-            seen = []
+            perceived = []
             for j in active_idx:
                 if j == i:
                     continue
                 other = measured[j]
                 seen_as = Neighbor(other.position, other.velocity, float(self.radius[j]),
                                    self.names[j])
-                neighbor = perceive_neighbor_best(
+                perceived.append(perceive_neighbor_best(
                     seen_as, ages[j] + config.command_lag, controller.config.max_speed,
                     config.max_linear_accel, NEIGHBOR_EXTRAPOLATION_S,
                     shared.get(j) if self.options.share_predictions else None,
-                    now + config.command_lag, config.max_angular_speed)
-                distance = math.dist(neighbor.position, state.position)
-                if distance - neighbor.uncertainty < config.neighbor_dist:
-                    seen.append((distance, self.names[j], neighbor))
-            seen.sort(key=lambda item: (item[0], item[1]))
-            close = [n for _, _, n in seen]
+                    now + config.command_lag, config.max_angular_speed))
+            close = select_neighbors(state.position, perceived, config.neighbor_dist)
             command = controller.compute(state, close[:config.max_neighbors], self.edges,
                                          close=close, own_uncertainty=own_uncertainty)
             linear, angular = command.linear, command.angular  # at its goal too: it yields
@@ -438,29 +394,6 @@ class World:
             new_velocities[i] = (new_positions[i] - self.positions[i]) / self.dt
             self.linear_speed[i], self.angular_speed[i] = self.cubes[i].twist
         return new_positions, new_velocities
-
-    def _agent_half_planes(self, active_idx: np.ndarray, neighbor_lists) -> List[list]:
-        """Every active agent's ORCA half-planes against its neighbours, built in one batch."""
-        count = len(active_idx)
-        width = max((len(n) for n in neighbor_lists), default=0)
-        if width == 0:
-            return [[] for _ in range(count)]
-        index = np.zeros((count, width), dtype=int)
-        valid = np.zeros((count, width), dtype=bool)
-        for row, neighbors in enumerate(neighbor_lists):
-            index[row, :len(neighbors)] = neighbors
-            valid[row, :len(neighbors)] = True
-        index = np.where(valid, index, active_idx[:, None])  # padding: any agent, dropped below
-        configs = [self.controllers[i].config for i in active_idx]
-        margin = np.array([c.margin_ratio for c in configs])
-        tracking = np.array([c.tracking_error for c in configs])
-        own = np.array([c.avoidance_radius(c.radius) for c in configs])
-        others = self.radius[index] * (1.0 + margin[:, None]) + tracking[:, None]
-        lines = agent_orca_half_planes_batch(
-            self.velocities[active_idx], self.positions[index] - self.positions[active_idx, None],
-            self.velocities[index], own[:, None] + others,
-            np.array([1.0 / c.time_horizon for c in configs]), 1.0 / self.dt).tolist()
-        return [row_lines[:len(neighbors)] for row_lines, neighbors in zip(lines, neighbor_lists)]
 
     def _neighbors(self, active_idx: np.ndarray):
         """Per active agent: the ORCA neighbours (nearest first, strictly inside
@@ -510,8 +443,8 @@ class World:
                 self.arrival_time[i] = self.time
                 if self.scenario.on_goal == "remove":
                     self.active[i] = False
-                    if self._rvo2 is not None:
-                        self._rvo2.remove(i)
+                    if self._backend is not None:
+                        self._backend.remove(i)
 
     @property
     def all_arrived(self) -> bool:
@@ -549,84 +482,3 @@ class World:
             [d.as_dict() for d in self.supervisor.actions],
             captures=None if self.supervisor is None else
             [d.as_dict() for d in self.supervisor.decisions if d.resolution == "none"])
-
-
-class _Rvo2Backend:
-    """The reference RVO2 library (through pyrvo) stepping the same agents."""
-
-    FAR_AWAY = 1e7
-
-    def __init__(self, world: World) -> None:
-        try:
-            import pyrvo
-        except ImportError:
-            raise RuntimeError("method rvo2 needs the RVO2 bindings: "
-                               "pip install --no-deps pyrvo") from None
-        self.sim = pyrvo.RVOSimulator(world.dt, 10.0, 10, 2.0, 2.0, 0.5, 1.0)
-        for agent in world.scenario.agents:
-            self.sim.add_agent(agent.start, agent.neighbor_dist, agent.max_neighbors,
-                               agent.time_horizon, agent.time_horizon_obst, agent.radius,
-                               agent.max_speed, (0.0, 0.0))
-        for polygon in world.obstacle_polygons:
-            self.sim.add_obstacle([tuple(v) for v in polygon])
-        self.sim.process_obstacles()
-        self.world = world
-
-    def step(self, pref: np.ndarray):
-        sim = self.sim
-        for i in np.flatnonzero(self.world.active):
-            sim.set_agent_pref_velocity(int(i), (float(pref[i, 0]), float(pref[i, 1])))
-        sim.do_step()
-        n = len(self.world.names)
-        positions = np.empty((n, 2))
-        velocities = np.empty((n, 2))
-        for i in range(n):
-            positions[i] = sim.get_agent_position(i).to_tuple()
-            velocities[i] = sim.get_agent_velocity(i).to_tuple()
-        return positions, velocities
-
-    def remove(self, i: int) -> None:
-        """RVO2 cannot delete an agent: park it far away, still and alone."""
-        far = (self.FAR_AWAY + 1000.0 * i, self.FAR_AWAY)
-        self.sim.set_agent_position(int(i), far)
-        self.sim.set_agent_pref_velocity(int(i), (0.0, 0.0))
-        self.sim.set_agent_velocity(int(i), (0.0, 0.0))
-
-
-class FleetRecord:
-    """Ground truth of a simulated fleet over time: collisions, paths, arrivals, trajectory.
-
-    What fleet_sim and the toio bridge's simulated cubes keep, so that
-    ``orca-ros sim`` reports the same figures as ``orca-ros bench``.
-    """
-
-    def __init__(self, scenario: Scenario, positions: np.ndarray) -> None:
-        self.scenario = scenario
-        self.names = [a.name for a in scenario.agents]
-        self.radii = np.array([a.radius for a in scenario.agents])
-        self.goals = np.array([a.goal for a in scenario.agents], dtype=float)
-        self.goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in scenario.agents])
-        self.obstacles = [np.array(w) for w in scenario.wall_outlines]
-        self.ledger = CollisionLedger()
-        self.trajectory: List[np.ndarray] = [np.array(positions, dtype=float)]
-        self.frame_times: List[float] = [0.0]
-        self.path_length = np.zeros(len(self.names))
-        self.arrival_time = np.full(len(self.names), np.nan)
-        self.sim_time = 0.0
-        self.steps = 0
-
-    def record(self, sim_time: float, positions: np.ndarray) -> None:
-        positions = np.array(positions, dtype=float)
-        self.path_length += np.linalg.norm(positions - self.trajectory[-1], axis=1)
-        self.ledger.update(positions, self.radii, self.names, self.obstacles)
-        arrived = (np.linalg.norm(positions - self.goals, axis=1) <= self.goal_tolerance) & \
-            np.isnan(self.arrival_time)
-        self.arrival_time[arrived] = sim_time
-        self.trajectory.append(positions)
-        self.frame_times.append(sim_time)
-        self.sim_time = sim_time
-        self.steps += 1
-
-    @property
-    def arrived(self) -> int:
-        return int(np.sum(~np.isnan(self.arrival_time)))

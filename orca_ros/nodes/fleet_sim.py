@@ -34,7 +34,8 @@ from visualization_msgs.msg import MarkerArray
 
 from ..core.drive import Body, DiffDriveLimits, step_body
 from ..core.scenario import Scenario, load_scenario, resolve_scenario
-from ..core.world import FleetRecord
+from ..core.controller import KINEMATICS
+from ..core.metrics import FleetRecord
 from . import markers
 from .ros_common import (
     LEVEL_ERROR,
@@ -53,7 +54,6 @@ from .ros_common import (
     twist_of,
 )
 
-KINEMATICS = ("holonomic", "diff_drive")
 
 
 class FleetSim(Node):
@@ -70,7 +70,8 @@ class FleetSim(Node):
         self.declare_parameter("command_validity", 0.25, float_param(
             "a cmd_vel acts at most this long after its stamp (TwistStamped) or arrival "
             "(Twist); then the robot brakes (s)", 0.001, 60.0))
-        self.declare_parameter("enable_stamped_cmd_vel", False, described("cmd_vel is TwistStamped"))
+        self.declare_parameter("enable_stamped_cmd_vel", False,
+                               described("cmd_vel is TwistStamped"))
         self.declare_parameter("world_frame", "world", described("frame of poses"))
         self.declare_parameter("send_goals", False, described(
             "send each robot its scenario goal on goal_pose (its waypoints on plan) once "

@@ -40,13 +40,13 @@ def _circle(center: Tuple[float, float], radius: float, segments: int = 24):
 
 def orca_markers(frame: str, stamp, robot: str, state: RobotState, command: Command,
                  neighbors: Sequence[Neighbor]) -> MarkerArray:
-    """ORCA half-planes (velocity space, drawn at the robot), preferred and chosen velocity,
+    """The method's half-planes (velocity space, drawn at the robot), preferred and chosen velocity,
     and the neighbours' radii."""
     px, py = state.position
     array = MarkerArray()
     lines = _marker(frame, stamp, f"{robot}/half_planes", 0, Marker.LINE_LIST, (1.0, 0.5, 0.0, 0.8))
-    if command.orca is not None:
-        for h in command.orca.half_planes:
+    if command.output is not None:
+        for h in command.output.half_planes:
             for sign in (-1.0, 1.0):
                 lines.points.append(Point(
                     x=px + h.point_x + sign * HALF_PLANE_LENGTH * h.direction_x,

@@ -17,6 +17,7 @@ avoidance itself is
 from __future__ import annotations
 
 import collections
+import dataclasses
 import math
 import sys
 import time
@@ -33,7 +34,7 @@ from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..core.controller import (
-    PLANNERS,
+    KINEMATICS,
     Command,
     ControllerConfig,
     Neighbor,
@@ -41,8 +42,9 @@ from ..core.controller import (
     RobotState,
     predict_state,
 )
+from ..core.methods import TRACKING, method_names, method_spec
 from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands, SharedPrediction,
-                               perceive_neighbor_best)
+                               perceive_neighbor_best, select_neighbors)
 from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
 from .ros_common import (
@@ -64,12 +66,31 @@ from .ros_common import (
     twist_message,
 )
 
-KINEMATICS = ("holonomic", "diff_drive")
+
+
+SAFETY_FILTER = ("method", "on", "off")
+
+
+def method_parameter_defaults(method: str) -> dict:
+    """A method's own parameters and their defaults as ROS parameter values (``[""]`` for
+    an empty list), leaving out those orca_node has already (``time_horizon``, ...)."""
+    robot = {f.name for f in dataclasses.fields(ControllerConfig)}
+    defaults = {}
+    for field in dataclasses.fields(method_spec(method).parameters):
+        if field.name in robot:
+            continue
+        default = field.default if field.default is not dataclasses.MISSING \
+            else field.default_factory()
+        if isinstance(default, tuple):
+            default = list(default) or [""]
+        defaults[field.name] = default
+    return defaults
 
 
 @dataclass
 class Seen:
-    """A neighbour's last odometry: when it was measured (its stamp, node clock) and what it said."""
+    """A neighbour's last odometry: when it was measured (its stamp, node clock) and what
+    it said."""
 
     stamp_ns: int
     position: Tuple[float, float]
@@ -83,6 +104,7 @@ class OrcaNode(Node):
         self.robot = self.get_namespace().strip("/") or self.get_name()
         self.add_on_set_parameters_callback(self._validate_parameters)
         self._config_dirty = False
+        self._warned_deprecated = False
 
         self.state: Optional[RobotState] = None
         self.state_stamp_ns = 0  # when the own odometry was measured (node clock)
@@ -114,6 +136,7 @@ class OrcaNode(Node):
         self.latencies_s: collections.deque = collections.deque(maxlen=10_000)
 
         self.base_config = self._controller_config()
+        self.radius_of = self._neighbor_radii()
         self.controller = RobotController(self.base_config, key=self.robot)
         self.sent = self._sent_commands()
         self.stamped = bool(self.get_parameter("enable_stamped_cmd_vel").value)
@@ -151,9 +174,13 @@ class OrcaNode(Node):
         d("time_horizon_obst", 1.0, float_param("ORCA time horizon for obstacles (s)", 0.01, 100.0))
         d("control_rate", 10.0, float_param("cmd_vel rate (Hz, node clock)", 0.5, 1000.0))
         d("kinematics", "holonomic", described("robot kinematics", KINEMATICS))
-        d("planner", "orca", described("velocity planner; direct = no avoidance", PLANNERS))
-        d("strict_rvo2", False, described("exactly RVO2's ORCA (no safety half-planes, margin, "
-                                           "keep-right or guidance)"))
+        d("method", "orca", described(
+            "avoidance method: " + "; ".join(f"{name}: {method_spec(name).summary}"
+                                             for name in method_names(ros=True)),
+            method_names(ros=True)))
+        d("planner", "", described("deprecated: planner 'direct' is method 'direct'",
+                                   ("", "orca", "direct")))
+        d("strict_rvo2", False, described("deprecated: true is method 'orca_strict'"))
         d("safety_margin_ratio", 0.1, float_param("soft margin, fraction of the radius", 0.0, 2.0))
         d("keep_right_deg", 8.0, float_param("turn of the preferred velocity to the right (deg)",
                                              0.0, 45.0))
@@ -184,15 +211,19 @@ class OrcaNode(Node):
             "treat a neighbour whose velocity keeps violating its reciprocal half-plane as "
             "non-reciprocating"))
         d("neighbor_radius", 0.2, float_param("default neighbour radius (m)", 0.0, 10.0))
+        d("neighbor_radii", [-1.0], described(
+            "radius of each robot in 'neighbors', in the same order (m); [-1.0] = all "
+            "neighbor_radius"))
         d("neighbor_radius_overrides", [""],
-          described("per-robot radius overrides, 'name=radius' entries"))
+          described("deprecated (use neighbors + neighbor_radii): 'name=radius' entries"))
         d("enable_stamped_cmd_vel", False, described("publish TwistStamped (Nav2's name)"))
         d("share_predictions", False, described(
             "a unicycle publishes orca/prediction (its pose when its command acts, the "
             "command's twist) and plans with its neighbours' where that is surer than their "
             "odom (toio cubes: their 0.14 s lag)"))
         d("world_frame", "world", described("frame of poses and markers"))
-        d("max_angular_speed", 3.0, float_param("unicycle angular speed limit (rad/s)", 0.01, 100.0))
+        d("max_angular_speed", 3.0, float_param("unicycle angular speed limit (rad/s)",
+                                                0.01, 100.0))
         d("max_linear_accel", 4.0, float_param("linear acceleration limit (m/s^2)", 0.01, 1000.0))
         d("max_angular_accel", 20.0, float_param("angular acceleration limit (rad/s^2)", 0.01, 1e4))
         d("heading_time_constant", 0.0, float_param("diff-drive heading error closed in this "
@@ -203,13 +234,42 @@ class OrcaNode(Node):
                                          "command_lag (a unicycle's state is predicted by "
                                          "replaying them); -1: unknown, predict at constant "
                                          "velocity and allow the worst case", -1.0, 1.0))
-        d("supervisor_timeout", 1.0, float_param("supervisor directives expire after (s)", 0.01, 60.0))
+        d("supervisor_timeout", 1.0, float_param("supervisor directives expire after (s)",
+                                                 0.01, 60.0))
+        d("tracking", "unicycle", described(
+            "how a unicycle follows the method's velocity: unicycle (NH-ORCA style) or "
+            "move2target (the toio SDK's CubeHandle.Move2Target, for cubes)", TRACKING))
+        d("safety_filter", "method", described(
+            "the one-step safety filter: 'method' = as the method says (on for orca, off for "
+            "orca_strict, direct and the toio SDK's navigator methods)", SAFETY_FILTER))
+        for name in method_names(ros=True):
+            for field, default in method_parameter_defaults(name).items():
+                d(f"{name}.{field}", default,
+                  described(f"{name}'s parameter {field} (see its MethodSpec's parameters)"))
 
     def _validate_parameters(self, params) -> SetParametersResult:
-        result = check_choices(params, {"kinematics": KINEMATICS, "planner": PLANNERS})
+        result = check_choices(params, {"kinematics": KINEMATICS,
+                                        "method": method_names(ros=True),
+                                        "planner": ("", "orca", "direct"),
+                                        "safety_filter": SAFETY_FILTER,
+                                        "tracking": TRACKING})
         if not result.successful:
             return result
         values = {p.name: p.value for p in params}
+        for name in {n.partition(".")[0] for n in values if "." in n}:
+            if name in method_names():
+                try:
+                    method_spec(name).create(**self._method_arguments(name, values))
+                except (TypeError, ValueError) as error:
+                    return SetParametersResult(successful=False,
+                                               reason=f"{name} parameters: {error}")
+        radii = list(values.get("neighbor_radii", self._param_or("neighbor_radii", [-1.0])))
+        if radii != [-1.0]:
+            names = [n for n in values.get("neighbors", self._param_or("neighbors", [""])) if n]
+            if len(radii) != len(names) or not all(math.isfinite(r) and r >= 0 for r in radii):
+                return SetParametersResult(successful=False, reason=(
+                    f"neighbor_radii {radii} must be one radius >= 0 (m) per entry of "
+                    f"neighbors {names}, or [-1.0]"))
         for entry in values.get("neighbor_radius_overrides", []) or []:
             if entry and not _parse_override(entry):
                 return SetParametersResult(successful=False, reason=(
@@ -233,8 +293,10 @@ class OrcaNode(Node):
             max_neighbors=self._param("max_neighbors"),
             time_horizon=self._param("time_horizon"),
             time_horizon_obst=self._param("time_horizon_obst"),
-            kinematics=self._param("kinematics"), planner=self._param("planner"),
-            strict=bool(self._param("strict_rvo2")),
+            kinematics=self._param("kinematics"), method=self._method_name(),
+            method_parameters=tuple(self._method_arguments(self._method_name()).items()),
+            one_step_safety={"method": None, "on": True, "off": False}[
+                self._param("safety_filter")],
             safety_margin_ratio=self._param("safety_margin_ratio"),
             keep_right_deg=self._param("keep_right_deg"),
             stall_escape_deg=self._param("stall_escape_deg"),
@@ -245,10 +307,41 @@ class OrcaNode(Node):
             max_linear_accel=self._param("max_linear_accel"),
             max_angular_accel=self._param("max_angular_accel"),
             heading_time_constant=self._param("heading_time_constant"),
+            tracking=self._param("tracking"),
             command_lag=self._param("command_lag"),
             lag_error=None if self._param("lag_error") < 0 else self._param("lag_error"),
             command_validity=self._param("command_validity") or 2.0 / self._param("control_rate"),
             accel_limited=True)
+
+    def _method_arguments(self, method: str, pending=None) -> dict:
+        """The method's own parameters, from ``<method>.<field>`` (``pending``: values
+        about to be set); lists become tuples, ``[""]`` an empty one."""
+        arguments = {}
+        for field in method_parameter_defaults(method):
+            name = f"{method}.{field}"
+            if pending is not None and name in pending:
+                value = pending[name]
+            elif self.has_parameter(name):
+                value = self._param(name)
+            else:
+                continue
+            if isinstance(value, (list, tuple)) or type(value).__name__ == "array":
+                value = tuple(v for v in value if v != "")
+            arguments[field] = value
+        return arguments
+
+    def _method_name(self) -> str:
+        """``method``, or what the deprecated ``planner`` / ``strict_rvo2`` ask for."""
+        method = self._param("method")
+        if self._param("planner") == "direct":
+            method = "direct"
+        elif self._param("strict_rvo2") and method == "orca":
+            method = "orca_strict"
+        if method != self._param("method") and not self._warned_deprecated:
+            self._warned_deprecated = True
+            self.get_logger().warning(f"parameters 'planner' and 'strict_rvo2' are "
+                                      f"deprecated: use method: {method}")
+        return method
 
     def _reciprocity_monitor(self) -> ReciprocityMonitor:
         declared = frozenset(n.strip("/") for n in self._param("non_reciprocating") or [] if n)
@@ -257,12 +350,25 @@ class OrcaNode(Node):
     def _neighbor_max_speed(self) -> float:
         return self._param("neighbor_max_speed") or self._param("max_speed")
 
-    def _neighbor_radius(self, name: str) -> float:
+    def _param_or(self, name, default):
+        return self.get_parameter(name).value if self.has_parameter(name) else default
+
+    def _neighbor_radii(self) -> Dict[str, float]:
+        """Each listed neighbour's radius (m), from ``neighbor_radii`` (and the deprecated
+        ``neighbor_radius_overrides``): read once per parameter change, not per cycle."""
+        radii = {}
         for entry in self._param("neighbor_radius_overrides") or []:
             parsed = _parse_override(entry) if entry else None
-            if parsed and parsed[0] == name:
-                return parsed[1]
-        return self._param("neighbor_radius")
+            if parsed:
+                radii[parsed[0]] = parsed[1]
+        values = list(self._param("neighbor_radii"))
+        if values != [-1.0]:
+            names = [n.strip("/") for n in self._param("neighbors") if n]
+            radii.update(zip(names, (float(r) for r in values)))
+        return radii
+
+    def _neighbor_radius(self, name: str) -> float:
+        return self.radius_of.get(name, self._param("neighbor_radius"))
 
     # --- inputs -----------------------------------------------------------------
 
@@ -463,6 +569,7 @@ class OrcaNode(Node):
         if self._config_dirty:
             self._config_dirty = False
             self.base_config = self._controller_config()
+            self.radius_of = self._neighbor_radii()
             self.reciprocity = self._reciprocity_monitor()
             self.sent.lag = self.base_config.command_lag
             self.sent.validity = self.base_config.command_horizon
@@ -548,12 +655,11 @@ class OrcaNode(Node):
 
         From its odometry, or, where that is surer, from what it said it would
         do (its :class:`SharedPrediction`, with ``share_predictions``)."""
-        px, py = state.position
         max_speed = self._neighbor_max_speed()
         extrapolate = self._param("neighbor_timeout")
         detect = bool(self._param("detect_non_reciprocating"))
         now_s = now_ns * 1e-9
-        seen = []
+        perceived = []
         for name, s in self.neighbors.items():
             reciprocates = self.reciprocity.reciprocates(name, now_s) if detect \
                 else name not in self.reciprocity.declared
@@ -563,19 +669,16 @@ class OrcaNode(Node):
                 seen_as, (now_ns - s.stamp_ns) * 1e-9 + config.command_lag, max_speed,
                 config.max_linear_accel, extrapolate, self.predictions.get(name),
                 now_s + config.command_lag, config.max_angular_speed)
-            distance = math.hypot(neighbor.position[0] - px, neighbor.position[1] - py)
-            if distance - neighbor.uncertainty < config.neighbor_dist:
-                seen.append((distance, name, neighbor))
-        seen.sort(key=lambda item: (item[0], item[1]))
-        return [n for _, _, n in seen]
+            perceived.append(neighbor)
+        return select_neighbors(state.position, perceived, config.neighbor_dist)
 
     def _expect_reciprocity(self, command: Command, state: RobotState,
                             neighbors: List[Neighbor]) -> None:
         """Hand this period's half-plane against each neighbour to the reciprocity monitor."""
-        lines = command.orca.half_planes if command.orca is not None else ()
-        if not neighbors or len(lines) < len(neighbors):
+        lines = command.output.neighbor_half_planes if command.output is not None else ()
+        if not neighbors or len(lines) != len(neighbors):
             return
-        for neighbor, line in zip(neighbors, lines[len(lines) - len(neighbors):]):
+        for neighbor, line in zip(neighbors, lines):
             self.reciprocity.expect(neighbor.key, self.neighbors[neighbor.key].stamp_ns * 1e-9,
                                     line, state.velocity, neighbor.velocity)
 
@@ -596,7 +699,7 @@ class OrcaNode(Node):
         stale = sorted(n for n, s in self.neighbors.items()
                        if now_ns - s.stamp_ns > self._param("neighbor_timeout") * 1e9)
         command = self.last_command
-        fallback = bool(command and command.orca and command.orca.used_fallback)
+        fallback = bool(command and command.output and command.output.used_fallback)
         level = LEVEL_OK
         message = self.goal_state
         if self.goal_state in ("own odom stale", "waiting for odom"):
@@ -606,7 +709,8 @@ class OrcaNode(Node):
             message = f"{self.goal_state}; rejected input: {self.last_problem}"
         values = {
             "robot": self.robot, "goal": self.goal, "goal_state": self.goal_state,
-            "neighbors_seen": len(self.neighbors), "neighbors_followed": len(self.neighbor_subscriptions),
+            "neighbors_seen": len(self.neighbors),
+            "neighbors_followed": len(self.neighbor_subscriptions),
             "stale_neighbors": ",".join(stale), "lp_fallback_used": fallback,
             "non_reciprocating_neighbors": ",".join(self.reciprocity.flagged),
             # Neighbours whose orca/prediction (share_predictions) is held, not yet stale:
@@ -616,7 +720,7 @@ class OrcaNode(Node):
                 if abs(now_ns * 1e-9 - p.time) <= self._param("neighbor_timeout"))),
             "own_odom_age_s": round((now_ns - self.state_stamp_ns) * 1e-9, 3)
             if self.state is not None else "",
-            "obstacle_edges": len(self.edges), "planner": self._param("planner"),
+            "obstacle_edges": len(self.edges), "method": self.base_config.method,
             "rejected_messages": sum(self.rejected.values()),
             "last_rejection": self.last_problem,
             "supervisor_speed_limit": self.speed_limit[0] if self.speed_limit else "",

@@ -123,7 +123,8 @@ LEVEL_WARN = 1
 LEVEL_ERROR = 2
 
 
-def float_param(description: str, low: float, high: float, step: float = 0.0) -> ParameterDescriptor:
+def float_param(description: str, low: float, high: float,
+                step: float = 0.0) -> ParameterDescriptor:
     return ParameterDescriptor(description=description, floating_point_range=[
         FloatingPointRange(from_value=float(low), to_value=float(high), step=float(step))])
 

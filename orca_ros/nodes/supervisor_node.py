@@ -64,7 +64,8 @@ class SupervisorNode(Node):
         d("robots", [""], described("robot namespaces to supervise; [''] = discover */odom"))
         d("robot_radius", 0.2, float_param("default robot radius (m)", 0.001, 10.0))
         d("robot_speed", 0.4, float_param("default nominal speed (m/s)", 0.001, 20.0))
-        d("goal_tolerance", 0.1, float_param("a robot this close to its goal stands (m)", 0.0, 100.0))
+        d("goal_tolerance", 0.1, float_param("a robot this close to its goal stands (m)",
+                                             0.0, 100.0))
         d("cocoon_k", defaults["cocoon_k"], float_param("cocoon radius (1 + k) r", 0.01, 20.0))
         d("mode", defaults["mode"], described("conflict test", MODES))
         d("yield_mode", defaults["yield_mode"],

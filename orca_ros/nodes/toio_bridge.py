@@ -39,11 +39,11 @@ from std_msgs.msg import Bool
 
 from ..core.cube import VelocityEstimator
 from ..core.scenario import load_scenario, resolve_scenario
-from ..core.world import FleetRecord
+from ..core.metrics import FleetRecord
 from ..toio import protocol as p
-from ..toio.drive import twist_to_wheels
+from ..toio.wheels import twist_to_wheels
 from ..toio.mat import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
-from ..toio.transport import BleakLink, CubeLink, SimulatedCube
+from ..toio.transport import BleakLink, CubeLink, SimulatedCube, parse_cube
 from .ros_common import (LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, GoalSender, described,
                          diagnostic_array, diagnostic_status, float_param, int_param,
                          quaternion_from_yaw, run_node, twist_of)
@@ -70,17 +70,6 @@ class Cube:
     problems: Dict[str, int] = field(default_factory=dict)
     last_problem: str = ""
     publishers: Dict[str, object] = field(default_factory=dict)
-
-
-def parse_cube(entry: str) -> Tuple[str, str, str]:
-    """'name=simulated', 'name=sim:x,y,yaw' or 'name=ble:address-or-name' -> (name, kind, arg)."""
-    name, sep, spec = entry.partition("=")
-    kind, _, arg = spec.partition(":")
-    if not sep or not name.strip() or kind not in ("simulated", "sim", "ble") or \
-            (kind == "ble" and not arg):
-        raise ValueError(f"cube entry {entry!r}: use 'name=simulated', 'name=sim:x,y,yaw' "
-                         "or 'name=ble:<address or name fragment>'")
-    return name.strip().strip("/"), "ble" if kind == "ble" else "sim", arg
 
 
 class ToioBridge(Node):

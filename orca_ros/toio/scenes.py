@@ -322,6 +322,59 @@ SDK_CHECKS: Dict[str, Tuple[float, str, float]] = {
     for scene in SCENE_LIST if scene.check is not None}
 
 
+SDK_SPEED_M_S = 80 * 2.0655 * DEFAULT_MM_PER_UNIT / 1000.0
+"""The SDK tests' maxSpd 80 in m/s (80 motor units x 2.0655 dots/s x 1.3625 mm): 0.225."""
+
+
+def sdk_check_error(scene_name: str, frame_times: Sequence[float],
+                    trajectory: Sequence[Sequence[Point]],
+                    mm_per_unit: float = DEFAULT_MM_PER_UNIT) -> Optional[Tuple[float, float]]:
+    """``(error_m, threshold_m)`` of the scene's SDK check on a run's trajectory (world
+    metres, one row per frame), at the check's time; None for a scene without one.
+
+    ``error``: the largest distance of a cube from its own target; ``centroid_error``:
+    for each group of cubes sharing a target, the distance from their mean position to
+    it, the largest over the groups (the SDK's ``|sum(position - target)| / n``)."""
+    scene = SCENES[scene_name]
+    if scene.check is None:
+        return None
+    frame = MatFrame(mm_per_unit)
+    at = min(range(len(frame_times)), key=lambda k: abs(frame_times[k] - scene.check.time_s))
+    positions = trajectory[at]
+    groups: Dict[Point, List[int]] = {}
+    for i, cube in enumerate(scene.cubes):
+        groups.setdefault(tuple(cube.target), []).append(i)
+    errors = []
+    for target, members in groups.items():
+        tx, ty, _ = frame.to_world(target[0], target[1], 0.0)
+        if scene.check.kind == "error":
+            errors.extend(math.hypot(positions[i][0] - tx, positions[i][1] - ty) for i in members)
+        else:
+            mx = sum(positions[i][0] for i in members) / len(members)
+            my = sum(positions[i][1] for i in members) / len(members)
+            errors.append(math.hypot(mx - tx, my - ty))
+    return max(errors), scene.check.threshold * mm_per_unit / 1000.0
+
+
+def sdk_setup(scene_name: str, mm_per_unit: float = DEFAULT_MM_PER_UNIT) -> Dict[str, Any]:
+    """The scene as the SDK's test runs it, as a scenario mapping: every cube's goal is
+    its SDK target (cubes of a group share it), the speed is the tests' maxSpd 80
+    (:data:`SDK_SPEED_M_S`). For the toio SDK Navigator's methods, checked with
+    :func:`sdk_check_error` (a run ends once every cube has arrived: the check then
+    reads its last frame)."""
+    scene = SCENES[scene_name]
+    frame = MatFrame(mm_per_unit)
+    data = scenario_mapping(scene, mm_per_unit)
+    data["name"] = f"{scene.name}_sdk_setup"
+    data["defaults"] = dict(data["defaults"], max_speed=_r(SDK_SPEED_M_S),
+                            pref_speed=_r(SDK_SPEED_M_S))
+    for agent, cube in zip(data["agents"], scene.cubes):
+        if cube.goal_offset_mm is None:
+            gx, gy, _ = frame.to_world(cube.target[0], cube.target[1], 0.0)
+            agent["goal"] = [_r(gx), _r(gy)]
+    return data
+
+
 # ---------------------------------------------------------------- goals
 
 
@@ -340,8 +393,9 @@ def shared_target_goals(starts: Sequence[Point], target: Point, spacing: float,
     mx = sum(p[0] for p in starts) / n - target[0]
     my = sum(p[1] for p in starts) / n - target[1]
     approach = math.atan2(my, mx) if math.hypot(mx, my) > 1e-12 else 0.0
-    slots = [(target[0] + shift[0] + radius * math.cos(approach + math.pi / n + 2 * math.pi * k / n),
-              target[1] + shift[1] + radius * math.sin(approach + math.pi / n + 2 * math.pi * k / n))
+    angles = [approach + math.pi / n + 2 * math.pi * k / n for k in range(n)]
+    slots = [(target[0] + shift[0] + radius * math.cos(angles[k]),
+              target[1] + shift[1] + radius * math.sin(angles[k]))
              for k in range(n)]
     best = min(itertools.permutations(range(n)),
                key=lambda order: sum(math.dist(starts[i], slots[order[i]]) for i in range(n)))

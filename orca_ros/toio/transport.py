@@ -188,3 +188,18 @@ class SimulatedCube(CubeLink):
         elif not self.reported_missed:
             self.reported_missed = True
             self._send(p.ID_INFORMATION, p.PositionIdMissed())
+
+
+def parse_cube(entry: str) -> Tuple[str, str, str]:
+    """A toio_bridge ``cubes`` entry -> ``(name, kind, argument)``.
+
+    ``'name=simulated'`` and ``'name=sim:x,y,yaw'`` give kind ``sim`` (a
+    :class:`SimulatedCube`), ``'name=ble:<address or name fragment>'`` kind ``ble``.
+    """
+    name, sep, spec = entry.partition("=")
+    kind, _, arg = spec.partition(":")
+    if not sep or not name.strip() or kind not in ("simulated", "sim", "ble") or \
+            (kind == "ble" and not arg):
+        raise ValueError(f"cube entry {entry!r}: use 'name=simulated', 'name=sim:x,y,yaw' "
+                         "or 'name=ble:<address or name fragment>'")
+    return name.strip().strip("/"), "ble" if kind == "ble" else "sim", arg

@@ -11,7 +11,7 @@ from dataclasses import replace
 from tqdm import tqdm
 
 from .core.cocoon import config_from_scenario
-
+from .core.methods import method_spec
 from .core.scenario import load_scenario, resolve_scenario
 from .core.world import RunResult, World, WorldOptions
 from .plotting import animate_trajectories, plot_trajectories, run_title
@@ -22,7 +22,8 @@ def run_scenario(path: str, options: WorldOptions, progress: bool = True,
     scenario = load_scenario(resolve_scenario(path))
     if supervisor:
         options = replace(options, supervisor=config_from_scenario(
-            scenario.supervisor, f"{path}: supervisor", with_orca=options.planner == "orca"))
+            scenario.supervisor, f"{path}: supervisor",
+            with_orca=method_spec(options.method).avoids))
     world = World(scenario, options)
     if not progress:
         return world.run()
@@ -60,7 +61,8 @@ def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] =
           supervisor: bool = False) -> List[Dict[str, object]]:
     rows = []
     results = []
-    for path in tqdm(paths, desc="scenarios", unit="scenario", disable=not progress or len(paths) < 2):
+    for path in tqdm(paths, desc="scenarios", unit="scenario",
+                     disable=not progress or len(paths) < 2):
         result = run_scenario(path, options, progress=progress, supervisor=supervisor)
         summary = result.summary()
         if result.conflicts is not None:

@@ -1,0 +1,20 @@
+"""Avoidance methods behind one interface (:mod:`.base`), registered by name.
+
+Built in: ``orca`` and ``orca_strict`` (:mod:`.orca`), ``rvo2`` (:mod:`.rvo2_reference`,
+world only), ``direct`` (:mod:`.direct`), and the toio SDK Navigator's ``hlavoid``,
+``boids`` and ``boids_avoid`` (:mod:`.navigator`). A new method is one module here plus
+its import below.
+"""
+
+# Registration, in the order the choices are listed.
+from . import orca  # noqa: F401  (orca, orca_strict)
+from . import rvo2_reference  # noqa: F401  (rvo2)
+from . import direct  # noqa: F401  (direct)
+from . import navigator  # noqa: F401  (hlavoid, boids, boids_avoid)
+from .base import (TRACKING, AvoidanceMethod, MethodOutput, MethodSpec, NeighborView,
+                   NoParameters, RobotView, filter_velocity, method_names, method_spec,
+                   register_method, unregister_method)
+
+__all__ = ["TRACKING", "AvoidanceMethod", "MethodOutput", "MethodSpec", "NeighborView",
+           "NoParameters", "RobotView", "filter_velocity", "method_names", "method_spec",
+           "register_method", "unregister_method"]

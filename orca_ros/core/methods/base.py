@@ -1,0 +1,233 @@
+"""The interface every avoidance method implements, and the registry of methods by name.
+
+A method answers one question for one robot each control period: given what
+the robot sees (:class:`RobotView`), which velocity should it track
+(:class:`MethodOutput`)? It is modelled on Nav2's ``nav2_core::Controller``
+(``computeVelocityCommands``; the supervisor's speed limit, Nav2's
+``setSpeedLimit``, reaches a method as a lower ``max_speed`` in the view) and on
+Menge's per-model ``computeNewVelocity``.
+
+What is not the method is shared by all of them and stays in
+:class:`~orca_ros.core.controller.RobotController`: path following and roadmap
+guidance, keep-right and the stall escape (both shape the *preferred*
+velocity), the tracking margin (the discs in the view are already inflated by
+it), the one-step safety filter (hard half-planes any method runs behind) and
+unicycle tracking. A :class:`MethodSpec` says which of those a method runs
+with: the exact reference methods (``orca_strict``, ``rvo2``) run with none.
+
+A method that optimises under constraints (ORCA's linear program) takes the
+view's ``hard_half_planes`` into its own optimisation; for every other method
+the controller projects the method's velocity onto them afterwards
+(:func:`filter_velocity`), so the safety filter protects any method.
+
+Registering a method: one module with a parameter dataclass, a class
+implementing :class:`AvoidanceMethod`, and a call to :func:`register_method`.
+The CLI's choices, the world, orca_node's ``method`` parameter, the fleet plan
+and the ``method:=`` launch argument all read :func:`method_names`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Type
+
+from ..linprog import HalfPlane, linear_program_2d, linear_program_3d
+from ..obstacles import ObstacleVertex
+from ..types import Vector2
+
+
+@dataclass(frozen=True)
+class NeighborView:
+    """Another robot as a method sees it: a disc already inflated by the planning
+    margin and any uncertainty about where it is, moving at ``velocity``.
+    ``reciprocates``: False for a robot that does not avoid us."""
+
+    position: Vector2
+    velocity: Vector2
+    radius: float
+    key: str = ""
+    reciprocates: bool = True
+
+
+@dataclass(frozen=True)
+class RobotView:
+    """One robot's view of the world for one control period (SI units, world frame).
+
+    ``radius`` is the robot's planning radius (true radius, margin and tracking
+    error); ``true_radius`` its body. ``neighbors`` are nearest first (at most
+    the robot's ``max_neighbors``, strictly inside its ``neighbor_dist``);
+    ``obstacle_edges`` the wall edges it can see, nearest first.
+    ``hard_half_planes``: constraints ``v`` must satisfy (the safety filter's,
+    and for a unicycle its kinematic limits). ``agent_half_planes``: ORCA's
+    half-planes against ``neighbors`` when the caller built them in a batch.
+    ``goal``: the end of the robot's path; ``target``: the waypoint (or
+    guidance corner) the preferred velocity heads for.
+    """
+
+    position: Vector2
+    velocity: Vector2
+    heading: float
+    radius: float
+    true_radius: float
+    max_speed: float
+    pref_velocity: Vector2
+    time_step: float
+    neighbors: Sequence[NeighborView] = ()
+    obstacle_edges: Sequence[ObstacleVertex] = ()
+    hard_half_planes: Sequence[HalfPlane] = ()
+    agent_half_planes: Optional[Sequence[HalfPlane]] = None
+    goal: Optional[Vector2] = None
+    key: str = ""
+    target: Optional[Vector2] = None  # the point the preferred velocity heads for
+    angular_speed: float = 0.0  # rad/s, as measured
+
+
+@dataclass(frozen=True)
+class MethodOutput:
+    """The velocity to track, and what the method wants drawn or reported.
+
+    ``half_planes``: constraint lines to draw (RViz markers); ``used_fallback``:
+    the method could not satisfy all its constraints and relaxed some (a
+    diagnostic warning); ``neighbor_half_planes``: for a reciprocal method, the
+    half-plane it expects each of ``RobotView.neighbors`` (in order) to keep to
+    (orca_node's reciprocity monitor checks them); ``report``: further numbers
+    or words for diagnostics.
+    """
+
+    velocity: Vector2
+    half_planes: Tuple[HalfPlane, ...] = ()
+    used_fallback: bool = False
+    neighbor_half_planes: Tuple[HalfPlane, ...] = ()
+    report: Mapping[str, Any] = field(default_factory=dict)
+    waypoint: Optional[Vector2] = None  # the point the method steers for, if it has one
+    waypoint_speed: Optional[float] = None  # m/s towards it, before slowing down near it
+
+
+@dataclass(frozen=True)
+class NoParameters:
+    """For a method without parameters of its own."""
+
+
+class AvoidanceMethod(ABC):
+    """One robot's avoidance method. One instance per robot: it may keep state."""
+
+    def __init__(self, params: Any = None) -> None:
+        self.params = params
+
+    @abstractmethod
+    def compute_velocity(self, view: RobotView) -> MethodOutput:
+        """The velocity to track this period (Nav2's ``computeVelocityCommands``)."""
+
+    def sensing_range(self, radius: float) -> float:
+        """How far (m) the method wants to see walls, for a robot of ``radius`` (beyond
+        ORCA's own reach; 0: ORCA's is enough)."""
+        return 0.0
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A registered method: how to build it and which shared behaviours it runs with.
+
+    ``strict``: the method reproduces a reference exactly, so none of the
+    shared additions apply (no guidance, keep-right, stall escape, margin or
+    safety filter). ``keep_right``, ``safety_filter``: whether the shared
+    keep-right/stall escape and one-step safety filter run (``one_step_safety``
+    in the controller settings can still turn the filter off).
+    ``takes_constraints``: the method honours ``RobotView.hard_half_planes``
+    itself; otherwise the controller filters its output. ``avoids``: it avoids
+    other robots at all (``direct`` does not); ``collision_free``: it promises
+    no contact between robots that all run it (ORCA's reciprocal guarantee). ``world_only``: it
+    needs the whole world at once (a reference library stepping all agents),
+    so it cannot run in orca_node. ``holonomic_only``: no unicycle version.
+    ``batch``: optional ``batch(world, active_idx, neighbor_lists)`` building
+    every agent's ``agent_half_planes`` in one go for the world.
+    ``cube_tracking``: how a toio cube follows this method by default:
+    ``unicycle`` (ours: NH-ORCA style tracking) or ``move2target`` (the toio
+    SDK's ``CubeHandle.Move2Target``).
+    ``world_backend``: for a world-only method, ``world_backend(world)`` gives an
+    object whose ``step(pref)`` moves every agent (``pref``: (N, 2) preferred
+    velocities) and returns ``(positions, velocities)``, and ``remove(i)``
+    takes an agent out.
+    """
+
+    name: str
+    summary: str
+    factory: Callable[[Any], AvoidanceMethod]
+    parameters: Type = NoParameters
+    strict: bool = False
+    keep_right: bool = True
+    safety_filter: bool = True
+    takes_constraints: bool = False
+    avoids: bool = True
+    collision_free: bool = False
+    world_only: bool = False
+    holonomic_only: bool = False
+    batch: Optional[Callable[..., Any]] = None
+    cube_tracking: str = "unicycle"
+    world_backend: Optional[Callable[[Any], Any]] = None
+
+    def create(self, **parameters: Any) -> AvoidanceMethod:
+        """A new instance for one robot, with these parameters over the defaults."""
+        known = {f.name for f in dataclasses.fields(self.parameters)}
+        unknown = sorted(set(parameters) - known)
+        if unknown:
+            raise ValueError(f"method {self.name!r} has no parameter(s) {unknown}; "
+                             f"it has {sorted(known)}")
+        return self.factory(self.parameters(**parameters))
+
+
+_REGISTRY: Dict[str, MethodSpec] = {}
+
+
+TRACKING = ("unicycle", "move2target")
+
+
+def register_method(spec: MethodSpec, replace: bool = False) -> MethodSpec:
+    """Make ``spec.name`` available to the CLI, the world, orca_node and launch."""
+    if spec.cube_tracking not in TRACKING:
+        raise ValueError(f"cube_tracking must be one of {TRACKING}, got {spec.cube_tracking!r}")
+    if not spec.name or not spec.name.replace("_", "").isalnum():
+        raise ValueError(f"a method name is letters, digits and '_', got {spec.name!r}")
+    if spec.name in _REGISTRY and not replace:
+        raise ValueError(f"method {spec.name!r} is already registered")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def unregister_method(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def method_names(ros: bool = False) -> Tuple[str, ...]:
+    """Registered method names, in registration order; ``ros``: only those that can run
+    in orca_node (not world-only)."""
+    return tuple(name for name, spec in _REGISTRY.items() if not (ros and spec.world_only))
+
+
+def method_spec(name: str) -> MethodSpec:
+    """The registered method of that name, or a ValueError listing the names there are."""
+    spec = _REGISTRY.get(name)
+    if spec is None:
+        raise ValueError(f"method must be one of {method_names()}, got {name!r}")
+    return spec
+
+
+def filter_velocity(velocity: Vector2, max_speed: float,
+                    hard_half_planes: Sequence[HalfPlane]) -> Tuple[Vector2, bool]:
+    """The velocity nearest ``velocity`` (within ``max_speed``) that satisfies every hard
+    half-plane: the one-step safety filter behind a method that does not take
+    constraints itself. When they cannot all hold, RVO2's ``linearProgram3`` finds the
+    velocity that violates them least. Returns ``(velocity, relaxed)``."""
+    lines = list(hard_half_planes)
+    if not lines:
+        speed = math.hypot(*velocity)
+        if speed <= max_speed:
+            return velocity, False
+        return (velocity[0] * max_speed / speed, velocity[1] * max_speed / speed), False
+    fail, result = linear_program_2d(lines, max_speed, velocity, False)
+    if fail < len(lines):
+        return linear_program_3d(lines, 0, fail, max_speed, result), True
+    return result, False

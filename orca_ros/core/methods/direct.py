@@ -1,0 +1,22 @@
+"""``direct``: straight at the waypoint, no avoidance.
+
+The baseline against which avoidance is measured, and how a supervisor is
+tested alone (as in the cocoon paper). It runs without keep-right and without
+the safety filter: what it does is exactly the preferred velocity.
+"""
+
+from __future__ import annotations
+
+from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
+
+
+class Direct(AvoidanceMethod):
+    """The preferred velocity, unchanged."""
+
+    def compute_velocity(self, view: RobotView) -> MethodOutput:
+        return MethodOutput(view.pref_velocity)
+
+
+DIRECT = register_method(MethodSpec(
+    "direct", "straight at the goal, no avoidance (a baseline; a supervisor alone)",
+    Direct, keep_right=False, safety_filter=False, avoids=False))

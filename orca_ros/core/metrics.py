@@ -1,0 +1,102 @@
+"""What a run measured: exact collision accounting and a fleet's ground-truth record.
+
+:class:`CollisionLedger` counts overlaps for the world (``orca-ros bench``)
+and, inside :class:`FleetRecord`, for fleet_sim and toio_bridge (``orca-ros
+sim``), so both report the same figures.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import List, Sequence, Set, Tuple
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from .geometry import points_polygon_signed_distance
+from .scenario import Scenario
+
+OVERLAP_TOLERANCE = 1e-6
+"""Overlaps deeper than this (m) count as collisions; touching does not."""
+
+
+@dataclass
+class CollisionLedger:
+    """Exact collision accounting over a run.
+
+    A pair of agents collides when their centres are closer than the sum of
+    their radii by more than :data:`OVERLAP_TOLERANCE`; an agent collides with
+    an obstacle when its centre is closer to the polygon than its radius by
+    more than that (or inside it). Distinct pairs are counted once; the
+    deepest penetration and the smallest separation are kept.
+    """
+
+    pairs: Set[Tuple[str, str]] = field(default_factory=set)
+    deepest: float = 0.0
+    min_separation: float = math.inf
+    points: List[Tuple[float, float]] = field(default_factory=list)
+
+    def update(self, positions: np.ndarray, radii: np.ndarray, names: Sequence[str],
+               obstacles: Sequence[np.ndarray]) -> None:
+        n = len(positions)
+        if n == 0:
+            return
+        if n > 1:
+            reach = 2.0 * float(radii.max()) + 1.0
+            pairs = cKDTree(positions).query_pairs(reach, output_type="ndarray")
+            if len(pairs):
+                i, j = pairs[:, 0], pairs[:, 1]
+                gap = np.linalg.norm(positions[i] - positions[j], axis=1) - radii[i] - radii[j]
+                self.min_separation = min(self.min_separation, float(gap.min()))
+                for k in np.flatnonzero(gap < -OVERLAP_TOLERANCE):
+                    a, b = sorted((names[i[k]], names[j[k]]))
+                    self.pairs.add((a, b))
+                    self.deepest = max(self.deepest, float(-gap[k]))
+                    self.points.append(tuple((positions[i[k]] + positions[j[k]]) / 2.0))
+        for index, polygon in enumerate(obstacles):
+            gap = points_polygon_signed_distance(positions, polygon) - radii
+            self.min_separation = min(self.min_separation, float(gap.min()))
+            for k in np.flatnonzero(gap < -OVERLAP_TOLERANCE):
+                self.pairs.add((names[k], f"obstacle{index}"))
+                self.deepest = max(self.deepest, float(-gap[k]))
+                self.points.append(tuple(positions[k]))
+
+
+class FleetRecord:
+    """Ground truth of a simulated fleet over time: collisions, paths, arrivals, trajectory.
+
+    What fleet_sim and the toio bridge's simulated cubes keep, so that
+    ``orca-ros sim`` reports the same figures as ``orca-ros bench``.
+    """
+
+    def __init__(self, scenario: Scenario, positions: np.ndarray) -> None:
+        self.scenario = scenario
+        self.names = [a.name for a in scenario.agents]
+        self.radii = np.array([a.radius for a in scenario.agents])
+        self.goals = np.array([a.goal for a in scenario.agents], dtype=float)
+        self.goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in scenario.agents])
+        self.obstacles = [np.array(w) for w in scenario.wall_outlines]
+        self.ledger = CollisionLedger()
+        self.trajectory: List[np.ndarray] = [np.array(positions, dtype=float)]
+        self.frame_times: List[float] = [0.0]
+        self.path_length = np.zeros(len(self.names))
+        self.arrival_time = np.full(len(self.names), np.nan)
+        self.sim_time = 0.0
+        self.steps = 0
+
+    def record(self, sim_time: float, positions: np.ndarray) -> None:
+        positions = np.array(positions, dtype=float)
+        self.path_length += np.linalg.norm(positions - self.trajectory[-1], axis=1)
+        self.ledger.update(positions, self.radii, self.names, self.obstacles)
+        arrived = (np.linalg.norm(positions - self.goals, axis=1) <= self.goal_tolerance) & \
+            np.isnan(self.arrival_time)
+        self.arrival_time[arrived] = sim_time
+        self.trajectory.append(positions)
+        self.frame_times.append(sim_time)
+        self.sim_time = sim_time
+        self.steps += 1
+
+    @property
+    def arrived(self) -> int:
+        return int(np.sum(~np.isnan(self.arrival_time)))
