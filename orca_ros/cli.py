@@ -253,6 +253,7 @@ def _method_help(names) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .core.drive import KINEMATICS, WORLD_KINEMATICS
     from .core.methods import method_names
 
     parser = argparse.ArgumentParser(prog="orca-ros", description=__doc__)
@@ -271,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--method", default="orca", choices=method_names(),
                        help=_method_help(method_names()))
     bench.add_argument("--kinematics", default="holonomic",
-                       choices=["holonomic", "diff_drive", "toio"],
+                       choices=WORLD_KINEMATICS,
                        help="toio: simulated toio Core Cubes (command lag, wheel dead zone, "
                             "position readings in mat units), controlled as diff_drive")
     bench.add_argument("--planner", choices=["orca", "direct"],
@@ -302,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--safety-filter", action=argparse.BooleanOptionalAction, default=None,
                      help="run the one-step safety filter behind the method, or not "
                           "(default: as the method says)")
-    sim.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
+    sim.add_argument("--kinematics", default="holonomic", choices=KINEMATICS)
     sim.add_argument("--speed-factor", type=float, default=4.0,
                      help="sim seconds per wall second (default 4)")
     sim.add_argument("--supervisor", action="store_true", help="also run the cocoon supervisor")
@@ -334,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     suite = sub.add_parser("fault-suite", help="run a scenario without faults and once per "
                                                "standard fault; a Markdown table")
     suite.add_argument("scenario", metavar="SCENARIO.yaml", help="scenario file or built-in name")
-    suite.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
+    suite.add_argument("--kinematics", default="holonomic", choices=KINEMATICS)
     suite.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
                        help="an orca_node parameter for every robot (repeatable)")
     suite.add_argument("--seed", type=int, default=1, help="seed of every fault (default 1)")
@@ -355,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_ros.add_argument("--robots", type=int, nargs="+", default=[10, 20, 40])
     bench_ros.add_argument("--duration", type=float, default=20.0, help="sim seconds per run")
     bench_ros.add_argument("--speed-factor", type=float, default=1.0)
-    bench_ros.add_argument("--kinematics", default="holonomic", choices=["holonomic", "diff_drive"])
+    bench_ros.add_argument("--kinematics", default="holonomic", choices=KINEMATICS)
     bench_ros.set_defaults(func=_cmd_bench_ros)
 
     bench_scaling = sub.add_parser("bench-scaling", help="world step time per agent for N "

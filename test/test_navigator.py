@@ -166,18 +166,12 @@ def test_move_to_target_gives_the_sdks_wheel_values():
 # --- the methods on the SDK's scenes ------------------------------------------------------------
 
 CHECKED = [name for name, scene in SCENES.items() if scene.check is not None]
-# HLAvoid's own dead end, met in the world's cube dynamics (not in the SDK's Unity run):
-# two cubes inside each other's margins, where only rays away from the target are safe,
-# get a 1-dot waypoint, which Move2Target counts as reached: both stand.
-HLAVOID_DEADLOCK = {"toio_e_4v4_lateral"}
 
 
 @pytest.mark.parametrize("scene", CHECKED)
 def test_hlavoid_meets_the_sdks_own_check_on_cubes(scene):
     """As the SDK's test runs it (shared targets, maxSpd 80), on simulated cubes: the
     check the SDK logs (error < 10 units at 2.5 s, mean error < 40 at 4 s, ...)."""
-    if scene in HLAVOID_DEADLOCK:
-        pytest.xfail("HLAvoid deadlock (see HLAVOID_DEADLOCK)")
     result = World(parse_scenario(sdk_setup(scene)),
                    WorldOptions(method="hlavoid", kinematics="toio")).run()
     error, threshold = sdk_check_error(scene, result.frame_times, result.trajectory)
@@ -202,3 +196,29 @@ def test_a_cube_uses_the_sdks_follower_with_the_navigator_and_ours_with_orca():
         .controllers[0].config.tracking == "move2target"
     assert World(scenario, WorldOptions(method="orca", kinematics="toio")) \
         .controllers[0].config.tracking == "unicycle"
+
+
+def test_a_cube_held_at_speed_zero_still_turns_towards_the_waypoint():
+    """HLAvoid's speed limit 0 (heading into a robot it touches): the SDK's Move2Target
+    with top speed 0 keeps its full turn, so the cube turns on the spot, away."""
+    from orca_ros.core.controller import ControllerConfig, RobotController, RobotState
+    from orca_ros.core.methods import (AvoidanceMethod, MethodOutput, MethodSpec,
+                                       register_method, unregister_method)
+
+    class HeldBack(AvoidanceMethod):
+        def compute_velocity(self, view):
+            waypoint = (view.position[0] - 0.1, view.position[1] + 0.02)  # behind, left
+            return MethodOutput((0.0, 0.0), waypoint=waypoint, waypoint_speed=0.0)
+
+    register_method(MethodSpec("test_held_back", "test", HeldBack, keep_right=False,
+                               safety_filter=False))
+    try:
+        config = ControllerConfig(radius=0.023, max_speed=0.2, pref_speed=0.2, time_step=0.05,
+                                  kinematics="diff_drive", method="test_held_back",
+                                  tracking="move2target")
+        controller = RobotController(config)
+        controller.set_path([(1.0, 0.0)])
+        command = controller.compute(RobotState((0.0, 0.0)), [])
+        assert command.linear == 0.0 and command.angular > 1.0
+    finally:
+        unregister_method("test_held_back")

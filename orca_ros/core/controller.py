@@ -31,7 +31,7 @@ from functools import cached_property
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .cube import CUBE_RADIUS_UNITS, move_to_target
-from .drive import (DiffDriveLimits, keep_right_angle, kinematic_half_planes,
+from .drive import (KINEMATICS, DiffDriveLimits, keep_right_angle, kinematic_half_planes,
                     tracking_error_bound, unicycle_command, unicycle_step)
 from .guidance import SIGHT_LINE, VisibilityRoadmap
 from .linprog import HalfPlane
@@ -42,7 +42,6 @@ from .orca import (one_step_obstacle_half_plane, one_step_safety_half_plane,
                    select_visible_edges)
 from .types import Vector2, as_finite
 
-KINEMATICS = ("holonomic", "diff_drive")
 SAFETY_HAIR = 1e-4
 """m added to true radii in the hard safety half-planes, so rounding never makes contact."""
 
@@ -571,24 +570,30 @@ class RobotController:
             return output
         velocity, relaxed = filter_velocity(output.velocity, view.max_speed,
                                             view.hard_half_planes)
-        return replace(output, velocity=velocity,
-                       used_fallback=output.used_fallback or relaxed)
+        if velocity == output.velocity:
+            return output
+        return replace(output, velocity=velocity, used_fallback=output.used_fallback or relaxed,
+                       waypoint=None, waypoint_speed=None)  # the filter's velocity rules
 
     def _move_to_target(self, state: RobotState, output: MethodOutput) -> Tuple[float, float]:
         """``(v, omega)`` from the toio SDK's follower (:func:`~orca_ros.core.cube.move_to_target`):
-        towards the method's waypoint at its ``waypoint_speed`` (a method without a
-        waypoint: one second along its velocity, at its speed); the robot's mat units are
-        its radius over a cube's (:data:`~orca_ros.core.cube.CUBE_RADIUS_UNITS`)."""
+        towards the method's waypoint at its ``waypoint_speed`` (without a waypoint, or
+        when the safety filter changed the velocity: one second along the velocity, at
+        its speed); the robot's mat units are its radius over a cube's
+        (:data:`~orca_ros.core.cube.CUBE_RADIUS_UNITS`)."""
         c = self.effective_config
         speed = math.hypot(*output.velocity)
-        if speed < 1e-9:
+        if output.waypoint is not None:
+            # Towards the waypoint even at a speed limit of 0: the SDK's cube then turns
+            # on the spot, towards it.
+            target = output.waypoint
+            cruise = speed if output.waypoint_speed is None else output.waypoint_speed
+        elif speed < 1e-9:
             return 0.0, 0.0
-        px, py = state.position
-        reach = speed * 1.0 if output.waypoint is None else \
-            math.dist(output.waypoint, state.position)
-        target = (px + output.velocity[0] / speed * reach,
-                  py + output.velocity[1] / speed * reach)
-        cruise = speed if output.waypoint_speed is None else output.waypoint_speed
+        else:
+            target = (state.position[0] + output.velocity[0],
+                      state.position[1] + output.velocity[1])
+            cruise = speed
         v, omega = move_to_target(state.position, state.heading, target, cruise,
                                   mm_per_unit=1000.0 * c.radius / CUBE_RADIUS_UNITS)
         return min(v, c.max_speed), max(-c.max_angular_speed, min(omega, c.max_angular_speed))

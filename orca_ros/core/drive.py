@@ -40,6 +40,12 @@ import numpy as np
 from .linprog import HalfPlane
 from .types import Vector2, as_finite
 
+KINEMATICS = ("holonomic", "diff_drive")
+"""What a robot's controller can track: a holonomic body, or a unicycle."""
+WORLD_KINEMATICS = KINEMATICS + ("toio",)
+"""Bodies the scenario world simulates: those, and toio Core Cubes
+(:mod:`orca_ros.core.cube`: lag, dead zone, readings), controlled as diff_drive."""
+
 
 def wrap_angle(angle: float) -> float:
     """Normalise to (-pi, pi]."""

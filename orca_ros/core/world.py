@@ -18,10 +18,10 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from .cocoon import CocoonConfig, CocoonSupervisor, Track
-from .controller import KINEMATICS, ControllerConfig, Neighbor, RobotController, RobotState
+from .controller import ControllerConfig, Neighbor, RobotController, RobotState
 from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, CubeBody,
                    CubeOdometry, MatFrame, timed_duration_ms, twist_to_wheels)
-from .drive import unicycle_step
+from .drive import WORLD_KINEMATICS, unicycle_step
 from .metrics import CollisionLedger
 from .methods import method_names, method_spec
 from .obstacles import ObstacleVertex, build_obstacle_edges
@@ -29,9 +29,6 @@ from .perception import (SentCommands, SharedPrediction, perceive_neighbor_best,
                          select_neighbors)
 from .scenario import AgentSpec, Scenario
 
-WORLD_KINEMATICS = KINEMATICS + ("toio",)
-"""Bodies the world can simulate: the controller's kinematics, and ``toio``
-(simulated toio Core Cubes, :mod:`orca_ros.core.cube`, driven as diff_drive)."""
 CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
                    if name in {f.name for f in dataclass_fields(ControllerConfig)}}
 """The :class:`ControllerConfig` fields a toio cube's orca_node runs with."""

@@ -32,9 +32,8 @@ from rclpy.time import Time
 from rosgraph_msgs.msg import Clock as ClockMsg
 from visualization_msgs.msg import MarkerArray
 
-from ..core.drive import Body, DiffDriveLimits, step_body
+from ..core.drive import KINEMATICS, Body, DiffDriveLimits, step_body
 from ..core.scenario import Scenario, load_scenario, resolve_scenario
-from ..core.controller import KINEMATICS
 from ..core.metrics import FleetRecord
 from . import markers
 from .ros_common import (

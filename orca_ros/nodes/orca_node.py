@@ -34,7 +34,6 @@ from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..core.controller import (
-    KINEMATICS,
     Command,
     ControllerConfig,
     Neighbor,
@@ -42,6 +41,7 @@ from ..core.controller import (
     RobotState,
     predict_state,
 )
+from ..core.drive import KINEMATICS
 from ..core.methods import TRACKING, method_names, method_spec
 from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands, SharedPrediction,
                                perceive_neighbor_best, select_neighbors)

@@ -532,7 +532,7 @@ class Navigator(AvoidanceMethod):
             report["colliding"] = colliding
 
         distance = math.hypot(*waypoint)
-        if distance == 0.0:
+        if distance == 0.0:  # nowhere safe to go: stay
             return MethodOutput((0.0, 0.0), report=report)
         # Navi2Target: speed = min(limit, top speed * ratio); Move2Target slows down
         # within half the top speed (in motor units) of the waypoint.
