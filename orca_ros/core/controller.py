@@ -656,10 +656,15 @@ class RobotController:
             hard = safety + kinematic_half_planes(state.heading, state.linear_speed, limits,
                                                   c.time_step)
             planned = self._run_method(replace(view, hard_half_planes=hard))
+        turn_to = free
+        if not spec.takes_constraints and free == (0.0, 0.0) and result.waypoint is not None:
+            # Held at speed 0 with a waypoint: stand, but face it (as the SDK's cube does).
+            turn_to = (result.waypoint[0] - state.position[0],
+                       result.waypoint[1] - state.position[1])
         if c.tracking == "move2target":
             v, omega = self._move_to_target(state, planned)
         else:
-            v, omega = unicycle_command(planned.velocity, free, state.heading,
+            v, omega = unicycle_command(planned.velocity, turn_to, state.heading,
                                         (state.linear_speed, state.angular_speed), limits,
                                         c.time_step, c.heading_time_constant)
         return Command(planned.velocity, v, omega, pref, free, planned, arrived,
