@@ -572,8 +572,9 @@ class RobotController:
                                             view.hard_half_planes)
         if velocity == output.velocity:
             return output
-        return replace(output, velocity=velocity, used_fallback=output.used_fallback or relaxed,
-                       waypoint=None, waypoint_speed=None)  # the filter's velocity rules
+        return output._replace(velocity=velocity,
+                               used_fallback=output.used_fallback or relaxed,
+                               waypoint=None, waypoint_speed=None)  # the filter's velocity rules
 
     def _move_to_target(self, state: RobotState, output: MethodOutput) -> Tuple[float, float]:
         """``(v, omega)`` from the toio SDK's follower (:func:`~orca_ros.core.cube.move_to_target`):
@@ -624,10 +625,10 @@ class RobotController:
         c = self.effective_config
         spec = c.method_spec
         own_radius = c.avoidance_radius(c.radius)
-        reach = max(c.time_horizon_obst * c.max_speed + own_radius,
-                    self.method.sensing_range(c.radius))
-        edges = select_visible_edges(state.position, reach, obstacle_edges) \
-            if obstacle_edges else []
+        edges = select_visible_edges(
+            state.position, max(c.time_horizon_obst * c.max_speed + own_radius,
+                                self.method.sensing_range(c.radius)),
+            obstacle_edges) if obstacle_edges else []
         pref = self.preferred_velocity(state, obstacle_edges)
         self._periods += 1
         arrived = self.at_goal(state.position)
@@ -655,7 +656,7 @@ class RobotController:
         if spec.takes_constraints:
             hard = safety + kinematic_half_planes(state.heading, state.linear_speed, limits,
                                                   c.time_step)
-            planned = self._run_method(replace(view, hard_half_planes=hard))
+            planned = self._run_method(view._replace(hard_half_planes=hard))
         turn_to = free
         if not spec.takes_constraints and free == (0.0, 0.0) and result.waypoint is not None:
             # Held at speed 0 with a waypoint: stand, but face it (as the SDK's cube does).

@@ -31,16 +31,15 @@ from __future__ import annotations
 import dataclasses
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Type
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Type
 
 from ..linprog import HalfPlane, linear_program_2d, linear_program_3d
 from ..obstacles import ObstacleVertex
 from ..types import Vector2
 
 
-@dataclass(frozen=True)
-class NeighborView:
+class NeighborView(NamedTuple):
     """Another robot as a method sees it: a disc already inflated by the planning
     margin and any uncertainty about where it is, moving at ``velocity``.
     ``reciprocates``: False for a robot that does not avoid us."""
@@ -52,8 +51,7 @@ class NeighborView:
     reciprocates: bool = True
 
 
-@dataclass(frozen=True)
-class RobotView:
+class RobotView(NamedTuple):
     """One robot's view of the world for one control period (SI units, world frame).
 
     ``radius`` is the robot's planning radius (true radius, margin and tracking
@@ -85,8 +83,7 @@ class RobotView:
     angular_speed: float = 0.0  # rad/s, as measured
 
 
-@dataclass(frozen=True)
-class MethodOutput:
+class MethodOutput(NamedTuple):
     """The velocity to track, and what the method wants drawn or reported.
 
     ``half_planes``: constraint lines to draw (RViz markers); ``used_fallback``:
@@ -101,7 +98,7 @@ class MethodOutput:
     half_planes: Tuple[HalfPlane, ...] = ()
     used_fallback: bool = False
     neighbor_half_planes: Tuple[HalfPlane, ...] = ()
-    report: Mapping[str, Any] = field(default_factory=dict)
+    report: Optional[Mapping[str, Any]] = None
     waypoint: Optional[Vector2] = None  # the point the method steers for, if it has one
     waypoint_speed: Optional[float] = None  # m/s towards it, before slowing down near it
 

@@ -52,8 +52,7 @@ class Orca(AvoidanceMethod):
                             agent_half_planes=view.agent_half_planes)
         first_agent_line = result.num_obstacle_half_planes + len(view.hard_half_planes)
         return MethodOutput(result.velocity, result.half_planes, result.used_fallback,
-                            result.half_planes[first_agent_line:],
-                            {"obstacle_half_planes": result.num_obstacle_half_planes})
+                            result.half_planes[first_agent_line:])
 
 
 def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
