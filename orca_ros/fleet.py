@@ -99,10 +99,12 @@ def shutdown_environment(sigterm_timeout: str) -> dict:
     launch sends SIGKILL ``sigterm_timeout`` + 5 s (its ``sigkill_timeout``)
     after SIGINT; a node still stopping three seconds before that ends itself
     with status 0 (see :func:`orca_ros.stop._arm_deadline`): on a loaded
-    machine the signal reaches Python, and the deadline's thread wakes, late."""
+    machine the signal reaches Python, and the deadline's thread wakes, late. A node
+    killed by a fatal signal (a crash in a C library) prints its Python stack first
+    (``PYTHONFAULTHANDLER``), so the launch log says where."""
     from .stop import STOP_WITHIN_ENV
 
-    return {STOP_WITHIN_ENV: f"{float(sigterm_timeout) + 2.0:g}"}
+    return {STOP_WITHIN_ENV: f"{float(sigterm_timeout) + 2.0:g}", "PYTHONFAULTHANDLER": "1"}
 
 
 def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> List[NodeSpec]:

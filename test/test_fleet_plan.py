@@ -114,6 +114,8 @@ def test_fleet_launch_gives_a_large_fleet_time_to_shut_down(monkeypatch, tmp_pat
     assert {float(n.kwargs["sigterm_timeout"]) for n in large} == {21.0}
     # each node ends itself, status 0, 3 s before launch's SIGKILL (21 + 5 s)
     assert {n.kwargs["additional_env"]["ORCA_ROS_STOP_WITHIN"] for n in large} == {"23"}
+    # a node that crashes in C code prints its Python stack into the launch log
+    assert {n.kwargs["additional_env"]["PYTHONFAULTHANDLER"] for n in large} == {"1"}
     small = _fleet_launch_nodes(monkeypatch, "crossing_4")
     assert {float(n.kwargs["sigterm_timeout"]) for n in small} == {5.0}  # launch's default
     chosen = _fleet_launch_nodes(monkeypatch, str(circle), {"sigterm_timeout": "7"})
