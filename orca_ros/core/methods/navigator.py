@@ -155,16 +155,16 @@ class Wall:
 
 @dataclass
 class Scan:
-    """One scan: per ray, how far the robot can go and how safe the direction is."""
+    """One scan: per ray (in the order of the rays scanned), how far the robot can go
+    and how safe the direction is."""
 
-    rays: List[float]
     distances: List[float]
     safety: List[float]
     collision: bool = False
 
     @classmethod
     def empty(cls, rays: Sequence[float], far: float) -> "Scan":
-        return cls(list(rays), [far] * len(rays), [1.0] * len(rays))
+        return cls([far] * len(rays), [1.0] * len(rays))
 
 
 def _combine(scans: Sequence[Scan], rays: Sequence[float], far: float, collisions: bool) -> Scan:
