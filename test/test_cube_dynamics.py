@@ -202,7 +202,8 @@ def test_world_cubes_run_with_the_cube_settings_and_see_rounded_readings():
     config = world.controllers[0].config
     assert config.kinematics == "diff_drive"
     for name in ("max_angular_speed", "max_linear_accel", "max_angular_accel", "command_lag",
-                 "heading_time_constant", "safety_margin_ratio", "command_validity"):
+                 "heading_time_constant", "safety_margin_ratio", "margin_speed_ratio",
+                 "lag_error", "command_validity"):
         assert getattr(config, name) == CUBE_ROBOT_PARAMETERS[name]
     overridden = World(scenario, WorldOptions(kinematics="toio",
                                               controller=(("heading_time_constant", 0.5),)))
@@ -237,6 +238,16 @@ def test_toio_ring_swap_6_with_cube_dynamics_arrives_without_collisions():
     assert result.collisions == 0, result.collision_pairs
     assert result.min_separation > 0.0
 
+
+
+def test_toio_cross_4v4_with_cube_dynamics_all_eight_reach_goals_54_mm_apart():
+    # Goals 54 mm apart, 9 mm between parked cubes: less than their full planning
+    # margins. Before the margin followed the relative speed, 6 of 8 arrived here.
+    scenario = load_scenario(resolve_scenario("toio_cross_4v4"))
+    result = World(scenario, WorldOptions(kinematics="toio")).run()
+    assert result.reached == result.agents == 8, result.summary()
+    assert result.collisions == 0, result.collision_pairs
+    assert result.min_separation > 0.0
 
 
 def test_boids_tutorial_cubes_park_clear_of_the_mats_edge_with_cube_dynamics():

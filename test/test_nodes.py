@@ -174,11 +174,15 @@ def test_invalid_parameters_are_rejected_with_a_reason(ros):
     assert results[0].successful
     results = rig.node.set_parameters(params(method="no_such_method"))
     assert not results[0].successful and "method" in results[0].reason
-    results = rig.node.set_parameters(params(radius=0.5, method="direct"))
+    results = rig.node.set_parameters(params(margin_speed_ratio=-0.5))
+    assert not results[0].successful and "margin_speed_ratio" in results[0].reason
+    results = rig.node.set_parameters(params(radius=0.5, method="direct",
+                                             margin_speed_ratio=0.5))
     assert all(r.successful for r in results)
     rig.goal.publish(goal(6.0, 0.0))
     rig.drive(0.3, odom(0.0, 0.0))
     assert rig.node.controller.config.radius == 0.5  # applied at run time
+    assert rig.node.controller.config.margin_speed_ratio == 0.5
     assert rig.node.radius_of == {"other": 0.7}
 
 

@@ -62,6 +62,7 @@ class ControllerConfig:
     method: str = "orca"  # a registered avoidance method, see orca_ros.core.methods
     method_parameters: Tuple[Tuple[str, object], ...] = ()  # beyond the fields named here
     safety_margin_ratio: float = 0.1
+    margin_speed_ratio: float = 0.0  # full margin at this share of max_speed apart; 0: always
     keep_right_deg: float = 8.0
     stall_escape_deg: float = 75.0
     stall_escape_time: float = 3.0
@@ -88,7 +89,8 @@ class ControllerConfig:
                      "time_horizon_obst", "max_angular_speed", "max_linear_accel",
                      "max_angular_accel", "lateral_speed_ratio", "lateral_error_max_ratio"):
             as_finite(getattr(self, name), name, strictly_positive=True)
-        for name in ("neighbor_dist", "safety_margin_ratio", "keep_right_deg", "command_lag",
+        for name in ("neighbor_dist", "safety_margin_ratio", "margin_speed_ratio",
+                     "keep_right_deg", "command_lag",
                      "heading_time_constant",
                      "stall_escape_deg", "stall_escape_time", "guidance_clearance_ratio"):
             as_finite(getattr(self, name), name, minimum=0.0)
@@ -199,6 +201,23 @@ class ControllerConfig:
     def avoidance_radius(self, radius: float) -> float:
         """A disc's radius as this robot reasons about it in ORCA (margin and tracking error)."""
         return radius * (1.0 + self.margin_ratio) + self.tracking_error
+
+    def pair_margin_shortfall(self, own_radius: float, other_radius: float,
+                              relative_speed: float) -> float:
+        """How much less than the full planning margins (m) a pair moving at
+        ``relative_speed`` apart keeps in ORCA's combined radius.
+
+        With ``margin_speed_ratio`` ``k > 0`` the margin grows with the pair's
+        relative speed ``|v_a - v_b|``, from none to full at ``k v_max``:
+        ``(1 - min(1, |v_a - v_b| / (k v_max))) m (r_a + r_b)``. Two robots at rest
+        side by side then plan only with their true radii and tracking errors, the
+        distance the hard layer keeps, so goals closer than the full margins
+        allow can all be held. ``k = 0``: the full margin at any speed (0 m).
+        """
+        if self.margin_speed_ratio <= 0.0 or self.margin_ratio <= 0.0:
+            return 0.0
+        scale = min(1.0, relative_speed / (self.margin_speed_ratio * self.max_speed))
+        return (1.0 - scale) * self.margin_ratio * (own_radius + other_radius)
 
     def safety_radius(self, radius: float) -> float:
         """A disc's radius in the hard one-step safety half-planes (true size, tracking error)."""
@@ -536,12 +555,17 @@ class RobotController:
                     lines.append(along)
         return lines
 
-    def _neighbor_view(self, position: Vector2, own_radius: float, n: Neighbor) -> NeighborView:
+    def _neighbor_view(self, state: RobotState, own_radius: float, n: Neighbor) -> NeighborView:
         """A neighbour as the method plans with it: inflated by the planning margin
-        (:meth:`ControllerConfig.avoidance_radius`) and by its ``uncertainty``, but by at
-        most half the free gap, so an uncertain neighbour never looks like an overlap
-        that the method would flee from."""
-        radius = self.effective_config.avoidance_radius(n.radius)
+        (:meth:`ControllerConfig.avoidance_radius`, less
+        :meth:`~ControllerConfig.pair_margin_shortfall` at low relative speed) and by
+        its ``uncertainty``, but by at most half the free gap, so an uncertain
+        neighbour never looks like an overlap that the method would flee from."""
+        c = self.effective_config
+        position = state.position
+        radius = c.avoidance_radius(n.radius) - c.pair_margin_shortfall(
+            c.radius, n.radius, math.hypot(state.velocity[0] - n.velocity[0],
+                                           state.velocity[1] - n.velocity[1]))
         if n.uncertainty > 0.0:
             free = math.dist(position, n.position) - own_radius - radius
             radius += min(n.uncertainty, 0.5 * max(free, 0.0))
@@ -641,7 +665,7 @@ class RobotController:
                                          own_uncertainty)
             safety = self.safety_half_planes(state, close, edges, own_uncertainty)
         seen = () if agent_half_planes is not None else \
-            [self._neighbor_view(state.position, own_radius, n) for n in neighbors]
+            [self._neighbor_view(state, own_radius, n) for n in neighbors]
         view = RobotView(state.position, state.velocity, state.heading, own_radius, c.radius,
                          c.max_speed, pref, c.time_step, seen, edges, safety,
                          agent_half_planes, self.goal, self.key, self._pref_target,

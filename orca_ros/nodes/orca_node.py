@@ -182,6 +182,9 @@ class OrcaNode(Node):
                                    ("", "orca", "direct")))
         d("strict_rvo2", False, described("deprecated: true is method 'orca_strict'"))
         d("safety_margin_ratio", 0.1, float_param("soft margin, fraction of the radius", 0.0, 2.0))
+        d("margin_speed_ratio", 0.0, float_param(
+            "the soft margin grows with a pair's relative speed, full at this fraction of "
+            "max_speed (0: full at any speed)", 0.0, 10.0))
         d("keep_right_deg", 8.0, float_param("turn of the preferred velocity to the right (deg)",
                                              0.0, 45.0))
         d("stall_escape_deg", 75.0, float_param("a stalled robot turns its preferred velocity "
@@ -298,6 +301,7 @@ class OrcaNode(Node):
             one_step_safety={"method": None, "on": True, "off": False}[
                 self._param("safety_filter")],
             safety_margin_ratio=self._param("safety_margin_ratio"),
+            margin_speed_ratio=self._param("margin_speed_ratio"),
             keep_right_deg=self._param("keep_right_deg"),
             stall_escape_deg=self._param("stall_escape_deg"),
             stall_escape_time=self._param("stall_escape_time"),

@@ -76,10 +76,21 @@ def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
     tracking = np.array([c.tracking_error for c in configs])
     own = np.array([c.avoidance_radius(c.radius) for c in configs])
     others = world.radius[index] * (1.0 + margin[:, None]) + tracking[:, None]
+    combined = own[:, None] + others
+    speed_ratio = np.array([c.margin_speed_ratio for c in configs])
+    if np.any(speed_ratio > 0.0):  # ControllerConfig.pair_margin_shortfall, in a batch
+        full_at = speed_ratio * np.array([c.max_speed for c in configs])
+        relative = np.linalg.norm(world.velocities[active_idx, None] - world.velocities[index],
+                                  axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(full_at[:, None] > 0.0,
+                             np.minimum(1.0, relative / full_at[:, None]), 1.0)
+        combined -= (1.0 - scale) * margin[:, None] * (world.radius[active_idx, None]
+                                                       + world.radius[index])
     lines = agent_orca_half_planes_batch(
         world.velocities[active_idx],
         world.positions[index] - world.positions[active_idx, None],
-        world.velocities[index], own[:, None] + others,
+        world.velocities[index], combined,
         np.array([1.0 / c.time_horizon for c in configs]), 1.0 / world.dt).tolist()
     return [row_lines[:len(neighbors)] for row_lines, neighbors in zip(lines, neighbor_lists)]
 
