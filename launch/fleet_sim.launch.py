@@ -2,17 +2,19 @@
 
     ros2 launch orca_ros fleet_sim.launch.py scenario:=corridor_wall kinematics:=diff_drive
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 method:=direct
+    ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 robots_per_process:=1
 
-The node list comes from orca_ros.fleet.fleet_plan, the same plan `orca-ros sim` runs.
+The node list comes from orca_ros.fleet.fleet_plan, the same plan `orca-ros sim` runs;
+robots_per_process orca_nodes share one process (orca_robots), each still its own node.
 """
 
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
 
 from orca_ros.core.methods import method_names
-from orca_ros.fleet import FleetOptions, fleet_plan, shutdown_environment, shutdown_grace
+from orca_ros.fleet import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, fleet_plan,
+                            launch_actions, process_plan, shutdown_grace)
 
 ARGUMENTS = {
     "scenario": ("crossing_4", "scenario file or built-in scenario name"),
@@ -23,6 +25,8 @@ ARGUMENTS = {
     "speed_factor": ("1.0", "sim seconds per wall second"),
     "enable_stamped_cmd_vel": ("true", "cmd_vel as TwistStamped (fleet_sim then times "
                                "each command from its stamp, not its arrival)"),
+    "robots_per_process": (str(DEFAULT_ROBOTS_PER_PROCESS),
+                           "orca_nodes per process (1: one process per robot)"),
 }
 
 
@@ -38,14 +42,11 @@ def _nodes(context):
                            speed_factor=float(value["speed_factor"]),
                            enable_stamped_cmd_vel=_truthy(value["enable_stamped_cmd_vel"]),
                            supervisor=_truthy(value["supervisor"]))
-    plan = fleet_plan(value["scenario"], options)
+    processes = process_plan(fleet_plan(value["scenario"], options),
+                             int(value["robots_per_process"]))
     # launch's own argument sigterm_timeout:=S wins; otherwise the fleet's size sets it.
-    grace = chosen or str(shutdown_grace(len(plan)))
-    return [Node(package=spec.package, executable=spec.executable, name=spec.name,
-                 namespace=spec.namespace or None, parameters=[spec.parameters],
-                 remappings=list(spec.remappings), output="screen", sigterm_timeout=grace,
-                 additional_env=shutdown_environment(grace))
-            for spec in plan]
+    nodes = sum(max(1, len(process.hosted)) for process in processes)
+    return launch_actions(processes, chosen or str(shutdown_grace(nodes)))
 
 
 def generate_launch_description():

@@ -10,10 +10,10 @@ RViz "2D Goal Pose" to /<cube>/goal_pose, or pass a scenario with send_goals:=tr
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
 
 from orca_ros.core.methods import method_names
-from orca_ros.fleet import shutdown_environment, shutdown_grace, toio_plan
+from orca_ros.fleet import (DEFAULT_ROBOTS_PER_PROCESS, launch_actions, process_plan,
+                            shutdown_grace, toio_plan)
 
 ARGUMENTS = {
     "cubes": ("[]", "cube entries: name=ble:<address or name fragment> (or name=simulated)"),
@@ -22,6 +22,8 @@ ARGUMENTS = {
     "mat": ("collection_ring", "mat name"),
     "send_goals": ("false", "send the scenario's goals"),
     "method": ("orca", "avoidance method"),
+    "robots_per_process": (str(DEFAULT_ROBOTS_PER_PROCESS),
+                           "orca_nodes per process (1: one process per cube)"),
 }
 
 
@@ -32,12 +34,10 @@ def _nodes(context):
     plan = toio_plan(cubes, scenario=value["scenario"] or None, mat=value["mat"],
                      simulated=value["simulated"].lower() == "true",
                      send_goals=value["send_goals"].lower() == "true", method=value["method"])
-    grace = chosen or str(shutdown_grace(len(plan)))  # launch's sigterm_timeout:=S wins
-    return [Node(package=spec.package, executable=spec.executable, name=spec.name,
-                 namespace=spec.namespace or None, parameters=[spec.parameters], output="screen",
-                 sigterm_timeout=grace,
-                 additional_env=shutdown_environment(grace))
-            for spec in plan]
+    processes = process_plan(plan, int(value["robots_per_process"]))
+    nodes = sum(max(1, len(process.hosted)) for process in processes)
+    # launch's own argument sigterm_timeout:=S wins; otherwise the fleet's size sets it.
+    return launch_actions(processes, chosen or str(shutdown_grace(nodes)))
 
 
 def generate_launch_description():

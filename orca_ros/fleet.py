@@ -32,6 +32,22 @@ class NodeSpec:
     parameters: Dict[str, Any] = field(default_factory=dict)
     remappings: Tuple[Tuple[str, str], ...] = ()
     package: str = PACKAGE
+    hosted: Tuple["NodeSpec", ...] = ()  # orca_robots: the orca_nodes this process runs
+
+    @property
+    def arguments(self) -> List[str]:
+        """Command-line arguments (an ``orca_robots`` host: ``--robots`` and its robots)."""
+        return ["--robots", *(spec.namespace for spec in self.hosted)] if self.hosted else []
+
+    def parameters_file(self) -> Dict[str, Any]:
+        """An ``orca_robots`` host's parameters file: each hosted node's parameters under
+        its full name (``/<robot>/orca_node``), as ``--params-file`` takes them."""
+        return {f"/{spec.namespace}/{spec.name}": {"ros__parameters": dict(spec.parameters)}
+                for spec in self.hosted}
+
+
+DEFAULT_ROBOTS_PER_PROCESS = 10
+"""orca_nodes per process under launch (see :func:`process_plan`)."""
 
 
 @dataclass(frozen=True)
@@ -45,8 +61,13 @@ class FleetOptions:
     use_sim_time: bool = True
     backend: str = "sim"  # sim (fleet_sim) | toio-sim (simulated cubes behind toio_bridge)
     robot_parameters: Tuple[Tuple[str, Any], ...] = ()  # orca_node parameters for every robot
+    robots_per_process: int = DEFAULT_ROBOTS_PER_PROCESS  # under launch (process_plan)
 
     def __post_init__(self) -> None:
+        if isinstance(self.robots_per_process, bool) or not isinstance(
+                self.robots_per_process, int) or self.robots_per_process < 1:
+            raise ValueError(f"robots_per_process must be an integer >= 1, "
+                             f"got {self.robots_per_process!r}")
         if self.method not in method_names(ros=True):
             raise ValueError(f"method must be one of {method_names(ros=True)} (through ROS), "
                              f"got {self.method!r}")
@@ -148,6 +169,53 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
     return plan
 
 
+def process_plan(plan: Sequence[NodeSpec], robots_per_process: int) -> List[NodeSpec]:
+    """The processes that run ``plan``: its nodes, but the orca_nodes in groups of
+    ``robots_per_process`` (the last group smaller), each group one ``orca_robots``
+    process (``orca_robots_0``, ...) whose robots keep their own node name, namespace
+    and parameters. 1: one process per orca_node, as :func:`fleet_plan` lists them."""
+    if isinstance(robots_per_process, bool) or not isinstance(robots_per_process, int) \
+            or robots_per_process < 1:
+        raise ValueError(f"robots_per_process must be an integer >= 1, got {robots_per_process!r}")
+    robots = [spec for spec in plan if spec.executable == "orca_node"]
+    others = [spec for spec in plan if spec.executable != "orca_node"]
+    if robots_per_process == 1:
+        return list(plan)
+    groups = [tuple(robots[i:i + robots_per_process])
+              for i in range(0, len(robots), robots_per_process)]
+    return others + [NodeSpec("orca_robots", f"orca_robots_{k}", hosted=group)
+                     for k, group in enumerate(groups)]
+
+
+def launch_actions(processes: Sequence[NodeSpec], sigterm_timeout: str) -> List[Any]:
+    """launch_ros ``Node`` actions for the plan's processes, as the launch files start
+    them: output on screen, launch's SIGTERM after ``sigterm_timeout`` s, and the
+    shutdown environment (:func:`shutdown_environment`). An ``orca_robots`` host gets
+    its robots' parameters as a file keyed by their full node names (written to a
+    temporary directory, as launch_ros does with parameter dictionaries) and no node
+    name or namespace of its own, which would rename every node it hosts."""
+    import tempfile
+
+    import yaml
+    from launch_ros.actions import Node
+
+    actions = []
+    for spec in processes:
+        common = dict(package=spec.package, executable=spec.executable, output="screen",
+                      sigterm_timeout=sigterm_timeout,
+                      additional_env=shutdown_environment(sigterm_timeout))
+        if spec.hosted:
+            handle, path = tempfile.mkstemp(prefix=f"{spec.name}_", suffix=".yaml")
+            with open(handle, "w") as stream:
+                yaml.safe_dump(spec.parameters_file(), stream)
+            actions.append(Node(arguments=spec.arguments, parameters=[path], **common))
+        else:
+            actions.append(Node(name=spec.name, namespace=spec.namespace or None,
+                                parameters=[spec.parameters],
+                                remappings=list(spec.remappings), **common))
+    return actions
+
+
 TOIO_ROBOT = dict(CUBE_ROBOT_PARAMETERS)
 """orca_node parameters of a toio cube (one source: :mod:`orca_ros.core.cube`, which the
 world's ``kinematics="toio"`` uses too). toio_bridge times motor commands to end when
@@ -188,16 +256,11 @@ def instantiate(spec: NodeSpec, context) -> Any:
 
 
 def make_executor(context):
-    """EventsExecutor where this rclpy has it (about 2.3x the messages per core), else
-    single-threaded."""
-    try:
-        from rclpy.experimental import EventsExecutor
+    """The executor the package's processes spin
+    (:func:`orca_ros.nodes.ros_common.make_executor`)."""
+    from .nodes.ros_common import make_executor as events_or_single_threaded
 
-        return EventsExecutor(context=context)
-    except ImportError:
-        from rclpy.executors import SingleThreadedExecutor
-
-        return SingleThreadedExecutor(context=context)
+    return events_or_single_threaded(context)
 
 
 @dataclass

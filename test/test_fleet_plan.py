@@ -72,17 +72,23 @@ def _stub_launch_modules(monkeypatch, arguments):
         monkeypatch.setitem(sys.modules, name, module)
 
 
-def test_fleet_launch_file_turns_the_plan_into_node_actions(monkeypatch):
-    _stub_launch_modules(monkeypatch, {"scenario": "crossing_4", "kinematics": "diff_drive",
-                                       "supervisor": "false", "speed_factor": "2.0"})
+def _load_fleet_launch(monkeypatch, arguments=None):
+    _stub_launch_modules(monkeypatch, dict(arguments or {}))
     spec = importlib.util.spec_from_file_location("fleet_launch",
                                                   LAUNCH_DIR / "fleet_sim.launch.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_fleet_launch_file_turns_the_plan_into_node_actions(monkeypatch):
+    module = _load_fleet_launch(monkeypatch, {"scenario": "crossing_4",
+                                              "kinematics": "diff_drive", "supervisor": "false",
+                                              "speed_factor": "2.0", "robots_per_process": "1"})
     actions = module.generate_launch_description()
     declared = {a.kwargs.get("default_value") and a.args[0] for a in actions[:-1]}
     assert {"scenario", "kinematics", "method", "supervisor", "speed_factor",
-            "enable_stamped_cmd_vel"} <= declared
+            "enable_stamped_cmd_vel", "robots_per_process"} <= declared
     defaults = {name: default for name, (default, _) in module.ARGUMENTS.items()}
     nodes = actions[-1].kwargs["function"](defaults)
     plan = fleet_plan("crossing_4", FleetOptions(kinematics="diff_drive", speed_factor=2.0))
@@ -91,12 +97,57 @@ def test_fleet_launch_file_turns_the_plan_into_node_actions(monkeypatch):
     assert [n.kwargs["parameters"] for n in nodes] == [[s.parameters] for s in plan]
 
 
+def test_fleet_launch_hosts_several_robots_per_process_each_its_own_node(monkeypatch):
+    import yaml
+
+    module = _load_fleet_launch(monkeypatch, {"scenario": "crossing_4",
+                                              "robots_per_process": "3"})
+    defaults = {name: default for name, (default, _) in module.ARGUMENTS.items()}
+    nodes = module.generate_launch_description()[-1].kwargs["function"](defaults)
+    plan = fleet_plan("crossing_4")
+    robots = [s for s in plan if s.executable == "orca_node"]
+    assert [n.kwargs["executable"] for n in nodes] == \
+        ["fleet_sim", "obstacle_server", "orca_robots", "orca_robots"]
+    hosts = nodes[2:]
+    assert [h.kwargs["arguments"] for h in hosts] == \
+        [["--robots"] + [r.namespace for r in robots[:3]], ["--robots", robots[3].namespace]]
+    for host in hosts:
+        # No node name or namespace for the host: they would rename every node it runs.
+        assert "name" not in host.kwargs and "namespace" not in host.kwargs
+        (path,) = host.kwargs["parameters"]
+        with open(path) as stream:
+            assert yaml.safe_load(stream) == {
+                f"/{r.namespace}/orca_node": {"ros__parameters": r.parameters}
+                for r in robots if r.namespace in host.kwargs["arguments"]}
+    assert int(module.ARGUMENTS["robots_per_process"][0]) == \
+        FleetOptions().robots_per_process
+
+
+def test_process_plan_groups_robots_and_keeps_everything_else():
+    from orca_ros.fleet import NodeSpec, process_plan
+
+    plan = fleet_plan("crossing_4", FleetOptions(supervisor=True))
+    assert process_plan(plan, 1) == plan
+    processes = process_plan(plan, 3)
+    robots = [s for s in plan if s.executable == "orca_node"]
+    assert [p for p in processes if not p.hosted] == [s for s in plan if s not in robots]
+    hosts = [p for p in processes if p.hosted]
+    assert [h.name for h in hosts] == ["orca_robots_0", "orca_robots_1"]
+    assert [list(h.hosted) for h in hosts] == [robots[:3], robots[3:]]
+    assert hosts[0].arguments == ["--robots"] + [r.namespace for r in robots[:3]]
+    assert hosts[1].parameters_file() == {
+        f"/{robots[3].namespace}/orca_node": {"ros__parameters": robots[3].parameters}}
+    assert process_plan(plan, 10) == [s for s in plan if s not in robots] + [
+        NodeSpec("orca_robots", "orca_robots_0", hosted=tuple(robots))]
+    for bad in (0, -2, 1.5, True, "3"):
+        with pytest.raises(ValueError, match="robots_per_process"):
+            process_plan(plan, bad)
+        with pytest.raises(ValueError, match="robots_per_process"):
+            FleetOptions(robots_per_process=bad)
+
+
 def _fleet_launch_nodes(monkeypatch, scenario, extra=()):
-    _stub_launch_modules(monkeypatch, dict(extra))
-    spec = importlib.util.spec_from_file_location("fleet_launch",
-                                                  LAUNCH_DIR / "fleet_sim.launch.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _load_fleet_launch(monkeypatch, extra)
     context = {name: default for name, (default, _) in module.ARGUMENTS.items()}
     context["scenario"] = scenario
     return module.generate_launch_description()[-1].kwargs["function"](context)
@@ -109,8 +160,12 @@ def test_fleet_launch_gives_a_large_fleet_time_to_shut_down(monkeypatch, tmp_pat
 
     circle = tmp_path / "circle_40.yaml"
     circle.write_text(circle_scenario_yaml(40))
-    large = _fleet_launch_nodes(monkeypatch, str(circle))
+    large = _fleet_launch_nodes(monkeypatch, str(circle), {"robots_per_process": "1"})
     assert len(large) == 42
+    # Hosts of 10 robots destroy as many endpoints: the grace follows the nodes.
+    hosted = _fleet_launch_nodes(monkeypatch, str(circle), {"robots_per_process": "10"})
+    assert len(hosted) == 6
+    assert {float(n.kwargs["sigterm_timeout"]) for n in hosted} == {21.0}
     assert {float(n.kwargs["sigterm_timeout"]) for n in large} == {21.0}
     # each node ends itself, status 0, 3 s before launch's SIGKILL (21 + 5 s)
     assert {n.kwargs["additional_env"]["ORCA_ROS_STOP_WITHIN"] for n in large} == {"23"}
@@ -118,7 +173,8 @@ def test_fleet_launch_gives_a_large_fleet_time_to_shut_down(monkeypatch, tmp_pat
     assert {n.kwargs["additional_env"]["PYTHONFAULTHANDLER"] for n in large} == {"1"}
     small = _fleet_launch_nodes(monkeypatch, "crossing_4")
     assert {float(n.kwargs["sigterm_timeout"]) for n in small} == {5.0}  # launch's default
-    chosen = _fleet_launch_nodes(monkeypatch, str(circle), {"sigterm_timeout": "7"})
+    chosen = _fleet_launch_nodes(monkeypatch, str(circle), {"sigterm_timeout": "7",
+                                                           "robots_per_process": "1"})
     assert {n.kwargs["sigterm_timeout"] for n in chosen} == {"7"}  # sigterm_timeout:=7 wins
 
 
@@ -165,10 +221,14 @@ def test_toio_launch_file_builds_the_bridge_and_one_node_per_cube(monkeypatch):
     actions = module.generate_launch_description()
     context = {name: default for name, (default, _) in module.ARGUMENTS.items()}
     context["cubes"] = "[c1=ble:toio-a9R, c2=ble:toio-b7Q]"
-    nodes = actions[-1].kwargs["function"](context)
+    nodes = actions[-1].kwargs["function"](dict(context, robots_per_process="1"))
     assert [(n.kwargs["executable"], n.kwargs["namespace"]) for n in nodes] == \
         [("toio_bridge", None), ("obstacle_server", None), ("orca_node", "c1"),
          ("orca_node", "c2")]
+    hosted = actions[-1].kwargs["function"](context)
+    assert [n.kwargs["executable"] for n in hosted] == \
+        ["toio_bridge", "obstacle_server", "orca_robots"]
+    assert hosted[-1].kwargs["arguments"] == ["--robots", "c1", "c2"]
 
 
 def test_the_plans_need_no_ros_install():

@@ -46,11 +46,17 @@ def launch_env(tmp_path_factory):
     return env
 
 
-def test_crossing_through_launch_is_collision_free_and_shuts_down_cleanly(launch_env, tmp_path):
+@pytest.mark.parametrize("robots_per_process, processes", [
+    ("1", 6),  # fleet_sim, obstacle_server, 4 orca_nodes
+    ("3", 4),  # fleet_sim, obstacle_server, orca_robots hosting 3 and 1
+])
+def test_crossing_through_launch_is_collision_free_and_shuts_down_cleanly(
+        launch_env, tmp_path, robots_per_process, processes):
     out = tmp_path / "launch.json"
     run = subprocess.run(
         [sys.executable, "-m", "orca_ros.launch_run", "fleet_sim.launch.py",
-         "scenario:=crossing_4", "speed_factor:=2", "--json", str(out), "--wall-limit", "120"],
+         "scenario:=crossing_4", "speed_factor:=2", f"robots_per_process:={robots_per_process}",
+         "--json", str(out), "--wall-limit", "120"],
         env=launch_env, cwd=str(REPO), capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     summary = json.loads(out.read_text())
@@ -61,6 +67,6 @@ def test_crossing_through_launch_is_collision_free_and_shuts_down_cleanly(launch
     assert observer["min_separation"] is not None and observer["min_separation"] >= 0, report
     assert summary["robots"] == 4
     assert summary["arrived"] == summary["robots"], report
-    assert summary["processes_started"] == 6, report  # fleet_sim, obstacle_server, 4 orca_nodes
+    assert summary["processes_started"] == processes, report
     assert summary["processes_exited"] == summary["processes_started"], report
     assert summary["nonzero_exits"] == [], report

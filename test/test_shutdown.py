@@ -203,10 +203,21 @@ def test_nodes_exit_0_on_sigint_or_sigterm_at_any_moment(tmp_path, ros):
             scenario="toio_ring_swap_6", send_goals=True))),
         ("obstacle_server", command("obstacle_server", *ros_args(
             scenario="toio_ring_swap_6", use_sim_time=True)))]
+    # The same crossing with its four orca_nodes in one process (robots_per_process).
+    hosted_parameters = tmp_path / "crossing_robots.yaml"
+    hosted_parameters.write_text("".join(
+        f"/{name}/orca_node:\n  ros__parameters:\n    use_sim_time: true\n"
+        f"    neighbors: [{', '.join(n for n in CROSSING if n != name)}]\n"
+        for name in CROSSING))
+    hosted = [("orca_robots", command("orca_robots", "--robots", *CROSSING, "--ros-args",
+                                      "--params-file", str(hosted_parameters)))] + \
+        crossing[len(CROSSING):]
     interrupter = Interrupter(tmp_path, seed=7)
     interrupter.batch(crossing)  # while importing, discovering, starting
     interrupter.batch(toio)
-    for fleet, robots in ((crossing, CROSSING), (toio, CUBES), (crossing, CROSSING)):
+    interrupter.batch(hosted)
+    for fleet, robots in ((crossing, CROSSING), (toio, CUBES), (crossing, CROSSING),
+                          (hosted, CROSSING)):
         interrupter.batch(fleet, ready=driving(robots))  # while messages flow
     interrupter.check()
 

@@ -27,11 +27,16 @@ from typing import Dict, List, Optional, Tuple
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped, Twist, TwistStamped
 from nav_msgs.msg import Odometry, Path
-from rcl_interfaces.msg import SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
+
+try:  # content-filtered subscriptions (Humble and later)
+    from rclpy.subscription_content_filter_options import ContentFilterOptions
+except ImportError:  # pragma: no cover - an rclpy without them
+    ContentFilterOptions = None
 
 from ..core.controller import (
     Command,
@@ -43,7 +48,8 @@ from ..core.controller import (
 )
 from ..core.drive import KINEMATICS
 from ..core.methods import TRACKING, method_names, method_spec
-from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands, SharedPrediction,
+from ..core.perception import (NEIGHBOR_FILTER_EXPRESSION, NeighborFilter, OdometryGate,
+                               ReciprocityMonitor, SentCommands, SharedPrediction,
                                perceive_neighbor_best, select_neighbors)
 from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
@@ -60,6 +66,7 @@ from .ros_common import (
     float_param,
     int_param,
     obstacle_update,
+    odometry_from_cdr,
     odometry_state,
     quaternion_from_yaw,
     run_node,
@@ -112,6 +119,9 @@ class OrcaNode(Node):
         self.reciprocity = self._reciprocity_monitor()
         self.neighbors: Dict[str, Seen] = {}
         self.neighbor_subscriptions: Dict[str, object] = {}
+        self.neighbor_messages = 0  # neighbours' odometry delivered (diagnostics, bench-ros)
+        self.neighbor_filter = self._neighbor_filter()
+        self.neighbor_filter_state = "on" if self.neighbor_filter else "off"
         self.predictions: Dict[str, SharedPrediction] = {}  # what neighbours said they will do
         self.prediction_subscriptions: Dict[str, object] = {}
         # Obstacles from every /obstacles source, by (ns, id); self.edges is their union.
@@ -195,6 +205,11 @@ class OrcaNode(Node):
         d("lookahead", 0.5, float_param("plan/detour look-ahead distance (m)", 0.01, 100.0))
         d("neighbors", [""], described("odom topics' robot names to follow; [''] = discover"))
         d("discovery_period", 1.0, float_param("graph scan period for */odom (s)", 0.05, 60.0))
+        d("neighbor_filter", False, ParameterDescriptor(
+            description="experimental: take a neighbour's odometry only while it is within "
+            "reach (a DDS content filter that follows the robot, where the middleware has "
+            "them; with Fast DDS 3.2 the publishing process can crash, eProsima/Fast-DDS#4878); "
+            "read at start", read_only=True))
         d("neighbor_timeout", 1.0, float_param(
             "a neighbour silent this long is reported stale; it is still avoided, as a disc "
             "growing at neighbor_max_speed (s)", 0.01, 60.0))
@@ -351,6 +366,75 @@ class OrcaNode(Node):
         declared = frozenset(n.strip("/") for n in self._param("non_reciprocating") or [] if n)
         return ReciprocityMonitor(tolerance=0.1 * self._neighbor_max_speed(), declared=declared)
 
+    def _neighbor_filter(self) -> Optional[NeighborFilter]:
+        if not self._param("neighbor_filter"):
+            return None
+        largest = max([self._param("neighbor_radius"), self._param("radius"),
+                       *(r for r in self._param("neighbor_radii") or [] if r > 0)])
+        return NeighborFilter.for_robot(self._param("neighbor_dist"), self._param("radius"),
+                                        largest, self._param("max_speed"),
+                                        self._neighbor_max_speed())
+
+    def _subscribe_neighbor(self, topic: str, callback, raw: bool = False):
+        """A neighbour's Odometry topic (``raw``: as serialized bytes, see
+        :func:`~orca_ros.nodes.ros_common.odometry_from_cdr`), through the content
+        filter while it works."""
+        if self.neighbor_filter is not None and ContentFilterOptions is None:
+            self._filter_failed("this rclpy has no content-filtered subscriptions")
+        if self.neighbor_filter is not None:
+            try:
+                subscription = self.create_subscription(
+                    Odometry, topic, callback, RELIABLE_10, raw=raw,
+                    content_filter_options=ContentFilterOptions(
+                        NEIGHBOR_FILTER_EXPRESSION, self.neighbor_filter.parameters()))
+            except Exception as error:  # an rclpy or middleware without content filters
+                self._filter_failed(f"{type(error).__name__}: {error}")
+            else:
+                if getattr(subscription, "is_cft_enabled", True):
+                    return subscription
+                self.destroy_subscription(subscription)
+                self._filter_failed("the middleware has no content filters")
+        return self.create_subscription(Odometry, topic, callback, RELIABLE_10, raw=raw)
+
+    def _filter_failed(self, reason: str) -> None:
+        """Content filtering does not work here: every neighbour unfiltered from now on."""
+        self.neighbor_filter = None
+        self.neighbor_filter_state = f"unavailable: {reason}"
+        self.get_logger().warning(f"neighbor_filter: {reason}; following every neighbour "
+                                  "unfiltered")
+        for name, old in list(self.neighbor_subscriptions.items()):
+            self.destroy_subscription(old)
+            self.neighbor_subscriptions[name] = self.create_subscription(
+                Odometry, f"/{name}/odom",
+                lambda msg, name=name: self._on_neighbor_odom(name, msg), RELIABLE_10,
+                raw=True)
+        for name, old in list(self.prediction_subscriptions.items()):
+            self.destroy_subscription(old)
+            self.prediction_subscriptions[name] = self.create_subscription(
+                Odometry, f"/{name}/orca/prediction",
+                lambda msg, name=name: self._on_neighbor_prediction(name, msg), RELIABLE_10)
+
+    def _neighbor_filter_text(self) -> str:
+        box = self.neighbor_filter
+        if box is None:
+            return self.neighbor_filter_state
+        if box.centre is None:
+            return "on, waiting for own odometry"
+        return (f"on, {box.half_width:.2f} m each way of "
+                f"({box.centre[0]:.2f}, {box.centre[1]:.2f})")
+
+    def _move_neighbor_filter(self, position) -> None:
+        """Recentre the neighbours' content filter once the robot has moved its slack."""
+        if self.neighbor_filter is None or not self.neighbor_filter.needs_update(position):
+            return
+        bounds = self.neighbor_filter.recentre(position)
+        try:
+            for subscription in [*self.neighbor_subscriptions.values(),
+                                 *self.prediction_subscriptions.values()]:
+                subscription.set_content_filter(NEIGHBOR_FILTER_EXPRESSION, bounds)
+        except Exception as error:
+            self._filter_failed(f"moving it: {type(error).__name__}: {error}")
+
     def _neighbor_max_speed(self) -> float:
         return self._param("neighbor_max_speed") or self._param("max_speed")
 
@@ -408,9 +492,14 @@ class OrcaNode(Node):
         self.state = RobotState(position, velocity, yaw, v, omega)
         self.state_stamp_ns = stamp_ns
         self.odom_wall_ns = time.perf_counter_ns()
+        self._move_neighbor_filter(position)
 
-    def _on_neighbor_odom(self, name: str, msg: Odometry) -> None:
+    def _on_neighbor_odom(self, name: str, msg) -> None:
+        """A neighbour's odometry: the message, or its serialized bytes (the neighbours'
+        subscriptions are raw: :func:`~orca_ros.nodes.ros_common.odometry_from_cdr`)."""
         try:
+            if isinstance(msg, (bytes, bytearray, memoryview)):
+                msg = odometry_from_cdr(bytes(msg))
             position, velocity, _, _, _ = odometry_state(msg)
         except BadMessage as error:
             self._reject(f"odom of {name}", str(error))
@@ -419,6 +508,7 @@ class OrcaNode(Node):
             self._reject(f"odom of {name}", f"position {position} is beyond "
                          f"{self.odometry_gate.max_coordinate:g} m")
             return
+        self.neighbor_messages += 1
         stamp_ns = self._measured_ns(msg)
         previous = self.neighbors.get(name)
         if previous is not None and stamp_ns < previous.stamp_ns:
@@ -536,16 +626,15 @@ class OrcaNode(Node):
         for name in names:
             if name == self.robot or name in self.neighbor_subscriptions:
                 continue
-            self.neighbor_subscriptions[name] = self.create_subscription(
-                Odometry, f"/{name}/odom",
-                lambda msg, name=name: self._on_neighbor_odom(name, msg), RELIABLE_10)
+            self.neighbor_subscriptions[name] = self._subscribe_neighbor(
+                f"/{name}/odom", lambda msg, name=name: self._on_neighbor_odom(name, msg),
+                raw=True)
         if self._param("share_predictions"):
             for name in self.neighbor_subscriptions:
                 if name not in self.prediction_subscriptions:
-                    self.prediction_subscriptions[name] = self.create_subscription(
-                        Odometry, f"/{name}/orca/prediction",
-                        lambda msg, name=name: self._on_neighbor_prediction(name, msg),
-                        RELIABLE_10)
+                    self.prediction_subscriptions[name] = self._subscribe_neighbor(
+                        f"/{name}/orca/prediction",
+                        lambda msg, name=name: self._on_neighbor_prediction(name, msg))
 
     # --- control ------------------------------------------------------------------
 
@@ -715,6 +804,8 @@ class OrcaNode(Node):
             "robot": self.robot, "goal": self.goal, "goal_state": self.goal_state,
             "neighbors_seen": len(self.neighbors),
             "neighbors_followed": len(self.neighbor_subscriptions),
+            "neighbor_messages": self.neighbor_messages,
+            "neighbor_filter": self._neighbor_filter_text(),
             "stale_neighbors": ",".join(stale), "lp_fallback_used": fallback,
             "non_reciprocating_neighbors": ",".join(self.reciprocity.flagged),
             # Neighbours whose orca/prediction (share_predictions) is held, not yet stale:
