@@ -239,7 +239,19 @@ def test_the_method_launch_argument_offers_and_passes_a_registered_method(
     assert "test_sidestep" in method_argument.kwargs["choices"]
     assert "rvo2" not in method_argument.kwargs["choices"]
     context = {name: default for name, (default, _) in module.ARGUMENTS.items()}
-    nodes = actions[-1].kwargs["function"](context)
+    nodes = actions[-1].kwargs["function"](dict(context, robots_per_process="1"))
     robots = [n for n in nodes if n.kwargs["executable"] == "orca_node"]
     assert robots and all(n.kwargs["parameters"][0]["method"] == "test_sidestep"
                           for n in robots)
+    # Several robots per process (the default): the method is in each robot's section of
+    # its host's parameters file.
+    import yaml
+
+    hosts = [n for n in actions[-1].kwargs["function"](context)
+             if n.kwargs["executable"] == "orca_robots"]
+    sections = []
+    for host in hosts:
+        with open(host.kwargs["parameters"][0]) as stream:
+            sections += list(yaml.safe_load(stream).values())
+    assert len(sections) == len(robots)
+    assert all(section["ros__parameters"]["method"] == "test_sidestep" for section in sections)
