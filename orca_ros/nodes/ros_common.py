@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import struct
+from types import SimpleNamespace as NS
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -88,8 +89,6 @@ def odometry_from_cdr(data: bytes):
     alignment counted from the end of the 4-byte encapsulation header; anything else
     is deserialized the usual way. Raises :class:`BadMessage` on a truncated message.
     """
-    from types import SimpleNamespace as NS
-
     if data[:2] != _CDR_LE:
         from rclpy.serialization import deserialize_message
 
