@@ -272,6 +272,7 @@ def summarize(launch_path, arguments, scenario, observer: Dict[str, object], rec
         "odom_rate_hz": observer.get("odom_rate_hz"),
         "odom_rate_hz_mean": observer.get("odom_rate_hz_mean"),
         "odom_rate_hz_min": observer.get("odom_rate_hz_min"),
+        "control": observer.get("control") or {},
         "processes_started": record.started, "processes_exited": len(record.exits),
         "exit_codes": dict(collections.Counter(str(e["returncode"]) for e in record.exits)),
         "processes": record.processes(stopper.stopped_at),
@@ -289,6 +290,8 @@ def summary_text(summary: Dict[str, object]) -> str:
         f"{summary['deepest_penetration']}, min separation {summary['min_separation']}, "
         f"{summary['stamps_compared']} stamps compared, odom {summary['odom_rate_hz_mean']} Hz "
         f"per robot (min {summary['odom_rate_hz_min']})",
+        "  control (orca_nodes' /diagnostics): " + ", ".join(
+            f"{key} {value}" for key, value in summary["control"].items()),
         f"  processes: {summary['processes_started']} started, {summary['processes_exited']} "
         f"exited, {len(summary['nonzero_exits'])} with a non-zero exit code "
         f"(exit codes: {summary['exit_codes']})",

@@ -27,7 +27,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from .core.audit import StampAudit
 from .core.scenario import Scenario, load_scenario, resolve_scenario
@@ -59,6 +59,8 @@ class Watch:
         self.first_wall: Dict[str, float] = {}
         self.last_wall: Dict[str, float] = {}
         self.fleet_sim_arrived: Optional[int] = None
+        self.sim_clock: List[Tuple[float, float]] = []  # (wall monotonic, fleet_sim sim_time)
+        self.controllers: Dict[str, Dict[str, str]] = {}  # robot -> its latest diagnostics
         self.node = Node("orca_observer", context=context)
         qos = QoSProfile(depth=ODOM_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
                          history=HistoryPolicy.KEEP_LAST)
@@ -76,15 +78,51 @@ class Watch:
         self.audit.add(name, stamp.sec * 1_000_000_000 + stamp.nanosec, p.x, p.y)
 
     def on_diagnostics(self, msg) -> None:
+        """fleet_sim's ``arrived`` and ``sim_time`` (with the wall time it was heard), and
+        each orca_node's control-loop figures (its latest status)."""
         for status in msg.status:
-            if status.name != "fleet_sim":
-                continue
-            for kv in status.values:
-                if kv.key == "arrived":
-                    try:
-                        self.fleet_sim_arrived = int(kv.value)
-                    except ValueError:
-                        pass
+            values = {kv.key: kv.value for kv in status.values}
+            if status.name == "fleet_sim":
+                try:
+                    self.fleet_sim_arrived = int(values.get("arrived", ""))
+                except ValueError:
+                    pass
+                try:
+                    sim_time = float(values.get("sim_time", ""))
+                except ValueError:
+                    continue
+                self.sim_clock.append((time.monotonic(), sim_time))
+            elif status.name.startswith("orca_node: "):
+                self.controllers[status.name[len("orca_node: "):]] = values
+
+    def control_figures(self, wall_s: float) -> Dict[str, object]:
+        """The fleet's control loop as its orca_nodes report it on /diagnostics: late
+        cycles over all cycles, the median robot's odom->cmd_vel p50 and the worst
+        robot's p99 (ms), neighbour odometry delivered per wall second (all robots), and
+        the simulated clock's real-time factor (fleet_sim's sim_time over wall time)."""
+        def numbers(key):
+            out = []
+            for values in self.controllers.values():
+                try:
+                    out.append(float(values.get(key, "")))
+                except ValueError:
+                    pass
+            return out
+        cycles, late = sum(numbers("control_cycles")), sum(numbers("late_control_cycles"))
+        p50s, p99s = sorted(numbers("odom_to_cmd_ms_p50")), numbers("odom_to_cmd_ms_p99")
+        real_time = None
+        if len(self.sim_clock) >= 2:
+            (wall0, sim0), (wall1, sim1) = self.sim_clock[0], self.sim_clock[-1]
+            real_time = round((sim1 - sim0) / (wall1 - wall0), 3) if wall1 > wall0 else None
+        return {
+            "robots_reporting": len(self.controllers),
+            "late_cycle_share": round(late / cycles, 4) if cycles else None,
+            "odom_to_cmd_ms_p50_median": p50s[len(p50s) // 2] if p50s else None,
+            "odom_to_cmd_ms_p99_worst": max(p99s) if p99s else None,
+            "neighbor_messages_per_s": round(sum(numbers("neighbor_messages")) / wall_s, 1)
+            if wall_s > 0 else None,
+            "real_time_factor": real_time,
+        }
 
     def rates(self) -> Dict[str, float]:
         """Odometry messages per wall second, per robot (first to last message)."""
@@ -105,7 +143,8 @@ class Watch:
         self.audit.flush()
         report = {"scenario": scenario_path, **self.audit.report(),
                   "fleet_sim_arrived": self.fleet_sim_arrived,
-                  "odom_rate_hz": self.rates(), "wall_time_s": round(wall_s, 3)}
+                  "odom_rate_hz": self.rates(), "wall_time_s": round(wall_s, 3),
+                  "control": self.control_figures(wall_s)}
         rates = list(report["odom_rate_hz"].values())
         report["odom_rate_hz_mean"] = round(sum(rates) / len(rates), 3) if rates else 0.0
         report["odom_rate_hz_min"] = min(rates) if rates else 0.0

@@ -56,3 +56,42 @@ def test_observer_reports_same_stamp_overlap_and_arrivals(ros, tmp_path):
     assert report["collisions"][0]["first_stamp"] == pytest.approx(1.0)
     assert report["deepest_penetration"] == pytest.approx(0.1)
     assert report["arrived"] == 4
+
+
+def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path):
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+
+    def status(name, **values):
+        return DiagnosticStatus(name=name, values=[KeyValue(key=k, value=str(v))
+                                                   for k, v in values.items()])
+
+    report_path, status_path = str(tmp_path / "obs.json"), str(tmp_path / "status.json")
+    proc = start_observer("crossing_4", report_path, status_path=status_path,
+                          log_path=str(tmp_path / "obs.log"), env=dict(os.environ))
+    try:
+        assert wait_ready(status_path, proc), (tmp_path / "obs.log").read_text()
+        node = ros.node("fake_diagnostics")
+        diagnostics = node.create_publisher(DiagnosticArray, "/diagnostics", 10)
+        assert ros.spin_until(lambda: diagnostics.get_subscription_count() > 0, 20)
+        diagnostics.publish(DiagnosticArray(status=[status("fleet_sim", sim_time=10.0)]))
+        ros.spin_for(0.2)
+        time.sleep(1.0)
+        diagnostics.publish(DiagnosticArray(status=[
+            status("fleet_sim", sim_time=12.0, arrived=0),
+            status("orca_node: north", control_cycles=100, late_control_cycles=10,
+                   odom_to_cmd_ms_p50=5.0, odom_to_cmd_ms_p99=20.0, neighbor_messages=300),
+            status("orca_node: south", control_cycles=100, late_control_cycles=0,
+                   odom_to_cmd_ms_p50=7.0, odom_to_cmd_ms_p99=30.0, neighbor_messages=300),
+            status("orca_node: east", control_cycles=0, late_control_cycles=0,
+                   odom_to_cmd_ms_p50="", odom_to_cmd_ms_p99="")]))  # no command yet
+        ros.spin_for(0.5)
+        time.sleep(0.5)
+    finally:
+        report = stop_observer(proc, report_path)
+    control = report["control"]
+    assert control["robots_reporting"] == 3
+    assert control["late_cycle_share"] == pytest.approx(0.05)
+    assert control["odom_to_cmd_ms_p50_median"] == 7.0
+    assert control["odom_to_cmd_ms_p99_worst"] == 30.0
+    assert 0.0 < control["neighbor_messages_per_s"] < 600.0
+    assert 1.0 < control["real_time_factor"] < 2.0  # 2 sim s over a bit more than 1 wall s

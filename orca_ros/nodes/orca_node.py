@@ -821,10 +821,23 @@ class OrcaNode(Node):
             "supervisor_speed_limit": self.speed_limit[0] if self.speed_limit else "",
             "supervisor_detour": bool(self.detour),
             "control_cycles": self.cycles, "late_control_cycles": self.late_cycles,
+            **_percentiles_ms(self.latencies_s),
         }
         self.diag_pub.publish(diagnostic_array(
             self.get_clock().now().to_msg(),
             [diagnostic_status(f"orca_node: {self.robot}", level, message, values, self.robot)]))
+
+
+def _percentiles_ms(latencies_s) -> Dict[str, object]:
+    """Wall time from the odometry used to the command sent, p50 and p99 (ms; '' before
+    the first command): what ``orca_ros.launch_run`` reports per fleet."""
+    if not latencies_s:
+        return {"odom_to_cmd_ms_p50": "", "odom_to_cmd_ms_p99": ""}
+    ordered = sorted(latencies_s)
+
+    def at(q: float) -> float:
+        return round(1e3 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+    return {"odom_to_cmd_ms_p50": at(0.5), "odom_to_cmd_ms_p99": at(0.99)}
 
 
 def _parse_override(entry: str) -> Optional[Tuple[str, float]]:
