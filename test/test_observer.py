@@ -1,5 +1,6 @@
 """The observer process (orca_ros.observer) judges odometry it receives over DDS."""
 
+import contextlib
 import os
 import time
 
@@ -25,12 +26,23 @@ def odom(sec: int, x: float, y: float) -> Odometry:
     return msg
 
 
-def test_observer_reports_same_stamp_overlap_and_arrivals(ros, tmp_path):
+@contextlib.contextmanager
+def observer_of_crossing_4(tmp_path, result):
+    """The observer process on crossing_4, ready; ``result`` gets its exit code and report."""
     report_path, status_path = str(tmp_path / "obs.json"), str(tmp_path / "status.json")
     proc = start_observer("crossing_4", report_path, status_path=status_path,
                           log_path=str(tmp_path / "obs.log"), env=dict(os.environ))
     try:
         assert wait_ready(status_path, proc), (tmp_path / "obs.log").read_text()
+        yield
+    finally:
+        result["report"] = stop_observer(proc, report_path)
+        result["returncode"] = proc.returncode
+
+
+def test_observer_reports_same_stamp_overlap_and_arrivals(ros, tmp_path):
+    result = {}
+    with observer_of_crossing_4(tmp_path, result):
         node = ros.node("fake_fleet")
         qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         pubs = {name: node.create_publisher(Odometry, f"/{name}/odom", qos) for name in ROBOTS}
@@ -47,9 +59,8 @@ def test_observer_reports_same_stamp_overlap_and_arrivals(ros, tmp_path):
                 pubs[name].publish(odom(sec, *frame[name]))
         ros.spin_for(1.0)
         time.sleep(1.0)
-    finally:
-        report = stop_observer(proc, report_path)
-    assert proc.returncode == 0
+    report = result["report"]
+    assert result["returncode"] == 0
     assert report["stamps_compared"] == 4
     assert report["poses_per_robot"] == {name: 4 for name in ROBOTS}
     assert [(c["a"], c["b"]) for c in report["collisions"]] == [("north", "south")]
@@ -65,11 +76,8 @@ def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path
         return DiagnosticStatus(name=name, values=[KeyValue(key=k, value=str(v))
                                                    for k, v in values.items()])
 
-    report_path, status_path = str(tmp_path / "obs.json"), str(tmp_path / "status.json")
-    proc = start_observer("crossing_4", report_path, status_path=status_path,
-                          log_path=str(tmp_path / "obs.log"), env=dict(os.environ))
-    try:
-        assert wait_ready(status_path, proc), (tmp_path / "obs.log").read_text()
+    result = {}
+    with observer_of_crossing_4(tmp_path, result):
         node = ros.node("fake_diagnostics")
         diagnostics = node.create_publisher(DiagnosticArray, "/diagnostics", 10)
         assert ros.spin_until(lambda: diagnostics.get_subscription_count() > 0, 20)
@@ -86,9 +94,8 @@ def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path
                    odom_to_cmd_ms_p50="", odom_to_cmd_ms_p99="")]))  # no command yet
         ros.spin_for(0.5)
         time.sleep(0.5)
-    finally:
-        report = stop_observer(proc, report_path)
-    control = report["control"]
+    assert result["returncode"] == 0
+    control = result["report"]["control"]
     assert control["robots_reporting"] == 3
     assert control["late_cycle_share"] == pytest.approx(0.05)
     assert control["odom_to_cmd_ms_p50_median"] == 7.0
