@@ -50,6 +50,11 @@ DEFAULT_ROBOTS_PER_PROCESS = 10
 """orca_nodes per process under launch (see :func:`process_plan`)."""
 
 
+def _check_robots_per_process(value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"robots_per_process must be an integer >= 1, got {value!r}")
+
+
 @dataclass(frozen=True)
 class FleetOptions:
     method: str = "orca"  # a registered method that runs in orca_node (orca_ros.core.methods)
@@ -64,10 +69,7 @@ class FleetOptions:
     robots_per_process: int = DEFAULT_ROBOTS_PER_PROCESS  # under launch (process_plan)
 
     def __post_init__(self) -> None:
-        if isinstance(self.robots_per_process, bool) or not isinstance(
-                self.robots_per_process, int) or self.robots_per_process < 1:
-            raise ValueError(f"robots_per_process must be an integer >= 1, "
-                             f"got {self.robots_per_process!r}")
+        _check_robots_per_process(self.robots_per_process)
         if self.method not in method_names(ros=True):
             raise ValueError(f"method must be one of {method_names(ros=True)} (through ROS), "
                              f"got {self.method!r}")
@@ -174,9 +176,7 @@ def process_plan(plan: Sequence[NodeSpec], robots_per_process: int) -> List[Node
     ``robots_per_process`` (the last group smaller), each group one ``orca_robots``
     process (``orca_robots_0``, ...) whose robots keep their own node name, namespace
     and parameters. 1: one process per orca_node, as :func:`fleet_plan` lists them."""
-    if isinstance(robots_per_process, bool) or not isinstance(robots_per_process, int) \
-            or robots_per_process < 1:
-        raise ValueError(f"robots_per_process must be an integer >= 1, got {robots_per_process!r}")
+    _check_robots_per_process(robots_per_process)
     robots = [spec for spec in plan if spec.executable == "orca_node"]
     others = [spec for spec in plan if spec.executable != "orca_node"]
     if robots_per_process == 1:

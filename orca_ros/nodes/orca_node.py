@@ -119,7 +119,7 @@ class OrcaNode(Node):
         self.reciprocity = self._reciprocity_monitor()
         self.neighbors: Dict[str, Seen] = {}
         self.neighbor_subscriptions: Dict[str, object] = {}
-        self.neighbor_messages = 0  # neighbours' odometry delivered (diagnostics, bench-ros)
+        self.neighbor_messages = 0  # neighbours' odometry delivered (diagnostics, launch_run)
         self.neighbor_filter = self._neighbor_filter()
         self.neighbor_filter_state = "on" if self.neighbor_filter else "off"
         self.predictions: Dict[str, SharedPrediction] = {}  # what neighbours said they will do
@@ -402,17 +402,20 @@ class OrcaNode(Node):
         self.neighbor_filter_state = f"unavailable: {reason}"
         self.get_logger().warning(f"neighbor_filter: {reason}; following every neighbour "
                                   "unfiltered")
-        for name, old in list(self.neighbor_subscriptions.items()):
-            self.destroy_subscription(old)
-            self.neighbor_subscriptions[name] = self.create_subscription(
-                Odometry, f"/{name}/odom",
-                lambda msg, name=name: self._on_neighbor_odom(name, msg), RELIABLE_10,
-                raw=True)
-        for name, old in list(self.prediction_subscriptions.items()):
-            self.destroy_subscription(old)
-            self.prediction_subscriptions[name] = self.create_subscription(
-                Odometry, f"/{name}/orca/prediction",
-                lambda msg, name=name: self._on_neighbor_prediction(name, msg), RELIABLE_10)
+        for subscriptions, follow in ((self.neighbor_subscriptions, self._follow_odom),
+                                      (self.prediction_subscriptions, self._follow_prediction)):
+            for name, old in list(subscriptions.items()):
+                self.destroy_subscription(old)
+                subscriptions[name] = follow(name)
+
+    def _follow_odom(self, name: str):
+        return self._subscribe_neighbor(
+            f"/{name}/odom", lambda msg, name=name: self._on_neighbor_odom(name, msg), raw=True)
+
+    def _follow_prediction(self, name: str):
+        return self._subscribe_neighbor(
+            f"/{name}/orca/prediction",
+            lambda msg, name=name: self._on_neighbor_prediction(name, msg))
 
     def _neighbor_filter_text(self) -> str:
         box = self.neighbor_filter
@@ -626,15 +629,11 @@ class OrcaNode(Node):
         for name in names:
             if name == self.robot or name in self.neighbor_subscriptions:
                 continue
-            self.neighbor_subscriptions[name] = self._subscribe_neighbor(
-                f"/{name}/odom", lambda msg, name=name: self._on_neighbor_odom(name, msg),
-                raw=True)
+            self.neighbor_subscriptions[name] = self._follow_odom(name)
         if self._param("share_predictions"):
             for name in self.neighbor_subscriptions:
                 if name not in self.prediction_subscriptions:
-                    self.prediction_subscriptions[name] = self._subscribe_neighbor(
-                        f"/{name}/orca/prediction",
-                        lambda msg, name=name: self._on_neighbor_prediction(name, msg))
+                    self.prediction_subscriptions[name] = self._follow_prediction(name)
 
     # --- control ------------------------------------------------------------------
 
