@@ -203,7 +203,7 @@ class ControllerConfig:
         return radius * (1.0 + self.margin_ratio) + self.tracking_error
 
     def pair_margin_shortfall(self, own_radius: float, other_radius: float,
-                              relative_speed: float) -> float:
+                              relative_speed: float, held: float = 1.0) -> float:
         """How much less than the full planning margins (m) a pair moving at
         ``relative_speed`` apart keeps in ORCA's combined radius.
 
@@ -212,12 +212,16 @@ class ControllerConfig:
         ``(1 - min(1, |v_a - v_b| / (k v_max))) m (r_a + r_b)``. Two robots at rest
         side by side then plan only with their true radii and tracking errors, the
         distance the hard layer keeps, so goals closer than the full margins
-        allow can all be held. ``k = 0``: the full margin at any speed (0 m).
+        allow can all be held. ``k = 0``: the full margin at any speed.
+        ``held`` (0..1) scales what is left: the share of its margin the robot
+        still holds (:attr:`RobotController.margin_held`, released when it is
+        stalled near its goal).
         """
-        if self.margin_speed_ratio <= 0.0 or self.margin_ratio <= 0.0:
+        if self.margin_ratio <= 0.0:
             return 0.0
-        scale = min(1.0, relative_speed / (self.margin_speed_ratio * self.max_speed))
-        return (1.0 - scale) * self.margin_ratio * (own_radius + other_radius)
+        scale = 1.0 if self.margin_speed_ratio <= 0.0 else \
+            min(1.0, relative_speed / (self.margin_speed_ratio * self.max_speed))
+        return (1.0 - scale * held) * self.margin_ratio * (own_radius + other_radius)
 
     def safety_radius(self, radius: float) -> float:
         """A disc's radius in the hard one-step safety half-planes (true size, tracking error)."""
@@ -330,6 +334,7 @@ class RobotController:
     waypoints: List[Vector2] = field(default_factory=list)
     waypoint_index: int = 0
     stalled_time: float = 0.0
+    margin_held: float = 1.0  # share of the planning margin kept, see _hold_margin
     roadmaps: Dict[float, VisibilityRoadmap] = field(default_factory=dict)
     base_path: List[Vector2] = field(default_factory=list)
     detour: Tuple[Vector2, ...] = ()
@@ -353,6 +358,7 @@ class RobotController:
         self._guide_target = None
         self._last_position = None
         self.stalled_time = 0.0
+        self.margin_held = 1.0
 
     def set_directive(self, speed_limit: Optional[float] = None,
                       detour: Sequence[Vector2] = ()) -> None:
@@ -449,10 +455,37 @@ class RobotController:
         stalled = self._displacement_speed(state) < 0.1 * c.pref_speed and \
             distance > c.goal_tolerance_m
         self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
+        self._hold_margin(stalled, state.position)
         angle = -math.radians(keep_right_angle(self.stalled_time, c.keep_right_deg,
                                                c.stall_escape_deg, c.stall_escape_time))
         cos_a, sin_a = math.cos(angle), math.sin(angle)
         return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
+
+    def _hold_margin(self, stalled: bool, position: Vector2) -> None:
+        """Release the planning margin while stalled near the goal; take it back once moving.
+
+        The margin covers tracking error, which comes with speed; a robot that has
+        stood for longer than ``stall_escape_time`` within one time horizon of its
+        goal (``time_horizon * pref_speed``) has none, and may need the margin's
+        room to pass between robots parked on their goals (menge_circle diff-drive:
+        one robot stood 0.94 m short of its goal for 20 s, inside the margins of two
+        parked neighbours 0.50 m away). :attr:`margin_held` then falls to 0 over
+        ``stall_escape_time`` and comes back at the same rate once the robot moves.
+        The neighbours keep their own margins, so they give way; the hard safety
+        half-planes keep true radii throughout. Only near the goal: released in
+        traffic, stalled robots press into the crowd (block crowd ``cross``
+        diff-drive 99 -> 77 of 100 when released anywhere).
+        """
+        c = self.effective_config
+        if c.stall_escape_time <= 0.0:
+            return
+        step = c.time_step / c.stall_escape_time
+        goal = self.goal
+        near_goal = goal is not None and math.dist(goal, position) <= c.time_horizon * c.pref_speed
+        if stalled and near_goal and self.stalled_time > c.stall_escape_time:
+            self.margin_held = max(0.0, self.margin_held - step)
+        elif not stalled:
+            self.margin_held = min(1.0, self.margin_held + step)
 
     def _displacement_speed(self, state: RobotState) -> float:
         """How fast the robot's position moved since the last period (m/s).
@@ -558,14 +591,15 @@ class RobotController:
     def _neighbor_view(self, state: RobotState, own_radius: float, n: Neighbor) -> NeighborView:
         """A neighbour as the method plans with it: inflated by the planning margin
         (:meth:`ControllerConfig.avoidance_radius`, less
-        :meth:`~ControllerConfig.pair_margin_shortfall` at low relative speed) and by
+        :meth:`~ControllerConfig.pair_margin_shortfall` at low relative speed or while
+        the robot has released its margin, :meth:`_hold_margin`) and by
         its ``uncertainty``, but by at most half the free gap, so an uncertain
         neighbour never looks like an overlap that the method would flee from."""
         c = self.effective_config
         position = state.position
         radius = c.avoidance_radius(n.radius) - c.pair_margin_shortfall(
             c.radius, n.radius, math.hypot(state.velocity[0] - n.velocity[0],
-                                           state.velocity[1] - n.velocity[1]))
+                                           state.velocity[1] - n.velocity[1]), self.margin_held)
         if n.uncertainty > 0.0:
             free = math.dist(position, n.position) - own_radius - radius
             radius += min(n.uncertainty, 0.5 * max(free, 0.0))

@@ -77,16 +77,18 @@ def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
     own = np.array([c.avoidance_radius(c.radius) for c in configs])
     others = world.radius[index] * (1.0 + margin[:, None]) + tracking[:, None]
     combined = own[:, None] + others
+    # ControllerConfig.pair_margin_shortfall, in a batch
+    kept = np.array([world.controllers[i].margin_held for i in active_idx])[:, None]
     speed_ratio = np.array([c.margin_speed_ratio for c in configs])
-    if np.any(speed_ratio > 0.0):  # ControllerConfig.pair_margin_shortfall, in a batch
+    if np.any(speed_ratio > 0.0):
         full_at = speed_ratio * np.array([c.max_speed for c in configs])
         relative = np.linalg.norm(world.velocities[active_idx, None] - world.velocities[index],
                                   axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            scale = np.where(full_at[:, None] > 0.0,
-                             np.minimum(1.0, relative / full_at[:, None]), 1.0)
-        combined -= (1.0 - scale) * margin[:, None] * (world.radius[active_idx, None]
-                                                       + world.radius[index])
+            kept = kept * np.where(full_at[:, None] > 0.0,
+                                   np.minimum(1.0, relative / full_at[:, None]), 1.0)
+    combined -= (1.0 - kept) * margin[:, None] * (world.radius[active_idx, None]
+                                                  + world.radius[index])
     lines = agent_orca_half_planes_batch(
         world.velocities[active_idx],
         world.positions[index] - world.positions[active_idx, None],
