@@ -54,6 +54,8 @@ What each fault does:
   tick the waiting messages are delivered in order, then the control step
   runs. Other timers (discovery, diagnostics) are not starved. No sleeping:
   the rest of the process keeps its pace, as on a machine with more cores.
+  A starved orca_node runs on its control timer (``control_trigger`` 'timer',
+  set here), the ticks this model cuts the CPU by.
 * ``kill``, ``kill_supervisor``, ``kill_obstacles``: at sim time T the node is
   removed from the executor and destroyed (a killed robot's deliveries still
   queued or held are discarded). The simulator stops the robot once its last
@@ -424,6 +426,9 @@ class FaultInjector:
                 control = getattr(node, "control_timer", None)
                 if control is None:
                     raise RuntimeError(f"starve: the orca_node of {name} has no control_timer")
+                from rclpy.parameter import Parameter
+
+                node.set_parameters([Parameter("control_trigger", value="timer")])
                 gate = self.gates[name] = _Gate(name, fraction)
                 control.callback = self._starved_tick(gate, control.callback)
             for timer in list(node.timers):

@@ -165,6 +165,9 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
         parameters = robot_parameters(scenario, agent.name, options)
         if options.backend == "toio-sim":
             parameters.update(TOIO_ROBOT, tracking=method_spec(options.method).cube_tracking)
+        elif options.control_rate is None:
+            # fleet_sim publishes odometry at the control rate: plan as each arrives.
+            parameters["control_trigger"] = "odom"
         parameters.update(dict(options.robot_parameters))
         plan.append(NodeSpec("orca_node", "orca_node", namespace=agent.name,
                              parameters=parameters))

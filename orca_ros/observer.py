@@ -93,13 +93,16 @@ class Watch:
                     continue
                 self.sim_clock.append((time.monotonic(), sim_time))
             elif status.name.startswith("orca_node: "):
+                stamp = msg.header.stamp  # the node's clock: simulated time under fleet_sim
+                values["clock_s"] = str(stamp.sec + stamp.nanosec * 1e-9)
                 self.controllers[status.name[len("orca_node: "):]] = values
 
     def control_figures(self, wall_s: float) -> Dict[str, object]:
         """The fleet's control loop as its orca_nodes report it on /diagnostics: late
         cycles over all cycles, the median robot's odom->cmd_vel p50 and the worst
-        robot's p99 (ms), neighbour odometry delivered per wall second (all robots), and
-        the simulated clock's real-time factor (fleet_sim's sim_time over wall time)."""
+        robot's p99 (ms), neighbour odometry delivered per wall second (all robots), the
+        simulated clock's real-time factor (fleet_sim's sim_time over wall time), and the
+        median robot's control rate (its cycles over its clock's time, Hz)."""
         def numbers(key):
             out = []
             for values in self.controllers.values():
@@ -110,6 +113,16 @@ class Watch:
             return out
         cycles, late = sum(numbers("control_cycles")), sum(numbers("late_control_cycles"))
         p50s, p99s = sorted(numbers("odom_to_cmd_ms_p50")), numbers("odom_to_cmd_ms_p99")
+        rates = []
+        for values in self.controllers.values():
+            try:
+                robot_cycles = float(values["control_cycles"])
+                clock = float(values["clock_s"])
+            except (KeyError, ValueError):
+                continue
+            if clock > 0:
+                rates.append(robot_cycles / clock)
+        rates.sort()
         real_time = None
         if len(self.sim_clock) >= 2:
             (wall0, sim0), (wall1, sim1) = self.sim_clock[0], self.sim_clock[-1]
@@ -119,10 +132,23 @@ class Watch:
             "late_cycle_share": round(late / cycles, 4) if cycles else None,
             "odom_to_cmd_ms_p50_median": p50s[len(p50s) // 2] if p50s else None,
             "odom_to_cmd_ms_p99_worst": max(p99s) if p99s else None,
-            "neighbor_messages_per_s": round(sum(numbers("neighbor_messages")) / wall_s, 1)
+            "neighbor_messages_per_s": round(self._neighbor_messages() / wall_s, 1)
             if wall_s > 0 else None,
             "real_time_factor": real_time,
+            "control_rate_hz": round(rates[len(rates) // 2], 2) if rates else None,
         }
+
+    def _neighbor_messages(self) -> float:
+        """Neighbours' odometry taken in by the fleet's processes: each orca_node reports
+        its process's count and how many nodes share it (``neighbor_messages_shared_by``)."""
+        total = 0.0
+        for values in self.controllers.values():
+            try:
+                shared_by = max(1.0, float(values.get("neighbor_messages_shared_by") or 1))
+                total += float(values.get("neighbor_messages", "")) / shared_by
+            except ValueError:
+                pass
+        return total
 
     def rates(self) -> Dict[str, float]:
         """Odometry messages per wall second, per robot (first to last message)."""

@@ -102,9 +102,7 @@ def test_orca_node_in_diff_drive_mode_commands_v_and_omega(ros):
 
 
 def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
-    # Unfiltered: with the neighbour filter on, the middleware drops the neighbour's NaN
-    # pose before the node sees it (test_neighbor_filter.py).
-    rig = Rig(ros, neighbor_filter=False)
+    rig = Rig(ros)
     rig.goal.publish(goal(6.0, 0.0))
     rig.drive(0.3, odom(0.0, 0.0), odom(4.0, 0.0))
     assert "other" in rig.node.neighbors

@@ -70,7 +70,9 @@ def test_observer_reports_same_stamp_overlap_and_arrivals(ros, tmp_path):
 
 
 def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path):
+    from builtin_interfaces.msg import Time
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+    from std_msgs.msg import Header
 
     def status(name, **values):
         return DiagnosticStatus(name=name, values=[KeyValue(key=k, value=str(v))
@@ -84,7 +86,8 @@ def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path
         diagnostics.publish(DiagnosticArray(status=[status("fleet_sim", sim_time=10.0)]))
         ros.spin_for(0.2)
         time.sleep(1.0)
-        diagnostics.publish(DiagnosticArray(status=[
+        diagnostics.publish(DiagnosticArray(header=Header(stamp=Time(sec=12, nanosec=500_000_000)),
+                                            status=[
             status("fleet_sim", sim_time=12.0, arrived=0),
             status("orca_node: north", control_cycles=100, late_control_cycles=10,
                    odom_to_cmd_ms_p50=5.0, odom_to_cmd_ms_p99=20.0, neighbor_messages=300),
@@ -102,3 +105,4 @@ def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path
     assert control["odom_to_cmd_ms_p99_worst"] == 30.0
     assert 0.0 < control["neighbor_messages_per_s"] < 600.0
     assert 1.0 < control["real_time_factor"] < 2.0  # 2 sim s over a bit more than 1 wall s
+    assert control["control_rate_hz"] == 8.0  # the median robot: 100 cycles in 12.5 s

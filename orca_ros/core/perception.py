@@ -62,6 +62,23 @@ def position_uncertainty(age: float, speed: float, max_speed: float, max_accel: 
     return drift + max_speed * (age - t)
 
 
+def beyond_reach(position: Vector2, seen_position: Vector2, seen_velocity: Vector2,
+                 age: float, max_speed: float, neighbor_dist: float) -> bool:
+    """Whether a neighbour seen at ``seen_position`` moving at ``seen_velocity``, ``age``
+    s ago, is certainly not within ``neighbor_dist`` of ``position`` for
+    :func:`select_neighbors` once :func:`perceive_neighbor` has carried it forward.
+
+    Carried forward it is at most ``speed * age`` further on (``speed`` = its
+    norm) with at most ``(max_speed + speed) age`` of uncertainty
+    (:func:`position_uncertainty`), so its distance less its uncertainty is at
+    least ``d - (max_speed + 2 speed) age``. A cheap test that lets a robot pass
+    over the far ones of a hundred neighbours without perceiving each.
+    """
+    speed = math.hypot(seen_velocity[0], seen_velocity[1])
+    distance = math.hypot(seen_position[0] - position[0], seen_position[1] - position[1])
+    return distance - (max_speed + 2.0 * speed) * max(age, 0.0) >= neighbor_dist
+
+
 def perceive_neighbor(neighbor: Neighbor, age: float, max_speed: float, max_accel: float,
                       max_extrapolation: float) -> Neighbor:
     """``neighbor``, measured ``age`` s ago, as it may be now.
@@ -362,62 +379,3 @@ class SentCommands:
         c, s = math.cos(heading), math.sin(heading)
         return state._replace(position=(x, y), velocity=(v * c, v * s), heading=heading,
                               linear_speed=v, angular_speed=omega)
-
-
-NEIGHBOR_FILTER_EXPRESSION = ("pose.pose.position.x > %0 AND pose.pose.position.x < %1 AND "
-                              "pose.pose.position.y > %2 AND pose.pose.position.y < %3")
-"""DDS content filter on a neighbour's nav_msgs/Odometry: inside an axis-aligned box."""
-
-
-@dataclass
-class NeighborFilter:
-    """Which neighbours' odometry a robot needs delivered: those within ``reach`` of it.
-
-    The box is centred where the robot was when it was last set, with half-width
-    ``reach + slack``; it is moved once the robot has gone ``slack`` from that
-    centre. So a robot within ``reach`` of ours is always inside the box, and its
-    odometry keeps coming; the rest is dropped by the middleware (at the writer,
-    for Fast DDS), not delivered and then thrown away. ``reach``
-    (:meth:`for_robot`): the method's range plus both radii plus a second of both
-    robots driving at each other, which also covers one message's delay and what
-    a neighbour that just left the box can still be assumed to do until it times
-    out. A neighbour outside the box goes quiet and is dropped like any silent one
-    (``neighbor_timeout``), growing uncertain meanwhile.
-    """
-
-    reach: float
-    slack: float
-    centre: Optional[Vector2] = None
-
-    @classmethod
-    def for_robot(cls, neighbor_dist: float, radius: float, neighbor_radius: float,
-                  max_speed: float, neighbor_max_speed: float,
-                  closing_time: float = 1.0) -> "NeighborFilter":
-        reach = neighbor_dist + radius + neighbor_radius + \
-            (max_speed + neighbor_max_speed) * closing_time
-        return cls(reach=reach, slack=0.25 * reach)
-
-    @property
-    def half_width(self) -> float:
-        return self.reach + self.slack
-
-    def needs_update(self, position: Vector2) -> bool:
-        """True when the box must move (never set, or the robot went ``slack`` away)."""
-        if self.centre is None:
-            return True
-        return max(abs(position[0] - self.centre[0]),
-                   abs(position[1] - self.centre[1])) > self.slack
-
-    def recentre(self, position: Vector2) -> List[str]:
-        """Centre the box on ``position``; the filter's parameters (x and y bounds, as
-        DDS expression parameters: text)."""
-        self.centre = (float(position[0]), float(position[1]))
-        return self.parameters()
-
-    def parameters(self) -> List[str]:
-        """The bounds for :data:`NEIGHBOR_FILTER_EXPRESSION`; everything before the robot
-        knows where it is."""
-        if self.centre is None:
-            return ["-1e300", "1e300", "-1e300", "1e300"]
-        w, (x, y) = self.half_width, self.centre
-        return [repr(x - w), repr(x + w), repr(y - w), repr(y + w)]

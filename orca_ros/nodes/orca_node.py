@@ -5,7 +5,8 @@ Subscribes (in the robot's namespace): ``odom`` (own), every neighbour's
 ``/obstacles`` (LINE_LIST markers of any number of sources, kept by ns and id, as RViz
 keeps markers), ``goal_pose``, optionally ``plan``, and the
 supervisor's ``supervisor/speed_limit`` and ``supervisor/detour``. Publishes
-``cmd_vel`` at ``control_rate``, ``orca/markers`` (when watched) and
+``cmd_vel`` at ``control_rate`` (``control_trigger``: on a timer, or as its own
+odometry arrives), ``orca/markers`` (when watched) and
 ``/diagnostics``. With ``share_predictions`` (toio cubes) a unicycle also
 publishes ``orca/prediction`` (nav_msgs/Odometry stamped with the time its
 command starts to act: the pose it will have then, the command's twist, the
@@ -21,22 +22,16 @@ import dataclasses
 import math
 import sys
 import time
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped, Twist, TwistStamped
 from nav_msgs.msg import Odometry, Path
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
-
-try:  # content-filtered subscriptions (Humble and later)
-    from rclpy.subscription_content_filter_options import ContentFilterOptions
-except ImportError:  # pragma: no cover - an rclpy without them
-    ContentFilterOptions = None
 
 from ..core.controller import (
     Command,
@@ -48,11 +43,11 @@ from ..core.controller import (
 )
 from ..core.drive import KINEMATICS
 from ..core.methods import TRACKING, method_names, method_spec
-from ..core.perception import (NEIGHBOR_FILTER_EXPRESSION, NeighborFilter, OdometryGate,
-                               ReciprocityMonitor, SentCommands, SharedPrediction,
-                               perceive_neighbor_best, select_neighbors)
+from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands, beyond_reach,
+                               SharedPrediction, perceive_neighbor_best, select_neighbors)
 from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
+from .neighbor_odometry import NeighborOdometry, Seen
 from .ros_common import (
     LEVEL_OK,
     LEVEL_WARN,
@@ -66,7 +61,6 @@ from .ros_common import (
     float_param,
     int_param,
     obstacle_update,
-    odometry_from_cdr,
     odometry_state,
     quaternion_from_yaw,
     run_node,
@@ -76,6 +70,11 @@ from .ros_common import (
 
 
 SAFETY_FILTER = ("method", "on", "off")
+
+
+CONTROL_TRIGGERS = ("timer", "odom")
+ODOM_TRIGGER_SPACING = 0.9  # control periods between cycles started by odometry, at least
+WATCHDOG_PERIODS = 1.25  # control periods without a cycle before the timer starts one
 
 
 def method_parameter_defaults(method: str) -> dict:
@@ -94,18 +93,10 @@ def method_parameter_defaults(method: str) -> dict:
     return defaults
 
 
-@dataclass
-class Seen:
-    """A neighbour's last odometry: when it was measured (its stamp, node clock) and what
-    it said."""
-
-    stamp_ns: int
-    position: Tuple[float, float]
-    velocity: Tuple[float, float]
-
-
 class OrcaNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, neighbor_odometry: Optional[NeighborOdometry] = None, **kwargs) -> None:
+        """``neighbor_odometry``: the process's shared neighbours' odometry (orca_robots
+        passes one to all its nodes); None: this node's own."""
         super().__init__("orca_node", **kwargs)
         self._declare_parameters()
         self.robot = self.get_namespace().strip("/") or self.get_name()
@@ -117,11 +108,11 @@ class OrcaNode(Node):
         self.state_stamp_ns = 0  # when the own odometry was measured (node clock)
         self.odometry_gate = OdometryGate(max(self._param("max_speed"), 1e-3))
         self.reciprocity = self._reciprocity_monitor()
-        self.neighbors: Dict[str, Seen] = {}
-        self.neighbor_subscriptions: Dict[str, object] = {}
-        self.neighbor_messages = 0  # neighbours' odometry delivered (diagnostics, launch_run)
-        self.neighbor_filter = self._neighbor_filter()
-        self.neighbor_filter_state = "on" if self.neighbor_filter else "off"
+        # Neighbours' odometry: the process's, one subscription per robot for all its nodes.
+        self.neighbor_odometry = neighbor_odometry or NeighborOdometry()
+        self.neighbor_odometry.join(self)
+        self.followed: List[str] = []  # the robots this node follows (order of discovery)
+        self.observed_ns: Dict[str, int] = {}  # stamp last handed to the reciprocity monitor
         self.predictions: Dict[str, SharedPrediction] = {}  # what neighbours said they will do
         self.prediction_subscriptions: Dict[str, object] = {}
         # Obstacles from every /obstacles source, by (ns, id); self.edges is their union.
@@ -142,6 +133,7 @@ class OrcaNode(Node):
         self.cycles = 0
         self.late_cycles = 0
         self.last_cycle_ns: Optional[int] = None
+        self.trigger_stamp_ns = -(1 << 62)  # stamp of the odometry that last started a cycle
         self.odom_wall_ns = 0
         self.latencies_s: collections.deque = collections.deque(maxlen=10_000)
 
@@ -166,7 +158,7 @@ class OrcaNode(Node):
         self.create_subscription(Path, "supervisor/detour", self._on_detour, RELIABLE_10)
 
         self.control_timer = self.create_timer(1.0 / self.get_parameter("control_rate").value,
-                                               self._control)
+                                               self._on_control_timer)
         self.create_timer(self.get_parameter("discovery_period").value, self._discover)
         self.create_timer(1.0, self._publish_diagnostics)
         self._discover()
@@ -183,6 +175,12 @@ class OrcaNode(Node):
         d("time_horizon", 2.0, float_param("ORCA time horizon for robots (s)", 0.01, 100.0))
         d("time_horizon_obst", 1.0, float_param("ORCA time horizon for obstacles (s)", 0.01, 100.0))
         d("control_rate", 10.0, float_param("cmd_vel rate (Hz, node clock)", 0.5, 1000.0))
+        d("control_trigger", "timer", described(
+            "when a command is computed: 'timer' (every 1/control_rate on the node clock) or "
+            "'odom' (as the robot's own odometry arrives, at most at control_rate: at least "
+            f"{ODOM_TRIGGER_SPACING}/control_rate apart; the timer then only stands in when "
+            "odometry stops). 'odom' plans from fresh odometry when it comes at about "
+            "control_rate, as from fleet_sim", CONTROL_TRIGGERS))
         d("kinematics", "holonomic", described("robot kinematics", KINEMATICS))
         d("method", "orca", described(
             "avoidance method: " + "; ".join(f"{name}: {method_spec(name).summary}"
@@ -205,11 +203,6 @@ class OrcaNode(Node):
         d("lookahead", 0.5, float_param("plan/detour look-ahead distance (m)", 0.01, 100.0))
         d("neighbors", [""], described("odom topics' robot names to follow; [''] = discover"))
         d("discovery_period", 1.0, float_param("graph scan period for */odom (s)", 0.05, 60.0))
-        d("neighbor_filter", False, ParameterDescriptor(
-            description="experimental: take a neighbour's odometry only while it is within "
-            "reach (a DDS content filter that follows the robot, where the middleware has "
-            "them; with Fast DDS 3.2 the publishing process can crash, eProsima/Fast-DDS#4878); "
-            "read at start", read_only=True))
         d("neighbor_timeout", 1.0, float_param(
             "a neighbour silent this long is reported stale; it is still avoided, as a disc "
             "growing at neighbor_max_speed (s)", 0.01, 60.0))
@@ -270,7 +263,8 @@ class OrcaNode(Node):
                                         "method": method_names(ros=True),
                                         "planner": ("", "orca", "direct"),
                                         "safety_filter": SAFETY_FILTER,
-                                        "tracking": TRACKING})
+                                        "tracking": TRACKING,
+                                        "control_trigger": CONTROL_TRIGGERS})
         if not result.successful:
             return result
         values = {p.name: p.value for p in params}
@@ -366,77 +360,10 @@ class OrcaNode(Node):
         declared = frozenset(n.strip("/") for n in self._param("non_reciprocating") or [] if n)
         return ReciprocityMonitor(tolerance=0.1 * self._neighbor_max_speed(), declared=declared)
 
-    def _neighbor_filter(self) -> Optional[NeighborFilter]:
-        if not self._param("neighbor_filter"):
-            return None
-        largest = max([self._param("neighbor_radius"), self._param("radius"),
-                       *(r for r in self._param("neighbor_radii") or [] if r > 0)])
-        return NeighborFilter.for_robot(self._param("neighbor_dist"), self._param("radius"),
-                                        largest, self._param("max_speed"),
-                                        self._neighbor_max_speed())
-
-    def _subscribe_neighbor(self, topic: str, callback, raw: bool = False):
-        """A neighbour's Odometry topic (``raw``: as serialized bytes, see
-        :func:`~orca_ros.nodes.ros_common.odometry_from_cdr`), through the content
-        filter while it works."""
-        if self.neighbor_filter is not None and ContentFilterOptions is None:
-            self._filter_failed("this rclpy has no content-filtered subscriptions")
-        if self.neighbor_filter is not None:
-            try:
-                subscription = self.create_subscription(
-                    Odometry, topic, callback, RELIABLE_10, raw=raw,
-                    content_filter_options=ContentFilterOptions(
-                        NEIGHBOR_FILTER_EXPRESSION, self.neighbor_filter.parameters()))
-            except Exception as error:  # an rclpy or middleware without content filters
-                self._filter_failed(f"{type(error).__name__}: {error}")
-            else:
-                if getattr(subscription, "is_cft_enabled", True):
-                    return subscription
-                self.destroy_subscription(subscription)
-                self._filter_failed("the middleware has no content filters")
-        return self.create_subscription(Odometry, topic, callback, RELIABLE_10, raw=raw)
-
-    def _filter_failed(self, reason: str) -> None:
-        """Content filtering does not work here: every neighbour unfiltered from now on."""
-        self.neighbor_filter = None
-        self.neighbor_filter_state = f"unavailable: {reason}"
-        self.get_logger().warning(f"neighbor_filter: {reason}; following every neighbour "
-                                  "unfiltered")
-        for subscriptions, follow in ((self.neighbor_subscriptions, self._follow_odom),
-                                      (self.prediction_subscriptions, self._follow_prediction)):
-            for name, old in list(subscriptions.items()):
-                self.destroy_subscription(old)
-                subscriptions[name] = follow(name)
-
-    def _follow_odom(self, name: str):
-        return self._subscribe_neighbor(
-            f"/{name}/odom", lambda msg, name=name: self._on_neighbor_odom(name, msg), raw=True)
-
     def _follow_prediction(self, name: str):
-        return self._subscribe_neighbor(
-            f"/{name}/orca/prediction",
-            lambda msg, name=name: self._on_neighbor_prediction(name, msg))
-
-    def _neighbor_filter_text(self) -> str:
-        box = self.neighbor_filter
-        if box is None:
-            return self.neighbor_filter_state
-        if box.centre is None:
-            return "on, waiting for own odometry"
-        return (f"on, {box.half_width:.2f} m each way of "
-                f"({box.centre[0]:.2f}, {box.centre[1]:.2f})")
-
-    def _move_neighbor_filter(self, position) -> None:
-        """Recentre the neighbours' content filter once the robot has moved its slack."""
-        if self.neighbor_filter is None or not self.neighbor_filter.needs_update(position):
-            return
-        bounds = self.neighbor_filter.recentre(position)
-        try:
-            for subscription in [*self.neighbor_subscriptions.values(),
-                                 *self.prediction_subscriptions.values()]:
-                subscription.set_content_filter(NEIGHBOR_FILTER_EXPRESSION, bounds)
-        except Exception as error:
-            self._filter_failed(f"moving it: {type(error).__name__}: {error}")
+        return self.create_subscription(
+            Odometry, f"/{name}/orca/prediction",
+            lambda msg, name=name: self._on_neighbor_prediction(name, msg), RELIABLE_10)
 
     def _neighbor_max_speed(self) -> float:
         return self._param("neighbor_max_speed") or self._param("max_speed")
@@ -471,7 +398,7 @@ class OrcaNode(Node):
     def _now_ns(self) -> int:
         return self.get_clock().now().nanoseconds
 
-    def _measured_ns(self, msg: Odometry) -> int:
+    def measured_ns(self, msg: Odometry) -> int:
         """When an odometry message was measured: its stamp, unless that cannot be
         on this node's clock (zero, in the future, or older than neighbor_forget_after)."""
         now_ns = self._now_ns()
@@ -485,7 +412,7 @@ class OrcaNode(Node):
         except BadMessage as error:
             self._reject("own odom", str(error))
             return
-        stamp_ns = self._measured_ns(msg)
+        stamp_ns = self.measured_ns(msg)
         if stamp_ns < self.state_stamp_ns:
             return  # older than what we have
         problem = self.odometry_gate.check(stamp_ns * 1e-9, position)
@@ -495,29 +422,44 @@ class OrcaNode(Node):
         self.state = RobotState(position, velocity, yaw, v, omega)
         self.state_stamp_ns = stamp_ns
         self.odom_wall_ns = time.perf_counter_ns()
-        self._move_neighbor_filter(position)
+        if self._param("control_trigger") == "odom":
+            period_ns = 1e9 / self._param("control_rate")
+            if stamp_ns - self.trigger_stamp_ns >= ODOM_TRIGGER_SPACING * period_ns:
+                self.trigger_stamp_ns = stamp_ns  # spaced by the odometry's own stamps
+                self._control()
 
-    def _on_neighbor_odom(self, name: str, msg) -> None:
-        """A neighbour's odometry: the message, or its serialized bytes (the neighbours'
-        subscriptions are raw: :func:`~orca_ros.nodes.ros_common.odometry_from_cdr`)."""
-        try:
-            if isinstance(msg, (bytes, bytearray, memoryview)):
-                msg = odometry_from_cdr(bytes(msg))
-            position, velocity, _, _, _ = odometry_state(msg)
-        except BadMessage as error:
-            self._reject(f"odom of {name}", str(error))
-            return
-        if max(abs(position[0]), abs(position[1])) > self.odometry_gate.max_coordinate:
-            self._reject(f"odom of {name}", f"position {position} is beyond "
-                         f"{self.odometry_gate.max_coordinate:g} m")
-            return
-        self.neighbor_messages += 1
-        stamp_ns = self._measured_ns(msg)
-        previous = self.neighbors.get(name)
-        if previous is not None and stamp_ns < previous.stamp_ns:
-            return  # older than what we have
-        self.neighbors[name] = Seen(stamp_ns, position, velocity)
-        self.reciprocity.observe(name, stamp_ns * 1e-9, velocity)
+    def _cycle_due(self, periods: float) -> bool:
+        """Whether ``periods`` control periods (node clock) have passed since the last cycle."""
+        if self.last_cycle_ns is None:
+            return True
+        return self._now_ns() - self.last_cycle_ns >= periods * 1e9 / self._param("control_rate")
+
+    def _on_control_timer(self) -> None:
+        """Every cycle under control_trigger 'timer'; under 'odom' only when no odometry
+        started one for WATCHDOG_PERIODS periods (it stopped, or comes too slowly): the
+        cycle then brakes or stops the robot as its odometry ages."""
+        if self._param("control_trigger") == "timer" or self._cycle_due(WATCHDOG_PERIODS):
+            self._control()
+
+    def report_bad_neighbor_odometry(self, name: str, reason: str) -> None:
+        """A message of ``/<name>/odom`` was refused (:class:`NeighborOdometry`)."""
+        self._reject(f"odom of {name}", reason)
+
+    @property
+    def neighbors(self) -> Dict[str, Seen]:
+        """The followed robots' latest odometry now (see :meth:`_neighbors`)."""
+        return self._neighbors(self._now_ns())
+
+    def _neighbors(self, now_ns: int) -> Dict[str, Seen]:
+        """The followed robots' latest odometry, none silent for neighbor_forget_after."""
+        forget_ns = self._param("neighbor_forget_after") * 1e9
+        latest = self.neighbor_odometry.latest
+        seen = {}
+        for name in self.followed:
+            s = latest.get(name)
+            if s is not None and now_ns - s.stamp_ns <= forget_ns:
+                seen[name] = s
+        return seen
 
     def _on_neighbor_prediction(self, name: str, msg: Odometry) -> None:
         """A neighbour's :class:`SharedPrediction` (stamped when its command acts: the future)."""
@@ -627,11 +569,12 @@ class OrcaNode(Node):
                     if name:
                         names.append(name)
         for name in names:
-            if name == self.robot or name in self.neighbor_subscriptions:
+            if name == self.robot or name in self.followed:
                 continue
-            self.neighbor_subscriptions[name] = self._follow_odom(name)
+            self.neighbor_odometry.follow(name, self)
+            self.followed.append(name)
         if self._param("share_predictions"):
-            for name in self.neighbor_subscriptions:
+            for name in self.followed:
                 if name not in self.prediction_subscriptions:
                     self.prediction_subscriptions[name] = self._follow_prediction(name)
 
@@ -655,7 +598,8 @@ class OrcaNode(Node):
         self.cycles += 1
         now_ns = self._now_ns()
         period_ns = 1e9 / self._param("control_rate")
-        if self.last_cycle_ns is not None and now_ns - self.last_cycle_ns > 1.5 * period_ns:
+        if self.last_cycle_ns is not None and now_ns - self.last_cycle_ns > 1.5 * period_ns \
+                and self.state is not None:  # not while it waits for its first odometry
             self.late_cycles += 1
         self.last_cycle_ns = now_ns
         if self._config_dirty:
@@ -669,9 +613,9 @@ class OrcaNode(Node):
             self.goal_state = "waiting for odom" if self.state is None else "own odom stale"
             self._publish_command(0.0, 0.0, 0.0)
             return
-        forget_ns = self._param("neighbor_forget_after") * 1e9
-        for name in [n for n, seen in self.neighbors.items() if now_ns - seen.stamp_ns > forget_ns]:
-            del self.neighbors[name]  # silent far too long: forgotten
+        neighbors_seen = self._neighbors(now_ns)
+        for name in [n for n in self.observed_ns if n not in neighbors_seen]:
+            del self.observed_ns[name]  # silent far too long: forgotten
             self.predictions.pop(name, None)
             self.reciprocity.forget(name)
         if not self.controller.waypoints:
@@ -693,14 +637,14 @@ class OrcaNode(Node):
             state = predict_state(self.state, own_age + config.command_lag,
                                   unicycle=config.diff_drive)
         own_uncertainty = 0.5 * config.max_linear_accel * own_age * own_age
-        seen = self._perceived_neighbors(config, state, now_ns)
+        seen = self._perceived_neighbors(config, state, now_ns, neighbors_seen)
         # ORCA reasons about the nearest max_neighbors; the hard safety
         # half-planes cover every robot within reach, however many.
         neighbors = seen[:config.max_neighbors]
         command = self.controller.compute(state, neighbors, self.edges, close=seen,
                                           own_uncertainty=own_uncertainty)
         self.last_command = command
-        self._expect_reciprocity(command, state, neighbors)
+        self._expect_reciprocity(command, state, neighbors, neighbors_seen)
         # At its goal a robot keeps avoiding, as in the world: it steps aside for
         # others and comes back (one that stopped dead would be a wall to them).
         self.goal_state = "goal reached" if self.controller.at_goal(self.state.position) \
@@ -741,37 +685,51 @@ class OrcaNode(Node):
         self.prediction_pub.publish(msg)
 
     def _perceived_neighbors(self, config: ControllerConfig, state: RobotState,
-                             now_ns: int) -> List[Neighbor]:
+                             now_ns: int, neighbors_seen: Optional[Dict[str, Seen]] = None
+                             ) -> List[Neighbor]:
         """Neighbours as they may be when the command acts, nearest first (all of them
         that may be inside ``neighbor_dist``).
 
         From its odometry, or, where that is surer, from what it said it would
-        do (its :class:`SharedPrediction`, with ``share_predictions``)."""
+        do (its :class:`SharedPrediction`, with ``share_predictions``). A
+        neighbour that cannot be within reach, wherever it went since its odometry,
+        is passed over before that (:func:`~orca_ros.core.perception.beyond_reach`);
+        the reciprocity monitor sees each new odometry of the others."""
         max_speed = self._neighbor_max_speed()
         extrapolate = self._param("neighbor_timeout")
         detect = bool(self._param("detect_non_reciprocating"))
         now_s = now_ns * 1e-9
         perceived = []
-        for name, s in self.neighbors.items():
+        if neighbors_seen is None:
+            neighbors_seen = self._neighbors(now_ns)
+        for name, s in neighbors_seen.items():
+            age = (now_ns - s.stamp_ns) * 1e-9 + config.command_lag
+            if name not in self.predictions and beyond_reach(
+                    state.position, s.position, s.velocity, age, max_speed,
+                    config.neighbor_dist):
+                continue
+            if self.observed_ns.get(name) != s.stamp_ns:
+                self.observed_ns[name] = s.stamp_ns
+                self.reciprocity.observe(name, s.stamp_ns * 1e-9, s.velocity)
             reciprocates = self.reciprocity.reciprocates(name, now_s) if detect \
                 else name not in self.reciprocity.declared
             seen_as = Neighbor(s.position, s.velocity, self._neighbor_radius(name), name,
                                reciprocates=reciprocates)
             neighbor = perceive_neighbor_best(
-                seen_as, (now_ns - s.stamp_ns) * 1e-9 + config.command_lag, max_speed,
+                seen_as, age, max_speed,
                 config.max_linear_accel, extrapolate, self.predictions.get(name),
                 now_s + config.command_lag, config.max_angular_speed)
             perceived.append(neighbor)
         return select_neighbors(state.position, perceived, config.neighbor_dist)
 
     def _expect_reciprocity(self, command: Command, state: RobotState,
-                            neighbors: List[Neighbor]) -> None:
+                            neighbors: List[Neighbor], neighbors_seen: Dict[str, Seen]) -> None:
         """Hand this period's half-plane against each neighbour to the reciprocity monitor."""
         lines = command.output.neighbor_half_planes if command.output is not None else ()
         if not neighbors or len(lines) != len(neighbors):
             return
         for neighbor, line in zip(neighbors, lines):
-            self.reciprocity.expect(neighbor.key, self.neighbors[neighbor.key].stamp_ns * 1e-9,
+            self.reciprocity.expect(neighbor.key, neighbors_seen[neighbor.key].stamp_ns * 1e-9,
                                     line, state.velocity, neighbor.velocity)
 
     def _publish_command(self, linear_x: float, linear_y: float, angular_z: float) -> None:
@@ -788,8 +746,10 @@ class OrcaNode(Node):
 
     def _publish_diagnostics(self) -> None:
         now_ns = self._now_ns()
-        stale = sorted(n for n, s in self.neighbors.items()
+        neighbors_seen = self._neighbors(now_ns)
+        stale = sorted(n for n, s in neighbors_seen.items()
                        if now_ns - s.stamp_ns > self._param("neighbor_timeout") * 1e9)
+        shared = self.neighbor_odometry
         command = self.last_command
         fallback = bool(command and command.output and command.output.used_fallback)
         level = LEVEL_OK
@@ -801,10 +761,13 @@ class OrcaNode(Node):
             message = f"{self.goal_state}; rejected input: {self.last_problem}"
         values = {
             "robot": self.robot, "goal": self.goal, "goal_state": self.goal_state,
-            "neighbors_seen": len(self.neighbors),
-            "neighbors_followed": len(self.neighbor_subscriptions),
-            "neighbor_messages": self.neighbor_messages,
-            "neighbor_filter": self._neighbor_filter_text(),
+            "neighbors_seen": len(neighbors_seen),
+            "neighbors_followed": len(self.followed),
+            # Neighbours' odometry taken in by this node's process, and by how many
+            # orca_nodes it is shared (NeighborOdometry): the process took in
+            # neighbor_messages; each node's share is neighbor_messages / shared_by.
+            "neighbor_messages": shared.messages,
+            "neighbor_messages_shared_by": len(shared.nodes),
             "stale_neighbors": ",".join(stale), "lp_fallback_used": fallback,
             "non_reciprocating_neighbors": ",".join(self.reciprocity.flagged),
             # Neighbours whose orca/prediction (share_predictions) is held, not yet stale:

@@ -3,7 +3,9 @@
 Each robot is still its own ``orca_node``, in its own namespace (``/a/orca_node``,
 ``/b/orca_node``, ...), with its own parameters and topics, so nothing changes for
 the robots, RViz or ``ros2 param``; they only share one process and one executor
-(rclpy's EventsExecutor where it has one). Parameters come the ROS way, from a
+(rclpy's EventsExecutor where it has one), and one subscription to each robot's
+odometry (:class:`~orca_ros.nodes.neighbor_odometry.NeighborOdometry`), which all of
+them read. Parameters come the ROS way, from a
 parameters file keyed by each node's full name::
 
     ros2 run orca_ros orca_robots --robots a b --ros-args --params-file fleet.yaml
@@ -22,6 +24,7 @@ import argparse
 import sys
 from typing import List, Optional, Sequence
 
+from .neighbor_odometry import NeighborOdometry
 from .orca_node import OrcaNode
 from .ros_common import run_nodes
 
@@ -44,8 +47,9 @@ def robot_namespaces(argv: Sequence[str]) -> List[str]:
 def main(args: Optional[Sequence[str]] = None) -> None:
     argv = list(sys.argv if args is None else args)
     robots = robot_namespaces(argv)
-    run_nodes(lambda: [OrcaNode(namespace=f"/{name}") for name in robots], argv,
-              "orca_robots")
+    shared = NeighborOdometry()
+    run_nodes(lambda: [OrcaNode(namespace=f"/{name}", neighbor_odometry=shared)
+                       for name in robots], argv, "orca_robots")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,45 @@
+"""``orca-ros bench-ros``: the fleet in processes as launch runs them, judged by the observer."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from orca_ros.fleet import NodeSpec
+
+
+def test_process_commands_are_what_launch_ros_would_run(tmp_path):
+    import yaml
+
+    from orca_ros.fleet_bench import process_command
+
+    robot = NodeSpec("orca_node", "orca_node", namespace="r1", parameters={"radius": 0.3})
+    single = process_command(robot, str(tmp_path))
+    assert single[single.index("--ros-args") + 1:single.index("--params-file")] == \
+        ["-r", "__node:=orca_node", "-r", "__ns:=/r1"]
+    assert yaml.safe_load(open(single[-1])) == {"/r1/orca_node": {"ros__parameters":
+                                                                  {"radius": 0.3}}}
+    other = NodeSpec("orca_node", "orca_node", namespace="r2", parameters={"radius": 0.4})
+    host = NodeSpec("orca_robots", "orca_robots_0", hosted=(robot, other))
+    hosted = process_command(host, str(tmp_path))
+    assert hosted[3:7] == ["--robots", "r1", "r2", "--ros-args"]  # no node name or namespace
+    assert sorted(yaml.safe_load(open(hosted[-1]))) == ["/r1/orca_node", "/r2/orca_node"]
+
+
+def test_bench_ros_runs_the_fleet_in_processes_and_reports_each_figure(tmp_path):
+    pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
+    out = tmp_path / "bench.json"
+    run = subprocess.run([sys.executable, "-m", "orca_ros.cli", "bench-ros", "--robots", "3",
+                          "--robots-per-process", "2", "--wall-limit", "90", "--json", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    [row] = json.loads(out.read_text())["rows"]
+    # fleet_sim, obstacle_server, and the three robots two by two: two orca_robots processes
+    assert row["processes"] == 4 and row["robots_per_process"] == 2
+    assert (row["arrived"], row["colliding_pairs"]) == (3, 0), row
+    assert row["stop_reason"] == "every robot arrived" and row["nonzero_exits"] == {}
+    assert 8.0 <= row["control_rate_hz"] <= 10.5
+    assert row["neighbor_messages_per_s"] > 0 and row["real_time_factor"] > 0.5
+    assert row["cpu_per_robot"] > 0 and row["rss_mb_per_robot"] > 10
+    assert "| 3 | 2 | 4 | 3/3 | 0 |" in run.stdout
