@@ -275,3 +275,28 @@ def test_sent_commands_expire_like_the_driver_does():
     assert sent._acting(1.05) is None            # not acting yet: the history is too short
     assert sent._acting(1.15) == (0.3, 0.5)
     assert sent._acting(1.35) == (0.0, 0.0)      # its validity ran out: the robot brakes
+
+
+@pytest.mark.parametrize("braking", [None, 4.0])
+def test_following_a_non_reciprocating_robot_that_brakes_never_runs_into_it(braking):
+    """A leader 4 cm ahead moving away at 0.44 m/s, not reciprocating, brakes at once
+    (its command expired): the follower holding the half-plane's largest velocity for
+    the command's 0.2 s, then braking, stays clear. Stepped as fleet_sim steps bodies
+    (velocity towards the command by at most a dt, then the position by v dt). Taking
+    the leader's 0.44 m/s as kept, the follower closed 8 cm: the contact seen with
+    100 robots through ROS."""
+    rel, combined, dt, horizon = (0.44, 0.0), 0.40, 0.1, 0.2
+    leader_velocity = (0.44, 0.0)
+    line = one_step_safety_half_plane(rel, combined, dt, braking_accel=braking,
+                                      horizon=horizon, other_velocity=leader_velocity)
+    follow = line.point_x
+    assert follow > 0.0  # it may still follow
+    decel = 4.0  # the leader brakes at its body's limit
+    leader, leader_v, me, my_v = rel[0], leader_velocity[0], 0.0, follow
+    for k in range(40):
+        leader_v = max(0.0, leader_v - decel * dt)
+        if (k + 1) * dt > horizon + 1e-9:  # our command expired: we brake too
+            my_v = 0.0 if braking is None else max(0.0, my_v - braking * dt)
+        leader += leader_v * dt
+        me += my_v * dt
+        assert leader - me >= combined - 1e-9, (k, leader - me)

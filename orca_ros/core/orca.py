@@ -445,10 +445,19 @@ def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: flo
     braking by ``a dt`` per step, it covers ``v T + v**2 / (2 a) - v dt / 2``,
     which must fit in its half of the gap (:func:`braking_speed`).
 
-    A neighbour that does not reciprocate (``other_velocity`` given: it keeps
-    moving at that velocity whatever we do) leaves the whole gap to us, as
-    ORCA gives the whole ``u`` to an agent facing a non-reciprocating one
-    (van den Berg et al. 2011, section 4): ``(v - v_B) . n <= g / T``.
+    A neighbour that does not reciprocate (``other_velocity`` given: it does
+    not avoid us) leaves the whole gap to us, as ORCA gives the whole ``u`` to
+    an agent facing a non-reciprocating one (van den Berg et al. 2011, section
+    4). Coming at us (``v_B . n <= 0``) it may keep its velocity:
+    ``(v - v_B) . n <= g / T``. Moving away, it may also brake (its command
+    expired, it was stopped): straight along its direction of travel at
+    ``braking_accel`` it covers at least ``s`` (:func:`least_retreat`; 0 if it
+    can stop at once), so the
+    room is ``g + d_B`` with ``d_B = (v_B . n / |v_B|) s``, the least it
+    retreats: ``v . n <= (g + d_B) / T``, and within
+    our braking envelope for that room. Crediting its whole ``(v_B . n) T``
+    (as if it kept going) let a robot follow a braking one 4 cm behind into
+    contact (100 robots on two cores, a process late: its robots braked).
     """
     rx, ry = other_position_rel
     distance = math.sqrt(rx * rx + ry * ry)
@@ -459,14 +468,44 @@ def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: flo
     hold = time_step if horizon is None else max(horizon, time_step)
     share = 0.5 if other_velocity is None else 1.0
     gap = distance - combined_radius
-    limit = share * gap / hold
+    retreat = closing = 0.0
+    if other_velocity is not None:
+        along = other_velocity[0] * nx + other_velocity[1] * ny
+        if along > 0.0:  # moving away: only what it covers even if it brakes
+            retreat = least_retreat(other_velocity, (nx, ny), braking_accel, hold, time_step)
+        else:  # coming at us: at its velocity, as long as it likes
+            closing = along
+    room = share * gap + retreat
+    limit = room / hold
     if gap < 0.0 and contact_radius is not None:
         limit = min(0.0, share * (distance - contact_radius) / hold)
     if braking_accel is not None and gap > 0.0:
-        limit = min(limit, braking_speed(share * gap, braking_accel, time_step, hold))
-    if other_velocity is not None:
-        limit += other_velocity[0] * nx + other_velocity[1] * ny
-    return HalfPlane(nx * limit, ny * limit, -ny, nx)
+        limit = min(limit, braking_speed(room, braking_accel, time_step, hold))
+    return HalfPlane(nx * (limit + closing), ny * (limit + closing), -ny, nx)
+
+
+def least_retreat(velocity: Vector2, direction: Vector2, braking_accel: Optional[float],
+                  hold: float, time_step: float) -> float:
+    """The least a robot moving at ``velocity`` goes along the unit ``direction`` in
+    ``hold`` s if it either keeps its velocity or brakes straight at ``braking_accel``
+    (None: it can stop at once); see :func:`one_step_safety_half_plane`.
+
+    Braking by ``a dt`` per step before each step's move (as the world and
+    fleet_sim step bodies) it covers ``v hold - a hold (hold + dt) / 2`` in
+    ``hold``, or, stopping first, at least ``v**2 / (2 a) - v dt / 2`` (the
+    exact sum exceeds it by ``a dt**2 f (1 - f) / 2``, ``f`` the fraction of the
+    last step); a robot braking continuously covers more."""
+    along = velocity[0] * direction[0] + velocity[1] * direction[1]
+    if along <= 0.0:
+        return along * hold  # coming closer: braking only helps
+    speed = math.hypot(velocity[0], velocity[1])
+    if braking_accel is None:
+        return 0.0
+    if speed > braking_accel * hold:
+        travel = speed * hold - 0.5 * braking_accel * hold * (hold + time_step)
+    else:
+        travel = max(0.0, speed * speed / (2.0 * braking_accel) - 0.5 * speed * time_step)
+    return along / speed * travel
 
 
 def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: ObstacleVertex,
