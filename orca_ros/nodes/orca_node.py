@@ -43,8 +43,9 @@ from ..core.controller import (
 )
 from ..core.drive import KINEMATICS
 from ..core.methods import TRACKING, method_names, method_spec
-from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands, beyond_reach,
-                               SharedPrediction, perceive_neighbor_best, select_neighbors)
+from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands,
+                               SharedPrediction, beyond_reach, perceive_neighbor_best,
+                               select_neighbors)
 from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
 from .neighbor_odometry import NeighborOdometry, Seen
