@@ -17,7 +17,7 @@ it) and changes nothing; an older stamp than the one held is ignored.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from .ros_common import RELIABLE_10, BadMessage, odometry_from_cdr, odometry_state
 
@@ -67,9 +67,6 @@ class NeighborOdometry:
             self.subscriptions[name] = self.owner.create_subscription(
                 Odometry, f"/{name}/odom", lambda raw, name=name: self.on_odometry(name, raw),
                 RELIABLE_10, raw=True)
-
-    def get(self, name: str) -> Optional[Seen]:
-        return self.latest.get(name)
 
     def on_odometry(self, name: str, msg) -> None:
         """One message of ``/<name>/odom`` (serialized bytes or a message)."""
