@@ -12,6 +12,7 @@ scripts install it before importing anything heavy.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from typing import Dict, List
 
@@ -33,6 +34,9 @@ def install(interrupt: bool = False) -> Dict[int, object]:
     if threading.current_thread() is not threading.main_thread():
         return {}
     _interrupt = interrupt
+    if interrupt and sys.unraisablehook is not _unraisable:
+        _unraisable.previous = sys.unraisablehook
+        sys.unraisablehook = _unraisable
     return {sig: signal.signal(sig, _note) for sig in SIGNALS}
 
 
@@ -42,6 +46,30 @@ def _note(signum, frame) -> None:
         _arm_deadline()
     if _interrupt and len(_received) == 1:
         raise KeyboardInterrupt
+
+
+def _unraisable(unraisable) -> None:
+    """Deliver again a KeyboardInterrupt that Python could not raise.
+
+    A signal that lands while the main thread runs a weakref callback or a
+    ``__del__`` (an import's module-lock callback, say) raises there, where
+    Python can only print "Exception ignored" and carry on: the interrupt would
+    be lost and the traceback would reach stderr. A one-shot SIGALRM 10 ms on
+    raises it again, at an ordinary line by then (or lands here once more).
+    """
+    if not (_interrupt and _received and isinstance(unraisable.exc_value, KeyboardInterrupt)):
+        _unraisable.previous(unraisable)
+        return
+    signal.signal(signal.SIGALRM, _interrupt_again)
+    signal.setitimer(signal.ITIMER_REAL, 0.01)
+
+
+def _interrupt_again(signum, frame) -> None:
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    raise KeyboardInterrupt
+
+
+_unraisable.previous = sys.unraisablehook
 
 
 STOP_WITHIN_ENV = "ORCA_ROS_STOP_WITHIN"
@@ -113,6 +141,8 @@ def restore(previous: Dict[int, object]) -> None:
     for sig, handler in previous.items():
         if handler is not None:
             signal.signal(sig, handler)
+    if sys.unraisablehook is _unraisable:
+        sys.unraisablehook = _unraisable.previous
     _received.clear()
     while _deadline:
         _deadline.pop().cancel()

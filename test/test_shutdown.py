@@ -265,3 +265,27 @@ def test_a_process_stuck_after_the_signal_still_ends_with_status_0_in_time():
     run = subprocess.run([sys.executable, "-c", quiet], capture_output=True, text=True,
                          timeout=60, env=env)
     assert run.returncode == 3 and "still stopping" not in run.stderr
+
+
+def test_a_signal_during_a_weakref_callback_still_interrupts_plain_work_quietly():
+    """A signal landing in a callback Python cannot raise from (an import's module-lock
+    callback, a ``__del__``) must neither print "Exception ignored" nor be lost."""
+    script = ("import os, signal, sys, time, weakref\n"
+              "from orca_ros import stop\n"
+              "stop.install(interrupt=True)\n"
+              "class Thing: pass\n"
+              "def callback(ref):\n"
+              "    os.kill(os.getpid(), signal.SIGTERM)  # handled inside this callback\n"
+              "    for _ in range(1000): pass\n"
+              "thing = Thing(); ref = weakref.ref(thing, callback)\n"
+              "try:\n"
+              "    del thing\n"
+              "    while True: time.sleep(0.01)  # plain work with no loop asking stop\n"
+              "except KeyboardInterrupt:\n"
+              "    print('interrupted')\n")
+    env = dict(os.environ, ORCA_ROS_STOP_WITHIN="20")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "interrupted"
+    assert run.stderr == ""
