@@ -332,6 +332,9 @@ class _Tap:
     delivered: int = 0
     discarded: int = 0  # queued or held for a node that was killed meanwhile
     dropped_keys: List[int] = field(default_factory=list)  # header stamps (ns) or indices
+    # Every key that reached the tap: subscriptions to states are latest-only, so
+    # which messages arrive depends on timing; the seed decides what is dropped of those.
+    received_keys: List[int] = field(default_factory=list)
     first_key: Optional[int] = None  # of the first and last message received
     last_key: Optional[int] = None
 
@@ -547,6 +550,7 @@ class FaultInjector:
         if tap.first_key is None:
             tap.first_key = key
         tap.last_key = key
+        tap.received_keys.append(key)
         if tap.p_drop > 0.0:
             fault = "drop_odom" if tap.kind == "odom" else "drop_cmd"
             stream = tap.owner or "sim"

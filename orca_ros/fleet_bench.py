@@ -17,7 +17,8 @@ Per size it reports: arrivals and colliding pairs (observer), the achieved
 control rate, the share of late control cycles, odom->cmd_vel p50 (median
 robot) and p99 (worst robot), the simulated clock's real-time factor,
 neighbour odometry delivered per second, CPU (share of one core) and resident
-memory per robot over the orca processes, fleet_sim's CPU, and non-zero exits.
+memory per robot over the orca processes, fleet_sim's CPU, the share of
+fleet_sim's robot-steps braked for want of a valid command, and non-zero exits.
 """
 
 from __future__ import annotations
@@ -194,6 +195,9 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
     sim_cpu = sum(a.cpu_s - b.cpu_s for spec, a, b in zip(specs, after, before)
                   if spec.executable == "fleet_sim")
     control = report.get("control") or {}
+    commands = report.get("fleet_sim_commands") or {}
+    time_step = yaml.safe_load(scenario.read_text(encoding="utf-8"))["time_step"]
+    robot_steps = robots * commands.get("sim_time", 0.0) / time_step
     return {
         "robots": robots, "robots_per_process": robots_per_process, "processes": len(specs),
         "control_trigger": next(s.parameters.get("control_trigger", "timer") for s in plan
@@ -210,6 +214,8 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         "cpu_per_robot": round(robot_cpu / wall_s / robots, 4) if wall_s > 0 else None,
         "rss_mb_per_robot": round(robot_rss / robots, 1),
         "fleet_sim_cpu": round(sim_cpu / wall_s, 3) if wall_s > 0 else None,
+        "expired_command_share": round(commands["expired_command_steps"] / robot_steps, 4)
+        if robot_steps > 0 and "expired_command_steps" in commands else None,
         "odom_rate_hz_mean": report.get("odom_rate_hz_mean"),
         "nonzero_exits": {name: code for name, code in processes.exit_codes.items() if code},
         "shutdown_s": round(processes.shutdown_s, 1),
@@ -247,8 +253,8 @@ def format_plan_table(rows: Sequence[Dict[str, object]], target_hz: float = 10.0
     lines = [f"| robots | per process | processes | arrived | colliding pairs | wall s "
              f"| control Hz (target {target_hz:g}) | late cycles | odom→cmd_vel p50 ms "
              "| p99 ms | real-time factor | neighbour odom msgs/s | CPU per robot "
-             "| RSS per robot MB | fleet_sim CPU | non-zero exits |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| RSS per robot MB | fleet_sim CPU | expired commands | non-zero exits |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(
             f"| {r['robots']} | {r['robots_per_process']} | {r['processes']} "
@@ -260,5 +266,6 @@ def format_plan_table(rows: Sequence[Dict[str, object]], target_hz: float = 10.0
             f"| {_percent(r['cpu_per_robot'])} "
             f"| {r['rss_mb_per_robot']} "
             f"| {_percent(r['fleet_sim_cpu'], 0)} "
+            f"| {_percent(r.get('expired_command_share'), 2)} "
             f"| {len(r['nonzero_exits'])} |")
     return "\n".join(lines)

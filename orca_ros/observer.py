@@ -59,6 +59,7 @@ class Watch:
         self.first_wall: Dict[str, float] = {}
         self.last_wall: Dict[str, float] = {}
         self.fleet_sim_arrived: Optional[int] = None
+        self.fleet_sim_values: Dict[str, str] = {}  # fleet_sim's latest diagnostics
         self.sim_clock: List[Tuple[float, float]] = []  # (wall monotonic, fleet_sim sim_time)
         self.controllers: Dict[str, Dict[str, str]] = {}  # robot -> its latest diagnostics
         self.node = Node("orca_observer", context=context)
@@ -83,6 +84,7 @@ class Watch:
         for status in msg.status:
             values = {kv.key: kv.value for kv in status.values}
             if status.name == "fleet_sim":
+                self.fleet_sim_values = values
                 try:
                     self.fleet_sim_arrived = int(values.get("arrived", ""))
                 except ValueError:
@@ -138,6 +140,18 @@ class Watch:
             "control_rate_hz": round(rates[len(rates) // 2], 2) if rates else None,
         }
 
+    def fleet_sim_commands(self) -> Dict[str, float]:
+        """fleet_sim's last word on the commands: how many it took, the robot-steps braked
+        because the latest had expired (``expired_command_steps``), how many it rejected
+        as malformed, and its simulated time then."""
+        out = {}
+        for key in ("taken_commands", "expired_command_steps", "rejected_commands", "sim_time"):
+            try:
+                out[key] = float(self.fleet_sim_values[key])
+            except (KeyError, ValueError):
+                pass
+        return out
+
     def _neighbor_messages(self) -> float:
         """Neighbours' odometry taken in by the fleet's processes: each orca_node reports
         its process's count and how many nodes share it (``neighbor_messages_shared_by``)."""
@@ -169,6 +183,7 @@ class Watch:
         self.audit.flush()
         report = {"scenario": scenario_path, **self.audit.report(),
                   "fleet_sim_arrived": self.fleet_sim_arrived,
+                  "fleet_sim_commands": self.fleet_sim_commands(),
                   "odom_rate_hz": self.rates(), "wall_time_s": round(wall_s, 3),
                   "control": self.control_figures(wall_s)}
         rates = list(report["odom_rate_hz"].values())

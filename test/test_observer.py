@@ -88,7 +88,8 @@ def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path
         time.sleep(1.0)
         diagnostics.publish(DiagnosticArray(header=Header(stamp=Time(sec=12, nanosec=500_000_000)),
                                             status=[
-            status("fleet_sim", sim_time=12.0, arrived=0),
+            status("fleet_sim", sim_time=12.0, arrived=0, expired_command_steps=17,
+                   rejected_commands=2),
             status("orca_node: north", control_cycles=100, late_control_cycles=10,
                    odom_to_cmd_ms_p50=5.0, odom_to_cmd_ms_p99=20.0, neighbor_messages=300),
             status("orca_node: south", control_cycles=100, late_control_cycles=0,
@@ -106,3 +107,5 @@ def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path
     assert 0.0 < control["neighbor_messages_per_s"] < 600.0
     assert 1.0 < control["real_time_factor"] < 2.0  # 2 sim s over a bit more than 1 wall s
     assert control["control_rate_hz"] == 8.0  # the median robot: 100 cycles in 12.5 s
+    assert result["report"]["fleet_sim_commands"] == {
+        "expired_command_steps": 17.0, "rejected_commands": 2.0, "sim_time": 12.0}

@@ -61,6 +61,8 @@ def test_supervisor_ignores_a_nan_pose_and_treats_a_robot_without_goal_as_standi
     tester.create_subscription(Path, "/b/supervisor/detour", detours.append, RELIABLE_10)
     ros.spin_until(lambda: pub_a.get_subscription_count() and goal_b.get_subscription_count())
     pub_a.publish(odom(math.nan, 0.0))
+    # Odometry is taken latest-only: the NaN is seen if nothing newer came first.
+    assert ros.spin_until(lambda: node.rejected == 1, 5.0)
     goal = PoseStamped()
     goal.pose.position.x = 5.0
     goal_b.publish(goal)

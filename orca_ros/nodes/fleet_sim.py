@@ -39,6 +39,7 @@ from . import markers
 from .ros_common import (
     LEVEL_ERROR,
     LEVEL_OK,
+    LATEST,
     RELIABLE_10,
     BadMessage,
     GoalSender,
@@ -97,6 +98,7 @@ class FleetSim(Node):
                                   self._param("max_angular_accel")) for a in self.scenario.agents]
         self.commands: Dict[str, Tuple[Tuple[float, float, float], float]] = {}
         self.rejected = 0
+        self.taken = 0  # commands accepted
         self.last_problem = ""
         self.expired = 0  # robot-steps braked because the last command was no longer valid
         self.record = FleetRecord(self.scenario, self.positions())
@@ -106,7 +108,7 @@ class FleetSim(Node):
         for name in self.names:
             self.odom_pubs[name] = self.create_publisher(Odometry, f"/{name}/odom", RELIABLE_10)
             self.create_subscription(TwistStamped if stamped else Twist, f"/{name}/cmd_vel",
-                                     lambda msg, name=name: self._on_cmd(name, msg), RELIABLE_10)
+                                     lambda msg, name=name: self._on_cmd(name, msg), LATEST)
         self.goal_sender = GoalSender(self, self.scenario, self._param("goal_subscribers"),
                                       self._param("world_frame")) \
             if self._param("send_goals") else None
@@ -145,6 +147,7 @@ class FleetSim(Node):
             if 0.0 < stamped <= self.sim_time + 1e-6:
                 stamp = stamped
         self.commands[name] = ((twist.linear.x, twist.linear.y, twist.angular.z), stamp)
+        self.taken += 1
 
     def step(self) -> None:
         """Advance every robot by one time step and publish the new state."""
@@ -194,6 +197,7 @@ class FleetSim(Node):
                   "arrived": self.record.arrived,
                   "colliding_pairs": ";".join("-".join(p) for p in sorted(ledger.pairs)),
                   "deepest_penetration_m": round(ledger.deepest, 6),
+                  "taken_commands": self.taken,
                   "rejected_commands": self.rejected, "last_rejection": self.last_problem,
                   "expired_command_steps": self.expired}
         self.diag_pub.publish(diagnostic_array(self._stamp(), [

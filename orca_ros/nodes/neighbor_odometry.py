@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
-from .ros_common import RELIABLE_10, BadMessage, odometry_from_cdr, odometry_state
+from .ros_common import LATEST, BadMessage, odometry_from_cdr, odometry_state
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class NeighborOdometry:
 
             self.subscriptions[name] = self.owner.create_subscription(
                 Odometry, f"/{name}/odom", lambda raw, name=name: self.on_odometry(name, raw),
-                RELIABLE_10, raw=True)
+                LATEST, raw=True)
 
     def on_odometry(self, name: str, msg) -> None:
         """One message of ``/<name>/odom`` (serialized bytes or a message)."""

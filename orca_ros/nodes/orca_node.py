@@ -53,6 +53,7 @@ from .ros_common import (
     LEVEL_OK,
     LEVEL_WARN,
     OBSTACLES_SUBSCRIPTION,
+    LATEST,
     RELIABLE_10,
     BadMessage,
     check_choices,
@@ -149,7 +150,7 @@ class OrcaNode(Node):
         self.prediction_pub = self.create_publisher(Odometry, "orca/prediction", RELIABLE_10)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
                                               qos_profile_system_default)
-        self.create_subscription(Odometry, "odom", self._on_own_odom, RELIABLE_10)
+        self.create_subscription(Odometry, "odom", self._on_own_odom, LATEST)
         self.create_subscription(Marker, "/obstacles", self._on_obstacles,
                                  OBSTACLES_SUBSCRIPTION)
         self.create_subscription(PoseStamped, "goal_pose", self._on_goal, RELIABLE_10)
@@ -364,7 +365,7 @@ class OrcaNode(Node):
     def _follow_prediction(self, name: str):
         return self.create_subscription(
             Odometry, f"/{name}/orca/prediction",
-            lambda msg, name=name: self._on_neighbor_prediction(name, msg), RELIABLE_10)
+            lambda msg, name=name: self._on_neighbor_prediction(name, msg), LATEST)
 
     def _neighbor_max_speed(self) -> float:
         return self._param("neighbor_max_speed") or self._param("max_speed")

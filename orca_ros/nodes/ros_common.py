@@ -25,6 +25,14 @@ from ..core.obstacle_registry import ObstacleAction, ObstacleUpdate
 # cmd_vel and odom interoperate with Gazebo bridges and diff_drive_controller.
 RELIABLE_10 = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
+# Subscribing to a stream of states (odometry, cmd_vel, shared predictions), where
+# only the newest message counts. A process that falls behind takes the latest one,
+# never a queue of stale ones: with RELIABLE_10, fleet_sim at 100 robots took each
+# robot's commands oldest first, one per executor turn, and braked 80% of its
+# robot-steps on commands past their validity. A best-effort reader also costs
+# its (reliable or best-effort) publisher no acknowledgements.
+LATEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT,
+                    durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
 # Latched data (obstacles): late joiners get the last message.
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)

@@ -41,6 +41,7 @@ from ..core.scenario import load_scenario, resolve_scenario
 from .ros_common import (
     LEVEL_OK,
     LEVEL_WARN,
+    LATEST,
     RELIABLE_10,
     BadMessage,
     check_choices,
@@ -151,7 +152,7 @@ class SupervisorNode(Node):
                 continue
             self.subscribed[name] = [
                 self.create_subscription(Odometry, f"/{name}/odom",
-                                         lambda m, n=name: self._on_odom(n, m), RELIABLE_10),
+                                         lambda m, n=name: self._on_odom(n, m), LATEST),
                 self.create_subscription(PoseStamped, f"/{name}/goal_pose",
                                          lambda m, n=name: self._on_goal(n, m), RELIABLE_10),
                 self.create_subscription(Path, f"/{name}/plan",

@@ -44,8 +44,8 @@ from ..toio import protocol as p
 from ..toio.wheels import twist_to_wheels
 from ..toio.mat import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
 from ..toio.transport import BleakLink, CubeLink, SimulatedCube, parse_cube
-from .ros_common import (LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, GoalSender, described,
-                         diagnostic_array, diagnostic_status, float_param, int_param,
+from .ros_common import (LATEST, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, GoalSender,
+                         described, diagnostic_array, diagnostic_status, float_param, int_param,
                          quaternion_from_yaw, run_node, twist_of)
 
 STALE_COVARIANCE = 1e6
@@ -123,7 +123,7 @@ class ToioBridge(Node):
                 "button": self.create_publisher(Bool, f"/{cube.name}/button", 10),
                 "collision": self.create_publisher(Bool, f"/{cube.name}/collision", 10)}
             self.create_subscription(TwistStamped if stamped else Twist, f"/{cube.name}/cmd_vel",
-                                     lambda msg, c=cube: self._on_cmd(c, msg), RELIABLE_10)
+                                     lambda msg, c=cube: self._on_cmd(c, msg), LATEST)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
                                               qos_profile_system_default)
         self.clock_pub = self.create_publisher(ClockMsg, "/clock", 10) if self.simulated else None
