@@ -59,3 +59,27 @@ def test_a_unicycle_facing_a_wall_inside_its_margin_turns_away_and_goes(heading_
     body, clearance = _drive(config, body, goal, [WALL], 40)
     assert clearance >= 0.0
     assert math.dist((body.x, body.y), goal) < 0.5 * math.dist((0.0, start_y), goal)
+
+
+def test_a_unicycle_whose_stall_escape_points_into_the_wall_it_nearly_faces_still_goes():
+    """A robot inside a wall's tracking margin, 13° off facing it, whose stall escape
+    turns its preferred velocity into the wall: it may not drive towards the wall, but
+    it turns to slide along it and goes (it used to stand there for good: a lone robot
+    of a block crowd, 120 s)."""
+    config = ControllerConfig(radius=0.1, max_speed=1.0, pref_speed=1.0, time_step=0.1,
+                              kinematics="diff_drive", command_lag=0.1)
+    margin = config.safety_radius(config.radius) - config.radius
+    start_y = config.radius + 0.3 * margin
+    controller = RobotController(config, key="r")
+    controller.set_path([(5.0, start_y)])
+    controller.stalled_time = 100.0  # the escape at its full 75° to the right: into the wall
+    body = Body(0.0, start_y, math.radians(-13.0))
+    edges = build_obstacle_edges([WALL])
+    for _ in range(30):
+        state = RobotState((body.x, body.y), body.world_velocity, body.heading, body.vx,
+                           body.omega)
+        command = controller.compute(state, [], edges)
+        body = step_body(body, (command.linear, 0.0, command.angular), "diff_drive",
+                         config.limits, config.time_step)
+        assert body.y - config.radius >= 0.0
+    assert body.x > 1.0

@@ -33,7 +33,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 from .cube import CUBE_RADIUS_UNITS, move_to_target
 from .drive import (KINEMATICS, DiffDriveLimits, keep_right_angle, kinematic_half_planes,
                     tracking_error_bound, unicycle_command, unicycle_step)
-from .guidance import SIGHT_LINE, VisibilityRoadmap
+from .guidance import SIGHT_LINE, VisibilityRoadmap, detour_around_discs
 from .linprog import HalfPlane
 from .methods import (TRACKING, AvoidanceMethod, MethodOutput, MethodSpec, NeighborView,
                       RobotView, filter_velocity, method_spec)
@@ -44,6 +44,9 @@ from .types import Vector2, as_finite
 
 SAFETY_HAIR = 1e-4
 """m added to true radii in the hard safety half-planes, so rounding never makes contact."""
+TURN_FLOOR = 0.02
+"""A unicycle whose avoidance velocity is under this share of its top speed turns to its
+preferred velocity instead (see :meth:`RobotController.compute`)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,7 @@ class ControllerConfig:
     keep_right_deg: float = 8.0
     stall_escape_deg: float = 75.0
     stall_escape_time: float = 3.0
+    stall_detour_time: float = 0.5  # s stalled before detouring round standing robots; 0: never
     one_step_safety: Optional[bool] = None  # the safety filter; None: as the method says
     guidance: bool = True
     guidance_clearance_ratio: float = 0.25
@@ -92,7 +96,8 @@ class ControllerConfig:
         for name in ("neighbor_dist", "safety_margin_ratio", "margin_speed_ratio",
                      "keep_right_deg", "command_lag",
                      "heading_time_constant",
-                     "stall_escape_deg", "stall_escape_time", "guidance_clearance_ratio"):
+                     "stall_escape_deg", "stall_escape_time", "stall_detour_time",
+                     "guidance_clearance_ratio"):
             as_finite(getattr(self, name), name, minimum=0.0)
         if self.kinematics not in KINEMATICS:
             raise ValueError(f"kinematics must be one of {KINEMATICS}, got {self.kinematics!r}")
@@ -346,6 +351,7 @@ class RobotController:
     _method_key: Optional[tuple] = None
     _method_config: Optional[ControllerConfig] = None
     _pref_target: Optional[Vector2] = None
+    _detour_side: int = 0  # the way round standing robots being taken (see _detour)
 
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
         """Follow these points in order; the last one is the goal. Empty: stand still."""
@@ -359,6 +365,7 @@ class RobotController:
         self._last_position = None
         self.stalled_time = 0.0
         self.margin_held = 1.0
+        self._detour_side = 0
 
     def set_directive(self, speed_limit: Optional[float] = None,
                       detour: Sequence[Vector2] = ()) -> None:
@@ -436,30 +443,79 @@ class RobotController:
         return target if self._guide_target is None else self._guide_target
 
     def preferred_velocity(self, state: RobotState,
-                           edges: Sequence[ObstacleVertex] = ()) -> Vector2:
+                           edges: Sequence[ObstacleVertex] = (),
+                           standing: Sequence[Tuple[Vector2, float]] = ()) -> Vector2:
+        """Towards the current waypoint (or guidance corner) at ``pref_speed``, turned
+        by keep-right and the stall escape; round the ``standing`` robots
+        (``(centre, combined radius)``, see :meth:`_detour`) once stalled."""
         c = self.effective_config
         target = self.current_target(state.position)
         if target is not None and not c.strict and c.guidance and edges:
             target = self._guided(state.position, target, edges)
-        self._pref_target = target
         if target is None:
+            self._pref_target = None
             return (0.0, 0.0)
+        distance = math.dist(target, state.position)
+        keep_right = c.method_spec.keep_right
+        if keep_right:
+            stalled = self._displacement_speed(state) < 0.1 * c.pref_speed and \
+                distance > c.goal_tolerance_m
+            self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
+            self._hold_margin(stalled, state.position)
+            target = self._detour(state.position, target, standing)
+        self._pref_target = target
         dx, dy = target[0] - state.position[0], target[1] - state.position[1]
         distance = math.hypot(dx, dy)
         if distance < 1e-12:
             return (0.0, 0.0)
         speed = min(c.pref_speed, distance / c.time_step)
         px, py = dx / distance * speed, dy / distance * speed
-        if not c.method_spec.keep_right:
+        if not keep_right:
             return (px, py)
-        stalled = self._displacement_speed(state) < 0.1 * c.pref_speed and \
-            distance > c.goal_tolerance_m
-        self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
-        self._hold_margin(stalled, state.position)
         angle = -math.radians(keep_right_angle(self.stalled_time, c.keep_right_deg,
                                                c.stall_escape_deg, c.stall_escape_time))
         cos_a, sin_a = math.cos(angle), math.sin(angle)
         return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
+
+    def _detour(self, position: Vector2, target: Vector2,
+                standing: Sequence[Tuple[Vector2, float]]) -> Vector2:
+        """``target``, or the way round the robots standing in front of it.
+
+        Robots parked on their goals (or jammed) are a wall that roadmap guidance
+        does not know: a robot whose target lies behind them finds no velocity
+        that makes progress (toio_cross_4v4: a cube pushed out of its group's
+        2 x 2 block of goals stood 10 cm from its own, on the far side of two
+        parked cubes, for the rest of the run). After ``stall_detour_time``
+        stalled, the robot heads round the cluster of standing robots in its way
+        (:func:`~orca_ros.core.guidance.detour_around_discs`) and keeps to the
+        side it chose until the straight line is clear.
+        """
+        c = self.effective_config
+        if c.stall_detour_time <= 0.0 or not standing or \
+                (self._detour_side == 0 and self.stalled_time < c.stall_detour_time):
+            self._detour_side = 0
+            return target
+        way = detour_around_discs(position, target, standing, self._detour_side,
+                                  offset=0.25 * c.radius)
+        if way is None:
+            self._detour_side = 0
+            return target
+        waypoint, self._detour_side = way
+        return waypoint
+
+    def _standing(self, state: RobotState, own_radius: float, neighbors: Sequence[Neighbor],
+                  seen: Sequence[NeighborView]) -> List[Tuple[Vector2, float]]:
+        """The neighbours slower than half the preferred speed, as ``(centre, combined
+        radius)`` discs the robot's centre must keep out of (its own and the
+        neighbour's radius as the method sees them), when :meth:`_detour` may need
+        them (the robot is stalled or on its way round); else none."""
+        c = self.effective_config
+        if c.strict or c.stall_detour_time <= 0.0 or (
+                self._detour_side == 0 and self.stalled_time < c.stall_detour_time - c.time_step):
+            return []
+        views = seen or [self._neighbor_view(state, own_radius, n) for n in neighbors]
+        return [(n.position, own_radius + view.radius) for n, view in zip(neighbors, views)
+                if math.hypot(*n.velocity) < 0.5 * c.pref_speed]
 
     def _hold_margin(self, stalled: bool, position: Vector2) -> None:
         """Release the planning margin while stalled near the goal; take it back once moving.
@@ -556,22 +612,43 @@ class RobotController:
                            edges: Sequence[ObstacleVertex],
                            own_uncertainty: float = 0.0) -> List[HalfPlane]:
         """Hard half-planes against every close neighbour and visible wall, over the
-        time the command can act (:attr:`ControllerConfig.command_horizon`)."""
+        time the command can act (:attr:`ControllerConfig.command_horizon`), and for a
+        unicycle inside a tracking margin what its forward motion may do
+        (:meth:`driving_half_planes`)."""
+        lines, inside = self._safety_lines(state, close, edges, own_uncertainty)
+        return lines + self.driving_half_planes(state, inside)
+
+    def driving_half_planes(self, state: RobotState,
+                            inside: Sequence[HalfPlane]) -> List[HalfPlane]:
+        """For a unicycle inside the tracking margin of the walls or robots behind
+        ``inside`` (their safety half-planes): the limit on its forward motion
+        (:func:`_along_heading`); the margin no longer covers the lateral part.
+        These bind what the robot drives, not where it turns to: a robot facing
+        a wall it may not drive towards still turns to the velocity avoidance
+        wants (a lone robot whose stall escape pointed into a block's wall, 13°
+        off its heading, stood there for the rest of a crowd run)."""
+        if not self.effective_config.diff_drive:
+            return []
+        driving = (_along_heading(state.heading, line) for line in inside)
+        return [line for line in driving if line is not None]
+
+    def _safety_lines(self, state: RobotState, close: Sequence[Neighbor],
+                      edges: Sequence[ObstacleVertex], own_uncertainty: float
+                      ) -> Tuple[List[HalfPlane], List[HalfPlane]]:
+        """The hard half-planes, and those of them whose wall or robot is nearer than
+        the safety distance (inside the tracking margin)."""
         c = self.effective_config
         braking = c.braking_accel
         horizon = c.command_horizon
         own = c.safety_radius(c.radius) + own_uncertainty
-        lines = []
+        lines, inside = [], []
         for edge in edges:
             line = one_step_obstacle_half_plane(state.position, own, edge, c.time_step, braking,
                                                 c.radius, horizon)
             if line is not None:
                 lines.append(line)
-                if c.diff_drive and _edge_distance(state.position, edge) < own:
-                    # Inside the tracking margin of a wall: as for robots below.
-                    along = _along_heading(state.heading, line)
-                    if along is not None:
-                        lines.append(along)
+                if _edge_distance(state.position, edge) < own:
+                    inside.append(line)
         px, py = state.position
         for other in close:
             tie = (1.0, 0.0) if self.key < other.key else (-1.0, 0.0)
@@ -581,12 +658,9 @@ class RobotController:
                 rel, combined, c.time_step, tie, braking, c.radius + other.radius, horizon,
                 None if other.reciprocates else other.velocity)
             lines.append(line)
-            if c.diff_drive and math.hypot(*rel) < combined:
-                # Inside the tracking margin: the margin no longer covers the lateral part.
-                along = _along_heading(state.heading, line)
-                if along is not None:
-                    lines.append(along)
-        return lines
+            if math.hypot(*rel) < combined:
+                inside.append(line)
+        return lines, inside
 
     def _neighbor_view(self, state: RobotState, own_radius: float, n: Neighbor) -> NeighborView:
         """A neighbour as the method plans with it: inflated by the planning margin
@@ -687,19 +761,22 @@ class RobotController:
             state.position, max(c.time_horizon_obst * c.max_speed + own_radius,
                                 self.method.sensing_range(c.radius)),
             obstacle_edges) if obstacle_edges else []
-        pref = self.preferred_velocity(state, obstacle_edges)
+        seen = () if agent_half_planes is not None else \
+            [self._neighbor_view(state, own_radius, n) for n in neighbors]
+        pref = self.preferred_velocity(state, obstacle_edges,
+                                       self._standing(state, own_radius, neighbors, seen))
         self._periods += 1
         arrived = self.at_goal(state.position)
         if not self.waypoints:
             return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
 
         safety: List[HalfPlane] = []
+        driving: List[HalfPlane] = []
         if c.safety_filter:
             close = self.within_one_step(state, neighbors if close is None else close,
                                          own_uncertainty)
-            safety = self.safety_half_planes(state, close, edges, own_uncertainty)
-        seen = () if agent_half_planes is not None else \
-            [self._neighbor_view(state, own_radius, n) for n in neighbors]
+            safety, inside = self._safety_lines(state, close, edges, own_uncertainty)
+            driving = self.driving_half_planes(state, inside)
         view = RobotView(state.position, state.velocity, state.heading, own_radius, c.radius,
                          c.max_speed, pref, c.time_step, seen, edges, safety,
                          agent_half_planes, self.goal, self.key, self._pref_target,
@@ -712,14 +789,28 @@ class RobotController:
         limits = c.limits
         planned = result
         if spec.takes_constraints:
-            hard = safety + kinematic_half_planes(state.heading, state.linear_speed, limits,
-                                                  c.time_step)
+            hard = safety + driving + kinematic_half_planes(state.heading, state.linear_speed,
+                                                            limits, c.time_step)
             planned = self._run_method(view._replace(hard_half_planes=hard))
+        elif driving:
+            velocity, relaxed = filter_velocity(result.velocity, view.max_speed,
+                                                safety + driving)
+            if velocity != result.velocity:
+                planned = result._replace(velocity=velocity,
+                                          used_fallback=result.used_fallback or relaxed,
+                                          waypoint=None, waypoint_speed=None)
         turn_to = free
         if not spec.takes_constraints and free == (0.0, 0.0) and result.waypoint is not None:
             # Held at speed 0 with a waypoint: stand, but face it (as the SDK's cube does).
             turn_to = (result.waypoint[0] - state.position[0],
                        result.waypoint[1] - state.position[1])
+        elif math.hypot(*free) < TURN_FLOOR * c.max_speed:
+            # Held (nearly) still: a velocity this small is the linear program's
+            # rounding, and its direction jumps from period to period; turning after it
+            # spun jammed unicycles on the spot at full rate, facing nowhere. Face the
+            # preferred velocity instead (keep-right and the stall escape turn it), ready
+            # to go when the way opens.
+            turn_to = pref
         if c.tracking == "move2target":
             v, omega = self._move_to_target(state, planned)
         else:

@@ -149,3 +149,116 @@ class VisibilityRoadmap:
         while predecessors[node] != m:
             node = predecessors[node]
         return tuple(self.nodes[node]) if node < m else None
+
+
+def _segment_point_distance(a: Vector2, b: Vector2, c: Vector2) -> float:
+    """Distance from point ``c`` to the segment ``a``-``b``."""
+    abx, aby = b[0] - a[0], b[1] - a[1]
+    length_sq = abx * abx + aby * aby
+    t = 0.0 if length_sq < 1e-24 else \
+        min(max(((c[0] - a[0]) * abx + (c[1] - a[1]) * aby) / length_sq, 0.0), 1.0)
+    return math.hypot(a[0] + t * abx - c[0], a[1] + t * aby - c[1])
+
+
+def _angular_cover(point: Vector2, discs: Sequence[tuple]) -> float:
+    """How much of the full turn round ``point`` (rad) the ``discs`` (each not containing
+    it) cover, as seen from it."""
+    intervals = []
+    for (cx, cy), radius in discs:
+        distance = math.hypot(cx - point[0], cy - point[1])
+        half = math.asin(min(1.0, radius / distance))
+        middle = math.atan2(cy - point[1], cx - point[0])
+        intervals.append(((middle - half) % (2.0 * math.pi), 2.0 * half))
+    if not intervals:
+        return 0.0
+    covered, events = 0.0, []
+    for start, width in intervals:
+        end = start + width
+        events.append((start, min(end, 2.0 * math.pi)))
+        if end > 2.0 * math.pi:
+            events.append((0.0, end - 2.0 * math.pi))
+    events.sort()
+    reach = -1.0
+    for start, end in events:
+        if end <= reach:
+            continue
+        covered += end - max(start, reach)
+        reach = end
+    return covered
+
+
+def detour_around_discs(position: Vector2, target: Vector2,
+                        discs: Sequence[tuple], side: int = 0,
+                        offset: float = 0.0) -> Optional[tuple]:
+    """Where to head to get round the robots standing between ``position`` and ``target``.
+
+    ORCA is local: a robot whose target lies behind robots that stand still
+    (parked on their goals, or jammed) finds no velocity that makes progress and
+    stays there, the same local minimum as a wall without guidance. ``discs``
+    are ``(centre, radius)`` with the radius as the robot's centre must keep
+    from that centre (the two robots' combined radius, a configuration-space
+    disc). Discs closer together than their two radii leave no room between
+    them and form one cluster. When the straight segment to ``target`` crosses
+    a disc that does not contain ``target`` (a robot standing on the target
+    itself is not a way round), the cluster's angular extent as seen from
+    ``position`` gives two ways round, clockwise (side -1) and anticlockwise
+    (+1); each heads for the tangent point of the disc that bounds the extent,
+    pushed ``offset`` further out. The shorter way (``|w - p| + |t - w|``) is
+    taken, or ``side`` if given and still open. Returns ``(waypoint, side)``,
+    or None when the way is clear, the cluster surrounds the robot, or it
+    surrounds the target (as seen from the target, its discs cover more than
+    two thirds of the turn: robots crowding round a shared goal), where going
+    round would only lead back.
+    """
+    px, py = position
+    tx, ty = target
+    centres = [(float(c[0]), float(c[1])) for c, _ in discs]
+    radii = [float(r) for _, r in discs]
+    blocking = [i for i, (c, r) in enumerate(zip(centres, radii))
+                if math.dist(c, target) > r and _segment_point_distance(position, target, c) < r]
+    if not blocking:
+        return None
+    cluster, frontier = set(blocking), list(blocking)
+    while frontier:
+        i = frontier.pop()
+        for j in range(len(centres)):
+            if j not in cluster and math.dist(centres[i], centres[j]) < radii[i] + radii[j]:
+                cluster.add(j)
+                frontier.append(j)
+    if _angular_cover(target, [(centres[i], radii[i]) for i in cluster
+                               if math.dist(centres[i], target) > radii[i]]) >= 4.0 * math.pi / 3.0:
+        return None  # the target is in the middle of them: going round leads back here
+    bearing = math.atan2(ty - py, tx - px)
+    low, high = math.inf, -math.inf
+    low_disc = high_disc = -1
+    for i in cluster:
+        cx, cy = centres[i]
+        distance = math.hypot(cx - px, cy - py)
+        if distance < 1e-12:
+            return None
+        half = math.pi / 2 if distance <= radii[i] else math.asin(radii[i] / distance)
+        relative = math.atan2(cy - py, cx - px) - bearing
+        relative = math.atan2(math.sin(relative), math.cos(relative))
+        if relative - half < low:
+            low, low_disc = relative - half, i
+        if relative + half > high:
+            high, high_disc = relative + half, i
+    if high - low >= 1.9 * math.pi:
+        return None
+    ways = {}
+    for way, angle, i in ((-1, low, low_disc), (1, high, high_disc)):
+        cx, cy = centres[i]
+        distance = math.hypot(cx - px, cy - py)
+        reach = math.sqrt(max(distance * distance - radii[i] * radii[i], 0.0))
+        heading = bearing + angle
+        wx, wy = px + reach * math.cos(heading), py + reach * math.sin(heading)
+        ox, oy = wx - cx, wy - cy
+        norm = math.hypot(ox, oy)
+        if norm > 1e-12:
+            wx, wy = wx + offset * ox / norm, wy + offset * oy / norm
+        ways[way] = ((wx, wy), math.hypot(wx - px, wy - py) + math.hypot(tx - wx, ty - wy))
+    if side in ways and ways[side][1] <= 1.5 * ways[-side][1]:
+        return ways[side][0], side
+    way = min(ways, key=lambda s: ways[s][1])
+    return ways[way][0], way
+

@@ -201,6 +201,9 @@ class OrcaNode(Node):
                                                 "right by up to this (deg)", 0.0, 120.0))
         d("stall_escape_time", 3.0, float_param("... reached after stalling this long (s)",
                                                 0.0, 600.0))
+        d("stall_detour_time", 0.5, float_param(
+            "stalled this long, head round the robots standing between the robot and its "
+            "target (s); 0 = never", 0.0, 600.0))
         d("goal_tolerance", 0.1, float_param("goal reached within this distance (m)", 0.001, 100.0))
         d("lookahead", 0.5, float_param("plan/detour look-ahead distance (m)", 0.01, 100.0))
         d("neighbors", [""], described("odom topics' robot names to follow; [''] = discover"))
@@ -316,6 +319,7 @@ class OrcaNode(Node):
             keep_right_deg=self._param("keep_right_deg"),
             stall_escape_deg=self._param("stall_escape_deg"),
             stall_escape_time=self._param("stall_escape_time"),
+            stall_detour_time=self._param("stall_detour_time"),
             goal_tolerance=self._param("goal_tolerance"),
             waypoint_tolerance=self._param("lookahead"),
             max_angular_speed=self._param("max_angular_speed"),

@@ -1,0 +1,75 @@
+"""Getting round robots that stand in the way."""
+
+import math
+
+from orca_ros.core.guidance import detour_around_discs
+from orca_ros.core.scenario import parse_scenario
+from orca_ros.core.world import World, WorldOptions
+
+
+def _segment_distance(a, b, c):
+    (ax, ay), (bx, by), (cx, cy) = a, b, c
+    t = max(0.0, min(1.0, ((cx - ax) * (bx - ax) + (cy - ay) * (by - ay))
+                     / ((bx - ax) ** 2 + (by - ay) ** 2)))
+    return math.hypot(ax + t * (bx - ax) - cx, ay + t * (by - ay) - cy)
+
+
+def test_a_clear_line_needs_no_detour():
+    assert detour_around_discs((0.0, 0.0), (4.0, 0.0), [((2.0, 1.5), 1.0)]) is None
+
+
+def test_a_row_of_standing_robots_is_one_obstacle_rounded_at_its_end():
+    # Three discs touching each other across the line: no way between them.
+    discs = [((2.0, y), 0.6) for y in (-1.0, 0.0, 1.0)]
+    waypoint, side = detour_around_discs((0.0, 0.0), (4.0, 0.1), discs)
+    # Round the end of the row: the way there is clear of every disc, and past the
+    # end disc's centre; not between two of the discs.
+    assert abs(waypoint[1]) > 1.0
+    assert all(_segment_distance((0.0, 0.0), waypoint, c) >= r - 1e-9 for c, r in discs)
+    assert side == (1 if waypoint[1] > 0 else -1)
+
+
+def test_the_chosen_side_is_kept_while_it_is_not_much_longer():
+    discs = [((2.0, y), 0.6) for y in (-1.0, 0.0, 1.0)]
+    _, first = detour_around_discs((0.0, 0.0), (4.0, 0.1), discs)
+    _, kept = detour_around_discs((0.0, 0.0), (4.0, 0.1), discs, side=-first)
+    assert kept == -first
+
+
+def test_a_robot_standing_on_the_target_is_no_way_round():
+    assert detour_around_discs((0.0, 0.0), (4.0, 0.0), [((4.2, 0.0), 0.6)]) is None
+
+
+def test_robots_all_round_leave_no_detour():
+    discs = [((math.cos(a), math.sin(a)), 0.8) for a in [k * math.pi / 4 for k in range(8)]]
+    assert detour_around_discs((0.0, 0.0), (3.0, 0.0), discs) is None
+
+
+def test_a_unicycle_gets_round_parked_robots_into_the_pocket_behind_them():
+    """Three robots parked on three corners of a square of goals, the fourth goal on the
+    far side of them: the unicycle coming from the other side used to stand behind the
+    parked ones for good (3 of 4 in 60 s); now it goes round them and arrives."""
+    r, s = 0.2, 0.48
+    agents = [{"name": "b", "start": [s, 0.0], "goal": [s, 0.0]},
+              {"name": "c", "start": [0.0, s], "goal": [0.0, s]},
+              {"name": "d", "start": [s, s], "goal": [s, s]},
+              {"name": "m", "start": [s + 3 * r, 0.5 * s], "goal": [0.0, 0.0]}]
+    scenario = parse_scenario({
+        "name": "pocket", "time_step": 0.1, "max_time": 60.0, "on_goal": "stay",
+        "goal_tolerance": 0.05,
+        "defaults": {"radius": r, "max_speed": 0.5, "pref_speed": 0.4, "neighbor_dist": 3.0,
+                     "max_neighbors": 10, "time_horizon": 2.0, "time_horizon_obst": 1.0},
+        "agents": agents, "obstacles": []})
+    result = World(scenario, WorldOptions(kinematics="diff_drive")).run()
+    assert result.reached == 4
+    assert result.collisions == 0
+
+
+def test_no_detour_round_a_crowd_standing_all_round_the_target():
+    """Robots crowding round a shared goal: going round them leads back to them."""
+    ring = [((5.0 + 1.2 * math.cos(a), 1.2 * math.sin(a)), 0.7)
+            for a in [k * math.pi / 5 for k in range(10)]]
+    assert detour_around_discs((0.0, 0.0), (5.0, 0.0), ring) is None
+    # Half the ring (open away from the robot) still blocks the way, and is rounded.
+    half = [d for d in ring if d[0][0] < 5.0]
+    assert detour_around_discs((0.0, 0.0), (5.0, 0.0), half) is not None
