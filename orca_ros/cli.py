@@ -7,14 +7,29 @@ import sys
 from typing import List, Optional
 
 
+def _refused(what: str, error: BaseException) -> int:
+    """Status 2 and ``orca-ros <what>: <error>`` on stderr, for a bad input.
+
+    Unless SIGINT or SIGTERM came first: then the error is the signal's
+    KeyboardInterrupt in another guise (Python 3.11 wraps one raised in a class
+    body's ``__set_name__``, as matplotlib's import runs, in a RuntimeError), and
+    it goes on up to :func:`main`, which ends with status 0.
+    """
+    from . import stop
+
+    if stop.requested():
+        raise error
+    print(f"orca-ros {what}: {error}", file=sys.stderr)
+    return 2
+
+
 def _cmd_conformance(args: argparse.Namespace) -> int:
     from .core.conformance import load_cases, run_cases
 
     try:
         cases = load_cases(args.file)
     except (OSError, ValueError) as error:
-        print(f"orca-ros conformance: {error}", file=sys.stderr)
-        return 2
+        return _refused("conformance", error)
     reports = run_cases(cases, tolerance=args.tolerance)
     total_passed = total_failed = 0
     for category, report in reports.items():
@@ -72,8 +87,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         rows = bench(args.scenarios, options, json_out=args.json, plot_dir=args.plot,
                      gif=args.gif, progress=not args.no_progress, supervisor=args.supervisor)
     except (ScenarioError, ValueError, RuntimeError) as error:
-        print(f"orca-ros bench: {error}", file=sys.stderr)
-        return 2
+        return _refused("bench", error)
     print(markdown_table(rows))
     return 0
 
@@ -122,8 +136,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         faults = parse_faults(args.faults)
         faults.check([a.name for a in scenario.agents], args.supervisor)
     except (ScenarioError, ValueError) as error:
-        print(f"orca-ros sim: {error}", file=sys.stderr)
-        return 2
+        return _refused("sim", error)
     limit = args.max_time or scenario.max_time
     with tqdm(total=round(limit, 1), unit="sim s", disable=args.no_progress, mininterval=0.5,
               bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total:.0f} sim s "
@@ -141,8 +154,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
             run = run_fleet(args.scenario, options, progress=progress, max_time=args.max_time,
                             faults=faults, observer=args.observer)
         except (ScenarioError, ValueError, RuntimeError) as error:
-            print(f"orca-ros sim: {error}", file=sys.stderr)
-            return 2
+            return _refused("sim", error)
     summary = run.summary
     if interrupted:
         summary["interrupted"] = True
@@ -196,8 +208,7 @@ def _cmd_fault_suite(args: argparse.Namespace) -> int:
         scenario = load_scenario(resolve_scenario(args.scenario))
         robot_parameters = _robot_parameters(args.robot_param)
     except (ScenarioError, ValueError) as error:
-        print(f"orca-ros fault-suite: {error}", file=sys.stderr)
-        return 2
+        return _refused("fault-suite", error)
     observer = observer_available() if args.observer is None else args.observer
     runs = standard_faults(scenario, args.seed, args.kill_at)
     rows = []
@@ -208,8 +219,7 @@ def _cmd_fault_suite(args: argparse.Namespace) -> int:
             run = run_fleet(args.scenario, options, max_time=args.max_time, faults=spec or None,
                             observer=observer)
         except (ScenarioError, ValueError, RuntimeError) as error:
-            print(f"orca-ros fault-suite: {label}: {error}", file=sys.stderr)
-            return 2
+            return _refused(f"fault-suite: {label}", error)
         s = run.summary
         rows.append({"label": label, "spec": spec, "supervisor": supervisor, "summary": s})
         observed = (s.get("observer") or {}).get("colliding_pairs", "-")

@@ -289,3 +289,26 @@ def test_a_signal_during_a_weakref_callback_still_interrupts_plain_work_quietly(
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "interrupted"
     assert run.stderr == ""
+
+
+def test_a_signal_that_an_import_turns_into_another_error_still_ends_orca_ros_with_0():
+    """Python 3.11 wraps a KeyboardInterrupt raised in a class body's ``__set_name__`` (as
+    matplotlib's import runs one) in a RuntimeError; ``orca-ros bench`` reports a RuntimeError
+    as a bad input with status 2, which after a signal it must not."""
+    script = ("import os, signal, sys\n"
+              "from orca_ros import cli, scenario_bench\n"
+              "class Named:\n"
+              "    def __set_name__(self, owner, name):\n"
+              "        os.kill(os.getpid(), signal.SIGTERM)  # handled inside __set_name__\n"
+              "        for _ in range(1000): pass\n"
+              "def bench(*args, **kwargs):\n"
+              "    class Formatter:  # an import defining a class, the signal lands meanwhile\n"
+              "        offset_string = Named()\n"
+              "    raise AssertionError('the signal was lost')\n"
+              "scenario_bench.bench = bench\n"
+              "sys.exit(cli.main(['bench', 'circle_swap_8', '--no-progress']))\n")
+    env = dict(os.environ, ORCA_ROS_STOP_WITHIN="20")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.strip() == "orca-ros: interrupted"
