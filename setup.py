@@ -28,7 +28,10 @@ setup(
     install_requires=["setuptools", "numpy", "scipy", "PyYAML", "tqdm", "matplotlib"],
     extras_require={
         "ros": ROS_WHEELS,
-        "test": ["pytest", "hypothesis", "ruff"],
+        # ROS 2 bags: recording (orca-ros sim --record) and reading (orca-ros plot), in MCAP.
+        "bag": ["mcap", "mcap-ros2-support"],
+        # rosbags: an independent reader and writer of bags, for the tests.
+        "test": ["pytest", "hypothesis", "ruff", "rosbags"],
         # Real toio cubes over BLE (Linux: BlueZ).
         "toio": ["bleak"],
     },

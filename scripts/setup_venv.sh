@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create (or reuse) the virtual environment .venv with orca_ros, ROS 2 from PyPI
-# wheels, the test tools and the RVO2 reference (pyrvo). Needs only python3 >= 3.10.
+# wheels, the MCAP bag libraries, the test tools and the RVO2 reference (pyrvo).
+# Needs only python3 >= 3.10.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${ORCA_ROS_VENV:-.venv}
@@ -25,7 +26,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e ".[ros,test,toio]"
+"$VENV/bin/python" -m pip install -q -e ".[ros,bag,test,toio]"
 # The RVO2 reference for side-by-side benchmarks. --no-deps: its declared
 # dependency (a simulator) is not needed for the bindings. x86_64 wheels only.
 "$VENV/bin/python" -m pip install -q --no-deps pyrvo \
