@@ -175,7 +175,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         path = plot_trajectories(run.scenario, run.trajectory, args.plot,
                                  run_title(summary, run.deepest_penetration)
                                  + "\n(ROS 2 nodes over DDS)",
-                                 run.collision_points)
+                                 run.collision_points, times=run.frame_times)
         print(f"picture: {path}")
     return 0
 
