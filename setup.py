@@ -22,7 +22,7 @@ setup(
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),
         ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
-        ("share/" + package_name + "/config", glob("config/*.yaml")),
+        ("share/" + package_name + "/config", glob("config/*.yaml") + glob("config/*.rviz")),
     ],
     python_requires=">=3.10",
     install_requires=["setuptools", "numpy", "scipy", "PyYAML", "tqdm", "matplotlib"],
