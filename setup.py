@@ -12,6 +12,13 @@ ROS_WHEELS = [
     "ros-rclpy", "ros-rmw-fastrtps-cpp", "ros-geometry-msgs", "ros-nav-msgs", "ros-std-msgs",
     "ros-visualization-msgs", "ros-diagnostic-msgs", "ros-sensor-msgs", "ros-rosgraph-msgs",
 ]
+# ROS 2 Jazzy from PyPI wheels instead (the `jazzy` extra, without `ros`): these
+# meta-packages pin the ros-* wheels to Jazzy's releases.
+JAZZY_WHEELS = [
+    "ros-jazzy-rclpy[fastrtps]", "ros-jazzy-geometry-msgs", "ros-jazzy-nav-msgs",
+    "ros-jazzy-std-msgs", "ros-jazzy-visualization-msgs", "ros-jazzy-diagnostic-msgs",
+    "ros-jazzy-sensor-msgs", "ros-jazzy-rosgraph-msgs",
+]
 
 setup(
     name=package_name,
@@ -28,6 +35,7 @@ setup(
     install_requires=["setuptools", "numpy", "scipy", "PyYAML", "tqdm", "matplotlib"],
     extras_require={
         "ros": ROS_WHEELS,
+        "jazzy": JAZZY_WHEELS,
         # ROS 2 bags: recording (orca-ros sim --record) and reading (orca-ros plot), in MCAP.
         "bag": ["mcap", "mcap-ros2-support"],
         # rosbags: an independent reader and writer of bags, for the tests.

@@ -352,8 +352,8 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
                 use_sim_time=options.use_sim_time)
         if watcher is not None:
             watcher.wait_ready(sim, [f"/{a.name}/odom" for a in scenario.agents])
-        strangers = _GraphWatch(sim, nodes + ([recorder.node] if recorder else []),
-                                observer=watcher is not None)
+        strangers = _GraphWatch(sim, nodes, observer=watcher is not None,
+                                also=[recorder.node] if recorder else [])
         next_scan = time.perf_counter() + 1.0
         while record.sim_time < limit - 1e-9:
             executor.spin_once(timeout_sec=0.05)
@@ -456,8 +456,10 @@ class _GraphWatch:
 
     PERIOD_S = 2.0  # wall seconds between looks at the graph
 
-    def __init__(self, node, ours: List[Any], observer: bool = False) -> None:
-        self.node, self.ours, self.observer = node, ours, observer
+    def __init__(self, node, ours: List[Any], observer: bool = False,
+                 also: Sequence[Any] = ()) -> None:
+        # ``ours`` is the run's own list: nodes a fault kills leave it
+        self.node, self.ours, self.observer, self.also = node, ours, observer, list(also)
         self.next = time.perf_counter() + 1.0
         self.others: set = set()
 
@@ -472,7 +474,7 @@ class _GraphWatch:
             seen = Counter(self.node.get_node_names_and_namespaces())
         except Exception:  # the graph is not there any more: nothing to learn
             return
-        mine = Counter((n.get_name(), n.get_namespace()) for n in self.ours)
+        mine = Counter((n.get_name(), n.get_namespace()) for n in self.ours + self.also)
         if self.observer:
             mine[("orca_observer", "/")] += 1
         for name, namespace in (seen - mine):

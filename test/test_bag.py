@@ -53,8 +53,9 @@ def test_a_recorded_run_opens_with_rosbags_with_every_stream_and_its_qos(recorde
     path, run = recorded
     assert run.summary["reached"] == 4
     connections, messages, _ = read_with_rosbags(path)
-    expected = {"/clock": "rosgraph_msgs/msg/Clock", "/diagnostics":
-                "diagnostic_msgs/msg/DiagnosticArray", "/obstacles": "visualization_msgs/msg/Marker",
+    expected = {"/clock": "rosgraph_msgs/msg/Clock",
+                "/diagnostics": "diagnostic_msgs/msg/DiagnosticArray",
+                "/obstacles": "visualization_msgs/msg/Marker",
                 "/fleet_sim/robots": "visualization_msgs/msg/MarkerArray",
                 "/supervisor/markers": "visualization_msgs/msg/MarkerArray"}
     for robot in ROBOTS:

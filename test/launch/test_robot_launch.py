@@ -10,10 +10,11 @@ import unittest
 
 import pytest
 
-launch_testing = pytest.importorskip("launch_testing", reason="launch_testing not installed "
-                                     "(scripts/setup_launch.sh installs it)")
+pytest.importorskip("launch_testing", reason="launch_testing not installed "
+                    "(scripts/setup_launch.sh installs it)")
 
 import launch  # noqa: E402
+import launch_testing  # noqa: E402
 import launch_testing.actions  # noqa: E402
 import launch_testing.asserts  # noqa: E402
 import yaml  # noqa: E402
