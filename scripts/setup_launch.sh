@@ -102,7 +102,11 @@ done
 cat >"$ws_abs/orca_env.sh" <<EOF
 # Source this (bash) to use orca_ros's launch files with $VENV and no ROS install:
 # colcon's setup (AMENT_PREFIX_PATH, PYTHONPATH), then the venv's message packages.
+# colcon's scripts read unset variables: a caller's \`set -u\` is lifted around them.
+case \$- in *u*) _orca_nounset=1; set +u ;; *) _orca_nounset= ;; esac
 . "$ws_abs/install/setup.bash"
+[ -z "\$_orca_nounset" ] || set -u
+unset _orca_nounset
 case ":\$AMENT_PREFIX_PATH:" in *":$venv_abs:"*) ;; *) export AMENT_PREFIX_PATH="\$AMENT_PREFIX_PATH:$venv_abs" ;; esac
 export PATH="$venv_abs/bin:\$PATH"
 EOF
