@@ -57,9 +57,9 @@ def _share_dirs(package: str) -> List[pathlib.Path]:
         module = importlib.import_module(package)
     except ImportError:
         module = None
-    if module is not None and getattr(module, "__file__", None):
-        # <prefix>/lib/pythonX.Y/site-packages/<package>/__init__.py
-        prefixes.append(str(pathlib.Path(module.__file__).resolve().parents[4]))
+    parents = pathlib.Path(getattr(module, "__file__", None) or "/").resolve().parents
+    if len(parents) > 4:  # <prefix>/lib/pythonX.Y/site-packages/<package>/__init__.py
+        prefixes.append(str(parents[4]))
     return [pathlib.Path(p) / "share" / package for p in prefixes]
 
 

@@ -122,6 +122,15 @@ def test_bag_schemas_are_the_distributions_message_definitions():
             assert reference.fielddefs[name] == definition, name
 
 
+def test_a_type_without_a_definition_is_named():
+    from orca_ros.bag import BagError
+
+    with pytest.raises(BagError, match="no definition of nope_msgs/msg/Thing"):
+        message_definition("nope_msgs/msg/Thing")
+    with pytest.raises(BagError, match="not a message type name"):
+        message_definition("Odometry")
+
+
 def test_plot_draws_our_bag(recorded, tmp_path, capsys):
     path, run = recorded
     png, gif = tmp_path / "run.png", tmp_path / "run.gif"
