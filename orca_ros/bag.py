@@ -8,8 +8,12 @@ read from the ``share/<pkg>/msg`` folders of the ROS install or the wheels),
 one channel per topic with the publishers' QoS (``offered_qos_profiles``, so
 ``ros2 bag play`` offers them again: ``/obstacles`` stays transient-local) and
 their type hash (``topic_type_hash``), and the messages as the publishers
-serialised them (CDR, taken raw off the wire). ``ros2 bag info``, ``ros2 bag
-play`` and Foxglove open the file; so does any MCAP reader.
+serialised them (CDR, taken raw off the wire). The file's ``rosbag2`` metadata
+record holds ``ROS_DISTRO`` only, as rosbag2's MCAP storage wrote it up to Iron;
+newer rosbag2 reads such files as metadata version 8, whose QoS policies are
+the rmw enum numbers written here (it logs that ``serialized_metadata`` is
+missing). ``ros2 bag info``, ``ros2 bag play`` and Foxglove open the file; so
+does any MCAP reader.
 
 Message times are the recorder's clock: simulated time under ``fleet_sim``
 (as ``ros2 bag record --use-sim-time``), so ``ros2 bag play`` replays
