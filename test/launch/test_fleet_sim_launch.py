@@ -4,6 +4,7 @@ parameters, the robots reach their goals, an in-test subscriber sees no contact,
 process exits 0 when launch shuts down."""
 
 import os
+import sys
 import unittest
 
 import pytest
@@ -19,6 +20,7 @@ from ament_index_python.packages import get_package_share_directory  # noqa: E40
 from launch.actions import IncludeLaunchDescription  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # launch_test FILE too
 from fleet_watch import FleetWatch, node_parameters  # noqa: E402
 
 from orca_ros.fleet import fleet_plan  # noqa: E402

@@ -3,6 +3,7 @@ through toio_bridge and one orca_node per cube; every cube reaches its goal, an 
 subscriber sees no contact, and every process exits 0 when launch shuts down."""
 
 import os
+import sys
 import unittest
 
 import pytest
@@ -18,6 +19,7 @@ from ament_index_python.packages import get_package_share_directory  # noqa: E40
 from launch.actions import IncludeLaunchDescription  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # launch_test FILE too
 from fleet_watch import FleetWatch  # noqa: E402
 
 SCENARIO = "toio_ring_swap_6"
