@@ -12,6 +12,13 @@ ROS_WHEELS = [
     "ros-rclpy", "ros-rmw-fastrtps-cpp", "ros-geometry-msgs", "ros-nav-msgs", "ros-std-msgs",
     "ros-visualization-msgs", "ros-diagnostic-msgs", "ros-sensor-msgs", "ros-rosgraph-msgs",
 ]
+# ROS 2 Jazzy from PyPI wheels instead (the `jazzy` extra, without `ros`): these
+# meta-packages pin the ros-* wheels to Jazzy's releases.
+JAZZY_WHEELS = [
+    "ros-jazzy-rclpy[fastrtps]", "ros-jazzy-geometry-msgs", "ros-jazzy-nav-msgs",
+    "ros-jazzy-std-msgs", "ros-jazzy-visualization-msgs", "ros-jazzy-diagnostic-msgs",
+    "ros-jazzy-sensor-msgs", "ros-jazzy-rosgraph-msgs",
+]
 
 setup(
     name=package_name,
@@ -22,13 +29,18 @@ setup(
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),
         ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
-        ("share/" + package_name + "/config", glob("config/*.yaml")),
+        ("share/" + package_name + "/config", glob("config/*.yaml") + glob("config/*.rviz")),
     ],
     python_requires=">=3.10",
     install_requires=["setuptools", "numpy", "scipy", "PyYAML", "tqdm", "matplotlib"],
     extras_require={
         "ros": ROS_WHEELS,
-        "test": ["pytest", "hypothesis", "ruff"],
+        "jazzy": JAZZY_WHEELS,
+        # ROS 2 bags: recording (orca-ros sim --record) and reading (orca-ros plot), in MCAP.
+        "bag": ["mcap", "mcap-ros2-support"],
+        # rosbags: an independent reader and writer of bags, for the tests.
+        # pytest < 9: launch_testing's pytest plugin (3.7, Kilted) breaks with pytest 9.
+        "test": ["pytest<9", "hypothesis", "ruff", "rosbags"],
         # Real toio cubes over BLE (Linux: BlueZ).
         "toio": ["bleak"],
     },

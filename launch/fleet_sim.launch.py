@@ -3,6 +3,7 @@
     ros2 launch orca_ros fleet_sim.launch.py scenario:=corridor_wall kinematics:=diff_drive
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 method:=direct
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 robots_per_process:=1
+    ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 supervisor:=true rviz:=true
 
 The node list comes from orca_ros.fleet.fleet_plan, the same plan `orca-ros sim` runs;
 robots_per_process orca_nodes share one process (orca_robots), each still its own node.
@@ -15,6 +16,7 @@ from launch.substitutions import LaunchConfiguration
 from orca_ros.core.methods import method_names
 from orca_ros.fleet import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, fleet_plan,
                             launch_actions, process_plan, shutdown_grace)
+from orca_ros.rviz import rviz_actions
 
 ARGUMENTS = {
     "scenario": ("crossing_4", "scenario file or built-in scenario name"),
@@ -25,6 +27,8 @@ ARGUMENTS = {
     "speed_factor": ("1.0", "sim seconds per wall second"),
     "enable_stamped_cmd_vel": ("true", "cmd_vel as TwistStamped (fleet_sim then times "
                                "each command from its stamp, not its arrival)"),
+    "rviz": ("false", "also start RViz 2 with a configuration for this fleet "
+                      "(obstacles, robots, ORCA markers, supervisor cocoons)"),
     "robots_per_process": (str(DEFAULT_ROBOTS_PER_PROCESS),
                            "orca_nodes per process (1: one process per robot)"),
 }
@@ -42,11 +46,12 @@ def _nodes(context):
                            speed_factor=float(value["speed_factor"]),
                            enable_stamped_cmd_vel=_truthy(value["enable_stamped_cmd_vel"]),
                            supervisor=_truthy(value["supervisor"]))
-    processes = process_plan(fleet_plan(value["scenario"], options),
-                             int(value["robots_per_process"]))
+    plan = fleet_plan(value["scenario"], options)
+    processes = process_plan(plan, int(value["robots_per_process"]))
     # launch's own argument sigterm_timeout:=S wins; otherwise the fleet's size sets it.
     nodes = sum(max(1, len(process.hosted)) for process in processes)
-    return launch_actions(processes, chosen or str(shutdown_grace(nodes)))
+    actions = launch_actions(processes, chosen or str(shutdown_grace(nodes)))
+    return actions + (rviz_actions(plan) if _truthy(value["rviz"]) else [])
 
 
 def generate_launch_description():

@@ -1,7 +1,7 @@
 """toio Core Cubes on a mat: the bridge plus one orca_node per cube.
 
     ros2 launch orca_ros toio.launch.py cubes:="[c1=ble:toio-a9R, c2=ble:E4:11:22:33:44:55]"
-    ros2 launch orca_ros toio.launch.py scenario:=toio_ring_swap_6 simulated:=true
+    ros2 launch orca_ros toio.launch.py scenario:=toio_ring_swap_6 simulated:=true rviz:=true
 
 Real cubes run on wall time; simulated ones on the bridge's /clock. Send goals with
 RViz "2D Goal Pose" to /<cube>/goal_pose, or pass a scenario with send_goals:=true.
@@ -14,6 +14,7 @@ from launch.substitutions import LaunchConfiguration
 from orca_ros.core.methods import method_names
 from orca_ros.fleet import (DEFAULT_ROBOTS_PER_PROCESS, launch_actions, process_plan,
                             shutdown_grace, toio_plan)
+from orca_ros.rviz import rviz_actions
 
 ARGUMENTS = {
     "cubes": ("[]", "cube entries: name=ble:<address or name fragment> (or name=simulated)"),
@@ -22,6 +23,8 @@ ARGUMENTS = {
     "mat": ("collection_ring", "mat name"),
     "send_goals": ("false", "send the scenario's goals"),
     "method": ("orca", "avoidance method"),
+    "rviz": ("false", "also start RViz 2 with a configuration for this fleet "
+                      "(obstacles, robots, ORCA markers, supervisor cocoons)"),
     "robots_per_process": (str(DEFAULT_ROBOTS_PER_PROCESS),
                            "orca_nodes per process (1: one process per cube)"),
 }
@@ -37,7 +40,8 @@ def _nodes(context):
     processes = process_plan(plan, int(value["robots_per_process"]))
     nodes = sum(max(1, len(process.hosted)) for process in processes)
     # launch's own argument sigterm_timeout:=S wins; otherwise the fleet's size sets it.
-    return launch_actions(processes, chosen or str(shutdown_grace(nodes)))
+    actions = launch_actions(processes, chosen or str(shutdown_grace(nodes)))
+    return actions + (rviz_actions(plan) if value["rviz"].lower() == "true" else [])
 
 
 def generate_launch_description():

@@ -135,6 +135,9 @@ def _cmd_sim(args: argparse.Namespace) -> int:
                                robot_parameters=robot_parameters)
         faults = parse_faults(args.faults)
         faults.check([a.name for a in scenario.agents], args.supervisor)
+        if args.record and not args.record.endswith(".mcap"):
+            raise ValueError(f"--record {args.record}: a bag here is one MCAP file, "
+                             "its name ending in .mcap")
     except (ScenarioError, ValueError) as error:
         return _refused("sim", error)
     limit = args.max_time or scenario.max_time
@@ -152,7 +155,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
         try:
             run = run_fleet(args.scenario, options, progress=progress, max_time=args.max_time,
-                            faults=faults, observer=args.observer)
+                            faults=faults, observer=args.observer, record=args.record)
         except (ScenarioError, ValueError, RuntimeError) as error:
             return _refused("sim", error)
     summary = run.summary
@@ -174,6 +177,9 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         print(f"warning: nodes of another process on this ROS domain during the run (their "
               f"traffic can mix in; set ROS_DOMAIN_ID): "
               f"{', '.join(summary['other_nodes_on_domain'])}", file=sys.stderr)
+    if "record" in summary:
+        print(f"bag: {summary['record']['path']} ({summary['record']['messages']} messages on "
+              f"{summary['record']['topics']} topics)")
     if args.json:
         pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         pathlib.Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
@@ -181,8 +187,43 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         path = plot_trajectories(run.scenario, run.trajectory, args.plot,
                                  run_title(summary, run.deepest_penetration)
                                  + "\n(ROS 2 nodes over DDS)",
-                                 run.collision_points)
+                                 run.collision_points, times=run.frame_times)
         print(f"picture: {path}")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    import pathlib
+
+    from .bag import BagError, read_bag
+    from .core.scenario import ScenarioError, load_scenario, resolve_scenario
+    from .plotting import animate_run, bag_radii, closest_approach, plot_run
+
+    try:
+        scenario = load_scenario(resolve_scenario(args.scenario)) if args.scenario else None
+        tracks = read_bag(args.bag)
+    except (ScenarioError, BagError, ValueError) as error:
+        return _refused("plot", error)
+    times, positions = tracks.resampled()
+    radii = bag_radii(tracks.names, tracks.radii, scenario)
+    duration = float(times[-1] - times[0]) if len(times) else 0.0
+    title = (f"{pathlib.Path(args.bag).name} · {len(tracks.names)} robots · {duration:.1f} s"
+             + (f" · {scenario.name}" if scenario is not None else ""))
+    plot_run(args.out, times, positions, tracks.names, radii, title, scenario,
+             tracks.segments)
+    print(f"{args.bag}: {len(tracks.names)} robots ({', '.join(tracks.names[:8])}"
+          f"{', ...' if len(tracks.names) > 8 else ''}), {duration:.1f} s of odometry")
+    approach = closest_approach(positions, [r or 0.0 for r in radii], times)
+    if approach is not None:
+        what = "gap" if all(r is not None for r in radii) else "distance between centres"
+        value = approach.gap if what == "gap" else approach.distance
+        print(f"closest approach: {what} {value:.4f} m, {tracks.names[approach.first]} and "
+              f"{tracks.names[approach.second]} at {approach.time - times[0]:.2f} s")
+    print(f"picture: {args.out}")
+    if args.gif:
+        animate_run(args.gif, times, positions, tracks.names, radii, title, scenario,
+                    tracks.segments)
+        print(f"animation: {args.gif}")
     return 0
 
 
@@ -346,6 +387,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--max-time", type=float, help="stop after this many sim seconds")
     sim.add_argument("--json", metavar="OUT", help="write the summary as JSON")
     sim.add_argument("--plot", metavar="PNG", help="write a trajectory picture")
+    sim.add_argument("--record", metavar="BAG.mcap",
+                     help="record every topic of the run into a ROS 2 bag (MCAP; ros2 bag "
+                          "info/play and Foxglove open it; orca-ros plot draws it)")
     sim.add_argument("--no-progress", action="store_true")
     sim.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
                      help="an orca_node parameter for every robot (repeatable), e.g. "
@@ -361,6 +405,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run the independent observer process beside the run and report "
                           "its verdict (default: on with --faults)")
     sim.set_defaults(func=_cmd_sim)
+
+    plot = sub.add_parser("plot", help="draw the robots' paths from a ROS 2 bag (MCAP): one "
+                          "recorded by orca-ros sim --record, or a ros2 bag record of */odom")
+    plot.add_argument("bag", metavar="BAG", help="an .mcap file, or a rosbag2 folder of them")
+    plot.add_argument("--out", required=True, metavar="PNG", help="the picture")
+    plot.add_argument("--gif", metavar="GIF", help="also an animation")
+    plot.add_argument("--scenario", metavar="FILE",
+                      help="scenario file or built-in name: obstacles, starts, goals and radii "
+                           "(else the bag's /obstacles and /fleet_sim/robots, when recorded)")
+    plot.set_defaults(func=_cmd_plot)
 
     suite = sub.add_parser("fault-suite", help="run a scenario without faults and once per "
                                                "standard fault; a Markdown table")

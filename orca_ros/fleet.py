@@ -283,7 +283,7 @@ class SimRun:
 def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
               progress: Optional[Callable[[float, int], Optional[bool]]] = None,
               max_time: Optional[float] = None, faults: Any = None,
-              observer: Optional[bool] = None) -> SimRun:
+              observer: Optional[bool] = None, record: Optional[str] = None) -> SimRun:
     """Run the plan's nodes in this process until every robot arrives or ``max_time`` (sim s).
 
     fleet_sim sends each robot its goal on ``goal_pose`` (its waypoints on
@@ -295,6 +295,8 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
     robots cannot), and the summary gets ``"faults"``. ``observer`` runs
     ``orca_ros.observer`` in its own process beside the run and puts its
     verdict in the summary (``"observer"``); None: on when there are faults.
+    ``record`` (a ``.mcap`` path) records every topic of the run into a ROS 2 bag
+    (:class:`orca_ros.bag.Recorder`); the summary gets ``"record"``.
     """
     import numpy as np
     import rclpy
@@ -314,6 +316,7 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
     watcher = _Observer(str(resolve_scenario(scenario_path))) \
         if _observer_wanted(observer, spec) else None
     injector = None
+    recorder = None
     context = Context()
     rclpy.init(context=context)
     started = time.perf_counter()
@@ -329,7 +332,13 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
         executor = make_executor(context)
         for node in nodes:
             executor.add_node(node)
-        record = sim.record
+        if record:
+            from .bag import Recorder
+
+            recorder = Recorder(context, record, use_sim_time=options.use_sim_time)
+            recorder.scan()
+            executor.add_node(recorder.node)
+        record_path, record = record, sim.record
         if spec is not None:
             sim_spec = next(s for s in plan if s.executable in SIMULATORS)
             injector = FaultInjector(spec, scenario, lambda: record.sim_time)
@@ -343,12 +352,17 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
                 use_sim_time=options.use_sim_time)
         if watcher is not None:
             watcher.wait_ready(sim, [f"/{a.name}/odom" for a in scenario.agents])
-        strangers = _GraphWatch(sim, nodes, observer=watcher is not None)
+        strangers = _GraphWatch(sim, nodes, observer=watcher is not None,
+                                also=[recorder.node] if recorder else [])
+        next_scan = time.perf_counter() + 1.0
         while record.sim_time < limit - 1e-9:
             executor.spin_once(timeout_sec=0.05)
             if injector is not None:
                 injector.poll()
             strangers.poll()
+            if recorder is not None and time.perf_counter() >= next_scan:
+                recorder.scan()  # topics that appeared since (a fault's stand-in, ...)
+                next_scan = time.perf_counter() + 1.0
             arrived = record.arrived
             if progress is not None and progress(record.sim_time, arrived):
                 break  # a true return asks to end here (orca-ros sim: SIGINT or SIGTERM)
@@ -368,10 +382,18 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
             summary["other_nodes_on_domain"] = sorted(strangers.others)
         if watcher is not None:
             summary["observer"] = watcher.stop()
+        if recorder is not None:
+            executor.remove_node(recorder.node)
+            counts = recorder.close()
+            recorder = None
+            summary["record"] = {"path": str(record_path), "messages": sum(counts.values()),
+                                 "topics": len(counts)}
         return SimRun(summary, scenario, np.array(record.trajectory),
                       np.array(record.frame_times), list(record.ledger.points),
                       record.ledger.deepest, conflicts, injector)
     finally:
+        if recorder is not None:
+            recorder.close()  # a run that failed keeps what it recorded, in a valid file
         if watcher is not None:
             watcher.close()
         if injector is not None:
@@ -434,8 +456,10 @@ class _GraphWatch:
 
     PERIOD_S = 2.0  # wall seconds between looks at the graph
 
-    def __init__(self, node, ours: List[Any], observer: bool = False) -> None:
-        self.node, self.ours, self.observer = node, ours, observer
+    def __init__(self, node, ours: List[Any], observer: bool = False,
+                 also: Sequence[Any] = ()) -> None:
+        # ``ours`` is the run's own list: nodes a fault kills leave it
+        self.node, self.ours, self.observer, self.also = node, ours, observer, list(also)
         self.next = time.perf_counter() + 1.0
         self.others: set = set()
 
@@ -450,7 +474,7 @@ class _GraphWatch:
             seen = Counter(self.node.get_node_names_and_namespaces())
         except Exception:  # the graph is not there any more: nothing to learn
             return
-        mine = Counter((n.get_name(), n.get_namespace()) for n in self.ours)
+        mine = Counter((n.get_name(), n.get_namespace()) for n in self.ours + self.also)
         if self.observer:
             mine[("orca_observer", "/")] += 1
         for name, namespace in (seen - mine):

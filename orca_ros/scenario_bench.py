@@ -74,7 +74,7 @@ def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] =
             stem = f"{scenario.name}_{options.method}_{options.kinematics}"
             title = run_title(summary, result.deepest_penetration)
             plot_trajectories(scenario, result.trajectory, pathlib.Path(plot_dir) / f"{stem}.png",
-                              title, result.collision_points)
+                              title, result.collision_points, times=result.frame_times)
             if gif:
                 animate_trajectories(scenario, result.trajectory, result.frame_times,
                                      pathlib.Path(plot_dir) / f"{stem}.gif",

@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
-# Make the real ROS 2 launch engine usable from .venv, and build this package the
-# ROS way, so `launch_ros.actions.Node` finds our executables through the ament index.
+# Make the real ROS 2 launch engine and launch_testing usable from .venv, and build this
+# package the ROS way, so `launch_ros.actions.Node` finds our executables through the
+# ament index.
 #
 #   bash scripts/setup_launch.sh            # then: source build/colcon_ws/orca_env.sh
 #
-# 1. Only where `import launch_ros` fails in the venv (no system ROS install),
-#    install the vendored launch packages from ../shared/vendor as its README
-#    says. launch_testing and launch_testing_ros are left out: their pytest
-#    plugin needs pytest < 9, and nothing here uses them.
-# 2. `colcon build --symlink-install` into $ORCA_ROS_COLCON_WS (default
-#    build/colcon_ws, git-ignored). Python sources, launch and config files are
-#    symlinks into this repository, so edits need no rebuild (only a new
-#    executable, launch or config file does).
+# 1. Only where `import launch_ros` (or `import launch_testing`) fails in the venv (no
+#    system ROS install), install the vendored launch packages from ../shared/vendor as
+#    its README says, and says so: launch, launch_xml, launch_yaml, launch_ros, and
+#    launch_testing with launch_testing_ros (their pytest plugin needs pytest < 9).
+#    A system ROS 2 install uses its own. Without either (no ../shared), it says so and
+#    goes on: the package builds all the same, and the tests in test/launch skip.
+# 2. `colcon build` into $ORCA_ROS_COLCON_WS (default build/colcon_ws, git-ignored),
+#    from $ORCA_ROS_COLCON_SOURCE (default this repository) with --symlink-install
+#    unless ORCA_ROS_SYMLINK_INSTALL=0. With symlinks, Python sources, launch and config
+#    files point into this repository, so edits need no rebuild (only a new
+#    executable, launch or config file does). CI builds the committed tree, copied.
 # 3. Write $ORCA_ROS_COLCON_WS/orca_env.sh: colcon's install/setup.bash, then
 #    the venv on AMENT_PREFIX_PATH (its message packages). `python -m
-#    orca_ros.launch_run` does without it: it adds both when they are missing.
+#    orca_ros.launch_run` and test/launch do without it: they add both when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 VENV=${ORCA_ROS_VENV:-.venv}
 WS=${ORCA_ROS_COLCON_WS:-build/colcon_ws}
 VENDOR=${ORCA_ROS_VENDOR:-$repo/../shared/vendor}
+SOURCE=${ORCA_ROS_COLCON_SOURCE:-$repo}
+SYMLINK=${ORCA_ROS_SYMLINK_INSTALL:-1}
 venv_abs=$(cd "$VENV" && pwd)
 py="$venv_abs/bin/python"
 pip_log=$(mktemp)
@@ -32,23 +38,48 @@ pip_quiet() {
 
 [ -x "$py" ] || { echo "no virtual environment at $VENV: run scripts/setup_venv.sh first" >&2; exit 1; }
 
-if "$py" -c "import launch_ros" 2>/dev/null; then
+vendored() {  # extract the vendored sources once
+  if [ -z "${tmp:-}" ]; then
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp" "$pip_log"' EXIT
+    tar -xzf "$VENDOR/ros2-launch-3.7.1.tar.gz" -C "$tmp"
+    tar -xzf "$VENDOR/ros2-launch_ros-0.28.0.tar.gz" -C "$tmp"
+  fi
+}
+
+if ! "$py" -c "import launch_ros, launch_testing" 2>/dev/null && [ ! -d "$VENDOR" ]; then
+  # Not an error: the package builds without it, and test/launch skips.
+  echo "launch_ros or launch_testing is not importable in $VENV and $VENDOR is absent:" \
+       "the launch engine is not installed (the launch tests in test/launch skip)"
+elif "$py" -c "import launch_ros" 2>/dev/null; then
   echo "launch_ros is importable ($("$py" -c 'import launch_ros, os; print(os.path.dirname(launch_ros.__file__))')): nothing to install"
 else
-  [ -d "$VENDOR" ] || { echo "launch_ros is not importable and $VENDOR is absent: cannot install the launch engine" >&2; exit 1; }
+  vendored launch_ros
   echo "launch_ros is not importable in $VENV: installing the vendored launch packages from $VENDOR"
   echo "(a system ROS 2 install uses its own launch and launch_ros instead)"
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp" "$pip_log"' EXIT
   pip_quiet osrf-pycommon lark pyyaml packaging ros-lifecycle-msgs ros-ament-index-python
-  tar -xzf "$VENDOR/ros2-launch-3.7.1.tar.gz" -C "$tmp"
-  tar -xzf "$VENDOR/ros2-launch_ros-0.28.0.tar.gz" -C "$tmp"
   for p in launch launch_xml launch_yaml; do pip_quiet --no-deps "$tmp/ros2-launch-3.7.1/$p"; done
   pip_quiet --no-deps "$tmp/ros2-launch_ros-0.28.0/launch_ros"
   pip_quiet --no-deps "$VENDOR/composition_interfaces_stub-0.0.1-py3-none-any.whl"
   "$py" -c "import launch, launch_ros.actions" \
     || { echo "the vendored launch packages did not install" >&2; exit 1; }
   echo "installed launch 3.7.1 and launch_ros 0.28.0 into $VENV"
+fi
+
+if [ ! -d "$VENDOR" ] && ! "$py" -c "import launch_testing" 2>/dev/null; then
+  :  # said above
+elif "$py" -c "import launch_testing, launch_testing_ros" 2>/dev/null; then
+  echo "launch_testing is importable: nothing to install"
+else
+  vendored launch_testing
+  echo "launch_testing is not importable in $VENV: installing the vendored launch_testing" \
+       "and launch_testing_ros from $VENDOR, with pytest < 9 (their pytest plugin needs it)"
+  pip_quiet 'pytest<9'
+  pip_quiet --no-deps "$tmp/ros2-launch-3.7.1/launch_testing"
+  pip_quiet --no-deps "$tmp/ros2-launch_ros-0.28.0/launch_testing_ros"
+  "$py" -c "import launch_testing.asserts, launch_testing_ros" \
+    || { echo "the vendored launch_testing did not install" >&2; exit 1; }
+  echo "installed launch_testing 3.7.1 and launch_testing_ros 0.28.0 into $VENV"
 fi
 
 if [ ! -x "$venv_abs/bin/colcon" ]; then
@@ -59,9 +90,10 @@ fi
 mkdir -p "$WS"
 ws_abs=$(cd "$WS" && pwd)
 log="$ws_abs/colcon_build.log"
-echo "colcon build --symlink-install orca_ros into $ws_abs/install"
+symlink=(); [ "$SYMLINK" = 0 ] || symlink=(--symlink-install)
+echo "colcon build ${symlink[*]} orca_ros from $SOURCE into $ws_abs/install"
 if ! (cd "$ws_abs" && PATH="$venv_abs/bin:$PATH" "$venv_abs/bin/colcon" build \
-        --base-paths "$repo" --packages-select orca_ros --symlink-install >"$log" 2>&1); then
+        --base-paths "$SOURCE" --packages-select orca_ros "${symlink[@]}" >"$log" 2>&1); then
   tail -n 40 "$log" >&2
   echo "colcon build failed (log: $log)" >&2
   exit 1
@@ -76,7 +108,11 @@ done
 cat >"$ws_abs/orca_env.sh" <<EOF
 # Source this (bash) to use orca_ros's launch files with $VENV and no ROS install:
 # colcon's setup (AMENT_PREFIX_PATH, PYTHONPATH), then the venv's message packages.
+# colcon's scripts read unset variables: a caller's \`set -u\` is lifted around them.
+case \$- in *u*) _orca_nounset=1; set +u ;; *) _orca_nounset= ;; esac
 . "$ws_abs/install/setup.bash"
+[ -z "\$_orca_nounset" ] || set -u
+unset _orca_nounset
 case ":\$AMENT_PREFIX_PATH:" in *":$venv_abs:"*) ;; *) export AMENT_PREFIX_PATH="\$AMENT_PREFIX_PATH:$venv_abs" ;; esac
 export PATH="$venv_abs/bin:\$PATH"
 EOF

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
 # Create (or reuse) the virtual environment .venv with orca_ros, ROS 2 from PyPI
-# wheels, the test tools and the RVO2 reference (pyrvo). Needs only python3 >= 3.10.
+# wheels, the MCAP bag libraries, the test tools and the RVO2 reference (pyrvo).
+# Needs only python3 >= 3.10.
+#
+# ROS 2 Kilted by default; ORCA_ROS_DISTRO=jazzy makes .venv-jazzy with the Jazzy wheels
+# instead (the `jazzy` extra), for running the suite on both distributions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV=${ORCA_ROS_VENV:-.venv}
+DISTRO=${ORCA_ROS_DISTRO:-kilted}
+case "$DISTRO" in
+  kilted) ros_extra=ros; default_venv=.venv ;;
+  jazzy) ros_extra=jazzy; default_venv=.venv-jazzy ;;
+  *) echo "ORCA_ROS_DISTRO must be kilted or jazzy, not $DISTRO" >&2; exit 1 ;;
+esac
+VENV=${ORCA_ROS_VENV:-$default_venv}
 PYTHON=${PYTHON:-python3}
 
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
@@ -25,7 +35,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e ".[ros,test,toio]"
+"$VENV/bin/python" -m pip install -q -e ".[$ros_extra,bag,test,toio]"
 # The RVO2 reference for side-by-side benchmarks. --no-deps: its declared
 # dependency (a simulator) is not needed for the bindings. x86_64 wheels only.
 "$VENV/bin/python" -m pip install -q --no-deps pyrvo \

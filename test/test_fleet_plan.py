@@ -81,48 +81,6 @@ def _load_fleet_launch(monkeypatch, arguments=None):
     return module
 
 
-def test_fleet_launch_file_turns_the_plan_into_node_actions(monkeypatch):
-    module = _load_fleet_launch(monkeypatch, {"scenario": "crossing_4",
-                                              "kinematics": "diff_drive", "supervisor": "false",
-                                              "speed_factor": "2.0", "robots_per_process": "1"})
-    actions = module.generate_launch_description()
-    declared = {a.kwargs.get("default_value") and a.args[0] for a in actions[:-1]}
-    assert {"scenario", "kinematics", "method", "supervisor", "speed_factor",
-            "enable_stamped_cmd_vel", "robots_per_process"} <= declared
-    defaults = {name: default for name, (default, _) in module.ARGUMENTS.items()}
-    nodes = actions[-1].kwargs["function"](defaults)
-    plan = fleet_plan("crossing_4", FleetOptions(kinematics="diff_drive", speed_factor=2.0))
-    assert [(n.kwargs["executable"], n.kwargs["namespace"]) for n in nodes] == \
-        [(s.executable, s.namespace or None) for s in plan]
-    assert [n.kwargs["parameters"] for n in nodes] == [[s.parameters] for s in plan]
-
-
-def test_fleet_launch_hosts_several_robots_per_process_each_its_own_node(monkeypatch):
-    import yaml
-
-    module = _load_fleet_launch(monkeypatch, {"scenario": "crossing_4",
-                                              "robots_per_process": "3"})
-    defaults = {name: default for name, (default, _) in module.ARGUMENTS.items()}
-    nodes = module.generate_launch_description()[-1].kwargs["function"](defaults)
-    plan = fleet_plan("crossing_4")
-    robots = [s for s in plan if s.executable == "orca_node"]
-    assert [n.kwargs["executable"] for n in nodes] == \
-        ["fleet_sim", "obstacle_server", "orca_robots", "orca_robots"]
-    hosts = nodes[2:]
-    assert [h.kwargs["arguments"] for h in hosts] == \
-        [["--robots"] + [r.namespace for r in robots[:3]], ["--robots", robots[3].namespace]]
-    for host in hosts:
-        # No node name or namespace for the host: they would rename every node it runs.
-        assert "name" not in host.kwargs and "namespace" not in host.kwargs
-        (path,) = host.kwargs["parameters"]
-        with open(path) as stream:
-            assert yaml.safe_load(stream) == {
-                f"/{r.namespace}/orca_node": {"ros__parameters": r.parameters}
-                for r in robots if r.namespace in host.kwargs["arguments"]}
-    assert int(module.ARGUMENTS["robots_per_process"][0]) == \
-        FleetOptions().robots_per_process
-
-
 def test_process_plan_groups_robots_and_keeps_everything_else():
     from orca_ros.fleet import NodeSpec, process_plan
 
@@ -176,6 +134,24 @@ def test_fleet_launch_gives_a_large_fleet_time_to_shut_down(monkeypatch, tmp_pat
     chosen = _fleet_launch_nodes(monkeypatch, str(circle), {"sigterm_timeout": "7",
                                                            "robots_per_process": "1"})
     assert {n.kwargs["sigterm_timeout"] for n in chosen} == {"7"}  # sigterm_timeout:=7 wins
+
+
+def test_rviz_argument_adds_rviz2_with_a_configuration_for_the_fleet(monkeypatch):
+    import yaml
+
+    from orca_ros.rviz import rviz_config
+
+    nodes = _fleet_launch_nodes(monkeypatch, "corridor_wall", {"rviz": "true",
+                                                                "supervisor": "true"})
+    rviz = nodes[-1]
+    assert (rviz.kwargs["package"], rviz.kwargs["executable"]) == ("rviz2", "rviz2")
+    flag, path = rviz.kwargs["arguments"]
+    assert flag == "-d"
+    with open(path) as stream:
+        assert yaml.safe_load(stream) == rviz_config(
+            fleet_plan("corridor_wall", FleetOptions(supervisor=True)))
+    assert "rviz2" not in [n.kwargs["executable"] for n in _fleet_launch_nodes(
+        monkeypatch, "corridor_wall")]
 
 
 def test_toio_plan_for_real_cubes_runs_on_wall_time_with_cube_settings():
