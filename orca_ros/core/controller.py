@@ -45,8 +45,8 @@ from .types import Vector2, as_finite
 SAFETY_HAIR = 1e-4
 """m added to true radii in the hard safety half-planes, so rounding never makes contact."""
 TURN_FLOOR = 0.02
-"""A unicycle whose avoidance velocity is under this share of its top speed turns to its
-preferred velocity instead (see :meth:`RobotController.compute`)."""
+"""A unicycle within two radii of its goal whose avoidance velocity is under this share of
+its top speed turns to its preferred velocity instead (see :meth:`RobotController.compute`)."""
 
 
 @dataclass(frozen=True)
@@ -804,12 +804,14 @@ class RobotController:
             # Held at speed 0 with a waypoint: stand, but face it (as the SDK's cube does).
             turn_to = (result.waypoint[0] - state.position[0],
                        result.waypoint[1] - state.position[1])
-        elif math.hypot(*free) < TURN_FLOOR * c.max_speed:
-            # Held (nearly) still: a velocity this small is the linear program's
-            # rounding, and its direction jumps from period to period; turning after it
-            # spun jammed unicycles on the spot at full rate, facing nowhere. Face the
-            # preferred velocity instead (keep-right and the stall escape turn it), ready
-            # to go when the way opens.
+        elif math.hypot(*free) < TURN_FLOOR * c.max_speed and \
+                math.dist(state.position, self.waypoints[-1]) <= 2.0 * c.radius:
+            # Held (nearly) still at its goal: a velocity this small is the linear
+            # program's rounding, its direction jumps from period to period, and turning
+            # after it made parked unicycles spin and wander off their goals. Face the
+            # preferred velocity (the goal) instead. Only there: in a jam on the way,
+            # turning after those small velocities is what shuffles robots apart (facing
+            # the preferred velocity everywhere gridlocked diff-drive block crowds).
             turn_to = pref
         if c.tracking == "move2target":
             v, omega = self._move_to_target(state, planned)
