@@ -399,7 +399,7 @@ class FaultInjector:
         self.tapped: set = set()
         self.gates: Dict[str, _Gate] = {}
         self.odom_age = _Stats()
-        self.cmd_last: Dict[str, float] = {}  # robot -> sim time of its last cmd_vel at the sim
+        self.cmd_last: Dict[str, float] = {}  # robot -> sim time its last cmd_vel was sent
         self.cmd_after_kill: Dict[str, int] = {}
         self.killed: Dict[str, Dict[str, Any]] = {}  # what -> facts
         self.killed_robots: set = set()
@@ -542,8 +542,14 @@ class FaultInjector:
         index = tap.received
         tap.received += 1
         if tap.kind == "cmd":
-            self.cmd_last[tap.robot] = now
-            if tap.robot in self.killed_robots:
+            # When it was sent: its stamp (TwistStamped), else when it arrives. A command
+            # sent just before its node was killed may arrive after (DDS delivers it
+            # later on a busy machine); that is not a dead node talking.
+            stamp_ns = _stamp_ns(msg)
+            sent = now if stamp_ns is None else stamp_ns * 1e-9
+            self.cmd_last[tap.robot] = max(sent, self.cmd_last.get(tap.robot, sent))
+            killed = self.killed.get(f"kill={tap.robot}")
+            if killed is not None and sent > killed["killed_at"]:
                 self.cmd_after_kill[tap.robot] = self.cmd_after_kill.get(tap.robot, 0) + 1
         stamp = _stamp_ns(msg) if tap.kind == "odom" else None
         key = index if stamp is None else stamp
@@ -798,7 +804,7 @@ def result_lines(report: Dict[str, Any]) -> List[str]:
             else:
                 lines.append(f"kill={item['robot']}@{item['at']:g}: orca_node destroyed at "
                              f"{item['killed_at']:.2f} s; {item['commands_after_kill']} commands "
-                             f"reached the simulator after that (last at "
+                             f"sent after that reached the simulator (last sent at "
                              f"{item['last_command_at']}); "
                              f"arrived: {item.get('arrived')}")
         elif fault in ("kill_supervisor", "kill_obstacles"):
