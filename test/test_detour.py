@@ -70,13 +70,3 @@ def test_a_unicycle_gets_round_parked_robots_into_the_pocket_behind_them():
     result = World(scenario, WorldOptions(kinematics="diff_drive")).run()
     assert result.reached == 4
     assert result.collisions == 0
-
-
-def test_no_detour_round_a_crowd_standing_all_round_the_target():
-    """Robots crowding round a shared goal: going round them leads back to them."""
-    ring = [((5.0 + 1.2 * math.cos(a), 1.2 * math.sin(a)), 0.7)
-            for a in [k * math.pi / 5 for k in range(10)]]
-    assert detour_around_discs((0.0, 0.0), (5.0, 0.0), ring) is None
-    # Half the ring (open away from the robot) still blocks the way, and is rounded.
-    half = [d for d in ring if d[0][0] < 5.0]
-    assert detour_around_discs((0.0, 0.0), (5.0, 0.0), half) is not None

@@ -160,33 +160,6 @@ def _segment_point_distance(a: Vector2, b: Vector2, c: Vector2) -> float:
     return math.hypot(a[0] + t * abx - c[0], a[1] + t * aby - c[1])
 
 
-def _angular_cover(point: Vector2, discs: Sequence[tuple]) -> float:
-    """How much of the full turn round ``point`` (rad) the ``discs`` (each not containing
-    it) cover, as seen from it."""
-    intervals = []
-    for (cx, cy), radius in discs:
-        distance = math.hypot(cx - point[0], cy - point[1])
-        half = math.asin(min(1.0, radius / distance))
-        middle = math.atan2(cy - point[1], cx - point[0])
-        intervals.append(((middle - half) % (2.0 * math.pi), 2.0 * half))
-    if not intervals:
-        return 0.0
-    covered, events = 0.0, []
-    for start, width in intervals:
-        end = start + width
-        events.append((start, min(end, 2.0 * math.pi)))
-        if end > 2.0 * math.pi:
-            events.append((0.0, end - 2.0 * math.pi))
-    events.sort()
-    reach = -1.0
-    for start, end in events:
-        if end <= reach:
-            continue
-        covered += end - max(start, reach)
-        reach = end
-    return covered
-
-
 def detour_around_discs(position: Vector2, target: Vector2,
                         discs: Sequence[tuple], side: int = 0,
                         offset: float = 0.0) -> Optional[tuple]:
@@ -205,10 +178,7 @@ def detour_around_discs(position: Vector2, target: Vector2,
     (+1); each heads for the tangent point of the disc that bounds the extent,
     pushed ``offset`` further out. The shorter way (``|w - p| + |t - w|``) is
     taken, or ``side`` if given and still open. Returns ``(waypoint, side)``,
-    or None when the way is clear, the cluster surrounds the robot, or it
-    surrounds the target (as seen from the target, its discs cover more than
-    two thirds of the turn: robots crowding round a shared goal), where going
-    round would only lead back.
+    or None when the way is clear or the cluster surrounds the robot.
     """
     px, py = position
     tx, ty = target
@@ -225,9 +195,6 @@ def detour_around_discs(position: Vector2, target: Vector2,
             if j not in cluster and math.dist(centres[i], centres[j]) < radii[i] + radii[j]:
                 cluster.add(j)
                 frontier.append(j)
-    if _angular_cover(target, [(centres[i], radii[i]) for i in cluster
-                               if math.dist(centres[i], target) > radii[i]]) >= 4.0 * math.pi / 3.0:
-        return None  # the target is in the middle of them: going round leads back here
     bearing = math.atan2(ty - py, tx - px)
     low, high = math.inf, -math.inf
     low_disc = high_disc = -1
