@@ -45,8 +45,9 @@ from .types import Vector2, as_finite
 SAFETY_HAIR = 1e-4
 """m added to true radii in the hard safety half-planes, so rounding never makes contact."""
 TURN_FLOOR = 0.02
-"""A unicycle within two radii of its goal whose avoidance velocity is under this share of
-its top speed turns to its preferred velocity instead (see :meth:`RobotController.compute`)."""
+"""A unicycle on its goal, or within two radii of a goal it has reached, whose avoidance
+velocity is under this share of its top speed turns to its preferred velocity instead (see
+:meth:`RobotController.compute`)."""
 
 
 @dataclass(frozen=True)
@@ -340,6 +341,9 @@ class RobotController:
     waypoint_index: int = 0
     stalled_time: float = 0.0
     margin_held: float = 1.0  # share of the planning margin kept, see _hold_margin
+    goal_reached: bool = False  # within tolerance of the goal at some period of this path
+    unprogressed_time: float = 0.0  # s since the robot last got a radius nearer its waypoint
+    _progress_mark: Optional[Tuple[int, float]] = None  # (waypoint index, best distance)
     roadmaps: Dict[float, VisibilityRoadmap] = field(default_factory=dict)
     base_path: List[Vector2] = field(default_factory=list)
     detour: Tuple[Vector2, ...] = ()
@@ -366,6 +370,9 @@ class RobotController:
         self.stalled_time = 0.0
         self.margin_held = 1.0
         self._detour_side = 0
+        self.goal_reached = False
+        self.unprogressed_time = 0.0
+        self._progress_mark = None
 
     def set_directive(self, speed_limit: Optional[float] = None,
                       detour: Sequence[Vector2] = ()) -> None:
@@ -461,6 +468,7 @@ class RobotController:
             stalled = self._displacement_speed(state) < 0.1 * c.pref_speed and \
                 distance > c.goal_tolerance_m
             self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
+            self._note_progress(state.position)
             self._hold_margin(stalled, state.position)
             target = self._detour(state.position, target, standing)
         self._pref_target = target
@@ -492,7 +500,7 @@ class RobotController:
         """
         c = self.effective_config
         if c.stall_detour_time <= 0.0 or not standing or \
-                (self._detour_side == 0 and self.stalled_time < c.stall_detour_time):
+                (self._detour_side == 0 and not self._detour_due(0.0)):
             self._detour_side = 0
             return target
         way = detour_around_discs(position, target, standing, self._detour_side,
@@ -503,6 +511,28 @@ class RobotController:
         waypoint, self._detour_side = way
         return waypoint
 
+    def _detour_due(self, ahead: float) -> bool:
+        """Whether the robot should go round the robots standing in its way ``ahead``
+        seconds from now: stalled for ``stall_detour_time``, or no nearer its waypoint
+        for ``stall_escape_time`` though it moves (a unicycle that wiggles sideways
+        behind a parked robot is never stalled by its displacement)."""
+        c = self.effective_config
+        return (self.stalled_time + ahead >= c.stall_detour_time or
+                self.unprogressed_time + ahead >= c.stall_escape_time)
+
+    def _note_progress(self, position: Vector2) -> None:
+        """Count :attr:`unprogressed_time`: reset whenever the robot is a radius nearer
+        its current waypoint than ever since it took that waypoint."""
+        c = self.effective_config
+        distance = math.dist(position, self.waypoints[self.waypoint_index])
+        mark = self._progress_mark
+        if mark is None or mark[0] != self.waypoint_index or distance < mark[1] - c.radius \
+                or distance <= c.goal_tolerance_m:
+            self._progress_mark = (self.waypoint_index, distance)
+            self.unprogressed_time = 0.0
+        else:
+            self.unprogressed_time += c.time_step
+
     def _standing(self, state: RobotState, own_radius: float, neighbors: Sequence[Neighbor],
                   seen: Sequence[NeighborView]) -> List[Tuple[Vector2, float]]:
         """The neighbours slower than half the preferred speed, as ``(centre, combined
@@ -511,7 +541,7 @@ class RobotController:
         them (the robot is stalled or on its way round); else none."""
         c = self.effective_config
         if c.strict or c.stall_detour_time <= 0.0 or (
-                self._detour_side == 0 and self.stalled_time < c.stall_detour_time - c.time_step):
+                self._detour_side == 0 and not self._detour_due(c.time_step)):
             return []
         views = seen or [self._neighbor_view(state, own_radius, n) for n in neighbors]
         return [(n.position, own_radius + view.radius) for n, view in zip(neighbors, views)
@@ -767,6 +797,7 @@ class RobotController:
                                        self._standing(state, own_radius, neighbors, seen))
         self._periods += 1
         arrived = self.at_goal(state.position)
+        self.goal_reached = self.goal_reached or arrived
         if not self.waypoints:
             return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
 
@@ -804,14 +835,18 @@ class RobotController:
             # Held at speed 0 with a waypoint: stand, but face it (as the SDK's cube does).
             turn_to = (result.waypoint[0] - state.position[0],
                        result.waypoint[1] - state.position[1])
-        elif math.hypot(*free) < TURN_FLOOR * c.max_speed and \
-                math.dist(state.position, self.waypoints[-1]) <= 2.0 * c.radius:
-            # Held (nearly) still at its goal: a velocity this small is the linear
-            # program's rounding, its direction jumps from period to period, and turning
-            # after it made parked unicycles spin and wander off their goals. Face the
-            # preferred velocity (the goal) instead. Only there: in a jam on the way,
-            # turning after those small velocities is what shuffles robots apart (facing
-            # the preferred velocity everywhere gridlocked diff-drive block crowds).
+        elif math.hypot(*free) < TURN_FLOOR * c.max_speed and (arrived or (
+                self.goal_reached and
+                math.dist(state.position, self.waypoints[-1]) <= 2.0 * c.radius)):
+            # Held (nearly) still on its goal, or pushed off it by others: a velocity
+            # this small is the linear program's rounding, its direction jumps from
+            # period to period, and turning after it made parked unicycles spin and
+            # wander off their goals. Face the preferred velocity (the goal) instead.
+            # Only there: in a jam on the way, or short of a goal not yet reached among
+            # parked robots, turning after those small velocities is what shuffles
+            # robots apart (facing the preferred velocity everywhere gridlocked
+            # diff-drive block crowds; within two radii of a goal not yet reached it
+            # kept a menge_circle robot 0.5 m short for 40 s).
             turn_to = pref
         if c.tracking == "move2target":
             v, omega = self._move_to_target(state, planned)
