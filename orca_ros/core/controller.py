@@ -342,8 +342,8 @@ class RobotController:
     stalled_time: float = 0.0
     margin_held: float = 1.0  # share of the planning margin kept, see _hold_margin
     goal_reached: bool = False  # within tolerance of the goal at some period of this path
-    unprogressed_time: float = 0.0  # s since the robot last got a radius nearer its waypoint
-    _progress_mark: Optional[Tuple[int, float]] = None  # (waypoint index, best distance)
+    unprogressed_time: float = 0.0  # s since the robot last got a radius nearer its target
+    _progress_mark: Optional[Tuple[Vector2, float]] = None  # (target, best distance)
     roadmaps: Dict[float, VisibilityRoadmap] = field(default_factory=dict)
     base_path: List[Vector2] = field(default_factory=list)
     detour: Tuple[Vector2, ...] = ()
@@ -468,7 +468,7 @@ class RobotController:
             stalled = self._displacement_speed(state) < 0.1 * c.pref_speed and \
                 distance > c.goal_tolerance_m
             self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
-            self._note_progress(state.position)
+            self._note_progress(target, distance)
             self._hold_margin(stalled, state.position)
             target = self._detour(state.position, target, standing)
         self._pref_target = target
@@ -513,22 +513,21 @@ class RobotController:
 
     def _detour_due(self, ahead: float) -> bool:
         """Whether the robot should go round the robots standing in its way ``ahead``
-        seconds from now: stalled for ``stall_detour_time``, or no nearer its waypoint
+        seconds from now: stalled for ``stall_detour_time``, or no nearer its target
         for ``stall_escape_time`` though it moves (a unicycle that wiggles sideways
         behind a parked robot is never stalled by its displacement)."""
         c = self.effective_config
         return (self.stalled_time + ahead >= c.stall_detour_time or
                 self.unprogressed_time + ahead >= c.stall_escape_time)
 
-    def _note_progress(self, position: Vector2) -> None:
+    def _note_progress(self, target: Vector2, distance: float) -> None:
         """Count :attr:`unprogressed_time`: reset whenever the robot is a radius nearer
-        its current waypoint than ever since it took that waypoint."""
+        ``target`` (its waypoint or guidance corner) than ever since it took it."""
         c = self.effective_config
-        distance = math.dist(position, self.waypoints[self.waypoint_index])
         mark = self._progress_mark
-        if mark is None or mark[0] != self.waypoint_index or distance < mark[1] - c.radius \
+        if mark is None or mark[0] != target or distance < mark[1] - c.radius \
                 or distance <= c.goal_tolerance_m:
-            self._progress_mark = (self.waypoint_index, distance)
+            self._progress_mark = (target, distance)
             self.unprogressed_time = 0.0
         else:
             self.unprogressed_time += c.time_step
@@ -548,11 +547,12 @@ class RobotController:
                 if math.hypot(*n.velocity) < 0.5 * c.pref_speed]
 
     def _hold_margin(self, stalled: bool, position: Vector2) -> None:
-        """Release the planning margin while stalled near the goal; take it back once moving.
+        """Release the planning margin while stuck near the goal; take it back once moving on.
 
         The margin covers tracking error, which comes with speed; a robot that has
-        stood for longer than ``stall_escape_time`` within one time horizon of its
-        goal (``time_horizon * pref_speed``) has none, and may need the margin's
+        stood, or got no nearer its target (:attr:`unprogressed_time`), for longer
+        than ``stall_escape_time`` within one time horizon of its goal
+        (``time_horizon * pref_speed``) has little, and may need the margin's
         room to pass between robots parked on their goals (menge_circle diff-drive:
         one robot stood 0.94 m short of its goal for 20 s, inside the margins of two
         parked neighbours 0.50 m away). :attr:`margin_held` then falls to 0 over
@@ -568,9 +568,11 @@ class RobotController:
         step = c.time_step / c.stall_escape_time
         goal = self.goal
         near_goal = goal is not None and math.dist(goal, position) <= c.time_horizon * c.pref_speed
-        if stalled and near_goal and self.stalled_time > c.stall_escape_time:
+        stuck = self.stalled_time > c.stall_escape_time or \
+            self.unprogressed_time > c.stall_escape_time
+        if stuck and near_goal:
             self.margin_held = max(0.0, self.margin_held - step)
-        elif not stalled:
+        elif not stalled and not stuck:
             self.margin_held = min(1.0, self.margin_held + step)
 
     def _displacement_speed(self, state: RobotState) -> float:
