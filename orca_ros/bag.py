@@ -22,7 +22,8 @@ simulated seconds in wall seconds.
 Reading (:func:`read_bag`) takes any rosbag2 MCAP file or folder of them,
 ours or a user's ``ros2 bag record`` of real robots' ``*/odom``: every
 ``nav_msgs/msg/Odometry`` topic is one robot (its name the topic's
-namespace), timed by the header stamps; ``/obstacles`` line lists and
+namespace), timed by the header stamps, except orca_node's ``*/orca/prediction``
+(where a robot says it will be, not a robot); ``/obstacles`` line lists and
 ``/fleet_sim/robots`` discs are used when present.
 """
 
@@ -44,6 +45,7 @@ PRIMITIVES = frozenset({"bool", "byte", "char", "float32", "float64", "int8", "u
 INFINITE_NS = 9223372036854775807  # RMW_DURATION_INFINITE
 EXCLUDED_TOPICS = ("/rosout", "/parameter_events")
 ODOMETRY = "nav_msgs/msg/Odometry"
+PREDICTION_TOPIC = "orca/prediction"  # orca_node's own Odometry stream: a plan, not a robot
 
 
 class BagError(RuntimeError):
@@ -420,7 +422,8 @@ def _wanted_topics(reader) -> List[str]:
         schema = schemas.get(channel.schema_id)
         if schema is None:
             continue
-        if schema.name == ODOMETRY or channel.topic in ("/obstacles", "/fleet_sim/robots"):
+        if (schema.name == ODOMETRY and not channel.topic.endswith("/" + PREDICTION_TOPIC)) \
+                or channel.topic in ("/obstacles", "/fleet_sim/robots"):
             wanted.append(channel.topic)
     return wanted
 

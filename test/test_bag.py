@@ -211,6 +211,19 @@ def test_plot_draws_a_bag_recorded_elsewhere_and_finds_the_closest_approach(tmp_
     assert image.shape[0] > 200 and image.shape[1] > 400 and image.std() > 0.05
 
 
+def test_a_robots_own_prediction_stream_is_not_another_robot(tmp_path):
+    """orca_node publishes where it will be as nav_msgs/Odometry on ``orca/prediction``
+    (cubes share them): read as a robot, it came 0 m close to its own robot at every stamp."""
+    typestore = get_typestore(Stores.ROS2_JAZZY)
+    t = np.arange(0.0, 1.0001, 0.1)
+    xy = np.stack([t, 0.0 * t], axis=1)
+    folder = tmp_path / "cubes"
+    rosbags_odometry_bag(folder, typestore, {"/cube0/odom": (t, xy),
+                                             "/cube0/orca/prediction": (t, xy + 0.01),
+                                             "/cube1/odom": (t, xy + 1.0)})
+    assert read_bag(folder).names == ["cube0", "cube1"]
+
+
 def test_plot_takes_radii_and_obstacles_from_a_scenario(tmp_path, capsys):
     typestore = get_typestore(Stores.ROS2_KILTED)
     t = np.arange(0.0, 2.0001, 0.1)

@@ -241,6 +241,12 @@ def test_orca_ros_exits_0_on_sigint_or_sigterm_at_any_moment(tmp_path):
     interrupter.check()
 
 
+def _run_python(script: str, stop_within: str) -> subprocess.CompletedProcess:
+    """``python -c script`` with :mod:`orca_ros.stop`'s deadline at ``stop_within`` s."""
+    env = dict(os.environ, ORCA_ROS_STOP_WITHIN=stop_within)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, env=env)
+
 
 def test_a_process_stuck_after_the_signal_still_ends_with_status_0_in_time():
     """A wind-down that never returns (Fast DDS can deadlock in ``unregister_timer`` when
@@ -250,10 +256,8 @@ def test_a_process_stuck_after_the_signal_still_ends_with_status_0_in_time():
              "stop.install()\n"
              "os.kill(os.getpid(), signal.SIGINT)\n"
              "threading.Event().wait()  # a teardown that never returns\n")
-    env = dict(os.environ, ORCA_ROS_STOP_WITHIN="0.5")
     started = time.monotonic()
-    run = subprocess.run([sys.executable, "-c", stuck], capture_output=True, text=True,
-                         timeout=60, env=env)
+    run = _run_python(stuck, stop_within="0.5")
     assert run.returncode == 0, run.stderr
     assert "still stopping 0.5 s after the signal" in run.stderr
     assert time.monotonic() - started < 30
@@ -262,8 +266,7 @@ def test_a_process_stuck_after_the_signal_still_ends_with_status_0_in_time():
              "stop.install()\n"
              "time.sleep(1.0)\n"
              "raise SystemExit(3)  # no signal: no deadline\n")
-    run = subprocess.run([sys.executable, "-c", quiet], capture_output=True, text=True,
-                         timeout=60, env=env)
+    run = _run_python(quiet, stop_within="0.5")
     assert run.returncode == 3 and "still stopping" not in run.stderr
 
 
@@ -283,9 +286,7 @@ def test_a_signal_during_a_weakref_callback_still_interrupts_plain_work_quietly(
               "    while True: time.sleep(0.01)  # plain work with no loop asking stop\n"
               "except KeyboardInterrupt:\n"
               "    print('interrupted')\n")
-    env = dict(os.environ, ORCA_ROS_STOP_WITHIN="20")
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=60, env=env)
+    run = _run_python(script, stop_within="20")
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "interrupted"
     assert run.stderr == ""
@@ -307,8 +308,6 @@ def test_a_signal_that_an_import_turns_into_another_error_still_ends_orca_ros_wi
               "    raise AssertionError('the signal was lost')\n"
               "scenario_bench.bench = bench\n"
               "sys.exit(cli.main(['bench', 'circle_swap_8', '--no-progress']))\n")
-    env = dict(os.environ, ORCA_ROS_STOP_WITHIN="20")
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=60, env=env)
+    run = _run_python(script, stop_within="20")
     assert run.returncode == 0, run.stderr
     assert run.stderr.strip() == "orca-ros: interrupted"

@@ -77,6 +77,15 @@ class FleetWatch:
                         found.append((stamp * 1e-9, a, b, overlap))
         return found
 
+    def check_all_arrive_without_contact(self, test, timeout: float) -> None:
+        """``test`` (a unittest.TestCase) fails unless every robot reaches its goal within
+        ``timeout`` s, with poses compared at more than 50 common stamps and no contact."""
+        everyone = sorted(self.goal)
+        arrived = self.wait_for(lambda: self.arrived() == everyone, timeout)
+        test.assertTrue(arrived, f"arrived only {self.arrived()} of {everyone}")
+        test.assertGreater(self.stamps_compared(), 50)
+        test.assertEqual(self.contacts(), [])
+
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         end = time.monotonic() + timeout
         while time.monotonic() < end:

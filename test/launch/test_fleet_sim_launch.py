@@ -50,11 +50,7 @@ class TestFleetThroughLaunch(unittest.TestCase):
     def test_robots_reach_their_goals_without_contact(self, proc_output, robots_per_process):
         watch = FleetWatch(SCENARIO)
         try:
-            everyone = sorted(watch.goal)
-            arrived = watch.wait_for(lambda: watch.arrived() == everyone, WALL_LIMIT_S)
-            self.assertTrue(arrived, f"arrived only {watch.arrived()} of {everyone}")
-            self.assertGreater(watch.stamps_compared(), 50)
-            self.assertEqual(watch.contacts(), [])
+            watch.check_all_arrive_without_contact(self, WALL_LIMIT_S)
             for spec in fleet_plan(SCENARIO):  # each hosted node its own name and parameters
                 if spec.executable == "orca_node":
                     got = node_parameters(watch.node, f"/{spec.namespace}/orca_node", CHECKED)

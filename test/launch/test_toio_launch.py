@@ -42,11 +42,7 @@ class TestToioThroughLaunch(unittest.TestCase):
     def test_cubes_reach_their_goals_without_contact(self, proc_output):
         watch = FleetWatch(SCENARIO, node_name="toio_launch_test_watch")
         try:
-            everyone = sorted(watch.goal)
-            arrived = watch.wait_for(lambda: watch.arrived() == everyone, WALL_LIMIT_S)
-            self.assertTrue(arrived, f"arrived only {watch.arrived()} of {everyone}")
-            self.assertGreater(watch.stamps_compared(), 50)
-            self.assertEqual(watch.contacts(), [])
+            watch.check_all_arrive_without_contact(self, WALL_LIMIT_S)
         finally:
             watch.close()
 
