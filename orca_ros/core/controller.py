@@ -71,6 +71,9 @@ class ControllerConfig:
     stall_escape_deg: float = 75.0
     stall_escape_time: float = 3.0
     stall_detour_time: float = 0.5  # s stalled before detouring round standing robots; 0: never
+    # s moving without getting a radius nearer the target before that counts as stuck too
+    # (detours, the margin release near the goal); 0: never
+    progress_escape_time: float = 3.0
     one_step_safety: Optional[bool] = None  # the safety filter; None: as the method says
     guidance: bool = True
     guidance_clearance_ratio: float = 0.25
@@ -98,7 +101,7 @@ class ControllerConfig:
                      "keep_right_deg", "command_lag",
                      "heading_time_constant",
                      "stall_escape_deg", "stall_escape_time", "stall_detour_time",
-                     "guidance_clearance_ratio"):
+                     "progress_escape_time", "guidance_clearance_ratio"):
             as_finite(getattr(self, name), name, minimum=0.0)
         if self.kinematics not in KINEMATICS:
             raise ValueError(f"kinematics must be one of {KINEMATICS}, got {self.kinematics!r}")
@@ -515,7 +518,7 @@ class RobotController:
         """Whether the robot should go round the robots standing in its way ``ahead``
         seconds from now: stalled for ``stall_detour_time``, or, farther than two radii
         beyond its goal tolerance from the goal, no nearer its target for
-        ``stall_escape_time`` though it moves (a unicycle that wiggles sideways behind a
+        ``progress_escape_time`` though it moves (a unicycle that wiggles sideways behind a
         parked robot is never stalled by its displacement). Not that near the goal, where
         a robot that just missed it and comes back is no nearer for a while
         (toio_d_to_target4 through toio_bridge, 10 runs each: a cube short of its goal at
@@ -524,8 +527,14 @@ class RobotController:
         if self.stalled_time + ahead >= c.stall_detour_time:
             return True
         goal = self.goal
-        return self.unprogressed_time + ahead >= c.stall_escape_time and (
+        return self._unprogressed(ahead) and (
             goal is None or math.dist(goal, position) > 2.0 * c.radius + c.goal_tolerance_m)
+
+    def _unprogressed(self, ahead: float = 0.0) -> bool:
+        """No nearer the target for ``progress_escape_time`` (``ahead`` s from now)."""
+        c = self.effective_config
+        return c.progress_escape_time > 0.0 and \
+            self.unprogressed_time + ahead >= c.progress_escape_time
 
     def _note_progress(self, target: Vector2, distance: float) -> None:
         """Count :attr:`unprogressed_time`: reset whenever the robot is a radius nearer
@@ -557,8 +566,8 @@ class RobotController:
         """Release the planning margin while stuck near the goal; take it back once moving on.
 
         The margin covers tracking error, which comes with speed; a robot that has
-        stood, or got no nearer its target (:attr:`unprogressed_time`), for longer
-        than ``stall_escape_time`` within one time horizon of its goal
+        stood for longer than ``stall_escape_time``, or got no nearer its target for
+        ``progress_escape_time`` (:attr:`unprogressed_time`), within one time horizon of its goal
         (``time_horizon * pref_speed``) has little, and may need the margin's
         room to pass between robots parked on their goals (menge_circle diff-drive:
         one robot stood 0.94 m short of its goal for 20 s, inside the margins of two
@@ -575,8 +584,7 @@ class RobotController:
         step = c.time_step / c.stall_escape_time
         goal = self.goal
         near_goal = goal is not None and math.dist(goal, position) <= c.time_horizon * c.pref_speed
-        stuck = self.stalled_time > c.stall_escape_time or \
-            self.unprogressed_time > c.stall_escape_time
+        stuck = self.stalled_time > c.stall_escape_time or self._unprogressed()
         if stuck and near_goal:
             self.margin_held = max(0.0, self.margin_held - step)
         elif not stalled and not stuck:

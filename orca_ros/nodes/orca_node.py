@@ -204,6 +204,9 @@ class OrcaNode(Node):
         d("stall_detour_time", 0.5, float_param(
             "stalled this long, head round the robots standing between the robot and its "
             "target (s); 0 = never", 0.0, 600.0))
+        d("progress_escape_time", 3.0, float_param(
+            "moving this long without getting a radius nearer the target counts as stalled "
+            "for detours and the margin release near the goal (s); 0 = never", 0.0, 600.0))
         d("goal_tolerance", 0.1, float_param("goal reached within this distance (m)", 0.001, 100.0))
         d("lookahead", 0.5, float_param("plan/detour look-ahead distance (m)", 0.01, 100.0))
         d("neighbors", [""], described("odom topics' robot names to follow; [''] = discover"))
@@ -320,6 +323,7 @@ class OrcaNode(Node):
             stall_escape_deg=self._param("stall_escape_deg"),
             stall_escape_time=self._param("stall_escape_time"),
             stall_detour_time=self._param("stall_detour_time"),
+            progress_escape_time=self._param("progress_escape_time"),
             goal_tolerance=self._param("goal_tolerance"),
             waypoint_tolerance=self._param("lookahead"),
             max_angular_speed=self._param("max_angular_speed"),
