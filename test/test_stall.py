@@ -142,6 +142,20 @@ def test_a_robot_shuffling_near_its_goal_without_getting_nearer_releases_its_mar
     assert controller.margin_held > 0.2
 
 
+def test_with_progress_escape_time_0_only_a_stall_releases_the_margin():
+    """Cubes run with progress_escape_time 0: near their tightly packed goals, moving
+    without progress is no sign of being stuck, and their margin stays while they move."""
+    config = ControllerConfig(radius=0.2, max_speed=2.0, pref_speed=1.0, time_step=0.1,
+                              time_horizon=2.0, safety_margin_ratio=0.1,
+                              stall_escape_time=3.0, progress_escape_time=0.0)
+    controller = RobotController(config, key="a")
+    controller.set_path([(1.0, 0.0)])
+    for step in range(60):
+        controller.preferred_velocity(RobotState((0.0, 0.03 * (step % 2))))
+    assert controller.unprogressed_time > 5.0
+    assert controller.margin_held == 1.0
+
+
 def test_a_robot_stalled_far_from_its_goal_keeps_its_margin():
     """In traffic, away from the goal, a stalled robot keeps its margin: released
     there, stalled robots press into crossing crowds (block crowd cross 99 -> 77)."""
