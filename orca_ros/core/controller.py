@@ -36,7 +36,7 @@ from .drive import (KINEMATICS, DiffDriveLimits, keep_right_angle, kinematic_hal
 from .guidance import SIGHT_LINE, VisibilityRoadmap, detour_around_discs
 from .linprog import HalfPlane
 from .methods import (TRACKING, AvoidanceMethod, MethodOutput, MethodSpec, NeighborView,
-                      RobotView, filter_velocity, method_spec)
+                      LinkView, RobotView, TetherView, filter_velocity, method_spec)
 from .obstacles import ObstacleVertex
 from .orca import (one_step_obstacle_half_plane, one_step_safety_half_plane,
                    select_visible_edges)
@@ -782,7 +782,8 @@ class RobotController:
                 obstacle_edges: Sequence[ObstacleVertex] = (),
                 close: Optional[Sequence[Neighbor]] = None,
                 agent_half_planes: Optional[Sequence[HalfPlane]] = None,
-                own_uncertainty: float = 0.0) -> Command:
+                own_uncertainty: float = 0.0, tethers: Sequence[TetherView] = (),
+                links: Sequence[LinkView] = ()) -> Command:
         """This period's command.
 
         ``neighbors``: the robots the method reasons about, nearest first, at most
@@ -828,7 +829,7 @@ class RobotController:
         view = RobotView(state.position, state.velocity, state.heading, own_radius, c.radius,
                          c.max_speed, pref, c.time_step, seen, edges, safety,
                          agent_half_planes, self.goal, self.key, self._pref_target,
-                         state.angular_speed)
+                         state.angular_speed, tuple(tethers), tuple(links))
         result = self._run_method(view)
         free = result.velocity
         if not c.diff_drive:

@@ -20,8 +20,9 @@ from .types import Polygon, Segment, Vector2, as_finite, as_vector2
 TOP_LEVEL_KEYS = {
     "name", "source", "description", "seed", "time_step", "max_time", "on_goal",
     "goal_tolerance", "waypoint_tolerance", "planned_waypoints", "notes", "defaults", "agents",
-    "obstacles", "supervisor", "expected", "expected_paper_mode", "toio",
+    "obstacles", "supervisor", "expected", "expected_paper_mode", "toio", "links",
 }
+LINK_KEYS = {"agents", "max_length", "rest_length"}
 AGENT_PARAMETER_KEYS = {"radius", "max_speed", "pref_speed", "neighbor_dist", "max_neighbors",
                         "time_horizon", "time_horizon_obst"}
 AGENT_KEYS = {"name", "start", "goal", "waypoints", "heading"} | AGENT_PARAMETER_KEYS
@@ -64,6 +65,24 @@ class AgentSpec:
 
 
 @dataclass(frozen=True)
+class LinkSpec:
+    """Robots joined by a tether or a carried load: a pair, or a triad in which every
+    pair is linked. ``max_length`` (m): no linked pair's centres may be farther
+    apart; ``rest_length``: the distance they keep when nothing else matters
+    (None: as they start)."""
+
+    agents: Tuple[str, ...]
+    max_length: float
+    rest_length: Optional[float] = None
+
+    @property
+    def pairs(self) -> Tuple[Tuple[str, str], ...]:
+        """Every linked pair of the group: one for a pair, three for a triad."""
+        a = self.agents
+        return tuple((a[i], a[j]) for i in range(len(a)) for j in range(i + 1, len(a)))
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     time_step: float
@@ -80,6 +99,14 @@ class Scenario:
     expected: Dict[str, Any] = field(default_factory=dict)
     expected_paper_mode: Dict[str, Any] = field(default_factory=dict)
     toio: Dict[str, Any] = field(default_factory=dict)
+    links: Tuple[LinkSpec, ...] = ()
+
+    def link_of(self, name: str) -> Optional[LinkSpec]:
+        """The link group agent ``name`` belongs to, if any."""
+        for link in self.links:
+            if name in link.agents:
+                return link
+        return None
 
     def goal_tolerance_of(self, agent: AgentSpec) -> float:
         return agent.radius if self.goal_tolerance is None else self.goal_tolerance
@@ -229,9 +256,59 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
         path=where, supervisor=dict(data.get("supervisor") or {}),
         expected=dict(data.get("expected") or {}),
         expected_paper_mode=dict(data.get("expected_paper_mode") or {}),
-        toio=dict(data.get("toio") or {}))
+        toio=dict(data.get("toio") or {}),
+        links=_links(data.get("links"), agents, where))
     check_start_positions(scenario)
     return scenario
+
+
+def _links(raw: Any, agents: Tuple[AgentSpec, ...], where: str) -> Tuple[LinkSpec, ...]:
+    """The ``links:`` list: groups of 2 or 3 known agents, each agent in one group at
+    most, lengths positive, ``rest_length <= max_length``, and starts within
+    ``max_length`` of every partner (a tether cannot start over-stretched)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise _fail(where, "'links' must be a list of {agents: [...], max_length: ...}")
+    starts = {a.name: a.start for a in agents}
+    taken: Dict[str, int] = {}
+    links = []
+    for k, group in enumerate(raw):
+        here = f"{where}: links[{k}]"
+        if not isinstance(group, dict):
+            raise _fail(here, "must be a mapping with 'agents' and 'max_length'")
+        unknown = set(group) - LINK_KEYS
+        if unknown:
+            raise _fail(here, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(LINK_KEYS)}")
+        for key in ("agents", "max_length"):
+            if key not in group:
+                raise _fail(here, f"missing '{key}'")
+        names = group["agents"]
+        if not isinstance(names, list) or len(names) not in (2, 3):
+            raise _fail(here, f"agents must be a list of 2 or 3 agent names, got {names!r}")
+        names = [str(n) for n in names]
+        if len(set(names)) != len(names):
+            raise _fail(here, f"agents names an agent twice: {names}")
+        for name in names:
+            if name not in starts:
+                raise _fail(here, f"agents: unknown agent {name!r}")
+            if name in taken:
+                raise _fail(here, f"agents: agent {name!r} is already in links[{taken[name]}]; "
+                                  f"an agent belongs to one group at most")
+            taken[name] = k
+        max_length = _number(group["max_length"], here, "max_length", positive=True)
+        rest_length = None if group.get("rest_length") is None else \
+            _number(group["rest_length"], here, "rest_length", positive=True)
+        if rest_length is not None and rest_length > max_length:
+            raise _fail(here, f"rest_length {rest_length} exceeds max_length {max_length}")
+        link = LinkSpec(tuple(names), max_length, rest_length)
+        for a, b in link.pairs:
+            apart = math.dist(starts[a], starts[b])
+            if apart > max_length:
+                raise _fail(here, f"max_length: agents {a!r} and {b!r} start {apart:.3f} m "
+                                  f"apart, more than max_length {max_length} m")
+        links.append(link)
+    return tuple(links)
 
 
 def check_start_positions(scenario: Scenario) -> None:

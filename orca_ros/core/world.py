@@ -22,12 +22,13 @@ from .controller import ControllerConfig, Neighbor, RobotController, RobotState
 from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, CubeBody,
                    CubeOdometry, MatFrame, timed_duration_ms, twist_to_wheels)
 from .drive import WORLD_KINEMATICS, unicycle_step
+from .geometry import point_segment_distance
 from .metrics import CollisionLedger
-from .methods import method_names, method_spec
+from .methods import LinkView, TetherView, method_names, method_spec
 from .obstacles import ObstacleVertex, build_obstacle_edges
 from .perception import (SentCommands, SharedPrediction, perceive_neighbor_best,
                          select_neighbors)
-from .scenario import AgentSpec, Scenario
+from .scenario import AgentSpec, LinkSpec, Scenario
 
 CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
                    if name in {f.name for f in dataclass_fields(ControllerConfig)}}
@@ -214,6 +215,18 @@ class World:
         if options.supervisor is not None:
             options.supervisor.check_names(self.names)
             self.supervisor = CocoonSupervisor(options.supervisor)
+        # Linked robots (scenario ``links:``): each agent's partners, and every linked pair.
+        index = {name: i for i, name in enumerate(self.names)}
+        self.link_pairs: List[Tuple[int, int, float]] = []  # (i, j, max_length)
+        self._group = np.full(n, -1)
+        self._partners: List[List[Tuple[int, LinkSpec]]] = [[] for _ in range(n)]
+        for g, link in enumerate(scenario.links):
+            for a, b in link.pairs:
+                i, j = index[a], index[b]
+                self.link_pairs.append((i, j, link.max_length))
+                self._partners[i].append((j, link))
+                self._partners[j].append((i, link))
+                self._group[i] = self._group[j] = g
         self._frames: List[np.ndarray] = [self.positions.copy()]
         self._frame_times: List[float] = [0.0]
         self._check_arrivals()
@@ -274,6 +287,33 @@ class World:
                           float(self.headings[i]), float(self.linear_speed[i]),
                           float(self.angular_speed[i]))
 
+    def _tethers(self, i: int, positions: np.ndarray, velocities: np.ndarray
+                 ) -> List[TetherView]:
+        """Agent ``i``'s partners as its method sees them (scenario ``links:``)."""
+        return [TetherView(self.names[j], (float(positions[j, 0]), float(positions[j, 1])),
+                           (float(velocities[j, 0]), float(velocities[j, 1])),
+                           float(self.radius[j]), link.max_length, link.rest_length)
+                for j, link in self._partners[i] if self.active[j]]
+
+    def _links(self, i: int, positions: np.ndarray, velocities: np.ndarray) -> List[LinkView]:
+        """Other groups' links within agent ``i``'s ``neighbor_dist``, nearest first."""
+        if not self.link_pairs:
+            return []
+        p = positions[i]
+        found = []
+        for a, b, _ in self.link_pairs:
+            if self._group[a] == self._group[i] or not (self.active[a] and self.active[b]):
+                continue
+            distance = point_segment_distance(p, positions[a], positions[b])
+            if distance < self.neighbor_dist[i]:
+                found.append((distance, LinkView(
+                    (float(positions[a, 0]), float(positions[a, 1])),
+                    (float(positions[b, 0]), float(positions[b, 1])),
+                    (float(velocities[a, 0]), float(velocities[a, 1])),
+                    (float(velocities[b, 0]), float(velocities[b, 1])),
+                    (self.names[a], self.names[b]))))
+        return [view for _, view in sorted(found, key=lambda item: item[0])]
+
     def _controller_step(self) -> Tuple[np.ndarray, np.ndarray]:
         """Every active agent's command from the start-of-step state, then the motion."""
         active_idx = np.flatnonzero(self.active)
@@ -286,9 +326,10 @@ class World:
         for row, i in enumerate(active_idx.tolist()):
             controller = self.controllers[i]
             close = None if close_lists is None else [seen[j] for j in close_lists[row]]
-            commands[i] = controller.compute(self._state(i),
-                                             [seen[j] for j in neighbor_lists[row]],
-                                             self.edges, close, batch[row])
+            commands[i] = controller.compute(
+                self._state(i), [seen[j] for j in neighbor_lists[row]], self.edges, close,
+                batch[row], tethers=self._tethers(i, self.positions, self.velocities),
+                links=self._links(i, self.positions, self.velocities))
         new_positions = self.positions.copy()
         new_velocities = np.zeros_like(self.velocities)
         diff_drive = self.options.kinematics == "diff_drive"
@@ -366,7 +407,9 @@ class World:
                     now + config.command_lag, config.max_angular_speed))
             close = select_neighbors(state.position, perceived, config.neighbor_dist)
             command = controller.compute(state, close[:config.max_neighbors], self.edges,
-                                         close=close, own_uncertainty=own_uncertainty)
+                                         close=close, own_uncertainty=own_uncertainty,
+                                         tethers=self._tethers(i, self.positions, self.velocities),
+                                         links=self._links(i, self.positions, self.velocities))
             linear, angular = command.linear, command.angular  # at its goal too: it yields
             self.sent[i].record(now, linear, angular)
             guess = 0.0 if self.sent[i].covers(self.odometry[i].time) else config.lag_guess_error

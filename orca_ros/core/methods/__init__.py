@@ -11,10 +11,10 @@ from . import orca  # noqa: F401  (orca, orca_strict)
 from . import rvo2_reference  # noqa: F401  (rvo2)
 from . import direct  # noqa: F401  (direct)
 from . import navigator  # noqa: F401  (hlavoid, boids, boids_avoid)
-from .base import (TRACKING, AvoidanceMethod, MethodOutput, MethodSpec, NeighborView,
-                   NoParameters, RobotView, filter_velocity, method_names, method_spec,
-                   register_method, unregister_method)
+from .base import (TRACKING, AvoidanceMethod, LinkView, MethodOutput, MethodSpec,
+                   NeighborView, NoParameters, RobotView, TetherView, filter_velocity,
+                   method_names, method_spec, register_method, unregister_method)
 
-__all__ = ["TRACKING", "AvoidanceMethod", "MethodOutput", "MethodSpec", "NeighborView",
-           "NoParameters", "RobotView", "filter_velocity", "method_names", "method_spec",
-           "register_method", "unregister_method"]
+__all__ = ["TRACKING", "AvoidanceMethod", "LinkView", "MethodOutput", "MethodSpec",
+           "NeighborView", "NoParameters", "RobotView", "TetherView", "filter_velocity",
+           "method_names", "method_spec", "register_method", "unregister_method"]

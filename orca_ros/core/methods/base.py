@@ -51,6 +51,30 @@ class NeighborView(NamedTuple):
     reciprocates: bool = True
 
 
+class TetherView(NamedTuple):
+    """A partner of this robot's link group (a tether or a carried load joins them):
+    where it is and goes, its true ``radius``, and the link's ``max_length`` (m,
+    centre to centre) and ``rest_length`` (None: not set)."""
+
+    key: str
+    position: Vector2
+    velocity: Vector2
+    radius: float
+    max_length: float
+    rest_length: Optional[float] = None
+
+
+class LinkView(NamedTuple):
+    """Another group's link: the segment between two linked robots' centres, whose
+    ends move with them. This robot must not cross or touch it."""
+
+    a: Vector2
+    b: Vector2
+    velocity_a: Vector2
+    velocity_b: Vector2
+    keys: Tuple[str, str] = ("", "")
+
+
 class RobotView(NamedTuple):
     """One robot's view of the world for one control period (SI units, world frame).
 
@@ -62,7 +86,9 @@ class RobotView(NamedTuple):
     and for a unicycle its kinematic limits). ``agent_half_planes``: ORCA's
     half-planes against ``neighbors`` when the caller built them in a batch.
     ``goal``: the end of the robot's path; ``target``: the waypoint (or
-    guidance corner) the preferred velocity heads for.
+    guidance corner) the preferred velocity heads for. ``tethers``: the
+    partners this robot is linked to; ``links``: other groups' links near it
+    (scenario ``links:``).
     """
 
     position: Vector2
@@ -81,6 +107,8 @@ class RobotView(NamedTuple):
     key: str = ""
     target: Optional[Vector2] = None  # the point the preferred velocity heads for
     angular_speed: float = 0.0  # rad/s, as measured
+    tethers: Sequence[TetherView] = ()
+    links: Sequence[LinkView] = ()
 
 
 class MethodOutput(NamedTuple):
