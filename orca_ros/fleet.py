@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .core.cube import CUBE_ROBOT_PARAMETERS
+from .core.link_params import links_text
 from .core.methods import method_names, method_spec
 from .core.scenario import Scenario, load_scenario, resolve_scenario
 
@@ -76,11 +77,12 @@ class FleetOptions:
 
 
 def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Dict[str, Any]:
-    """orca_node parameters for one scenario agent."""
+    """orca_node parameters for one scenario agent (``links``: the scenario's link groups,
+    all of them, when it has any)."""
     agent = scenario.agent(name)
     others = [a for a in scenario.agents if a.name != name]
     control_rate = options.control_rate or round(1.0 / scenario.time_step, 6)
-    return {
+    parameters = {
         "use_sim_time": options.use_sim_time,
         "radius": agent.radius, "max_speed": agent.max_speed, "pref_speed": agent.pref_speed,
         "neighbor_dist": agent.neighbor_dist, "max_neighbors": agent.max_neighbors,
@@ -95,6 +97,10 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
         "neighbor_radii": [a.radius for a in others] or [-1.0],
         "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
     }
+    if scenario.links:
+        # Every robot gets all groups: its own partners, and the links it must keep off.
+        parameters["links"] = links_text(scenario.links)
+    return parameters
 
 
 def command_validity(control_rate: float) -> float:
@@ -500,7 +506,8 @@ def _observer_wanted(observer: Optional[bool], spec) -> bool:
 
 OBSERVER_FIELDS = ("colliding_pairs", "robot_pairs", "obstacle_pairs", "collisions",
                    "min_separation", "min_obstacle_gap", "deepest_penetration", "arrived",
-                   "robots", "stamps_compared", "odom_rate_hz_mean")
+                   "robots", "stamps_compared", "odom_rate_hz_mean", "link_crossings",
+                   "link_overstretches", "max_link_stretch")
 OBSERVER_DRAIN_S = 1.0  # wall seconds between the end of a run and stopping the observer
 
 

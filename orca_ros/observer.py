@@ -7,6 +7,11 @@ scenario (reliable, depth 50). Poses are grouped by header stamp and only
 poses with the same stamp are compared (``orca_ros.core.audit``), so its
 verdict does not depend on the simulator's own collision bookkeeping. It
 also listens to ``/diagnostics`` and notes fleet_sim's ``arrived`` value.
+For a scenario with ``links:`` it judges the links at the same stamps
+(:class:`LinkAudit`): ``link_crossings`` (robots whose disc touched another
+group's link, the segment between two linked robots' centres) and
+``link_overstretches`` (linked pairs ever farther apart than ``max_length``
++ 1 mm).
 
 On SIGINT/SIGTERM, or after ``--duration`` wall seconds, it writes the JSON
 report, prints one summary line and exits 0. With ``--status FILE`` it
@@ -21,28 +26,119 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import pathlib
 import signal
 import subprocess
 import sys
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .core.audit import StampAudit
-from .core.scenario import Scenario, load_scenario, resolve_scenario
+from .core.audit import TOUCH, StampAudit
+from .core.geometry import point_segment_distance
+from .core.scenario import LinkSpec, Scenario, load_scenario, resolve_scenario
 
 ODOM_DEPTH = 50
 STATUS_PERIOD = 1.0  # wall seconds between status files
+LINK_SLACK = 1e-3  # m a linked pair may exceed max_length before it counts as over-stretched
+
+
+class LinkAudit:
+    """The scenario's links judged at one instant after another (same-stamp poses).
+
+    A crossing: a robot's disc touches (deeper than :data:`~orca_ros.core.audit.TOUCH`)
+    the segment between the centres of a linked pair of another group. An
+    over-stretch: a linked pair farther apart than ``max_length`` + :data:`LINK_SLACK`.
+    Each is counted once per (robot, link) or pair, with its first stamp, the stamps
+    it lasted and its worst value. A pose that is missing at a stamp judges nothing
+    that needs it.
+    """
+
+    def __init__(self, links: Sequence[LinkSpec], radii: Mapping[str, float],
+                 slack: float = LINK_SLACK) -> None:
+        self.radii = dict(radii)
+        self.slack = slack
+        self.pairs = [(a, b, link.max_length, k) for k, link in enumerate(links)
+                      for a, b in link.pairs]
+        self.group = {name: k for k, link in enumerate(links) for name in link.agents}
+        self.crossings: Dict[Tuple[str, str, str], Dict[str, float]] = {}
+        self.overstretches: Dict[Tuple[str, str], Dict[str, float]] = {}
+        self.max_stretch: Optional[float] = None  # largest distance / max_length seen
+
+    def judge(self, stamp_ns: int, positions: Mapping[str, Tuple[float, float]]) -> None:
+        if not self.pairs:
+            return
+        stamp = stamp_ns * 1e-9
+        for a, b, max_length, k in self.pairs:
+            if a not in positions or b not in positions:
+                continue
+            apart = math.dist(positions[a], positions[b])
+            ratio = apart / max_length
+            self.max_stretch = ratio if self.max_stretch is None else max(self.max_stretch, ratio)
+            if apart > max_length + self.slack:
+                _note(self.overstretches, (a, b), stamp, apart - max_length)
+            for robot, position in positions.items():
+                if robot not in self.radii or self.group.get(robot) == k:
+                    continue
+                depth = self.radii[robot] - point_segment_distance(position, positions[a],
+                                                                   positions[b])
+                if depth > TOUCH:
+                    _note(self.crossings, (robot, a, b), stamp, depth)
+
+    def report(self) -> Dict[str, object]:
+        return {
+            "link_crossings": len(self.crossings),
+            "link_overstretches": len(self.overstretches),
+            "link_crossing_events": [{"robot": r, "a": a, "b": b, **_rounded(e)}
+                                     for (r, a, b), e in sorted(self.crossings.items())],
+            "link_overstretch_events": [{"a": a, "b": b, **_rounded(e)}
+                                        for (a, b), e in sorted(self.overstretches.items())],
+            "max_link_stretch": None if self.max_stretch is None
+            else round(self.max_stretch, 6),
+        }
+
+
+def _note(events: Dict, key, stamp: float, value: float) -> None:
+    event = events.get(key)
+    if event is None:
+        events[key] = {"first_stamp": stamp, "worst_m": value, "stamps": 1}
+    else:
+        event["first_stamp"] = min(event["first_stamp"], stamp)
+        event["worst_m"] = max(event["worst_m"], value)
+        event["stamps"] += 1
+
+
+def _rounded(event: Dict[str, float]) -> Dict[str, float]:
+    return {"first_stamp": round(event["first_stamp"], 6), "worst_m": event["worst_m"],
+            "stamps": event["stamps"]}
+
+
+class LinkedStampAudit(StampAudit):
+    """A :class:`StampAudit` that also hands each compared stamp's poses to a
+    :class:`LinkAudit`, and adds its figures to the report."""
+
+    def __init__(self, *args, links: Sequence[LinkSpec] = (), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.links = LinkAudit(links, self.radii)
+
+    def _compare(self, stamp_ns: int) -> None:
+        group = dict(self.pending.get(stamp_ns, {}))
+        super()._compare(stamp_ns)
+        self.links.judge(stamp_ns, group)
+
+    def report(self) -> Dict[str, object]:
+        return {**super().report(), **self.links.report()}
 
 
 def audit_for(scenario: Scenario) -> StampAudit:
-    """An empty audit for the scenario's robots, radii, goals and obstacles."""
+    """An empty audit for the scenario's robots, radii, goals, obstacles and links."""
     agents = scenario.agents
-    return StampAudit(radii={a.name: a.radius for a in agents},
-                      goals={a.name: a.goal for a in agents},
-                      goal_tolerance={a.name: scenario.goal_tolerance_of(a) for a in agents},
-                      polygons=scenario.wall_outlines)
+    return LinkedStampAudit(radii={a.name: a.radius for a in agents},
+                            goals={a.name: a.goal for a in agents},
+                            goal_tolerance={a.name: scenario.goal_tolerance_of(a)
+                                            for a in agents},
+                            polygons=scenario.wall_outlines, links=scenario.links)
 
 
 class Watch:
@@ -208,7 +304,10 @@ def summary_line(report: Dict[str, object]) -> str:
             f"deepest overlap {report['deepest_penetration']:.4f} m, min separation "
             f"{'n/a' if separation is None else f'{separation:.4f} m'}, "
             f"arrived {report['arrived']}/{report['robots']}, "
-            f"odom {report['odom_rate_hz_mean']:.1f} Hz per robot")
+            f"odom {report['odom_rate_hz_mean']:.1f} Hz per robot"
+            + (f", link crossings {report['link_crossings']}, over-stretched links "
+               f"{report['link_overstretches']}" if report.get("max_link_stretch") is not None
+               else ""))
 
 
 def make_executor(context):

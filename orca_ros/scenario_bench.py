@@ -40,8 +40,9 @@ def run_scenario(path: str, options: WorldOptions, progress: bool = True,
 
 def markdown_table(rows: Sequence[Dict[str, object]]) -> str:
     header = ("| scenario | method | kinematics | reached | colliding pairs | min separation m "
-              "| makespan s | mean time s | path ratio | µs/agent-step |")
-    lines = [header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+              "| makespan s | mean time s | path ratio | µs/agent-step | link crossings "
+              "| over-stretched links |")
+    lines = [header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def num(value, digits=2):
         return "-" if value is None else f"{value:.{digits}f}"
@@ -52,7 +53,8 @@ def markdown_table(rows: Sequence[Dict[str, object]]) -> str:
             f"{row['reached']}/{row['agents']} | {row['collisions']} | "
             f"{num(row['min_separation'], 3)} | {num(row['makespan'], 1)} | "
             f"{num(row['mean_time_to_goal'], 1)} | {num(row['path_length_ratio'], 3)} | "
-            f"{num(row['compute_us_per_agent_step'], 1)} |")
+            f"{num(row['compute_us_per_agent_step'], 1)} | {row.get('link_crossings', '-')} | "
+            f"{row.get('link_overstretches', '-')} |")
     return "\n".join(lines)
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import List, Sequence, Set, Tuple
+from typing import Dict, List, Sequence, Set, Tuple
 
 import numpy as np
 from scipy.spatial import cKDTree
 
 from .geometry import points_polygon_signed_distance
+from .links import disc_crosses_moving_segment
 from .scenario import Scenario
 
 OVERLAP_TOLERANCE = 1e-6
@@ -61,6 +62,73 @@ class CollisionLedger:
                 self.pairs.add((names[k], f"obstacle{index}"))
                 self.deepest = max(self.deepest, float(-gap[k]))
                 self.points.append(tuple(positions[k]))
+
+
+def link_name(a: str, b: str) -> str:
+    """A link's name in the accounting: its two robots, ``"a0-a1"``."""
+    return f"{a}-{b}"
+
+
+@dataclass
+class LinkLedger:
+    """Accounting of linked robots (scenario ``links:``) over a run.
+
+    ``crossings``: distinct ``(robot, link)`` pairs in which a robot of another
+    group crossed or touched a link (the segment between two linked robots'
+    centres) by more than :data:`OVERLAP_TOLERANCE`, at the end of a step or
+    within it (:func:`~orca_ros.core.links.disc_crosses_moving_segment`).
+    ``overstretched``: distinct links whose length exceeded their ``max_length``
+    by more than :data:`OVERLAP_TOLERANCE` at the end of some step. ``longest``:
+    the largest ratio of length to ``max_length`` seen.
+    """
+
+    crossings: Set[Tuple[str, str]] = field(default_factory=set)
+    overstretched: Set[str] = field(default_factory=set)
+    longest: float = 0.0
+
+    def update(self, previous: np.ndarray, positions: np.ndarray, radii: np.ndarray,
+               names: Sequence[str], active: np.ndarray,
+               links: Sequence[Tuple[int, int, float]], group: np.ndarray) -> None:
+        """One step: ``previous`` and ``positions`` (N, 2) at its start and end, every
+        agent's ``radii``, ``active`` mask, ``links`` as ``(i, j, max_length)`` and each
+        agent's link ``group`` (-1: none)."""
+        if not len(links):
+            return
+        moved = np.linalg.norm(positions - previous, axis=1)
+        reach = float(moved.max()) if len(moved) else 0.0
+        for i, j, max_length in links:
+            if not (active[i] and active[j]):
+                continue
+            name = link_name(names[i], names[j])
+            length = float(np.linalg.norm(positions[j] - positions[i]))
+            self.longest = max(self.longest, length / max_length)
+            if length > max_length + OVERLAP_TOLERANCE:
+                self.overstretched.add(name)
+            a0, b0, a1, b1 = previous[i], previous[j], positions[i], positions[j]
+            others = np.flatnonzero(active & (group != group[i]))
+            if not len(others):
+                continue
+            # candidates: near the segment at the end of the step (a crossing within the
+            # step passes within the step's largest motion of it)
+            ab = b1 - a1
+            length_sq = float(ab @ ab)
+            rel = positions[others] - a1
+            s = np.clip(rel @ ab / length_sq, 0.0, 1.0) if length_sq > 0.0 else \
+                np.zeros(len(others))
+            distance = np.linalg.norm(rel - s[:, None] * ab, axis=1)
+            near = distance < radii[others] + 3.0 * reach + OVERLAP_TOLERANCE
+            for k in others[near]:
+                if disc_crosses_moving_segment(
+                        tuple(previous[k]), tuple(positions[k]), float(radii[k]), tuple(a0),
+                        tuple(b0), tuple(a1), tuple(b1), OVERLAP_TOLERANCE):
+                    self.crossings.add((names[k], name))
+
+    def by_link(self) -> Dict[str, List[str]]:
+        """Robots that crossed each link."""
+        crossed: Dict[str, List[str]] = {}
+        for robot, link in sorted(self.crossings):
+            crossed.setdefault(link, []).append(robot)
+        return crossed
 
 
 class FleetRecord:

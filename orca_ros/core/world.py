@@ -23,7 +23,7 @@ from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, C
                    CubeOdometry, MatFrame, timed_duration_ms, twist_to_wheels)
 from .drive import WORLD_KINEMATICS, unicycle_step
 from .geometry import point_segment_distance
-from .metrics import CollisionLedger
+from .metrics import CollisionLedger, LinkLedger
 from .methods import LinkView, TetherView, method_names, method_spec
 from .obstacles import ObstacleVertex, build_obstacle_edges
 from .perception import (SentCommands, SharedPrediction, perceive_neighbor_best,
@@ -137,9 +137,16 @@ class RunResult:
     collision_pairs: List[Tuple[str, str]]
     conflicts: Optional[List[Dict[str, object]]] = None  # supervisor actions
     captures: Optional[List[Dict[str, object]]] = None  # pairs judged not in conflict
+    linked: bool = False  # the scenario has links: (its rows then carry the two link counts)
+    link_crossings: int = 0  # distinct (robot, link) pairs: a robot crossed another group's link
+    link_overstretches: int = 0  # distinct links longer than max_length at some step
+    link_crossing_pairs: Tuple[Tuple[str, str], ...] = ()
+    overstretched_links: Tuple[str, ...] = ()
 
     def summary(self) -> Dict[str, object]:
-        return {
+        """The ``orca-ros bench --json`` row (the contract's fields; ``link_crossings``
+        and ``link_overstretches`` for a scenario with ``links:``)."""
+        row = {
             "scenario": self.scenario, "method": self.method, "kinematics": self.kinematics,
             "agents": self.agents, "reached": self.reached, "collisions": self.collisions,
             "min_separation": _round(self.min_separation), "makespan": _round(self.makespan),
@@ -148,6 +155,10 @@ class RunResult:
             "wall_time_s": _round(self.wall_time_s),
             "compute_us_per_agent_step": _round(self.compute_us_per_agent_step),
         }
+        if self.linked:
+            row["link_crossings"] = self.link_crossings
+            row["link_overstretches"] = self.link_overstretches
+        return row
 
 
 def _round(value: Optional[float], digits: int = 6) -> Optional[float]:
@@ -181,6 +192,8 @@ class World:
         self.obstacle_polygons = [np.array(w) for w in scenario.wall_outlines]
         self.edges: List[ObstacleVertex] = build_obstacle_edges(scenario.walls)
         self.ledger = CollisionLedger()
+        self.link_ledger = LinkLedger()
+        self._previous_positions = self.positions.copy()
         self.compute_seconds = 0.0
         self.agent_steps = 0
 
@@ -267,6 +280,7 @@ class World:
         self.compute_seconds += time.perf_counter() - started
         active = self.active
         self.agent_steps += int(active.sum())
+        self._previous_positions = self.positions.copy()
         moved = new_positions - self.positions
         self.path_length[active] += np.linalg.norm(moved[active], axis=1)
         self.positions[active] = new_positions[active]
@@ -470,6 +484,9 @@ class World:
         active = np.flatnonzero(self.active)
         self.ledger.update(self.positions[active], self.radius[active],
                            [self.names[i] for i in active], self.obstacle_polygons)
+        if self.link_pairs:
+            self.link_ledger.update(self._previous_positions, self.positions, self.radius,
+                                    self.names, self.active, self.link_pairs, self._group)
 
     def _check_arrivals(self) -> None:
         waiting = self.active & np.isnan(self.arrival_time)
@@ -521,4 +538,8 @@ class World:
             conflicts=None if self.supervisor is None else
             [d.as_dict() for d in self.supervisor.actions],
             captures=None if self.supervisor is None else
-            [d.as_dict() for d in self.supervisor.decisions if d.resolution == "none"])
+            [d.as_dict() for d in self.supervisor.decisions if d.resolution == "none"],
+            linked=bool(self.link_pairs), link_crossings=len(self.link_ledger.crossings),
+            link_overstretches=len(self.link_ledger.overstretched),
+            link_crossing_pairs=tuple(sorted(self.link_ledger.crossings)),
+            overstretched_links=tuple(sorted(self.link_ledger.overstretched)))

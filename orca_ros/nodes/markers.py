@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 from geometry_msgs.msg import Point
 from std_msgs.msg import ColorRGBA
@@ -38,10 +38,36 @@ def _circle(center: Tuple[float, float], radius: float, segments: int = 24):
             for k in range(segments + 1)]
 
 
+TETHER_RGBA = (1.0, 0.2, 0.8, 0.9)  # this robot's tethers: magenta
+LINK_RGBA = (0.1, 0.8, 0.8, 0.9)  # other groups' links it keeps off: cyan
+
+
+def link_markers(frame: str, stamp, robot: str, position: Tuple[float, float],
+                 tethers: Sequence = (), links: Sequence = ()) -> list:
+    """Two LINE_LIST markers in namespace ``<robot>/links``: id 0 the robot's tethers
+    (from ``position`` to each partner of its :class:`~orca_ros.core.methods.TetherView`
+    list), id 1 the other groups' links it sees (:class:`~orca_ros.core.methods.LinkView`:
+    end to end). Both are sent even when empty, so a link that went stops showing."""
+    own = _marker(frame, stamp, f"{robot}/links", 0, Marker.LINE_LIST, TETHER_RGBA, 0.03)
+    for tether in tethers:
+        own.points.extend((Point(x=float(position[0]), y=float(position[1]), z=0.0),
+                           Point(x=float(tether.position[0]), y=float(tether.position[1]),
+                                 z=0.0)))
+    others = _marker(frame, stamp, f"{robot}/links", 1, Marker.LINE_LIST, LINK_RGBA, 0.02)
+    for link in links:
+        others.points.extend((Point(x=float(link.a[0]), y=float(link.a[1]), z=0.0),
+                              Point(x=float(link.b[0]), y=float(link.b[1]), z=0.0)))
+    return [own, others]
+
+
 def orca_markers(frame: str, stamp, robot: str, state: RobotState, command: Command,
-                 neighbors: Sequence[Neighbor]) -> MarkerArray:
+                 neighbors: Sequence[Neighbor], tethers: Optional[Sequence] = None,
+                 links: Optional[Sequence] = None,
+                 tether_from: Optional[Tuple[float, float]] = None) -> MarkerArray:
     """The method's half-planes (velocity space, drawn at the robot), preferred and chosen velocity,
-    and the neighbours' radii."""
+    and the neighbours' radii; with ``tethers`` or ``links`` (a robot with ``links``), its
+    tethers (drawn from ``tether_from``, default its position) and the other groups'
+    links it sees (:func:`link_markers`)."""
     px, py = state.position
     array = MarkerArray()
     lines = _marker(frame, stamp, f"{robot}/half_planes", 0, Marker.LINE_LIST, (1.0, 0.5, 0.0, 0.8))
@@ -63,6 +89,10 @@ def orca_markers(frame: str, stamp, robot: str, state: RobotState, command: Comm
                        (0.6, 0.6, 0.6, 0.8))
         ring.points = _circle(other.position, other.radius)
         array.markers.append(ring)
+    if tethers is not None or links is not None:
+        array.markers.extend(link_markers(frame, stamp, robot,
+                                          state.position if tether_from is None else tether_from,
+                                          tethers or (), links or ()))
     return array
 
 

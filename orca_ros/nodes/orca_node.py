@@ -7,7 +7,10 @@ keeps markers), ``goal_pose``, optionally ``plan``, and the
 supervisor's ``supervisor/speed_limit`` and ``supervisor/detour``. Publishes
 ``cmd_vel`` at ``control_rate`` (``control_trigger``: on a timer, or as its own
 odometry arrives), ``orca/markers`` (when watched) and
-``/diagnostics``. With ``share_predictions`` (toio cubes) a unicycle also
+``/diagnostics``. With ``links`` (robots joined by a tether or a carried load, in
+the scenario format) it hands the method its own group's partners and the other
+groups' links near it, draws them, and holds the robot while a partner's
+odometry is missing or stale. With ``share_predictions`` (toio cubes) a unicycle also
 publishes ``orca/prediction`` (nav_msgs/Odometry stamped with the time its
 command starts to act: the pose it will have then, the command's twist, the
 pose covariance its uncertainty squared) and uses its neighbours'. The
@@ -42,7 +45,9 @@ from ..core.controller import (
     predict_state,
 )
 from ..core.drive import KINEMATICS
-from ..core.methods import TRACKING, method_names, method_spec
+from ..core.geometry import point_segment_distance
+from ..core.link_params import group_of, linked_names, parse_links
+from ..core.methods import TRACKING, LinkView, TetherView, method_names, method_spec
 from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands,
                                SharedPrediction, beyond_reach, perceive_neighbor_best,
                                select_neighbors)
@@ -50,6 +55,7 @@ from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
 from .neighbor_odometry import NeighborOdometry, Seen
 from .ros_common import (
+    LEVEL_ERROR,
     LEVEL_OK,
     LEVEL_WARN,
     OBSTACLES_SUBSCRIPTION,
@@ -141,6 +147,11 @@ class OrcaNode(Node):
 
         self.base_config = self._controller_config()
         self.radius_of = self._neighbor_radii()
+        # Linked robots (``links``): the groups, and what the last cycle made of them.
+        self.link_groups, self.links_error = self._initial_links()
+        self.link_missing: List[str] = []  # own partners without odometry
+        self.link_stale: List[str] = []  # own partners whose odometry is stale
+        self.links_seen = 0  # other groups' links handed to the method last cycle
         self.controller = RobotController(self.base_config, key=self.robot)
         self.sent = self._sent_commands()
         self.stamped = bool(self.get_parameter("enable_stamped_cmd_vel").value)
@@ -210,6 +221,13 @@ class OrcaNode(Node):
         d("goal_tolerance", 0.1, float_param("goal reached within this distance (m)", 0.001, 100.0))
         d("lookahead", 0.5, float_param("plan/detour look-ahead distance (m)", 0.01, 100.0))
         d("neighbors", [""], described("odom topics' robot names to follow; [''] = discover"))
+        d("links", "", described(
+            "robots joined by a tether or a carried load, as a scenario's links: YAML/JSON "
+            "text of a list like [{agents: [a0, a1], max_length: 1.2, rest_length: 1.0}] "
+            "(groups of 2 or 3 robot names, a robot in one group at most, lengths in m, "
+            "rest_length optional); '' = none. The robot keeps within max_length of its "
+            "partners and off the other groups' links; it holds still while a partner's "
+            "odometry is missing or older than neighbor_timeout"))
         d("discovery_period", 1.0, float_param("graph scan period for */odom (s)", 0.05, 60.0))
         d("neighbor_timeout", 1.0, float_param(
             "a neighbour silent this long is reported stale; it is still avoided, as a disc "
@@ -290,6 +308,11 @@ class OrcaNode(Node):
                 return SetParametersResult(successful=False, reason=(
                     f"neighbor_radii {radii} must be one radius >= 0 (m) per entry of "
                     f"neighbors {names}, or [-1.0]"))
+        if "links" in values:
+            try:
+                parse_links(values["links"], "links")
+            except ValueError as error:
+                return SetParametersResult(successful=False, reason=str(error))
         for entry in values.get("neighbor_radius_overrides", []) or []:
             if entry and not _parse_override(entry):
                 return SetParametersResult(successful=False, reason=(
@@ -397,6 +420,17 @@ class OrcaNode(Node):
 
     def _neighbor_radius(self, name: str) -> float:
         return self.radius_of.get(name, self._param("neighbor_radius"))
+
+    def _initial_links(self):
+        """``links`` read: its groups and '', or, for a bad value (one the node started
+        with: the parameter callback checks only later changes), no groups and the
+        error; the node then reports it and holds the robot until a valid value is set."""
+        try:
+            return parse_links(self._param("links"), "links"), ""
+        except ValueError as error:
+            self.get_logger().error(f"parameter {error}; holding the robot until a valid "
+                                    "'links' is set")
+            return (), str(error)
 
     # --- inputs -----------------------------------------------------------------
 
@@ -578,6 +612,7 @@ class OrcaNode(Node):
                     name = topic[:-len("/odom")].strip("/")
                     if name:
                         names.append(name)
+        names += [n for n in linked_names(self.link_groups) if n not in names]
         for name in names:
             if name == self.robot or name in self.followed:
                 continue
@@ -619,6 +654,8 @@ class OrcaNode(Node):
             self.reciprocity = self._reciprocity_monitor()
             self.sent.lag = self.base_config.command_lag
             self.sent.validity = self.base_config.command_horizon
+            self.link_groups, self.links_error = self._initial_links()
+            self._discover()  # follow robots named in new links at once
         if self.state is None or now_ns - self.state_stamp_ns > self._param("odom_timeout") * 1e9:
             self.goal_state = "waiting for odom" if self.state is None else "own odom stale"
             self._publish_command(0.0, 0.0, 0.0)
@@ -647,12 +684,19 @@ class OrcaNode(Node):
             state = predict_state(self.state, own_age + config.command_lag,
                                   unicycle=config.diff_drive)
         own_uncertainty = 0.5 * config.max_linear_accel * own_age * own_age
+        tethers, links = self._link_views(config, state, now_ns, neighbors_seen)
+        hold = self._link_hold()
+        if hold:
+            self.goal_state = hold
+            self._publish_command(0.0, 0.0, 0.0)
+            return
         seen = self._perceived_neighbors(config, state, now_ns, neighbors_seen)
         # ORCA reasons about the nearest max_neighbors; the hard safety
         # half-planes cover every robot within reach, however many.
         neighbors = seen[:config.max_neighbors]
         command = self.controller.compute(state, neighbors, self.edges, close=seen,
-                                          own_uncertainty=own_uncertainty)
+                                          own_uncertainty=own_uncertainty,
+                                          tethers=tethers, links=links)
         self.last_command = command
         self._expect_reciprocity(command, state, neighbors, neighbors_seen)
         # At its goal a robot keeps avoiding, as in the world: it steps aside for
@@ -678,7 +722,79 @@ class OrcaNode(Node):
         if self.marker_pub.get_subscription_count() > 0:
             self.marker_pub.publish(markers.orca_markers(
                 self._param("world_frame"), self.get_clock().now().to_msg(), self.robot,
-                self.state, command, neighbors))
+                self.state, command, neighbors,
+                **({"tethers": tethers, "links": links, "tether_from": state.position}
+                   if self.link_groups else {})))
+
+    def _link_views(self, config: ControllerConfig, state: RobotState, now_ns: int,
+                    neighbors_seen: Dict[str, Seen]
+                    ) -> Tuple[List[TetherView], List[LinkView]]:
+        """This robot's partners (its ``links`` group) and the other groups' links within
+        ``neighbor_dist`` (nearest first), as they may be when the command acts.
+
+        A partner's odometry is carried forward at its velocity, as the own state is.
+        A partner without odometry, or whose odometry is older than
+        ``neighbor_timeout``, is left out and noted (``link_missing``,
+        ``link_stale``): :meth:`_link_hold` then holds the robot, since where a
+        tether or load pulls it is not known. Another group's link is drawn between
+        its robots' latest odometry, carried forward for at most ``neighbor_timeout``
+        (a robot whose own odometry stops is stopped by its own orca_node); a link one
+        of whose robots was never seen (or is forgotten) is not known and left out.
+        """
+        timeout_ns = int(self._param("neighbor_timeout") * 1e9)
+        lag = config.command_lag
+
+        def ahead(seen: Seen) -> Tuple[float, float]:
+            age = min((now_ns - seen.stamp_ns) * 1e-9, timeout_ns * 1e-9) + lag
+            return (seen.position[0] + seen.velocity[0] * age,
+                    seen.position[1] + seen.velocity[1] * age)
+
+        group = group_of(self.link_groups, self.robot)
+        tethers: List[TetherView] = []
+        missing: List[str] = []
+        stale: List[str] = []
+        for partner in group.agents if group is not None else ():
+            if partner == self.robot:
+                continue
+            seen = neighbors_seen.get(partner)
+            if seen is None:
+                missing.append(partner)
+            elif now_ns - seen.stamp_ns > timeout_ns:
+                stale.append(partner)
+            else:
+                tethers.append(TetherView(partner, ahead(seen), seen.velocity,
+                                          self._neighbor_radius(partner), group.max_length,
+                                          group.rest_length))
+        found = []
+        for link in self.link_groups:
+            if link is group:
+                continue
+            for a, b in link.pairs:
+                seen_a, seen_b = neighbors_seen.get(a), neighbors_seen.get(b)
+                if seen_a is None or seen_b is None:
+                    continue
+                end_a, end_b = ahead(seen_a), ahead(seen_b)
+                distance = point_segment_distance(state.position, end_a, end_b)
+                if distance < config.neighbor_dist:
+                    found.append((distance, LinkView(end_a, end_b, seen_a.velocity,
+                                                     seen_b.velocity, (a, b))))
+        self.link_missing, self.link_stale = missing, stale
+        links = [view for _, view in sorted(found, key=lambda item: item[0])]
+        self.links_seen = len(links)
+        return tethers, links
+
+    def _link_hold(self) -> str:
+        """Why the robot must hold still for its links ('' when it need not): the
+        ``links`` value it started with is invalid, or a partner's odometry is missing
+        or stale (see :meth:`_link_views`)."""
+        if self.links_error:
+            return "holding: invalid links parameter"
+        reasons = []
+        if self.link_missing:
+            reasons.append(f"no odometry of link partner(s) {', '.join(self.link_missing)}")
+        if self.link_stale:
+            reasons.append(f"stale odometry of link partner(s) {', '.join(self.link_stale)}")
+        return "holding: " + "; ".join(reasons) if reasons else ""
 
     def _publish_prediction(self, prediction: SharedPrediction) -> None:
         msg = Odometry()
@@ -769,6 +885,12 @@ class OrcaNode(Node):
         if self.rejected:
             level = max(level, LEVEL_WARN)
             message = f"{self.goal_state}; rejected input: {self.last_problem}"
+        if self.goal_state.startswith("holding: "):
+            level = max(level, LEVEL_WARN)
+        if self.links_error:
+            level = LEVEL_ERROR
+            message = f"{message}; parameter {self.links_error}"
+        group = group_of(self.link_groups, self.robot)
         values = {
             "robot": self.robot, "goal": self.goal, "goal_state": self.goal_state,
             "neighbors_seen": len(neighbors_seen),
@@ -793,6 +915,13 @@ class OrcaNode(Node):
             "supervisor_speed_limit": self.speed_limit[0] if self.speed_limit else "",
             "supervisor_detour": bool(self.detour),
             "control_cycles": self.cycles, "late_control_cycles": self.late_cycles,
+            # links: this robot's group, its partners left out (and the robot held)
+            # for want of fresh odometry, and other groups' links it kept off last cycle.
+            "link_group": ",".join(group.agents) if group is not None else "",
+            "link_groups": len(self.link_groups),
+            "link_partners_missing": ",".join(self.link_missing),
+            "link_partners_stale": ",".join(self.link_stale),
+            "links_seen": self.links_seen, "links_error": self.links_error,
             **_percentiles_ms(self.latencies_s),
         }
         self.diag_pub.publish(diagnostic_array(

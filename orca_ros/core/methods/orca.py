@@ -9,6 +9,13 @@ like obstacle half-planes, eq. 7's fallback never trades them away).
 ``orca`` runs with everything the controller shares (guidance, keep-right and
 stall escape, the planning margin, the one-step safety filter). ``orca_strict``
 runs with none of it: what the conformance cases check against RVO2.
+
+Linked robots (scenario ``links:``, :mod:`orca_ros.core.links`): ``orca`` adds,
+only when the view has ``links`` or ``tethers``, a hard ORCA half-plane and a
+hard one-step safety half-plane against each other group's link, and a hard
+half-plane per partner that keeps the tether within ``max_length``; the
+partners stay ordinary neighbour discs. ``orca_strict`` ignores links (RVO2
+has none).
 """
 
 from __future__ import annotations
@@ -16,6 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List
 
+from ..linprog import HalfPlane
+from ..links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
+                     moving_segment_half_plane, tether_half_plane)
 from ..orca import agent_orca_half_planes_batch, solve_orca
 from ..types import as_finite
 from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
@@ -40,19 +50,59 @@ class Orca(AvoidanceMethod):
     in the intersection of the ORCA half-planes (eq. 3-5), or the least violation (eq. 7)."""
 
     params: OrcaParameters
+    uses_links = True
+
+    def link_half_planes(self, view: RobotView) -> List[HalfPlane]:
+        """Hard half-planes for linked robots: per other group's link, ORCA's half-plane
+        of its moving segment (the whole ``u``: the link's robots do not keep their
+        link off us) and the one-step safety half-plane (true radius); per partner,
+        the tether's (half the slack each, over one time step)."""
+        lines: List[HalfPlane] = []
+        for link in view.links:
+            lines.append(moving_segment_half_plane(
+                view.position, view.velocity, view.radius, link.a, link.b, link.velocity_a,
+                link.velocity_b, self.params.time_horizon, view.time_step))
+            line = link_safety_half_plane(view.position, view.true_radius + LINK_CLEARANCE,
+                                          link.a, link.b, link.velocity_a, link.velocity_b,
+                                          view.time_step)
+            if line is not None:
+                lines.append(line)
+        # A unicycle drives its planned velocity's part along its heading: the lateral
+        # part (at most min(0.25 v_max dt, 0.15 r) by the kinematic half-planes, the
+        # controller's defaults) is not driven, and may lengthen the tether by that
+        # much per partner per step; the margin keeps both partners' share free. For a
+        # holonomic robot it only keeps the pair a few centimetres shorter.
+        margin = TETHER_MARGIN + 2.0 * min(0.25 * view.max_speed * view.time_step,
+                                           0.15 * view.true_radius)
+        for partner in view.tethers:
+            line = tether_half_plane(view.position, view.velocity, partner.position,
+                                     partner.velocity, partner.max_length, view.time_step,
+                                     margin)
+            if line is not None:
+                lines.append(line)
+        return lines
 
     def compute_velocity(self, view: RobotView) -> MethodOutput:
         neighbors = [] if view.agent_half_planes is not None else [
             (n.position[0], n.position[1], n.velocity[0], n.velocity[1], n.radius,
              0.5 if n.reciprocates else 1.0) for n in view.neighbors]
+        hard = view.hard_half_planes
+        if self.uses_links and (view.links or view.tethers):
+            hard = list(hard) + self.link_half_planes(view)
         result = solve_orca(view.position, view.velocity, view.radius, view.max_speed,
                             view.pref_velocity, self.params.time_horizon,
                             self.params.time_horizon_obst, view.time_step, neighbors,
-                            view.obstacle_edges, hard_half_planes=view.hard_half_planes,
+                            view.obstacle_edges, hard_half_planes=hard,
                             agent_half_planes=view.agent_half_planes)
-        first_agent_line = result.num_obstacle_half_planes + len(view.hard_half_planes)
+        first_agent_line = result.num_obstacle_half_planes + len(hard)
         return MethodOutput(result.velocity, result.half_planes, result.used_fallback,
                             result.half_planes[first_agent_line:])
+
+
+class OrcaStrict(Orca):
+    """Exactly RVO2's ORCA: no link or tether half-planes (RVO2 has no links)."""
+
+    uses_links = False
 
 
 def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
@@ -103,5 +153,5 @@ ORCA = register_method(MethodSpec(
     batch=orca_half_planes_batch))
 ORCA_STRICT = register_method(MethodSpec(
     "orca_strict", "exactly RVO2's ORCA: no guidance, keep-right, margin or safety filter",
-    Orca, OrcaParameters, strict=True, keep_right=False, safety_filter=False,
+    OrcaStrict, OrcaParameters, strict=True, keep_right=False, safety_filter=False,
     takes_constraints=True, collision_free=True, batch=orca_half_planes_batch))
