@@ -45,5 +45,15 @@ class RosHarness:
         rclpy.try_shutdown(context=self.context)
 
 
+def latest_status(diagnostics, name):
+    """The newest DiagnosticStatus called ``name`` among received DiagnosticArrays, and its
+    values as a dict; ``(None, {})`` if none came yet."""
+    for array in reversed(diagnostics):
+        for status in array.status:
+            if status.name == name:
+                return status, {kv.key: kv.value for kv in status.values}
+    return None, {}
+
+
 def params(**values):
     return [Parameter(k, value=v) for k, v in values.items()]

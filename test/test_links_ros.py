@@ -220,11 +220,9 @@ class LinkRig:
         return {}
 
     def my_status(self):
-        for array in reversed(self.diagnostics):
-            for status in array.status:
-                if status.name == "orca_node: me":
-                    return status, {kv.key: kv.value for kv in status.values}
-        return None, {}
+        from ros_helpers import latest_status
+
+        return latest_status(self.diagnostics, "orca_node: me")
 
 
 def _points(marker):

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from ros_helpers import params
+from ros_helpers import latest_status, params
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import Point, PoseStamped, Twist, TwistStamped  # noqa: E402
@@ -73,11 +73,7 @@ class Rig:
         return self.commands[-1]
 
     def my_status(self):
-        for array in reversed(self.diagnostics):
-            for status in array.status:
-                if status.name == "orca_node: me":
-                    return status, {kv.key: kv.value for kv in status.values}
-        return None, {}
+        return latest_status(self.diagnostics, "orca_node: me")
 
 
 def test_orca_node_turns_away_from_a_neighbour_on_a_collision_course(ros):
