@@ -36,7 +36,7 @@ import time
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .core.audit import TOUCH, StampAudit
-from .core.geometry import point_segment_distance
+from .core.links import point_segment_distance
 from .core.scenario import LinkSpec, Scenario, load_scenario, resolve_scenario
 
 ODOM_DEPTH = 50

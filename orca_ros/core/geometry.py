@@ -1,8 +1,7 @@
-"""Geometry for collision accounting: distances from points to polygons and segments."""
+"""Vectorised geometry for collision accounting: distances from points to polygons."""
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import numpy as np
@@ -33,14 +32,3 @@ def points_polygon_signed_distance(points: np.ndarray, vertices: Sequence[Vector
 
 def point_polygon_signed_distance(point: Vector2, vertices: Sequence[Vector2]) -> float:
     return float(points_polygon_signed_distance(np.asarray([point]), vertices)[0])
-
-
-def point_segment_distance(point, a, b) -> float:
-    """Distance (m) from ``point`` to the segment ``a``-``b`` (a point if ``a == b``)."""
-    px, py = float(point[0]), float(point[1])
-    ax, ay = float(a[0]), float(a[1])
-    dx, dy = float(b[0]) - ax, float(b[1]) - ay
-    length_sq = dx * dx + dy * dy
-    along = ((px - ax) * dx + (py - ay) * dy) / length_sq if length_sq > 0.0 else 0.0
-    t = min(1.0, max(0.0, along))
-    return math.hypot(px - ax - t * dx, py - ay - t * dy)

@@ -365,3 +365,15 @@ def disc_crosses_moving_segment(centre0: Vector2, centre1: Vector2, radius: floa
         return True
     shifted = (centre0[0] + (c1[0] - c0[0]), centre0[1] + (c1[1] - c0[1]))
     return segment_segment_distance(shifted, centre1, a1, b1) < limit
+
+
+def links_within(position, links, reach: float) -> list:
+    """The ``links`` (:class:`~orca_ros.core.methods.LinkView`) whose segment passes within
+    ``reach`` (m, a robot's ``neighbor_dist``) of ``position``, nearest first: what a robot
+    sees of other groups' links (the world and orca_node alike)."""
+    found = []
+    for view in links:
+        distance = point_segment_distance(position, view.a, view.b)
+        if distance < reach:
+            found.append((distance, view))
+    return [view for _, view in sorted(found, key=lambda item: item[0])]

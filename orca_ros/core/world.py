@@ -22,7 +22,7 @@ from .controller import ControllerConfig, Neighbor, RobotController, RobotState
 from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, CubeBody,
                    CubeOdometry, MatFrame, timed_duration_ms, twist_to_wheels)
 from .drive import WORLD_KINEMATICS, unicycle_step
-from .geometry import point_segment_distance
+from .links import links_within
 from .metrics import CollisionLedger, LinkLedger
 from .methods import LinkView, TetherView, method_names, method_spec
 from .obstacles import ObstacleVertex, build_obstacle_edges
@@ -313,20 +313,14 @@ class World:
         """Other groups' links within agent ``i``'s ``neighbor_dist``, nearest first."""
         if not self.link_pairs:
             return []
-        p = positions[i]
-        found = []
-        for a, b, _ in self.link_pairs:
-            if self._group[a] == self._group[i] or not (self.active[a] and self.active[b]):
-                continue
-            distance = point_segment_distance(p, positions[a], positions[b])
-            if distance < self.neighbor_dist[i]:
-                found.append((distance, LinkView(
-                    (float(positions[a, 0]), float(positions[a, 1])),
-                    (float(positions[b, 0]), float(positions[b, 1])),
-                    (float(velocities[a, 0]), float(velocities[a, 1])),
-                    (float(velocities[b, 0]), float(velocities[b, 1])),
-                    (self.names[a], self.names[b]))))
-        return [view for _, view in sorted(found, key=lambda item: item[0])]
+        views = [LinkView((float(positions[a, 0]), float(positions[a, 1])),
+                          (float(positions[b, 0]), float(positions[b, 1])),
+                          (float(velocities[a, 0]), float(velocities[a, 1])),
+                          (float(velocities[b, 0]), float(velocities[b, 1])),
+                          (self.names[a], self.names[b]))
+                 for a, b, _ in self.link_pairs
+                 if self._group[a] != self._group[i] and self.active[a] and self.active[b]]
+        return links_within(positions[i], views, float(self.neighbor_dist[i]))
 
     def _controller_step(self) -> Tuple[np.ndarray, np.ndarray]:
         """Every active agent's command from the start-of-step state, then the motion."""

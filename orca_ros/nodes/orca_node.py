@@ -45,7 +45,7 @@ from ..core.controller import (
     predict_state,
 )
 from ..core.drive import KINEMATICS
-from ..core.geometry import point_segment_distance
+from ..core.links import links_within
 from ..core.link_params import group_of, linked_names, parse_links
 from ..core.methods import TRACKING, LinkView, TetherView, method_names, method_spec
 from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands,
@@ -765,21 +765,17 @@ class OrcaNode(Node):
                 tethers.append(TetherView(partner, ahead(seen), seen.velocity,
                                           self._neighbor_radius(partner), group.max_length,
                                           group.rest_length))
-        found = []
+        known = []
         for link in self.link_groups:
             if link is group:
                 continue
             for a, b in link.pairs:
                 seen_a, seen_b = neighbors_seen.get(a), neighbors_seen.get(b)
-                if seen_a is None or seen_b is None:
-                    continue
-                end_a, end_b = ahead(seen_a), ahead(seen_b)
-                distance = point_segment_distance(state.position, end_a, end_b)
-                if distance < config.neighbor_dist:
-                    found.append((distance, LinkView(end_a, end_b, seen_a.velocity,
-                                                     seen_b.velocity, (a, b))))
+                if seen_a is not None and seen_b is not None:
+                    known.append(LinkView(ahead(seen_a), ahead(seen_b), seen_a.velocity,
+                                          seen_b.velocity, (a, b)))
         self.link_missing, self.link_stale = missing, stale
-        links = [view for _, view in sorted(found, key=lambda item: item[0])]
+        links = links_within(state.position, known, config.neighbor_dist)
         self.links_seen = len(links)
         return tethers, links
 
