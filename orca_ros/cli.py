@@ -117,6 +117,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
+    tqdm.monitor_interval = 0  # no monitor thread: the bar updates from the run's loop
     from .core.scenario import ScenarioError, load_scenario, resolve_scenario
     from .faults import parse_faults, result_lines
     from .fleet import FleetOptions, run_fleet
@@ -485,18 +486,23 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     previous = stop.install(interrupt=True)
     try:
-        args = build_parser().parse_args(argv)
-        return args.func(args)
-    except BaseException:  # after a signal: the KeyboardInterrupt, or what it broke (an import)
-        if not stop.requested():
-            raise
-        print("orca-ros: interrupted", file=sys.stderr)
-        return 0
+        try:
+            args = build_parser().parse_args(argv)
+            status = args.func(args)
+        except BaseException:  # after a signal: the KeyboardInterrupt, or what it broke
+            if not stop.requested():
+                raise
+            print("orca-ros: interrupted", file=sys.stderr)
+            status = 0
+        interrupted = stop.requested()
     finally:
         if argv is None:  # the orca-ros command: it ends now, a second Ctrl-C must not kill it
             stop.ignore()
         else:  # called from Python (tests): give the signals back
             stop.restore(previous)
+    if interrupted and argv is None:
+        stop.leave(status)  # its work is wound down; Python's teardown is not needed
+    return status
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ from .core.scenario import load_scenario, resolve_scenario
 from .core.world import RunResult, World, WorldOptions
 from .plotting import animate_trajectories, plot_trajectories, run_title
 
+tqdm.monitor_interval = 0  # no monitor thread: our bars update from the loop they measure
+
 
 def run_scenario(path: str, options: WorldOptions, progress: bool = True,
                  supervisor: bool = False) -> RunResult:

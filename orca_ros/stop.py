@@ -132,6 +132,30 @@ def ignore() -> None:
             signal.signal(sig, signal.SIG_IGN)
 
 
+def leave(status: int) -> None:
+    """End the process now with ``status``, its output flushed, without Python's finalization.
+
+    For an executable that a signal interrupted and that has wound down its
+    own work (files written and closed, nodes destroyed). What would remain is
+    the interpreter's teardown, which then meets whatever the signal left half
+    done: a module whose import it broke, a library's thread it caught while
+    starting. In one CI run that teardown aborted ``orca-ros bench``
+    (SIGTERM about when its imports end: "Fatal Python error: PyThreadState_Get
+    ... Python runtime state: finalizing", status -6). The deadline timer above
+    ends a stuck teardown the same way.
+    """
+    import logging
+    import os
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed pipe: nothing more can reach it
+    os._exit(status)
+
+
 def restore(previous: Dict[int, object]) -> None:
     """Give the signals their former handlers back and forget what arrived.
 
