@@ -1,14 +1,17 @@
-"""Scenarios built in code: robots on a circle (fleet timing), and dense crowds past blocks.
+"""Scenarios built in code: robots on a circle (fleet timing), dense crowds past blocks,
+and any scenario with linked pairs added.
 
 ``orca-ros bench-ros`` runs :func:`circle_scenario_yaml`; the README's crowd
-table runs :func:`block_crowd_scenario` (written to YAML, then ``orca-ros bench``).
+table runs :func:`block_crowd_scenario` (written to YAML, then ``orca-ros bench``);
+``orca-ros link-pairs`` writes :func:`with_link_pairs`.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import random
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 def circle_scenario_yaml(robots: int, radius_m: float = 0.2, speed: float = 0.5,
                          time_step: float = 0.1, max_time: float = 120.0) -> str:
@@ -80,3 +83,55 @@ def block_crowd_scenario(variant: str = "stream", agents: int = 100, seed: int =
                     "goal": [g[0], g[1]]} for k, (s, g) in enumerate(plan)],
         "obstacles": [{"vertices": b} for b in blocks],
     }
+
+
+DEFAULT_LINK_LENGTH_FACTOR = 3.0
+"""``max_length`` of an added link, in combined radii of its pair (a tether a robot's
+diameter longer than the gap of two robots side by side, for equal radii)."""
+
+
+def link_pairs(scenario, length_factor: float = DEFAULT_LINK_LENGTH_FACTOR,
+               max_length: Optional[float] = None) -> List[Tuple[str, str, float]]:
+    """Pairs of ``scenario``'s agents a tether can join: ``(a, b, max_length)``.
+
+    A tether must hold at both ends of the run, so a pair qualifies when the
+    agents' starts and their goals are both within ``max_length`` (given, or
+    ``length_factor`` times their combined radius). Closest pairs first (by the
+    farther of the two distances), each agent in one pair at most, agents
+    already in one of the scenario's links left out. Greedy, not a maximum
+    matching: it keeps the tightest pairs, which is what makes a tether plausible.
+    """
+    linked = {name for link in scenario.links for name in link.agents}
+    agents = [a for a in scenario.agents if a.name not in linked]
+    candidates = []
+    for i, a in enumerate(agents):
+        for b in agents[i + 1:]:
+            length = max_length if max_length is not None else \
+                length_factor * (a.radius + b.radius)
+            apart = max(math.dist(a.start, b.start), math.dist(a.goal, b.goal))
+            if apart <= length:
+                candidates.append((apart, a.name, b.name, length))
+    candidates.sort()
+    taken, pairs = set(), []
+    for _, a, b, length in candidates:
+        if a not in taken and b not in taken:
+            taken.update((a, b))
+            pairs.append((a, b, length))
+    return pairs
+
+
+def with_link_pairs(raw: dict, where: str, length_factor: float = DEFAULT_LINK_LENGTH_FACTOR,
+                    max_length: Optional[float] = None) -> Tuple[dict, int]:
+    """The scenario ``raw`` (its YAML as read) with :func:`link_pairs` appended to its
+    ``links:``, and how many pairs were added. The result is loaded once more, so it
+    is a valid scenario (a public scenario with links, for the linked-robots table)."""
+    from .core.scenario import parse_scenario
+
+    if length_factor <= 0.0 or (max_length is not None and max_length <= 0.0):
+        raise ValueError("the link length (--length-factor, --max-length) must be positive")
+    pairs = link_pairs(parse_scenario(raw, where), length_factor, max_length)
+    linked = copy.deepcopy(raw)
+    linked["links"] = list(linked.get("links") or []) + [
+        {"agents": [a, b], "max_length": round(length, 6)} for a, b, length in pairs]
+    parse_scenario(linked, where)
+    return linked, len(pairs)

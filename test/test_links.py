@@ -245,3 +245,60 @@ def test_without_link_constraints_links_are_crossed(monkeypatch):
     monkeypatch.setattr(Orca, "uses_links", False)
     unlinked = World(scenario, WorldOptions()).run()
     assert unlinked.link_crossings >= 1
+
+
+# --- public scenarios with links added (orca-ros link-pairs) -----------------------------
+
+def test_link_pairs_take_the_closest_pairs_that_hold_at_both_ends():
+    from orca_ros.scenario_builders import link_pairs
+
+    data = scenario_data(links=[{"agents": ["a5", "a6"], "max_length": 2.0}])
+    data["agents"] = [
+        {"name": "a0", "start": [0, 0], "goal": [5, 0]},
+        {"name": "a1", "start": [0, 1.0], "goal": [5, 1.0]},  # 1.0 m from a0 at both ends
+        {"name": "a2", "start": [0, -0.9], "goal": [5, -1.1]},  # 0.9 / 1.1 from a0: farther
+        {"name": "a3", "start": [0, 3.0], "goal": [5, 9.0]},  # 2.0 from a1, but goals 8 m apart
+        {"name": "a4", "start": [0, 4.1], "goal": [5, 10.1]},  # a3's twin: 1.1 and 1.1
+        {"name": "a5", "start": [9, 0], "goal": [9, 5]},  # already linked: left alone
+        {"name": "a6", "start": [9, 1], "goal": [9, 6]}]
+    scenario = parse_scenario(data, "pairs.yaml")
+    # factor 3 x 0.4 m = 1.2 m: a0-a1 (1.0) before a0-a2 (1.1); a3-a4 (1.1); a2 left over
+    assert link_pairs(scenario) == [("a0", "a1", pytest.approx(1.2)),
+                                    ("a3", "a4", pytest.approx(1.2))]
+    assert link_pairs(scenario, max_length=1.05) == [("a0", "a1", 1.05)]
+
+
+def test_link_pairs_command_writes_a_valid_linked_scenario(tmp_path, shared_dir):
+    from orca_ros.cli import main
+
+    out = tmp_path / "groups.yaml"
+    assert main(["link-pairs", str(shared_dir / "scenarios" / "steersuite_oncoming_groups.yaml"),
+                 "-o", str(out)]) == 0
+    scenario = load_scenario(out)
+    assert scenario.name == "steersuite_oncoming_groups_linked"
+    assert len(scenario.links) == 6 and all(len(link.agents) == 2 for link in scenario.links)
+    assert main(["link-pairs", str(shared_dir / "scenarios" / "steersuite_crossing.yaml"),
+                 "-o", str(tmp_path / "none.yaml")]) == 1
+    assert not (tmp_path / "none.yaml").exists()
+    assert main(["link-pairs", "steersuite_crossing", "-o", str(tmp_path / "x.yaml"),
+                 "--length-factor", "-1"]) == 2
+
+
+@pytest.mark.parametrize("name", ["steersuite_oncoming_groups", "steersuite_doorway_one_way"])
+def test_public_scenarios_with_links_clean(name, shared_dir):
+    """ORCA with links on public scenarios with tethers added: all arrive, nothing touched,
+    no link crossed or over-stretched. Without the link half-planes, 4 robot-link crossings
+    in the first and an over-stretched tether in the second (the README's table has them all)."""
+    import yaml
+
+    from orca_ros.scenario_builders import with_link_pairs
+
+    path = shared_dir / "scenarios" / f"{name}.yaml"
+    linked, added = with_link_pairs(yaml.safe_load(path.read_text()), str(path))
+    assert added >= 1
+    scenario = parse_scenario(linked, str(path))
+    result = World(scenario, WorldOptions()).run()
+    assert result.reached == result.agents, result.summary()
+    assert result.collisions == 0, result.collision_pairs
+    assert result.link_crossings == 0, result.link_crossing_pairs
+    assert result.link_overstretches == 0, result.overstretched_links
