@@ -9,7 +9,7 @@ import pytest
 
 from orca_ros.core.links import (disc_crosses_moving_segment, disc_touches_segment,
                                  link_safety_half_plane, moving_segment_half_plane,
-                                 tether_half_plane)
+                                 tether_half_plane, tether_sweep_half_plane)
 from orca_ros.core.methods import LinkView, NeighborView, RobotView, TetherView, method_spec
 from orca_ros.core.methods.orca import Orca
 from orca_ros.core.metrics import OVERLAP_TOLERANCE, LinkLedger
@@ -90,6 +90,40 @@ def test_tether_with_slack_allows_half_of_it():
     # The partner moving away at 1 m/s: the reference is the mean, 0.5, so v_x >= -2.
     line = tether_half_plane((0.0, 0.0), (0.0, 0.0), (0.5, 0.0), (1.0, 0.0), 1.0, 0.1, 0.0)
     assert allowed(line, (-1.99, 0.0)) and not allowed(line, (-2.01, 0.0))
+
+
+def test_tether_sweep_keeps_the_owner_from_sweeping_its_tether_onto_a_robot():
+    # A at 0, partner B at (2, 0) still; a robot of radius 0.2 at (0.5, 0.5), still:
+    # nearest tether point (0.5, 0) at s = 0.25, gap 0.3, n = (0, 1), T = 0.1: the point
+    # moves at 0.75 v_A, so A keeps v_y <= 0.3 / 0.1 / 0.75 = 4.
+    line = tether_sweep_half_plane((0.0, 0.0), (2.0, 0.0), (0.0, 0.0), (0.5, 0.5),
+                                   (0.0, 0.0), 0.2, 0.1)
+    assert allowed(line, (0.0, 3.99)) and not allowed(line, (0.0, 4.01))
+    assert allowed(line, (5.0, 0.0)) and allowed(line, (0.0, -5.0))
+    # The robot coming down at 1 m/s takes 1/0.75 of A's room away.
+    line = tether_sweep_half_plane((0.0, 0.0), (2.0, 0.0), (0.0, 0.0), (0.5, 0.5),
+                                   (0.0, -1.0), 0.2, 0.1)
+    assert allowed(line, (0.0, 2.66)) and not allowed(line, (0.0, 2.68))
+    # Nearest to B's end: B's own half-planes against the robot cover it.
+    assert tether_sweep_half_plane((0.0, 0.0), (2.0, 0.0), (0.0, 0.0), (2.3, 0.3),
+                                   (0.0, 0.0), 0.2, 0.1) is None
+
+
+def test_yielding_half_planes_hold_unless_the_hard_ones_forbid_them():
+    from orca_ros.core.linprog import HalfPlane
+    from orca_ros.core.orca import solve_orca
+
+    def run(hard, yielding):
+        return solve_orca((0.0, 0.0), (0.0, 0.0), 0.2, 1.0, (1.0, 0.0), 2.0, 2.0, 0.1, [], [],
+                          hard_half_planes=hard, yielding_half_planes=yielding).velocity
+
+    keep_below_half = HalfPlane(0.5, 0.0, 0.0, 1.0)  # v_x <= 0.5, hard
+    keep_above_7 = HalfPlane(0.7, 0.0, 0.0, -1.0)  # v_x >= 0.7, contradicts it
+    keep_below_3 = HalfPlane(0.3, 0.0, 0.0, 1.0)  # v_x <= 0.3, agrees
+    assert run([keep_below_half], [keep_below_3])[0] == pytest.approx(0.3)
+    assert run([keep_below_half], [keep_above_7])[0] <= 0.5 + 1e-9
+    # The same two both hard: the least violation splits it and breaks the hard one.
+    assert run([keep_below_half, keep_above_7], [])[0] == pytest.approx(0.6)
 
 
 def view(**extra):
@@ -302,3 +336,21 @@ def test_public_scenarios_with_links_clean(name, shared_dir):
     assert result.collisions == 0, result.collision_pairs
     assert result.link_crossings == 0, result.link_crossing_pairs
     assert result.link_overstretches == 0, result.overstretched_links
+
+
+def test_in_a_dense_linked_crowd_tethers_yield_before_robots_touch(shared_dir):
+    """menge_circle with 48 pairs tethered (100 robots meeting in the middle): no robot
+    touches another or crosses a link, and all arrive; a tether may stretch instead. With
+    the link and tether half-planes all hard, 36 pairs touched; yielding but with no
+    sweep half-planes for the owners, 9 pairs and 6 crossings."""
+    import yaml
+
+    from orca_ros.scenario_builders import with_link_pairs
+
+    path = shared_dir / "scenarios" / "menge_circle.yaml"
+    linked, added = with_link_pairs(yaml.safe_load(path.read_text()), str(path))
+    assert added == 48
+    result = World(parse_scenario(linked, str(path)), WorldOptions()).run()
+    assert result.collisions == 0, result.collision_pairs
+    assert result.link_crossings == 0, result.link_crossing_pairs
+    assert result.reached == result.agents

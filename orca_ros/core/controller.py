@@ -809,8 +809,8 @@ class RobotController:
             state.position, max(c.time_horizon_obst * c.max_speed + own_radius,
                                 self.method.sensing_range(c.radius)),
             obstacle_edges) if obstacle_edges else []
-        seen = () if agent_half_planes is not None else \
-            [self._neighbor_view(state, own_radius, n) for n in neighbors]
+        seen = () if agent_half_planes is not None and not tethers else \
+            [self._neighbor_view(state, own_radius, n) for n in neighbors]  # (tethers: see Orca)
         pref = self.preferred_velocity(state, obstacle_edges,
                                        self._standing(state, own_radius, neighbors, seen))
         self._periods += 1

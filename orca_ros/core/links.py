@@ -287,6 +287,38 @@ def link_safety_half_plane(position: Vector2, radius: float, a: Vector2, b: Vect
     return HalfPlane(nx * limit, ny * limit, -ny, nx)
 
 
+def tether_sweep_half_plane(position: Vector2, partner_position: Vector2,
+                            partner_velocity: Vector2, other_position: Vector2,
+                            other_velocity: Vector2, other_radius: float,
+                            horizon: float) -> Optional[HalfPlane]:
+    """The owners' side of :func:`link_safety_half_plane`: velocities of this robot (A)
+    with which its tether to B does not sweep onto another robot's disc within
+    ``horizon`` (one time step), if B and the other robot keep their velocities.
+
+    With ``q = p_A + s (p_B - p_A)`` the tether's point nearest the other robot's
+    centre ``o``, ``d = |o - q|`` and ``n = (o - q) / d``, that point moves at
+    ``(1 - s) v_A + s v_B``, and the disc of radius ``r`` keeps clear while
+    ``n . ((1 - s) v_A + s v_B) <= (d - r) / T + n . v_o``: a half-plane in ``v_A``,
+    ``n . v_A <= ((d - r) / T + n . v_o - s n . v_B) / (1 - s)``. The other robot
+    keeps off the link with its own half-plane (whole responsibility); this one
+    lets the owners help, which matters when that robot is boxed in and cannot.
+    None when the nearest point is B's end (``1 - s`` small: the robot-to-robot
+    half-planes between B and it cover that) or ``o`` lies on the tether.
+    """
+    q, s = closest_point_on_segment(other_position, position, partner_position)
+    if 1.0 - s < 0.1:
+        return None
+    nx, ny = other_position[0] - q[0], other_position[1] - q[1]
+    distance = math.hypot(nx, ny)
+    if distance < 1e-12:
+        return None
+    nx, ny = nx / distance, ny / distance
+    limit = ((distance - other_radius) / horizon + other_velocity[0] * nx
+             + other_velocity[1] * ny
+             - s * (partner_velocity[0] * nx + partner_velocity[1] * ny)) / (1.0 - s)
+    return HalfPlane(nx * limit, ny * limit, -ny, nx)
+
+
 def tether_half_plane(position: Vector2, velocity: Vector2, partner_position: Vector2,
                       partner_velocity: Vector2, max_length: float, tau: float,
                       margin: float = TETHER_MARGIN) -> Optional[HalfPlane]:

@@ -547,7 +547,8 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
                time_step: float, neighbors: Sequence[Tuple[float, float, float, float, float]],
                obstacle_edges: Sequence[ObstacleVertex],
                hard_half_planes: Sequence[HalfPlane] = (),
-               agent_half_planes: Optional[Sequence[HalfPlane]] = None) -> OrcaResult:
+               agent_half_planes: Optional[Sequence[HalfPlane]] = None,
+               yielding_half_planes: Sequence[HalfPlane] = ()) -> OrcaResult:
     """ORCA on preselected input: the core of :func:`compute_new_velocity`.
 
     ``neighbors`` are ``(x, y, vx, vy, radius)`` tuples, nearest first, with
@@ -559,6 +560,9 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
     3D fallback never trades them away. ``agent_half_planes``, when given, are
     the neighbours' half-planes already built (by
     :func:`agent_orca_half_planes_batch`), and ``neighbors`` is ignored.
+    ``yielding_half_planes`` rank between the two: kept hard while the hard ones
+    allow them, else relaxed in the 3D fallback together with the neighbours'
+    (a tether must not pull a robot into contact).
     """
     lines: List[HalfPlane] = []
     inv_time_horizon_obst = 1.0 / time_horizon_obst
@@ -570,6 +574,8 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
     num_obstacle_lines = len(lines)
     lines.extend(hard_half_planes)
     num_hard_lines = len(lines)
+    lines.extend(yielding_half_planes)
+    num_kept_lines = len(lines)  # what the fallback keeps when these agree
 
     if agent_half_planes is not None:
         lines.extend(agent_half_planes)
@@ -594,8 +600,8 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
             new_velocity = linear_program_3d(lines[:num_hard_lines], num_obstacle_lines, fail,
                                              max_speed, new_velocity)
         else:
-            new_velocity = linear_program_3d(lines, num_hard_lines, fail, max_speed,
-                                             new_velocity)
+            kept = num_kept_lines if fail >= num_kept_lines else num_hard_lines
+            new_velocity = linear_program_3d(lines, kept, fail, max_speed, new_velocity)
     return OrcaResult(new_velocity, tuple(lines), num_obstacle_lines, used_fallback)
 
 

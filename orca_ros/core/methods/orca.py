@@ -20,12 +20,14 @@ has none).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import List
+from typing import List, Tuple
 
 from ..linprog import HalfPlane
 from ..links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
-                     moving_segment_half_plane, tether_half_plane)
+                     moving_segment_half_plane, point_segment_distance, tether_half_plane,
+                     tether_sweep_half_plane)
 from ..orca import agent_orca_half_planes_batch, solve_orca
 from ..types import as_finite
 from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
@@ -52,21 +54,31 @@ class Orca(AvoidanceMethod):
     params: OrcaParameters
     uses_links = True
 
-    def link_half_planes(self, view: RobotView) -> List[HalfPlane]:
-        """Hard half-planes for linked robots: per other group's link, ORCA's half-plane
-        of its moving segment (the whole ``u``: the link's robots do not keep their
-        link off us) and the one-step safety half-plane (true radius); per partner,
-        the tether's (half the slack each, over one time step)."""
-        lines: List[HalfPlane] = []
+    def link_half_planes(self, view: RobotView) -> Tuple[List[HalfPlane], List[HalfPlane]]:
+        """Half-planes for linked robots, ``(hard, yielding)``.
+
+        Hard: per other group's link, the one-step safety half-plane (true
+        radius): the robot's disc never reaches the link, as it never reaches
+        another robot. Yielding (kept while the hard ones allow, see
+        :func:`~orca_ros.core.orca.solve_orca`): per other group's link, ORCA's
+        half-plane of its moving segment (the whole ``u``: the link's robots do
+        not keep their link off us), and per partner, the tether's (half the
+        slack each, over one time step). Kept hard too, they contradicted the
+        robots' own safety half-planes in dense linked crowds, and the least
+        violation of all of them let robots touch (public scenarios with
+        links: menge_circle 36 colliding pairs, rvo2_circle 64).
+        """
+        hard: List[HalfPlane] = []
+        yielding: List[HalfPlane] = []
         for link in view.links:
-            lines.append(moving_segment_half_plane(
+            yielding.append(moving_segment_half_plane(
                 view.position, view.velocity, view.radius, link.a, link.b, link.velocity_a,
                 link.velocity_b, self.params.time_horizon, view.time_step))
             line = link_safety_half_plane(view.position, view.true_radius + LINK_CLEARANCE,
                                           link.a, link.b, link.velocity_a, link.velocity_b,
                                           view.time_step)
             if line is not None:
-                lines.append(line)
+                hard.append(line)
         # A unicycle drives its planned velocity's part along its heading: the lateral
         # part (at most min(0.25 v_max dt, 0.15 r) by the kinematic half-planes, the
         # controller's defaults) is not driven, and may lengthen the tether by that
@@ -74,27 +86,44 @@ class Orca(AvoidanceMethod):
         # holonomic robot it only keeps the pair a few centimetres shorter.
         margin = TETHER_MARGIN + 2.0 * min(0.25 * view.max_speed * view.time_step,
                                            0.15 * view.true_radius)
+        group = {partner.key for partner in view.tethers}
         for partner in view.tethers:
             line = tether_half_plane(view.position, view.velocity, partner.position,
                                      partner.velocity, partner.max_length, view.time_step,
                                      margin)
             if line is not None:
-                lines.append(line)
-        return lines
+                yielding.append(line)
+            for other in view.neighbors:
+                if other.key in group:
+                    continue
+                reach = other.radius + LINK_CLEARANCE + 2.0 * view.time_step * (
+                    view.max_speed + math.hypot(*other.velocity))
+                if point_segment_distance(other.position, view.position,
+                                          partner.position) > reach:
+                    continue
+                line = tether_sweep_half_plane(view.position, partner.position,
+                                               partner.velocity, other.position,
+                                               other.velocity,
+                                               other.radius + LINK_CLEARANCE, view.time_step)
+                if line is not None:
+                    yielding.append(line)
+        return hard, yielding
 
     def compute_velocity(self, view: RobotView) -> MethodOutput:
         neighbors = [] if view.agent_half_planes is not None else [
             (n.position[0], n.position[1], n.velocity[0], n.velocity[1], n.radius,
              0.5 if n.reciprocates else 1.0) for n in view.neighbors]
-        hard = view.hard_half_planes
+        hard, yielding = view.hard_half_planes, []
         if self.uses_links and (view.links or view.tethers):
-            hard = list(hard) + self.link_half_planes(view)
+            link_hard, yielding = self.link_half_planes(view)
+            hard = list(hard) + link_hard
         result = solve_orca(view.position, view.velocity, view.radius, view.max_speed,
                             view.pref_velocity, self.params.time_horizon,
                             self.params.time_horizon_obst, view.time_step, neighbors,
                             view.obstacle_edges, hard_half_planes=hard,
-                            agent_half_planes=view.agent_half_planes)
-        first_agent_line = result.num_obstacle_half_planes + len(hard)
+                            agent_half_planes=view.agent_half_planes,
+                            yielding_half_planes=yielding)
+        first_agent_line = result.num_obstacle_half_planes + len(hard) + len(yielding)
         return MethodOutput(result.velocity, result.half_planes, result.used_fallback,
                             result.half_planes[first_agent_line:])
 
