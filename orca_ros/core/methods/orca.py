@@ -11,11 +11,12 @@ stall escape, the planning margin, the one-step safety filter). ``orca_strict``
 runs with none of it: what the conformance cases check against RVO2.
 
 Linked robots (scenario ``links:``, :mod:`orca_ros.core.links`): ``orca`` adds,
-only when the view has ``links`` or ``tethers``, a hard ORCA half-plane and a
-hard one-step safety half-plane against each other group's link, and a hard
-half-plane per partner that keeps the tether within ``max_length``; the
-partners stay ordinary neighbour discs. ``orca_strict`` ignores links (RVO2
-has none).
+only when the view has ``links`` or ``tethers``, a hard one-step safety
+half-plane against each other group's link, and yielding ones (hard while the
+hard ones allow): ORCA's half-plane of each other group's link, per partner
+one that keeps the tether within ``max_length``, and per robot near the
+tether one that keeps the tether from sweeping onto it. The partners stay
+ordinary neighbour discs. ``orca_strict`` ignores links (RVO2 has none).
 """
 
 from __future__ import annotations
