@@ -441,7 +441,7 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
     def rounded(value):
         return None if value is None or not math.isfinite(value) else round(float(value), 6)
 
-    return {
+    summary = {
         "scenario": scenario.name, "method": options.method,
         "kinematics": "diff_drive" if options.backend == "toio-sim" else
         (options.kinematics or "holonomic"), "agents": len(scenario.agents),
@@ -454,6 +454,10 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
         "steps": record.steps, "wall_time_s": round(wall_time, 3),
         "speed_factor": options.speed_factor,
     }
+    if scenario.links:  # as orca-ros bench's rows
+        summary["link_crossings"] = len(record.link_ledger.crossings)
+        summary["link_overstretches"] = len(record.link_ledger.overstretched)
+    return summary
 
 
 class _GraphWatch:

@@ -354,3 +354,20 @@ def test_in_a_dense_linked_crowd_tethers_yield_before_robots_touch(shared_dir):
     assert result.collisions == 0, result.collision_pairs
     assert result.link_crossings == 0, result.link_crossing_pairs
     assert result.reached == result.agents
+
+
+def test_fleet_record_counts_link_crossings_and_overstretches_as_the_world_does():
+    """orca-ros sim's own record (fleet_sim's and the cube simulator's ground truth)."""
+    from orca_ros.core.metrics import FleetRecord
+
+    scenario = parse_scenario(scenario_data(links=[{"agents": ["a0", "a1"], "max_length": 1.5}]),
+                              "record.yaml")
+    start = np.array([[0.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])
+    record = FleetRecord(scenario, start)
+    record.record(0.1, np.array([[0.0, 0.0], [0.0, 1.0], [-0.5, 0.5]]))
+    assert (len(record.link_ledger.crossings), len(record.link_ledger.overstretched)) == (0, 0)
+    # a2 drives through the a0-a1 link within one step; then the pair stretches to 1.6 m
+    record.record(0.2, np.array([[0.0, 0.0], [0.0, 1.0], [0.5, 0.5]]))
+    record.record(0.3, np.array([[0.0, 0.0], [0.0, 1.6], [1.0, 0.5]]))
+    assert record.link_ledger.crossings == {("a2", "a0-a1")}
+    assert record.link_ledger.overstretched == {"a0-a1"}

@@ -1,8 +1,9 @@
 """What a run measured: exact collision accounting and a fleet's ground-truth record.
 
-:class:`CollisionLedger` counts overlaps for the world (``orca-ros bench``)
-and, inside :class:`FleetRecord`, for fleet_sim and toio_bridge (``orca-ros
-sim``), so both report the same figures.
+:class:`CollisionLedger` counts overlaps and :class:`LinkLedger` crossed and
+over-stretched links for the world (``orca-ros bench``) and, inside
+:class:`FleetRecord`, for fleet_sim and toio_bridge (``orca-ros sim``), so
+both report the same figures.
 """
 
 from __future__ import annotations
@@ -67,6 +68,20 @@ class CollisionLedger:
 def link_name(a: str, b: str) -> str:
     """A link's name in the accounting: its two robots, ``"a0-a1"``."""
     return f"{a}-{b}"
+
+
+def linked_pairs(scenario: Scenario) -> Tuple[List[Tuple[int, int, float]], np.ndarray]:
+    """The scenario's linked pairs as ``(i, j, max_length)`` agent indices, and each
+    agent's link group (its index in ``scenario.links``; -1: none), as
+    :meth:`LinkLedger.update` takes them."""
+    index = {agent.name: i for i, agent in enumerate(scenario.agents)}
+    pairs: List[Tuple[int, int, float]] = []
+    group = np.full(len(scenario.agents), -1)
+    for g, link in enumerate(scenario.links):
+        for a, b in link.pairs:
+            pairs.append((index[a], index[b], link.max_length))
+            group[index[a]] = group[index[b]] = g
+    return pairs, group
 
 
 @dataclass
@@ -146,6 +161,8 @@ class FleetRecord:
         self.goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in scenario.agents])
         self.obstacles = [np.array(w) for w in scenario.wall_outlines]
         self.ledger = CollisionLedger()
+        self.link_ledger = LinkLedger()
+        self.link_pairs, self.link_group = linked_pairs(scenario)
         self.trajectory: List[np.ndarray] = [np.array(positions, dtype=float)]
         self.frame_times: List[float] = [0.0]
         self.path_length = np.zeros(len(self.names))
@@ -157,6 +174,10 @@ class FleetRecord:
         positions = np.array(positions, dtype=float)
         self.path_length += np.linalg.norm(positions - self.trajectory[-1], axis=1)
         self.ledger.update(positions, self.radii, self.names, self.obstacles)
+        if self.link_pairs:
+            self.link_ledger.update(self.trajectory[-1], positions, self.radii, self.names,
+                                    np.ones(len(self.names), dtype=bool), self.link_pairs,
+                                    self.link_group)
         arrived = (np.linalg.norm(positions - self.goals, axis=1) <= self.goal_tolerance) & \
             np.isnan(self.arrival_time)
         self.arrival_time[arrived] = sim_time

@@ -23,7 +23,7 @@ from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, C
                    CubeOdometry, MatFrame, timed_duration_ms, twist_to_wheels)
 from .drive import WORLD_KINEMATICS, unicycle_step
 from .links import links_within
-from .metrics import CollisionLedger, LinkLedger
+from .metrics import CollisionLedger, LinkLedger, linked_pairs
 from .methods import LinkView, TetherView, method_names, method_spec
 from .obstacles import ObstacleVertex, build_obstacle_edges
 from .perception import (SentCommands, SharedPrediction, perceive_neighbor_best,
@@ -229,17 +229,12 @@ class World:
             options.supervisor.check_names(self.names)
             self.supervisor = CocoonSupervisor(options.supervisor)
         # Linked robots (scenario ``links:``): each agent's partners, and every linked pair.
-        index = {name: i for i, name in enumerate(self.names)}
-        self.link_pairs: List[Tuple[int, int, float]] = []  # (i, j, max_length)
-        self._group = np.full(n, -1)
+        self.link_pairs, self._group = linked_pairs(scenario)  # (i, j, max_length), group
         self._partners: List[List[Tuple[int, LinkSpec]]] = [[] for _ in range(n)]
-        for g, link in enumerate(scenario.links):
-            for a, b in link.pairs:
-                i, j = index[a], index[b]
-                self.link_pairs.append((i, j, link.max_length))
-                self._partners[i].append((j, link))
-                self._partners[j].append((i, link))
-                self._group[i] = self._group[j] = g
+        for i, j, _ in self.link_pairs:
+            link = scenario.links[self._group[i]]
+            self._partners[i].append((j, link))
+            self._partners[j].append((i, link))
         self._frames: List[np.ndarray] = [self.positions.copy()]
         self._frame_times: List[float] = [0.0]
         self._check_arrivals()
