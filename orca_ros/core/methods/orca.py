@@ -63,11 +63,14 @@ class Orca(AvoidanceMethod):
         another robot. Yielding (kept while the hard ones allow, see
         :func:`~orca_ros.core.orca.solve_orca`): per other group's link, ORCA's
         half-plane of its moving segment (the whole ``u``: the link's robots do
-        not keep their link off us), and per partner, the tether's (half the
-        slack each, over one time step). Kept hard too, they contradicted the
-        robots' own safety half-planes in dense linked crowds, and the least
-        violation of all of them let robots touch (public scenarios with
-        links: menge_circle 36 colliding pairs, rvo2_circle 64).
+        not keep their link off us); per partner, the tether's (half the slack
+        each, over one time step), and per robot near the tether, the one that
+        keeps the tether from sweeping onto it
+        (:func:`~orca_ros.core.links.tether_sweep_half_plane`). Kept hard
+        too, they contradicted the robots' own safety half-planes in dense
+        linked crowds, and the least violation of all of them let robots touch
+        (public scenarios with links: menge_circle 36 colliding pairs,
+        rvo2_circle 64).
         """
         hard: List[HalfPlane] = []
         yielding: List[HalfPlane] = []
