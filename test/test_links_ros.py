@@ -380,3 +380,27 @@ def test_each_linked_method_runs_a_linked_scenario_through_real_nodes(method):
     assert seen["link_crossings"] == 0, seen
     if method == "orca":
         assert seen["link_overstretches"] == 0, seen
+
+
+def test_linked_views_carry_partners_forward_and_list_the_unseen_and_stale():
+    """The pure core of orca_node's link handling (``core.link_params.linked_views``)."""
+    from orca_ros.core.link_params import linked_views
+
+    groups = parse_links("[{agents: [me, p1, p2], max_length: 1.5},"
+                         " {agents: [b0, b1], max_length: 1.0},"
+                         " {agents: [far0, far1], max_length: 1.0}]")
+    observed = {"p1": ((1.0, 0.0), (0.5, 0.0), 0.2),  # 0.2 s old, lag 0.1 -> +0.15 m
+                "b0": ((0.0, 2.0), (0.0, 0.0), 0.0), "b1": ((1.0, 2.0), (0.0, 0.0), 5.0),
+                "far0": ((50.0, 0.0), (0.0, 0.0), 0.0), "far1": ((51.0, 0.0), (0.0, 0.0), 0.0)}
+    views = linked_views("me", groups, observed, lambda name: 0.2, lag=0.1, timeout=1.0,
+                         position=(0.0, 0.0), reach=10.0)
+    assert [t.key for t in views.tethers] == ["p1"]
+    assert views.tethers[0].position == pytest.approx((1.15, 0.0))
+    assert views.tethers[0].max_length == 1.5
+    assert views.missing == ["p2"] and views.stale == []
+    # another group's link: known once both ends were seen, carried at most `timeout`;
+    # the one 50 m away is beyond reach
+    assert [link.keys for link in views.links] == [("b0", "b1")]
+    observed["p2"] = ((0.0, 1.0), (0.0, 0.0), 1.5)
+    assert linked_views("me", groups, observed, lambda name: 0.2, 0.1, 1.0, (0.0, 0.0),
+                        10.0).stale == ["p2"]

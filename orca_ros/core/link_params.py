@@ -7,7 +7,8 @@ The text is YAML (JSON is YAML too) of a list in the scenario format's
       rest_length: 0.6}]
 
 An empty text (or ``[]``) is no links. :func:`parse_links` checks it by the
-scenario loader's rules that need no agents' starts: groups of 2 or 3 distinct
+scenario loader's rules that need no agents' starts
+(:func:`~orca_ros.core.scenario.link_groups`): groups of 2 or 3 distinct
 names, an agent in one group at most, ``max_length`` and ``rest_length``
 positive and finite, ``rest_length <= max_length``, no other keys. Agent names
 are the robots' names as orca_node knows them (namespaces without slashes).
@@ -17,12 +18,14 @@ are the robots' names as orca_node knows them (namespaces without slashes).
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import yaml
 
-from .scenario import LINK_KEYS, LinkSpec
-from .types import as_finite
+from .links import links_within
+from .methods import LinkView, TetherView
+from .scenario import LinkSpec, ScenarioError, link_groups
+from .types import Vector2
 
 FORMAT = "a YAML/JSON list of {agents: [2 or 3 robot names], max_length: m, rest_length: m}"
 
@@ -55,52 +58,10 @@ def parse_links(raw: Any, where: str = "links") -> Tuple[LinkSpec, ...]:
     if not isinstance(data, list):
         raise LinkParameterError(f"{where}: expected {FORMAT}, got {type(data).__name__} "
                                  f"{data!r}")
-    taken: Dict[str, int] = {}
-    links: List[LinkSpec] = []
-    for k, group in enumerate(data):
-        here = f"{where}[{k}]"
-        if not isinstance(group, dict):
-            raise LinkParameterError(f"{here}: must be a mapping with 'agents' and "
-                                     f"'max_length', got {group!r}")
-        unknown = set(group) - LINK_KEYS
-        if unknown:
-            raise LinkParameterError(f"{here}: unknown key(s) {sorted(map(str, unknown))}; "
-                                     f"allowed: {sorted(LINK_KEYS)}")
-        for key in ("agents", "max_length"):
-            if key not in group:
-                raise LinkParameterError(f"{here}: missing '{key}'")
-        names = group["agents"]
-        if not isinstance(names, list) or len(names) not in (2, 3):
-            raise LinkParameterError(f"{here}: agents must be a list of 2 or 3 robot names, "
-                                     f"got {names!r}")
-        names = [str(n).strip("/") for n in names]
-        if not all(names):
-            raise LinkParameterError(f"{here}: agents has an empty name: {group['agents']!r}")
-        if len(set(names)) != len(names):
-            raise LinkParameterError(f"{here}: agents names a robot twice: {names}")
-        for name in names:
-            if name in taken:
-                raise LinkParameterError(
-                    f"{here}: agents: robot {name!r} is already in {where}[{taken[name]}]; "
-                    f"a robot belongs to one group at most")
-            taken[name] = k
-        max_length = _length(group["max_length"], here, "max_length")
-        rest_length = None if group.get("rest_length") is None else \
-            _length(group["rest_length"], here, "rest_length")
-        if rest_length is not None and rest_length > max_length:
-            raise LinkParameterError(f"{here}: rest_length {rest_length} exceeds max_length "
-                                     f"{max_length}")
-        links.append(LinkSpec(tuple(names), max_length, rest_length))
-    return tuple(links)
-
-
-def _length(value: Any, where: str, key: str) -> float:
-    if isinstance(value, bool):
-        raise LinkParameterError(f"{where}: {key} must be a number, got {value!r}")
     try:
-        return as_finite(value, key, strictly_positive=True)
-    except ValueError as error:
-        raise LinkParameterError(f"{where}: {error}") from None
+        return link_groups(data, key=where)
+    except ScenarioError as error:
+        raise LinkParameterError(str(error)) from None
 
 
 def links_text(links: Sequence[LinkSpec]) -> str:
@@ -127,3 +88,52 @@ def group_of(links: Sequence[LinkSpec], name: str) -> Optional[LinkSpec]:
 def linked_names(links: Sequence[LinkSpec]) -> Tuple[str, ...]:
     """Every robot named in a group, in order."""
     return tuple(name for link in links for name in link.agents)
+
+
+class LinkedViews(NamedTuple):
+    """What a robot of ``links`` knows of them in one control period."""
+
+    tethers: List[TetherView]  # its group's partners it can see
+    links: List[LinkView]  # the other groups' links within reach, nearest first
+    missing: List[str]  # partners never seen
+    stale: List[str]  # partners last seen longer ago than the timeout
+
+
+def linked_views(robot: str, groups: Sequence[LinkSpec],
+                 observed: Mapping[str, Tuple[Vector2, Vector2, float]],
+                 radius_of: Callable[[str], float], lag: float, timeout: float,
+                 position: Vector2, reach: float) -> LinkedViews:
+    """``robot``'s partners and the other groups' links as they may be when its command
+    acts, from ``observed`` (name -> last position, velocity, and age in s).
+
+    Each robot is carried forward at its velocity for its age (at most
+    ``timeout``) plus ``lag``, as the robot's own state is. A partner never seen,
+    or seen longer than ``timeout`` ago, is left out and listed (where a tether
+    or load pulls the robot is then not known: orca_node holds it). Another
+    group's link is known once both its robots were seen; ``reach`` is the
+    robot's ``neighbor_dist`` (:func:`~orca_ros.core.links.links_within`).
+    """
+    def ahead(name: str) -> Vector2:
+        (x, y), (vx, vy), age = observed[name]
+        carried = min(age, timeout) + lag
+        return (x + vx * carried, y + vy * carried)
+
+    group = group_of(groups, robot)
+    tethers: List[TetherView] = []
+    missing: List[str] = []
+    stale: List[str] = []
+    for partner in group.agents if group is not None else ():
+        if partner == robot:
+            continue
+        if partner not in observed:
+            missing.append(partner)
+        elif observed[partner][2] > timeout:
+            stale.append(partner)
+        else:
+            tethers.append(TetherView(partner, ahead(partner), observed[partner][1],
+                                      radius_of(partner), group.max_length,
+                                      group.rest_length))
+    known = [LinkView(ahead(a), ahead(b), observed[a][1], observed[b][1], (a, b))
+             for link in groups if link is not group for a, b in link.pairs
+             if a in observed and b in observed]
+    return LinkedViews(tethers, links_within(position, known, reach), missing, stale)

@@ -8,12 +8,14 @@ carried load. Two things are new to ORCA (van den Berg et al. 2011) and to RVO2:
   (:func:`moving_segment_half_plane`, the ORCA half-plane of its velocity
   obstacle, and :func:`link_safety_half_plane`, a one-step guarantee);
 * a robot's own **tether** may not be stretched beyond ``max_length``
-  (:func:`tether_half_plane`).
+  (:func:`tether_half_plane`), nor swept onto another robot
+  (:func:`tether_sweep_half_plane`).
 
-All three are linear half-planes in the robot's own velocity, as
+All are linear half-planes in the robot's own velocity, as
 :class:`~orca_ros.core.linprog.HalfPlane` (a point and a unit direction, the
-allowed side to the LEFT of the direction), meant to be kept hard in ORCA's
-linear program (never traded away by eq. 7's fallback). The accounting helpers
+allowed side to the LEFT of the direction). ORCA keeps the link safety line
+hard and lets the others yield to the robots' safety half-planes
+(:mod:`orca_ros.core.methods.orca`). The accounting helpers
 (:func:`disc_touches_segment`, :func:`disc_crosses_moving_segment`) decide what
 :class:`~orca_ros.core.metrics.LinkLedger` counts. Plain floats only, no ROS.
 """

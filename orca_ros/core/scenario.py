@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import pathlib
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import yaml
 
@@ -262,53 +262,77 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
     return scenario
 
 
+def link_groups(data: list, where: str = "", key: str = "links",
+                agents: Optional[Sequence[str]] = None) -> Tuple[LinkSpec, ...]:
+    """The ``links:`` list's groups, checked by the format's rules: each a mapping of
+    ``agents`` (2 or 3 distinct names, leading/trailing slashes dropped) and
+    ``max_length`` (optional ``rest_length``, at most ``max_length``), lengths
+    positive and finite, an agent in one group at most, no other keys, and, given
+    ``agents``, only those names. A :class:`ScenarioError` names the place
+    (``where``, then ``key[k]``) and the field. The scenario loader and orca_node's
+    ``links`` parameter (:mod:`~orca_ros.core.link_params`) both read links with it."""
+    taken: Dict[str, int] = {}
+    known = None if agents is None else set(agents)
+    links = []
+    for k, group in enumerate(data):
+        here = f"{where}: {key}[{k}]" if where else f"{key}[{k}]"
+        if not isinstance(group, dict):
+            raise _fail(here, f"must be a mapping with 'agents' and 'max_length', "
+                              f"got {group!r}")
+        unknown = set(group) - LINK_KEYS
+        if unknown:
+            raise _fail(here, f"unknown key(s) {sorted(map(str, unknown))}; "
+                              f"allowed: {sorted(LINK_KEYS)}")
+        for field_name in ("agents", "max_length"):
+            if field_name not in group:
+                raise _fail(here, f"missing '{field_name}'")
+        names = group["agents"]
+        if not isinstance(names, list) or len(names) not in (2, 3):
+            raise _fail(here, f"agents must be a list of 2 or 3 names, got {names!r}")
+        names = [str(n).strip("/") for n in names]
+        if not all(names):
+            raise _fail(here, f"agents has an empty name: {group['agents']!r}")
+        if len(set(names)) != len(names):
+            raise _fail(here, f"agents names an agent twice: {names}")
+        for name in names:
+            if known is not None and name not in known:
+                raise _fail(here, f"agents: unknown agent {name!r}")
+            if name in taken:
+                raise _fail(here, f"agents: agent {name!r} is already in {key}[{taken[name]}]; "
+                                  f"an agent belongs to one group at most")
+            taken[name] = k
+        max_length = _length(group["max_length"], here, "max_length")
+        rest_length = None if group.get("rest_length") is None else \
+            _length(group["rest_length"], here, "rest_length")
+        if rest_length is not None and rest_length > max_length:
+            raise _fail(here, f"rest_length {rest_length} exceeds max_length {max_length}")
+        links.append(LinkSpec(tuple(names), max_length, rest_length))
+    return tuple(links)
+
+
+def _length(value: Any, where: str, key: str) -> float:
+    if isinstance(value, bool):
+        raise _fail(where, f"{key} must be a number, got {value!r}")
+    return _number(value, where, key, positive=True)
+
+
 def _links(raw: Any, agents: Tuple[AgentSpec, ...], where: str) -> Tuple[LinkSpec, ...]:
-    """The ``links:`` list: groups of 2 or 3 known agents, each agent in one group at
-    most, lengths positive, ``rest_length <= max_length``, and starts within
-    ``max_length`` of every partner (a tether cannot start over-stretched)."""
+    """The ``links:`` list (:func:`link_groups`, with the scenario's agents), and starts
+    within ``max_length`` of every partner (a tether cannot start over-stretched)."""
     if raw is None:
         return ()
     if not isinstance(raw, list):
         raise _fail(where, "'links' must be a list of {agents: [...], max_length: ...}")
     starts = {a.name: a.start for a in agents}
-    taken: Dict[str, int] = {}
-    links = []
-    for k, group in enumerate(raw):
-        here = f"{where}: links[{k}]"
-        if not isinstance(group, dict):
-            raise _fail(here, "must be a mapping with 'agents' and 'max_length'")
-        unknown = set(group) - LINK_KEYS
-        if unknown:
-            raise _fail(here, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(LINK_KEYS)}")
-        for key in ("agents", "max_length"):
-            if key not in group:
-                raise _fail(here, f"missing '{key}'")
-        names = group["agents"]
-        if not isinstance(names, list) or len(names) not in (2, 3):
-            raise _fail(here, f"agents must be a list of 2 or 3 agent names, got {names!r}")
-        names = [str(n) for n in names]
-        if len(set(names)) != len(names):
-            raise _fail(here, f"agents names an agent twice: {names}")
-        for name in names:
-            if name not in starts:
-                raise _fail(here, f"agents: unknown agent {name!r}")
-            if name in taken:
-                raise _fail(here, f"agents: agent {name!r} is already in links[{taken[name]}]; "
-                                  f"an agent belongs to one group at most")
-            taken[name] = k
-        max_length = _number(group["max_length"], here, "max_length", positive=True)
-        rest_length = None if group.get("rest_length") is None else \
-            _number(group["rest_length"], here, "rest_length", positive=True)
-        if rest_length is not None and rest_length > max_length:
-            raise _fail(here, f"rest_length {rest_length} exceeds max_length {max_length}")
-        link = LinkSpec(tuple(names), max_length, rest_length)
+    links = link_groups(raw, where, agents=list(starts))
+    for k, link in enumerate(links):
         for a, b in link.pairs:
             apart = math.dist(starts[a], starts[b])
-            if apart > max_length:
-                raise _fail(here, f"max_length: agents {a!r} and {b!r} start {apart:.3f} m "
-                                  f"apart, more than max_length {max_length} m")
-        links.append(link)
-    return tuple(links)
+            if apart > link.max_length:
+                raise _fail(f"{where}: links[{k}]",
+                            f"max_length: agents {a!r} and {b!r} start {apart:.3f} m "
+                            f"apart, more than max_length {link.max_length} m")
+    return links
 
 
 def check_start_positions(scenario: Scenario) -> None:

@@ -45,8 +45,7 @@ from ..core.controller import (
     predict_state,
 )
 from ..core.drive import KINEMATICS
-from ..core.links import links_within
-from ..core.link_params import group_of, linked_names, parse_links
+from ..core.link_params import group_of, linked_names, linked_views, parse_links
 from ..core.methods import TRACKING, LinkView, TetherView, method_names, method_spec
 from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands,
                                SharedPrediction, beyond_reach, perceive_neighbor_best,
@@ -729,55 +728,17 @@ class OrcaNode(Node):
     def _link_views(self, config: ControllerConfig, state: RobotState, now_ns: int,
                     neighbors_seen: Dict[str, Seen]
                     ) -> Tuple[List[TetherView], List[LinkView]]:
-        """This robot's partners (its ``links`` group) and the other groups' links within
-        ``neighbor_dist`` (nearest first), as they may be when the command acts.
-
-        A partner's odometry is carried forward at its velocity, as the own state is.
-        A partner without odometry, or whose odometry is older than
-        ``neighbor_timeout``, is left out and noted (``link_missing``,
-        ``link_stale``): :meth:`_link_hold` then holds the robot, since where a
-        tether or load pulls it is not known. Another group's link is drawn between
-        its robots' latest odometry, carried forward for at most ``neighbor_timeout``
-        (a robot whose own odometry stops is stopped by its own orca_node); a link one
-        of whose robots was never seen (or is forgotten) is not known and left out.
-        """
-        timeout_ns = int(self._param("neighbor_timeout") * 1e9)
-        lag = config.command_lag
-
-        def ahead(seen: Seen) -> Tuple[float, float]:
-            age = min((now_ns - seen.stamp_ns) * 1e-9, timeout_ns * 1e-9) + lag
-            return (seen.position[0] + seen.velocity[0] * age,
-                    seen.position[1] + seen.velocity[1] * age)
-
-        group = group_of(self.link_groups, self.robot)
-        tethers: List[TetherView] = []
-        missing: List[str] = []
-        stale: List[str] = []
-        for partner in group.agents if group is not None else ():
-            if partner == self.robot:
-                continue
-            seen = neighbors_seen.get(partner)
-            if seen is None:
-                missing.append(partner)
-            elif now_ns - seen.stamp_ns > timeout_ns:
-                stale.append(partner)
-            else:
-                tethers.append(TetherView(partner, ahead(seen), seen.velocity,
-                                          self._neighbor_radius(partner), group.max_length,
-                                          group.rest_length))
-        known = []
-        for link in self.link_groups:
-            if link is group:
-                continue
-            for a, b in link.pairs:
-                seen_a, seen_b = neighbors_seen.get(a), neighbors_seen.get(b)
-                if seen_a is not None and seen_b is not None:
-                    known.append(LinkView(ahead(seen_a), ahead(seen_b), seen_a.velocity,
-                                          seen_b.velocity, (a, b)))
-        self.link_missing, self.link_stale = missing, stale
-        links = links_within(state.position, known, config.neighbor_dist)
-        self.links_seen = len(links)
-        return tethers, links
+        """This robot's partners and the other groups' links near it
+        (:func:`~orca_ros.core.link_params.linked_views`); the partners it cannot see
+        are noted for :meth:`_link_hold`."""
+        observed = {name: (seen.position, seen.velocity, (now_ns - seen.stamp_ns) * 1e-9)
+                    for name, seen in neighbors_seen.items()}
+        views = linked_views(self.robot, self.link_groups, observed, self._neighbor_radius,
+                             config.command_lag, self._param("neighbor_timeout"),
+                             state.position, config.neighbor_dist)
+        self.link_missing, self.link_stale = views.missing, views.stale
+        self.links_seen = len(views.links)
+        return views.tethers, views.links
 
     def _link_hold(self) -> str:
         """Why the robot must hold still for its links ('' when it need not): the
