@@ -81,6 +81,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                                                                       "--method-param")))
         if args.safety_filter is not None:
             controller.append(("one_step_safety", args.safety_filter))
+        if args.max_reverse_speed is not None:
+            controller.append(("max_reverse_speed", None if args.max_reverse_speed < 0
+                               else args.max_reverse_speed))
         options = WorldOptions(method=_method(args, "bench"), kinematics=args.kinematics,
                                controller=tuple(controller),
                                command_validity_periods=args.command_validity_periods)
@@ -384,6 +387,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--safety-filter", action=argparse.BooleanOptionalAction, default=None,
                        help="run the one-step safety filter behind the method, or not "
                             "(default: as the method says)")
+    bench.add_argument("--max-reverse-speed", type=float, metavar="M",
+                       help="unicycles back off at up to M m/s while avoidance sends them "
+                            "back (-1: their max_speed; default 0: they never reverse)")
     bench.add_argument("--command-validity-periods", type=float, metavar="K",
                        help="plan as the ROS nodes do: commands act up to K time steps, "
                             "bodies brake at their acceleration limit (default: 1 step)")

@@ -158,6 +158,20 @@ def test_a_robot_at_its_goal_stays_there_and_still_steps_aside(ros):
     assert rig.node.goal_state == "goal reached"
 
 
+@pytest.mark.parametrize("max_reverse_speed", [-1.0, 0.0], ids=["may reverse", "forward only"])
+def test_a_diff_drive_robot_on_its_goal_backs_away_from_one_coming_at_its_front(
+        ros, max_reverse_speed):
+    rig = Rig(ros, kinematics="diff_drive", goal_tolerance=0.2, max_linear_accel=100.0,
+              max_reverse_speed=max_reverse_speed)
+    rig.goal.publish(goal(0.0, 0.0))
+    rig.drive(0.5, odom(0.0, 0.0))
+    cmd = rig.drive(0.5, odom(0.0, 0.0), odom(0.9, 0.0, yaw=math.pi, vx=1.0))
+    if max_reverse_speed < 0.0:  # -1: at up to max_speed
+        assert cmd.linear.x < -0.1 and rig.node.controller.drive_sign == -1
+    else:
+        assert cmd.linear.x >= 0.0 and rig.node.controller.drive_sign == 1
+
+
 def test_invalid_parameters_are_rejected_with_a_reason(ros):
     rig = Rig(ros)
     results = rig.node.set_parameters(params(kinematics="tank"))

@@ -4,8 +4,10 @@ import math
 
 import pytest
 
-from orca_ros.core.controller import TURN_FLOOR, ControllerConfig, RobotController, RobotState
-from orca_ros.core.drive import Body, step_body
+from orca_ros.core.controller import (TURN_FLOOR, ControllerConfig, Neighbor, RobotController,
+                                      RobotState)
+from orca_ros.core.drive import (Body, drive_direction, kinematic_half_planes, step_body,
+                                 unicycle_command)
 from orca_ros.core.geometry import point_polygon_signed_distance
 from orca_ros.core.obstacles import build_obstacle_edges
 from orca_ros.core.types import Polygon
@@ -117,3 +119,84 @@ def test_a_unicycle_held_almost_still_faces_its_goal_only_on_or_back_near_it(
         assert command.angular < 0.0  # a little right, to the preferred velocity
     else:
         assert command.angular > 1.0  # hard left, after the avoidance velocity
+
+
+# --- backing off ----------------------------------------------------------------------------
+
+def _at(deg):
+    return (math.cos(math.radians(deg)), math.sin(math.radians(deg)))
+
+
+def test_a_unicycle_backs_only_when_avoidance_sends_it_back_and_keeps_its_choice_near_its_side():
+    ahead = _at(0.0)  # facing +x, its goal ahead
+    assert drive_direction(0.0, _at(170.0), 1, True, ahead) == -1  # sent back: it backs
+    assert drive_direction(0.0, _at(170.0), 1, False, ahead) == 1  # unless it may not reverse
+    assert drive_direction(0.0, _at(170.0), 1, True, _at(180.0)) == 1  # goal behind: turn round
+    # Within 20 degrees either side of a right angle it keeps the direction it drives in.
+    assert drive_direction(0.0, _at(100.0), 1, True, ahead) == 1
+    assert drive_direction(0.0, _at(100.0), -1, True, ahead) == -1
+    assert drive_direction(0.0, _at(80.0), -1, True, ahead) == -1
+    assert drive_direction(0.0, _at(60.0), -1, True, ahead) == 1
+    assert drive_direction(0.0, (0.0, 0.0), -1, True, ahead) == -1  # no direction: as it was
+
+
+def _allowed(lines, u):
+    """``u`` on the allowed (left) side of every half-plane, within rounding."""
+    return all(line.direction_x * (u[1] - line.point_y) - line.direction_y * (u[0] - line.point_x)
+               >= -1e-9 for line in lines)
+
+
+def test_kinematic_half_planes_in_reverse_allow_backing_within_its_speed_and_acceleration():
+    limits = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0, time_step=0.1,
+                              kinematics="diff_drive").limits  # 4 m/s^2: 0.4 m/s a period
+    back = kinematic_half_planes(0.0, 0.0, limits, 0.1, direction=-1, reverse_speed=0.3)
+    assert _allowed(back, (-0.3, 0.0)) and _allowed(back, (0.0, 0.0))
+    assert not _allowed(back, (-0.35, 0.0))  # beyond the reverse speed
+    assert not _allowed(back, (0.1, 0.0))  # forward, while it backs
+    forward = kinematic_half_planes(0.0, 0.0, limits, 0.1)
+    assert not _allowed(forward, (-0.1, 0.0))
+    # Still driving forward at 0.7 m/s when it turns to backing: it only brakes, hard.
+    braking = kinematic_half_planes(0.0, 0.7, limits, 0.1, direction=-1, reverse_speed=1.0)
+    assert _allowed(braking, (0.3, 0.0))
+    assert not _allowed(braking, (0.2, 0.0)) and not _allowed(braking, (0.4, 0.0))
+
+
+def test_a_unicycle_backing_off_turns_its_back_towards_where_it_goes():
+    limits = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0, time_step=0.1,
+                              kinematics="diff_drive").limits
+    v, omega = unicycle_command((-0.3, 0.0), _at(170.0), 0.0, (0.0, 0.0), limits, 0.1,
+                                direction=-1, reverse_speed=1.0)
+    assert v == pytest.approx(-0.3)
+    assert omega < 0.0  # the back (180 deg) turns towards 170 deg: clockwise
+    v, omega = unicycle_command((-0.3, 0.0), _at(170.0), 0.0, (0.0, 0.0), limits, 0.1)
+    assert v == 0.0 and omega > 0.0  # forward only: it stands and turns its front round
+
+
+def _close_call(max_reverse_speed):
+    """A unicycle facing its goal, and a robot that does not avoid it coming head-on at
+    0.4 m/s, 5 cm from contact: the smallest gap over 2 s."""
+    config = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0, time_step=0.1,
+                              kinematics="diff_drive", max_reverse_speed=max_reverse_speed)
+    controller = RobotController(config, key="a")
+    controller.set_path([(4.0, 0.0)])
+    body = Body(0.0, 0.0, 0.0)
+    other, other_velocity = (0.45, 0.0), (-0.4, 0.0)
+    gap, backed = math.inf, False
+    for _ in range(20):
+        state = RobotState((body.x, body.y), body.world_velocity, body.heading, body.vx,
+                           body.omega)
+        neighbor = Neighbor(other, other_velocity, 0.2, "b", reciprocates=False)
+        command = controller.compute(state, [neighbor])
+        backed = backed or command.linear < -0.1
+        body = step_body(body, (command.linear, 0.0, command.angular), "diff_drive",
+                         config.limits, config.time_step)
+        other = (other[0] + other_velocity[0] * 0.1, other[1])
+        gap = min(gap, math.dist((body.x, body.y), other) - 0.4)
+    return gap, backed
+
+
+def test_a_unicycle_backs_away_from_a_robot_coming_at_it_that_turning_round_cannot_escape():
+    gap, backed = _close_call(None)  # may back off at up to max_speed
+    assert backed and gap >= 0.0
+    gap, backed = _close_call(0.0)  # forward only: it must turn first, and is hit
+    assert not backed and gap < 0.0

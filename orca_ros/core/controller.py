@@ -31,8 +31,8 @@ from functools import cached_property
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .cube import CUBE_RADIUS_UNITS, move_to_target
-from .drive import (KINEMATICS, DiffDriveLimits, keep_right_angle, kinematic_half_planes,
-                    tracking_error_bound, unicycle_command, unicycle_step)
+from .drive import (KINEMATICS, DiffDriveLimits, drive_direction, keep_right_angle,
+                    kinematic_half_planes, tracking_error_bound, unicycle_command, unicycle_step)
 from .guidance import SIGHT_LINE, VisibilityRoadmap, detour_around_discs
 from .linprog import HalfPlane
 from .methods import (TRACKING, AvoidanceMethod, MethodOutput, MethodSpec, NeighborView,
@@ -91,6 +91,8 @@ class ControllerConfig:
     accel_limited: bool = False  # holonomic body changes velocity at most at max_linear_accel
     lateral_speed_ratio: float = 0.25
     lateral_error_max_ratio: float = 0.15
+    # m/s a unicycle may back off at (drive.drive_direction); 0: never; None: max_speed
+    max_reverse_speed: Optional[float] = 0.0
 
     def __post_init__(self) -> None:
         for name in ("radius", "max_speed", "pref_speed", "time_step", "time_horizon",
@@ -114,6 +116,8 @@ class ControllerConfig:
             raise ValueError("max_neighbors must be >= 0 and guidance_period >= 1")
         if self.lag_error is not None:
             as_finite(self.lag_error, "lag_error", minimum=0.0)
+        if self.max_reverse_speed is not None:
+            as_finite(self.max_reverse_speed, "max_reverse_speed", minimum=0.0)
         for name in ("goal_tolerance", "waypoint_tolerance", "command_validity"):
             if getattr(self, name) is not None:
                 as_finite(getattr(self, name), name, strictly_positive=True)
@@ -158,6 +162,13 @@ class ControllerConfig:
         if self.command_validity is None:
             return self.time_step
         return max(self.command_validity, self.time_step)
+
+    @property
+    def reverse_speed(self) -> float:
+        """How fast a unicycle may back off (m/s): ``max_reverse_speed`` (None:
+        ``max_speed``); 0, the default, for a robot that never reverses."""
+        return self.max_speed if self.max_reverse_speed is None else \
+            min(self.max_reverse_speed, self.max_speed)
 
     @property
     def braking_accel(self) -> Optional[float]:
@@ -245,22 +256,26 @@ class ControllerConfig:
         return self.radius if self.waypoint_tolerance is None else self.waypoint_tolerance
 
 
-def _along_heading(heading: float, line: HalfPlane) -> Optional[HalfPlane]:
+def _along_heading(heading: float, line: HalfPlane,
+                   may_reverse: bool = False) -> Optional[HalfPlane]:
     """A safety half-plane ``v . n <= L`` applied to what a unicycle really drives.
 
     A unicycle commanded ``u`` moves at ``(u . h) h`` along its heading ``h``;
     the lateral part of ``u`` (up to ``E_lat / dt``) is only covered by the
     tracking margin, which a robot already inside the margin no longer has.
     So the motion itself keeps to the limit: ``(u . h)(h . n) <= L``, a
-    half-plane in ``u`` when the robot faces the other (``h . n > 0``).
-    ``u = 0`` satisfies it whenever ``L >= 0``.
+    half-plane in ``u`` when the robot faces the other (``h . n > 0``: a limit
+    on driving forward) or, if it ``may_reverse``, turns its back to it
+    (``h . n < 0``: a limit on backing). ``u = 0`` satisfies it whenever ``L >= 0``.
     """
     hx, hy = math.cos(heading), math.sin(heading)
     nx, ny = line.direction_y, -line.direction_x  # the normal towards the other
     facing = hx * nx + hy * ny
-    if facing < 0.1:
+    if facing < 0.1 and not (may_reverse and facing < -0.1):
         return None
     limit = (line.point_x * nx + line.point_y * ny) / facing
+    if facing < 0.0:  # its back to the other: backing towards it is what is limited
+        return HalfPlane(hx * limit, hy * limit, hy, -hx)
     return HalfPlane(hx * limit, hy * limit, -hy, hx)
 
 
@@ -359,6 +374,7 @@ class RobotController:
     _method_config: Optional[ControllerConfig] = None
     _pref_target: Optional[Vector2] = None
     _detour_side: int = 0  # the way round standing robots being taken (see _detour)
+    drive_sign: int = 1  # a unicycle drives forward (+1) or in reverse (-1), see drive_direction
 
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
         """Follow these points in order; the last one is the goal. Empty: stand still."""
@@ -676,7 +692,8 @@ class RobotController:
         off its heading, stood there for the rest of a crowd run)."""
         if not self.effective_config.diff_drive:
             return []
-        driving = (_along_heading(state.heading, line) for line in inside)
+        may_reverse = self.effective_config.reverse_speed > 0.0
+        driving = (_along_heading(state.heading, line, may_reverse) for line in inside)
         return [line for line in driving if line is not None]
 
     def _safety_lines(self, state: RobotState, close: Sequence[Neighbor],
@@ -837,9 +854,13 @@ class RobotController:
                            self._guide_target, self.stalled_time)
         limits = c.limits
         planned = result
+        turn_to = self._turn_to(state, free, pref, result, arrived)
+        self.drive_sign = drive_direction(state.heading, turn_to, self.drive_sign,
+                                          c.reverse_speed > 0.0, pref)
         if spec.takes_constraints:
-            hard = safety + driving + kinematic_half_planes(state.heading, state.linear_speed,
-                                                            limits, c.time_step)
+            hard = safety + driving + kinematic_half_planes(
+                state.heading, state.linear_speed, limits, c.time_step, self.drive_sign,
+                c.reverse_speed)
             planned = self._run_method(view._replace(hard_half_planes=hard))
         elif driving:
             velocity, relaxed = filter_velocity(result.velocity, view.max_speed,
@@ -848,12 +869,27 @@ class RobotController:
                 planned = result._replace(velocity=velocity,
                                           used_fallback=result.used_fallback or relaxed,
                                           waypoint=None, waypoint_speed=None)
-        turn_to = free
-        if not spec.takes_constraints and free == (0.0, 0.0) and result.waypoint is not None:
+        if c.tracking == "move2target":
+            v, omega = self._move_to_target(state, planned)
+        else:
+            v, omega = unicycle_command(planned.velocity, turn_to, state.heading,
+                                        (state.linear_speed, state.angular_speed), limits,
+                                        c.time_step, c.heading_time_constant, self.drive_sign,
+                                        c.reverse_speed)
+        return Command(planned.velocity, v, omega, pref, free, planned, arrived,
+                       self._guide_target, self.stalled_time)
+
+    def _turn_to(self, state: RobotState, free: Vector2, pref: Vector2, result: MethodOutput,
+                 arrived: bool) -> Vector2:
+        """Where a unicycle turns its axis to: the method's velocity without the kinematic
+        half-planes (``free``), but for a robot held still on or by its goal."""
+        c = self.effective_config
+        if not c.method_spec.takes_constraints and free == (0.0, 0.0) and \
+                result.waypoint is not None:
             # Held at speed 0 with a waypoint: stand, but face it (as the SDK's cube does).
-            turn_to = (result.waypoint[0] - state.position[0],
-                       result.waypoint[1] - state.position[1])
-        elif math.hypot(*free) < TURN_FLOOR * c.max_speed and (arrived or (
+            return (result.waypoint[0] - state.position[0],
+                    result.waypoint[1] - state.position[1])
+        if math.hypot(*free) < TURN_FLOOR * c.max_speed and (arrived or (
                 self.goal_reached and
                 math.dist(state.position, self.waypoints[-1]) <= 2.0 * c.radius)):
             # Held (nearly) still on its goal, or pushed off it by others: a velocity
@@ -865,12 +901,5 @@ class RobotController:
             # robots apart (facing the preferred velocity everywhere gridlocked
             # diff-drive block crowds; within two radii of a goal not yet reached it
             # kept a menge_circle robot 0.5 m short for 40 s).
-            turn_to = pref
-        if c.tracking == "move2target":
-            v, omega = self._move_to_target(state, planned)
-        else:
-            v, omega = unicycle_command(planned.velocity, turn_to, state.heading,
-                                        (state.linear_speed, state.angular_speed), limits,
-                                        c.time_step, c.heading_time_constant)
-        return Command(planned.velocity, v, omega, pref, free, planned, arrived,
-                       self._guide_target, self.stalled_time)
+            return pref
+        return free

@@ -262,6 +262,11 @@ class OrcaNode(Node):
                                                 0.01, 100.0))
         d("max_linear_accel", 4.0, float_param("linear acceleration limit (m/s^2)", 0.01, 1000.0))
         d("max_angular_accel", 20.0, float_param("angular acceleration limit (rad/s^2)", 0.01, 1e4))
+        d("max_reverse_speed", 0.0, float_param(
+            "how fast a diff-drive robot may back off (m/s): it reverses while avoidance "
+            "sends it back (more than a right angle and 20 deg from its heading, against "
+            "its preferred velocity) instead of turning round first; 0 = never reverses, "
+            "-1 = max_speed", -1.0, 20.0))
         d("heading_time_constant", 0.0, float_param("diff-drive heading error closed in this "
                                                     "long (s); 0 = one control period", 0.0, 10.0))
         d("command_lag", 0.0, float_param("robot's command-to-motion lag (s): plan from the "
@@ -352,6 +357,8 @@ class OrcaNode(Node):
             max_linear_accel=self._param("max_linear_accel"),
             max_angular_accel=self._param("max_angular_accel"),
             heading_time_constant=self._param("heading_time_constant"),
+            max_reverse_speed=None if self._param("max_reverse_speed") < 0 else
+            self._param("max_reverse_speed"),
             tracking=self._param("tracking"),
             command_lag=self._param("command_lag"),
             lag_error=None if self._param("lag_error") < 0 else self._param("lag_error"),
