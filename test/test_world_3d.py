@@ -104,7 +104,7 @@ def test_strict_world_follows_the_rvo2_3d_library_step_by_step():
     assert np.abs(ours.positions - reference.positions).max() < 1e-3
 
 
-def test_ours_keeps_the_sphere_swap_clear_where_rvo2_3d_overlaps():
+def test_strict_rvo2_3d_lets_spheres_overlap_on_the_sphere_swap():
     strict = World3D(scenario_3d("sphere_swap_3d"), WorldOptions(method="orca_strict")).run()
     assert strict.collisions > 0  # RVO2-3D's least-violation fallback lets spheres touch
 
