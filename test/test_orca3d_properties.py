@@ -160,6 +160,17 @@ def test_two_reciprocal_agents_sent_head_on_never_overlap(offset_y, offset_z, sp
         assert positions[0][0] > 0.0 and positions[1][0] < 0.0
 
 
+@pytest.mark.parametrize("speed,r1,r2,time_step,time_horizon", [
+    (0.9, 0.125, 0.1015625, 0.25, 0.5),  # rounding residue once sped this pair into contact
+    (2.0, 0.6, 0.6, 0.25, 0.5), (0.5, 0.3, 0.2, 0.05, 5.0), (1.3, 0.1, 0.45, 0.1, 1.0)])
+def test_a_pair_sent_exactly_head_on_passes_without_contact(speed, r1, r2, time_step,
+                                                            time_horizon):
+    """Exactly on each other's axis, the relative velocity lies on the cone's axis, where
+    RVO2-3D's cone projection is 0 / 0 (near it, rounding residue): the limit is taken."""
+    test_two_reciprocal_agents_sent_head_on_never_overlap.hypothesis.inner_test(
+        0.0, 0.0, speed, r1, r2, time_step, time_horizon)
+
+
 def test_degenerate_but_legal_input_gives_finite_bounded_velocity():
     cases = [
         # coincident agents moving alike (RVO2-3D divides by zero here)

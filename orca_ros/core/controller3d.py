@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
-from .controller import SAFETY_HAIR, ControllerConfig
+from .controller import ControllerConfig
 from .drive import keep_right_angle
 from .linprog3d import HalfSpace
 from .methods.base3d import (AvoidanceMethod3D, MethodOutput3D, NeighborView3D, RobotView3D,
@@ -38,8 +38,8 @@ from .orca3d import one_step_safety_half_space
 from .perception import position_uncertainty
 from .types import Vector3
 
-__all__ = ["SAFETY_HAIR", "AerialCommand", "AerialController", "Neighbor3D",
-           "perceive_neighbor_3d", "select_neighbors_3d"]
+__all__ = ["AerialCommand", "AerialController", "Neighbor3D", "perceive_neighbor_3d",
+           "select_neighbors_3d"]
 
 
 class Neighbor3D(NamedTuple):

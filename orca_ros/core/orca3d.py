@@ -39,6 +39,9 @@ from .types import AgentState3D, NeighborState3D, Vector3, as_finite
 
 TIE_DIRECTION: Vector3 = (1.0, 0.0, 0.0)
 """The direction taken where RVO2-3D has none (coincident centres moving alike)."""
+AXIS_SINE = 1e-6
+"""A relative velocity whose angle to the cone's axis has a smaller sine counts as on the
+axis (:func:`cone_projection`): there RVO2-3D's formula is 0 / 0 or rounding residue."""
 
 
 @dataclass(frozen=True)
@@ -136,37 +139,50 @@ def cone_projection(relative_velocity: Vector3, relative_position: Vector3,
     ``t = (b + sqrt(b**2 - a c)) / a`` with ``a = |p|**2``, ``b = p . v_rel``
     and ``c = |v_rel|**2 - |p x v_rel|**2 / (|p|**2 - r**2)``; then with
     ``w = v_rel - t p``, ``u = (r t - |w|) w / |w|`` and ``n = w / |w|``. A
-    relative velocity on the cone's axis (``w = 0``: RVO2-3D divides by zero;
-    rounding may also make ``b**2 - a c`` slightly negative there) gets the
-    formula's limit as ``v_rel`` nears the axis from a fixed side ``e``
-    perpendicular to it: ``n = cos(theta) e - sin(theta) p / |p|`` (the cone's
-    outward normal) and ``u = r t n``.
+    relative velocity on the cone's axis, to within :data:`AXIS_SINE` (``w = 0``:
+    RVO2-3D divides by zero; near it ``w`` is rounding residue that may point
+    anywhere, even along the axis) gets the formula's limit as ``v_rel`` nears
+    the axis from its side ``e`` (a fixed one, exactly on it): ``n = cos(theta)
+    e - sin(theta) p / |p|`` (the cone's outward normal) and ``u = r t n``,
+    ``t = b / a``.
     """
     px, py, pz = relative_position
     vx, vy, vz = relative_velocity
     dist_sq = px * px + py * py + pz * pz
     cx, cy, cz = py * vz - pz * vy, pz * vx - px * vz, px * vy - py * vx  # p x v_rel
+    cross_sq = cx * cx + cy * cy + cz * cz
     a = dist_sq
     b = px * vx + py * vy + pz * vz
-    c = (vx * vx + vy * vy + vz * vz) - \
-        (cx * cx + cy * cy + cz * cz) / (dist_sq - combined_radius * combined_radius)
-    t = (b + math.sqrt(max(b * b - a * c, 0.0))) / a
-    wx, wy, wz = vx - t * px, vy - t * py, vz - t * pz
-    w_length = math.sqrt(wx * wx + wy * wy + wz * wz)
-    if w_length == 0.0:
-        # On the axis: the formula's limit as v_rel nears the axis from the side e is
-        # the cone's outward normal there, cos(theta) e - sin(theta) p / |p|.
-        ex, ey, ez = _perpendicular(relative_position)
+    if cross_sq <= AXIS_SINE * AXIS_SINE * dist_sq * (vx * vx + vy * vy + vz * vz):
+        # On the axis (to rounding): the formula's limit as v_rel nears the axis from
+        # the side e is n = cos(theta) e - sin(theta) p / |p|, u = r t n with t = b / a.
+        # Computed by the formula, w would be rounding residue pointing anywhere (along
+        # the axis too: a pair sent exactly head on then sped up into each other).
+        if cross_sq > 0.0:
+            ex, ey, ez = _unit_or_none(cy * pz - cz * py, cz * px - cx * pz,
+                                       cx * py - cy * px) or _perpendicular(relative_position)
+        else:
+            ex, ey, ez = _perpendicular(relative_position)
         distance = math.sqrt(dist_sq)
         sin_theta = combined_radius / distance
         cos_theta = math.sqrt(max(1.0 - sin_theta * sin_theta, 0.0))
         unit_w = (cos_theta * ex - sin_theta * px / distance,
                   cos_theta * ey - sin_theta * py / distance,
                   cos_theta * ez - sin_theta * pz / distance)
-    else:
-        unit_w = (wx / w_length, wy / w_length, wz / w_length)
+        scale = combined_radius * b / a
+        return unit_w, (scale * unit_w[0], scale * unit_w[1], scale * unit_w[2])
+    c = (vx * vx + vy * vy + vz * vz) - cross_sq / (dist_sq - combined_radius * combined_radius)
+    t = (b + math.sqrt(max(b * b - a * c, 0.0))) / a
+    wx, wy, wz = vx - t * px, vy - t * py, vz - t * pz
+    w_length = math.sqrt(wx * wx + wy * wy + wz * wz)
+    unit_w = (wx / w_length, wy / w_length, wz / w_length)
     scale = combined_radius * t - w_length
     return unit_w, (scale * unit_w[0], scale * unit_w[1], scale * unit_w[2])
+
+
+def _unit_or_none(x: float, y: float, z: float) -> Optional[Vector3]:
+    norm = math.sqrt(x * x + y * y + z * z)
+    return None if norm == 0.0 else (x / norm, y / norm, z / norm)
 
 
 def agent_orca_half_space(velocity: Vector3, other_position_rel: Vector3,
