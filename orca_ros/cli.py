@@ -28,9 +28,12 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
 
     try:
         cases = load_cases(args.file)
+        reports = run_cases(cases, tolerance=args.tolerance)
     except (OSError, ValueError) as error:
         return _refused("conformance", error)
-    reports = run_cases(cases, tolerance=args.tolerance)
+    except (KeyError, TypeError) as error:
+        return _refused("conformance", ValueError(f"{args.file}: a case lacks or misshapes "
+                                                  f"a field: {error!r}"))
     total_passed = total_failed = 0
     for category, report in reports.items():
         total_passed += report.passed
@@ -362,7 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="orca-ros", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    conformance = sub.add_parser("conformance", help="replay single-step RVO2 cases (JSON Lines)")
+    conformance = sub.add_parser("conformance", help="replay single-step RVO2 (2D) or RVO2-3D "
+                                                     "cases (JSON Lines)")
     conformance.add_argument("file", help="cases file, e.g. test/data/rvo2_single_step.jsonl")
     conformance.add_argument("--tolerance", type=float, default=1e-3,
                              help="Euclidean velocity tolerance (default 1e-3)")

@@ -100,7 +100,27 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
     if scenario.links:
         # Every robot gets all groups: its own partners, and the links it must keep off.
         parameters["links"] = links_text(scenario.links)
+    if scenario.dimensions == 3:
+        parameters["dimensions"] = 3  # an aerial robot
     return parameters
+
+
+def check_3d_fleet(scenario: Scenario, options: FleetOptions) -> None:
+    """Refuse, naming it, what a 3D scenario (aerial robots) cannot run with through ROS:
+    toio cubes, unicycles, the supervisor, a method without a 3D version."""
+    where = scenario.path or scenario.name
+    if options.backend != "sim":
+        raise ValueError(f"{where}: a 3D scenario (dimensions: 3) runs on fleet_sim "
+                         f"(--backend sim), not {options.backend}")
+    if (options.kinematics or "holonomic") != "holonomic":
+        raise ValueError(f"{where}: a 3D scenario (dimensions: 3) is run holonomic only, "
+                         f"not with kinematics {options.kinematics!r}")
+    if options.supervisor:
+        raise ValueError(f"{where}: the supervisor is 2D only; a 3D scenario "
+                         f"(dimensions: 3) runs without it")
+    if options.method not in method_names(ros=True, dimensions=3):
+        raise ValueError(f"{where}: method {options.method!r} has no 3D version; in 3D "
+                         f"through ROS: {', '.join(method_names(ros=True, dimensions=3))}")
 
 
 def command_validity(control_rate: float) -> float:
@@ -142,6 +162,8 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
     scenario = load_scenario(path)
     if options.backend not in ("sim", "toio-sim"):
         raise ValueError(f"backend must be 'sim' or 'toio-sim', got {options.backend!r}")
+    if scenario.dimensions == 3:
+        check_3d_fleet(scenario, options)
     goal_subscribers = 2 if options.supervisor else 1
     if options.backend == "toio-sim":
         simulator = NodeSpec("toio_bridge", "toio_bridge", parameters={

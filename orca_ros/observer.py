@@ -11,7 +11,8 @@ For a scenario with ``links:`` it judges the links at the same stamps
 (:class:`LinkAudit`): ``link_crossings`` (robots whose disc touched another
 group's link, the segment between two linked robots' centres) and
 ``link_overstretches`` (linked pairs ever farther apart than ``max_length``
-+ 1 mm).
++ 1 mm). For a 3D scenario (``dimensions: 3``, aerial robots) it reads each
+pose's height too and judges spheres in 3D.
 
 On SIGINT/SIGTERM, or after ``--duration`` wall seconds, it writes the JSON
 report, prints one summary line and exits 0. With ``--status FILE`` it
@@ -151,6 +152,7 @@ class Watch:
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
         self.audit = audit_for(scenario)
+        self.aerial = scenario.dimensions == 3
         self.names = [a.name for a in scenario.agents]
         self.first_wall: Dict[str, float] = {}
         self.last_wall: Dict[str, float] = {}
@@ -172,7 +174,8 @@ class Watch:
         self.last_wall[name] = now
         stamp = msg.header.stamp
         p = msg.pose.pose.position
-        self.audit.add(name, stamp.sec * 1_000_000_000 + stamp.nanosec, p.x, p.y)
+        self.audit.add(name, stamp.sec * 1_000_000_000 + stamp.nanosec, p.x, p.y,
+                       p.z if self.aerial else None)
 
     def on_diagnostics(self, msg) -> None:
         """fleet_sim's ``arrived`` and ``sim_time`` (with the wall time it was heard), and

@@ -5,7 +5,8 @@ One drawing serves every source: the pure-core world (``orca-ros bench``), a
 run through ROS nodes (``orca-ros sim --plot``) and a recorded bag
 (``orca-ros plot``). Each gives robot names, one time axis and positions on
 it (NaN where a robot is not known), radii where known, and a scenario or
-the obstacle segments a bag carried.
+the obstacle segments a bag carried. Runs of aerial robots (positions with
+three columns) are drawn from above and from two sides (:func:`plot_run_3d`).
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ class Approach:
 def closest_approach(positions: np.ndarray, radii: Sequence[float],
                      times: np.ndarray) -> Optional[Approach]:
     """The smallest gap between any two robots at any common time (None: fewer than two
-    robots ever known at once). ``positions`` is (T, N, 2) with NaN where unknown."""
+    robots ever known at once). ``positions`` is (T, N, 2), or (T, N, 3) for aerial
+    robots, with NaN where unknown."""
     count = positions.shape[1] if positions.ndim == 3 else 0
     if count < 2 or len(times) == 0:
         return None
@@ -59,10 +61,14 @@ def closest_approach(positions: np.ndarray, radii: Sequence[float],
     sums = radii[:, None] + radii[None, :]
     upper = np.triu(np.ones((count, count), dtype=bool), 1)
     best: Optional[Approach] = None
-    for begin in range(0, len(times), 256):  # (chunk, N, N) at a time
-        chunk = positions[begin:begin + 256]
+    frames = max(1, min(256, 4_000_000 // (count * count)))
+    for begin in range(0, len(times), frames):  # (chunk, N, N) at a time
+        chunk = positions[begin:begin + frames]
         delta = chunk[:, :, None, :] - chunk[:, None, :, :]
-        distance = np.hypot(delta[..., 0], delta[..., 1])
+        if delta.shape[-1] == 2:
+            distance = np.hypot(delta[..., 0], delta[..., 1])
+        else:
+            distance = np.sqrt((delta * delta).sum(axis=-1))
         gap = np.where(upper[None] & np.isfinite(distance), distance - sums[None], np.inf)
         flat = int(np.argmin(gap))
         k, i, j = np.unravel_index(flat, gap.shape)
@@ -296,6 +302,107 @@ def animate_run(path: str | pathlib.Path, times: np.ndarray, positions: np.ndarr
     return path
 
 
+VIEWS_3D = (("top view", 0, 1), ("side view (from -y)", 0, 2), ("side view (from +x)", 1, 2))
+"""The projections of a 3D run: title, horizontal and vertical axis (0 x, 1 y, 2 z)."""
+AXIS_NAMES = "xyz"
+
+
+def plot_run_3d(path: str | pathlib.Path, times: np.ndarray, positions: np.ndarray,
+                names: Sequence[str], radii: Optional[Sequence[Optional[float]]] = None,
+                title: str = "", starts: Optional[np.ndarray] = None,
+                goals: Optional[np.ndarray] = None,
+                collision_points: Sequence = ()) -> pathlib.Path:
+    """One PNG of an aerial run, three panels: from above (x-y) and from two sides (x-z,
+    y-z). Each robot's path in its colour with dots every few seconds, starts (o), goals
+    (x), its final sphere as a circle, the closest approach in 3D (both spheres then
+    and the line between them, in every panel) and collisions (red stars).
+
+    ``positions`` (T, N, 3) with NaN where a robot is unknown."""
+    plt = _figure()
+    from matplotlib.patches import Circle
+
+    positions = np.asarray(positions, dtype=float)
+    times = np.asarray(times, dtype=float)
+    count = positions.shape[1]
+    known = [float(r) if r is not None and math.isfinite(r) else 0.0
+             for r in (list(radii) if radii is not None else [None] * count)]
+    finite = positions[np.isfinite(positions[..., 0])].reshape(-1, 3)
+    points = [finite] + [np.asarray(p, dtype=float).reshape(-1, 3)
+                         for p in (starts, goals) if p is not None and len(p)]
+    cloud = np.concatenate(points) if points else np.zeros((1, 3))
+    pad = max(max(known, default=0.0) * 1.5, 0.03 * float(np.ptp(cloud, axis=0).max(initial=1.0)))
+    low, high = cloud.min(axis=0) - pad, cloud.max(axis=0) + pad
+    fig, axes = plt.subplots(1, 3, figsize=(15.0, 5.6), dpi=100, layout="constrained")
+    colours = _colours(plt, count)
+    line_width = 1.3 if count <= 12 else (0.7 if count <= 100 else 0.4)
+    finite_times = times[np.isfinite(times)]
+    duration = float(finite_times.max() - finite_times.min()) if len(finite_times) else 0.0
+    interval = mark_interval(duration) if duration > 0 else 0.0
+    offsets = np.arange(interval, duration + 1e-9, interval) if interval else np.zeros(0)
+    mark_indices = np.array([int(np.nanargmin(np.abs(times - finite_times.min() - offset)))
+                             for offset in offsets], dtype=int)
+    approach = closest_approach(positions, known, times)
+    for panel, (ax, (label, h, v)) in enumerate(zip(axes, VIEWS_3D)):
+        for i in range(count):
+            xy = positions[:, i, :]
+            ax.plot(xy[:, h], xy[:, v], color=colours[i], linewidth=line_width, zorder=2,
+                    label=names[i] if count <= MAX_NAMED and panel == 0 else None)
+            dots = xy[mark_indices]
+            dots = dots[np.isfinite(dots[:, 0])]
+            if len(dots) and count <= 40:
+                ax.plot(dots[:, h], dots[:, v], linestyle="none", marker="o", markersize=2.2,
+                        markerfacecolor=colours[i], markeredgecolor="k", markeredgewidth=0.3,
+                        zorder=3, label=f"every {interval:g} s" if panel == 0 and i == 0
+                        else None)
+            valid = xy[np.isfinite(xy[:, 0])]
+            if count <= 40 and len(valid) and known[i] > 0:
+                ax.add_patch(Circle((valid[-1][h], valid[-1][v]), known[i], fill=False,
+                                    color=colours[i], linewidth=0.6, zorder=2))
+        for what, marker, style in (("start", "o", dict(facecolors="none", edgecolors="k")),
+                                    ("goal", "x", dict(c="k"))):
+            where = starts if what == "start" else goals
+            if where is not None and len(where):
+                where = np.asarray(where, dtype=float)
+                ax.scatter(where[:, h], where[:, v], marker=marker, s=12, linewidths=0.6,
+                           zorder=4, label=what if panel == 0 else None, **style)
+        if approach is not None:
+            a = positions[approach.index, approach.first]
+            b = positions[approach.index, approach.second]
+            for who, centre in ((approach.first, a), (approach.second, b)):
+                if known[who] > 0:
+                    ax.add_patch(Circle((centre[h], centre[v]), known[who], fill=True,
+                                        facecolor=colours[who], alpha=0.25, edgecolor="k",
+                                        linestyle="--", linewidth=0.8, zorder=4))
+            what = "gap" if any(known) else "distance"
+            value = approach.gap if any(known) else approach.distance
+            ax.plot([a[h], b[h]], [a[v], b[v]], color="k", linewidth=1.0, zorder=5,
+                    label=(f"closest approach (3D): {what} {value:.3f} m, "
+                           f"{names[approach.first]}–{names[approach.second]} at "
+                           f"{approach.time - finite_times.min():.1f} s") if panel == 0
+                    else None)
+        if len(collision_points):
+            hits = np.asarray(collision_points, dtype=float).reshape(-1, 3)
+            ax.scatter(hits[:, h], hits[:, v], c="red", s=18, marker="*", zorder=6,
+                       label=f"collision ({len(hits)} samples)" if panel == 0 else None)
+        ax.set_xlim(low[h], high[h])
+        ax.set_ylim(low[v], high[v])
+        ax.set_aspect("equal")
+        ax.set_xlabel(f"{AXIS_NAMES[h]} [m]")
+        ax.set_ylabel(f"{AXIS_NAMES[v]} [m]")
+        ax.set_title(label, fontsize=9)
+        ax.tick_params(labelsize=7)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=max(min(len(labels), 6), 1),
+               fontsize=7, frameon=False, handlelength=1.6, columnspacing=1.2)
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, bbox_inches="tight", pad_inches=0.06)
+    plt.close(fig)
+    return path
+
+
 def _scenario_times(scenario: Scenario, trajectory: np.ndarray,
                     times: Optional[np.ndarray]) -> np.ndarray:
     if times is not None and len(times) == len(trajectory):
@@ -308,7 +415,14 @@ def plot_trajectories(scenario: Scenario, trajectory: np.ndarray, path: str | pa
                       final_radius: bool = True,
                       times: Optional[np.ndarray] = None) -> pathlib.Path:
     """:func:`plot_run` for a scenario's run: ``trajectory`` (T, N, 2) in the scenario's
-    agent order, ``times`` (T,) (default: one time step per row)."""
+    agent order, ``times`` (T,) (default: one time step per row); for a 3D scenario
+    (T, N, 3), :func:`plot_run_3d`."""
+    if scenario.dimensions == 3:
+        return plot_run_3d(path, _scenario_times(scenario, trajectory, times), trajectory,
+                           [a.name for a in scenario.agents],
+                           [a.radius for a in scenario.agents], title,
+                           np.array([a.start for a in scenario.agents]),
+                           np.array([a.goal for a in scenario.agents]), collision_points)
     return plot_run(path, _scenario_times(scenario, trajectory, times), trajectory,
                     [a.name for a in scenario.agents], [a.radius for a in scenario.agents],
                     title, scenario, collision_points=collision_points,
@@ -318,7 +432,15 @@ def plot_trajectories(scenario: Scenario, trajectory: np.ndarray, path: str | pa
 def animate_trajectories(scenario: Scenario, trajectory: np.ndarray, times: np.ndarray,
                          path: str | pathlib.Path, title: str,
                          max_frames: int = 150) -> pathlib.Path:
-    """:func:`animate_run` for a scenario's run."""
+    """:func:`animate_run` for a scenario's run (a 3D run: seen from above)."""
+    if scenario.dimensions == 3:
+        from dataclasses import replace
+
+        flat = replace(scenario, dimensions=2, agents=tuple(
+            replace(a, start=a.start[:2], goal=a.goal[:2],
+                    waypoints=tuple(w[:2] for w in a.waypoints)) for a in scenario.agents))
+        return animate_trajectories(flat, np.asarray(trajectory)[..., :2], times, path,
+                                    f"{title} (from above)", max_frames)
     return animate_run(path, _scenario_times(scenario, trajectory, times), trajectory,
                        [a.name for a in scenario.agents], [a.radius for a in scenario.agents],
                        title, scenario, max_frames=max_frames)

@@ -13,7 +13,8 @@ from tqdm import tqdm
 from .core.cocoon import config_from_scenario
 from .core.methods import method_spec
 from .core.scenario import load_scenario, resolve_scenario
-from .core.world import RunResult, World, WorldOptions
+from .core.world import RunResult, WorldOptions
+from .core.world3d import create_world
 from .plotting import animate_trajectories, plot_trajectories, run_title
 
 tqdm.monitor_interval = 0  # no monitor thread: our bars update from the loop they measure
@@ -26,7 +27,7 @@ def run_scenario(path: str, options: WorldOptions, progress: bool = True,
         options = replace(options, supervisor=config_from_scenario(
             scenario.supervisor, f"{path}: supervisor",
             with_orca=method_spec(options.method).avoids))
-    world = World(scenario, options)
+    world = create_world(scenario, options)
     if not progress:
         return world.run()
     with tqdm(total=round(scenario.max_time, 2), unit="sim s", leave=False,

@@ -1,9 +1,12 @@
 """Scenarios built in code: robots on a circle (fleet timing), dense crowds past blocks,
-and any scenario with linked pairs added.
+any scenario with linked pairs added, and aerial robots in 3D.
 
 ``orca-ros bench-ros`` runs :func:`circle_scenario_yaml`; the README's crowd
 table runs :func:`block_crowd_scenario` (written to YAML, then ``orca-ros bench``);
-``orca-ros link-pairs`` writes :func:`with_link_pairs`.
+``orca-ros link-pairs`` writes :func:`with_link_pairs`. The built-in 3D scenarios
+``sphere_swap_3d`` and ``two_layers_crossing_3d`` were written by
+:func:`sphere_swap_scenario` and :func:`two_layers_scenario`; :func:`rvo2_3d_sphere_scenario`
+is RVO2-3D's own Sphere example at its size.
 """
 
 from __future__ import annotations
@@ -140,3 +143,92 @@ def with_link_pairs(raw: dict, where: str, length_factor: float = DEFAULT_LINK_L
         {"agents": [a, b], "max_length": round(length, 6)} for a, b, length in pairs]
     parse_scenario(linked, where)
     return linked, len(pairs)
+
+
+def sphere_swap_scenario(sphere_radius: float = 6.0, ring_step: float = 0.35,
+                         ring_spacing: float = 2.1, radius: float = 0.3,
+                         max_speed: float = 1.5, pref_speed: float = 1.0,
+                         neighbor_dist: float = 5.0, max_neighbors: int = 10,
+                         time_horizon: float = 2.0, time_step: float = 0.1,
+                         max_time: float = 60.0, goal_tolerance: Optional[float] = None,
+                         name: str = "sphere_swap_3d") -> dict:
+    """Aerial robots on a sphere fly to the antipodes, laid out as RVO2-3D's Sphere
+    example lays them (``examples/Sphere.cc``): rings at polar angles ``k ring_step``
+    (``k ring_step < pi``) of radius ``r = R sin(k ring_step)``, on each ring about
+    ``2 pi r / ring_spacing`` robots; every goal is minus the start. All pass near
+    the centre at once. Sphere.cc puts ``ceil(2 pi r / ring_spacing)`` robots at
+    azimuths ``j ring_spacing / r``, which on some rings leaves the last robot
+    overlapping the first; here the count is rounded and the robots are spread
+    evenly round the ring.
+    """
+    per_radian = ring_spacing / (2.0 * math.pi)
+    agents = []
+    k = 0
+    while k * ring_step < math.pi:
+        z = sphere_radius * math.cos(k * ring_step)
+        ring = sphere_radius * math.sin(k * ring_step)
+        count = round(ring / per_radian) if ring > 0.0 else 0
+        for j in range(count):
+            azimuth = j * 2.0 * math.pi / count
+            start = [round(ring * math.cos(azimuth), 4), round(ring * math.sin(azimuth), 4),
+                     round(z, 4)]
+            agents.append({"name": f"d{len(agents)}", "start": start,
+                           "goal": [-c + 0.0 for c in start]})
+        k += 1
+    scenario = {
+        "name": name, "source": "orca_ros",
+        "description": f"{len(agents)} aerial robots on a {sphere_radius:g} m sphere (RVO2-3D's "
+                       f"Sphere layout) fly to the antipodes.",
+        "dimensions": 3, "time_step": time_step, "max_time": max_time, "on_goal": "stay",
+        "defaults": {"radius": radius, "max_speed": max_speed, "pref_speed": pref_speed,
+                     "neighbor_dist": neighbor_dist, "max_neighbors": max_neighbors,
+                     "time_horizon": time_horizon},
+        "agents": agents,
+    }
+    if goal_tolerance is not None:
+        scenario["goal_tolerance"] = goal_tolerance
+    return scenario
+
+
+def rvo2_3d_sphere_scenario() -> dict:
+    """RVO2-3D's Sphere example (snape/RVO2-3D ``examples/Sphere.cc``) at its own size, the
+    robots spread evenly round each ring (:func:`sphere_swap_scenario`; as Sphere.cc
+    places them, some start overlapping, which the loader refuses): agents of radius 1.5
+    on a sphere of radius 100, rings 0.1 rad apart with one agent per 2.5 m of ring
+    radius, time step 0.125 s, neighbour distance 15, 10 neighbours, time horizon 10 s,
+    top speed 2, preferred speed 1; the example stops when every agent is within two
+    radii of its goal (goal tolerance 3 m)."""
+    return sphere_swap_scenario(
+        sphere_radius=100.0, ring_step=0.1, ring_spacing=2.5 * 2.0 * math.pi, radius=1.5,
+        max_speed=2.0, pref_speed=1.0, neighbor_dist=15.0, max_neighbors=10,
+        time_horizon=10.0, time_step=0.125, max_time=600.0, goal_tolerance=3.0,
+        name="rvo2_3d_sphere")
+
+
+def two_layers_scenario(grid: int = 4, spacing: float = 1.2, layer_gap: float = 4.0,
+                        shift: float = 6.0, radius: float = 0.25, max_speed: float = 1.5,
+                        pref_speed: float = 1.0, time_step: float = 0.1,
+                        max_time: float = 60.0, name: str = "two_layers_crossing_3d") -> dict:
+    """Two horizontal layers of ``grid`` x ``grid`` aerial robots, ``layer_gap`` apart in
+    height, swap heights while sliding ``shift`` past each other along x (the upper layer
+    to +x, the lower to -x): the layers cross through each other on the way."""
+    agents = []
+    half = (grid - 1) * spacing / 2.0
+    for layer, (z0, z1, dx) in enumerate(((layer_gap / 2, -layer_gap / 2, shift / 2),
+                                          (-layer_gap / 2, layer_gap / 2, -shift / 2))):
+        for i in range(grid):
+            for j in range(grid):
+                x, y = -half + i * spacing, -half + j * spacing
+                agents.append({"name": f"{'up' if layer == 0 else 'lo'}{i}{j}",
+                               "start": [round(x - dx, 4), round(y, 4), z0],
+                               "goal": [round(x + dx, 4), round(y, 4), z1]})
+    return {
+        "name": name, "source": "orca_ros",
+        "description": f"Two layers of {grid * grid} aerial robots swap heights "
+                       f"({layer_gap:g} m apart) while sliding {shift:g} m past each other: "
+                       f"the layers cross.",
+        "dimensions": 3, "time_step": time_step, "max_time": max_time, "on_goal": "stay",
+        "defaults": {"radius": radius, "max_speed": max_speed, "pref_speed": pref_speed,
+                     "neighbor_dist": 5.0, "max_neighbors": 10, "time_horizon": 2.0},
+        "agents": agents,
+    }

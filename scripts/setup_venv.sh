@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create (or reuse) the virtual environment .venv with orca_ros, ROS 2 from PyPI
-# wheels, the MCAP bag libraries, the test tools and the RVO2 reference (pyrvo).
+# wheels, the MCAP bag libraries, the test tools and the RVO2 references (pyrvo, and
+# rvo23d for RVO2-3D).
 # Needs only python3 >= 3.10.
 #
 # ROS 2 Kilted by default; ORCA_ROS_DISTRO=jazzy makes .venv-jazzy with the Jazzy wheels
@@ -40,6 +41,9 @@ fi
 # dependency (a simulator) is not needed for the bindings. x86_64 wheels only.
 "$VENV/bin/python" -m pip install -q --no-deps pyrvo \
   || echo "note: pyrvo (RVO2 reference) did not install; RVO2 comparisons are skipped" >&2
+# The RVO2-3D reference (rvo23d) for 3D comparisons: CPython 3.11 x86_64 wheels only.
+"$VENV/bin/python" -m pip install -q --no-deps jt-pyrvo23d \
+  || echo "note: jt-pyrvo23d (RVO2-3D reference) did not install; RVO2-3D comparisons are skipped" >&2
 # The official toio library, as an independent oracle for our codec in the tests.
 # --no-deps: it pins an old setuptools; it needs Python < 3.13.
 "$VENV/bin/python" -m pip install -q --no-deps toio-py \

@@ -168,3 +168,74 @@ def test_a_start_or_goal_off_the_mat_or_within_a_radius_of_its_edge_is_refused(f
     agent[field] = point
     with pytest.raises(ScenarioError, match=f"agent 'cube'.*{field}.*mat's edge"):
         parse_scenario(dict(ON_RING_MAT, agents=[agent]))
+
+
+# --- dimensions: 3 (aerial robots) --------------------------------------------------------
+
+BASE_3D = {
+    "name": "t3", "dimensions": 3, "time_step": 0.1, "max_time": 10.0,
+    "defaults": {"radius": 0.3, "max_speed": 1.0},
+    "agents": [{"name": "a", "start": [0, 0, 1], "goal": [5, 0, 1]},
+               {"name": "b", "start": [0, 0, 2], "goal": [5, 0, 3], "waypoints": [[2, 0, 3]]}],
+}
+
+
+def variant_3d(**changes):
+    data = yaml.safe_load(yaml.safe_dump(BASE_3D))
+    data.update(changes)
+    return data
+
+
+def test_3d_file_loads_with_three_component_points(tmp_path):
+    scenario = load_scenario(write(tmp_path, variant_3d()))
+    a, b = scenario.agents
+    assert scenario.dimensions == 3
+    assert (a.start, a.goal) == ((0.0, 0.0, 1.0), (5.0, 0.0, 1.0))
+    assert b.waypoints == ((2.0, 0.0, 3.0), (5.0, 0.0, 3.0))
+    assert b.reference_length == pytest.approx(5 ** 0.5 + 3.0)
+    assert load_scenario(write(tmp_path, variant())).dimensions == 2  # the default
+
+
+@pytest.mark.parametrize("mutate,expected", [
+    (lambda d: d["agents"][0].update(start=[0, 0]),
+     r"case.yaml: agent 'a': start must be three numbers \(x, y, z\)"),
+    (lambda d: d["agents"][1].update(goal=[1, 2, float("nan")]),
+     r"agent 'b': goal must be finite"),
+    (lambda d: d["agents"][1].update(waypoints=[[1, 2]]), r"agent 'b': waypoints\[0\] must be"),
+    (lambda d: d["agents"][1].update(start=[0, 0, 1.5]), r"agent 'b': start overlaps agent 'a'"),
+    (lambda d: d.update(dimensions=4), r"case.yaml: dimensions must be 2 or 3, got 4"),
+    (lambda d: d.update(dimensions=True), r"dimensions must be 2 or 3"),
+    (lambda d: d.update(obstacles=[{"vertices": [[2, 4], [3, 4], [3, 5]]}]),
+     r"'obstacles': a 3D scenario \(dimensions: 3\) has none"),
+    (lambda d: d.update(links=[{"agents": ["a", "b"], "max_length": 3.0}]),
+     r"'links': a 3D scenario"),
+    (lambda d: d.update(toio={"mat": "collection_ring"}), r"'toio': a 3D scenario"),
+    (lambda d: d["agents"][0].update(heading=1.0), r"agent 'a': heading: a 3D scenario"),
+    (lambda d: d["defaults"].update(time_horizon_obst=2.0), r"defaults: time_horizon_obst"),
+])
+def test_malformed_3d_files_are_rejected_naming_file_agent_and_field(tmp_path, mutate, expected):
+    data = variant_3d()
+    mutate(data)
+    with pytest.raises(ScenarioError, match=expected):
+        load_scenario(write(tmp_path, data))
+
+
+def test_a_2d_file_with_3d_points_says_how_to_make_it_3d(tmp_path):
+    data = variant()
+    data["agents"][0]["start"] = [0, 0, 1]
+    with pytest.raises(ScenarioError, match=r"agent 'a': start .*says dimensions: 3"):
+        load_scenario(write(tmp_path, data))
+
+
+def test_3d_starts_apart_in_height_do_not_overlap(tmp_path):
+    data = variant_3d()
+    data["agents"][1]["start"] = [0, 0, 1.61]  # same x, y as a; 0.61 m above it
+    assert len(load_scenario(write(tmp_path, data)).agents) == 2
+
+
+@pytest.mark.parametrize("name", ["octahedron_swap_3d", "two_layers_crossing_3d",
+                                  "sphere_swap_3d"])
+def test_builtin_3d_scenarios_load(name):
+    scenario = load_scenario(resolve_scenario(name))
+    assert scenario.dimensions == 3 and not scenario.obstacles
+    assert all(len(a.start) == 3 and len(a.goal) == 3 for a in scenario.agents)

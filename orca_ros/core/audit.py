@@ -13,6 +13,9 @@ ground truth (``core/world.py``): it is a second opinion on it.
 - :class:`StampAudit` keeps the stamps still open, compares each one once
   (as soon as every robot has reported it, or when it is ``settle`` seconds
   older than the newest stamp), forgets it, and accumulates the results.
+
+Aerial robots (``dimensions: 3``) report a height too (``add(..., z=...)``):
+then the gaps are between spheres, in 3D.
 """
 
 from __future__ import annotations
@@ -74,18 +77,19 @@ def overlaps_at_stamp(positions: Mapping[str, Sequence[float]], radii: Mapping[s
     obstacle vertex lists. Robot pairs are found with a k-d tree within
     ``2·max_radius + near``; a contact is an overlap deeper than :data:`TOUCH`.
     Robot-robot contacts are named ``(a, b)`` with ``a < b``; robot-obstacle
-    contacts ``(robot, "obstacle#k")``.
+    contacts ``(robot, "obstacle#k")``. Positions of three components (aerial
+    robots) are judged in 3D (there are no obstacles in 3D).
     """
     names = sorted(positions)
     result = StampGaps()
     if not names:
         return result
-    xy = np.array([positions[n] for n in names], dtype=float).reshape(-1, 2)
+    xy = np.array([positions[n] for n in names], dtype=float).reshape(len(names), -1)
     r = np.array([radii[n] for n in names], dtype=float)
     if len(names) > 1:
         _robot_pairs(names, xy, r, near, result)
     for k, vertices in enumerate(polygons):
-        gaps = polygon_signed_distance(xy, vertices) - r
+        gaps = polygon_signed_distance(xy[:, :2], vertices) - r
         _keep_min(result, "min_obstacle_gap", gaps[gaps <= near])
         for i in np.flatnonzero(gaps < -TOUCH):
             result.contacts.append((names[i], obstacle_label(k), float(-gaps[i])))
@@ -100,7 +104,7 @@ def _robot_pairs(names: List[str], xy: np.ndarray, r: np.ndarray, near: float,
     if len(pairs) == 0:
         return
     i, j = pairs[:, 0], pairs[:, 1]
-    gaps = np.hypot(*(xy[i] - xy[j]).T) - r[i] - r[j]
+    gaps = np.sqrt(((xy[i] - xy[j]) ** 2).sum(axis=1)) - r[i] - r[j]
     _keep_min(result, "min_separation", gaps[gaps <= near])
     for k in np.flatnonzero(gaps < -TOUCH):
         a, b = sorted((names[i[k]], names[j[k]]))
@@ -155,19 +159,22 @@ class StampAudit:
         self.deepest = 0.0
 
     # -- input -------------------------------------------------------------
-    def add(self, robot: str, stamp_ns: int, x: float, y: float) -> None:
-        """One pose; compares its stamp when every robot has reported it."""
+    def add(self, robot: str, stamp_ns: int, x: float, y: float,
+            z: Optional[float] = None) -> None:
+        """One pose (``z``: an aerial robot's height); compares its stamp when every robot
+        has reported it."""
         if robot not in self.radii:
             self.unknown_poses += 1
             return
         self.poses[robot] += 1
+        pose = (float(x), float(y)) if z is None else (float(x), float(y), float(z))
         if robot not in self.latest or stamp_ns >= self.latest[robot][0]:
-            self.latest[robot] = (stamp_ns, (float(x), float(y)))
+            self.latest[robot] = (stamp_ns, pose)
         if stamp_ns in self.done_set:
             self.late_poses += 1
             return
         group = self.pending.setdefault(stamp_ns, {})
-        group[robot] = (float(x), float(y))
+        group[robot] = pose
         self.newest = max(self.newest, stamp_ns)
         if len(group) == len(self.radii):
             self._compare(stamp_ns)

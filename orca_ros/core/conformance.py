@@ -1,15 +1,23 @@
-"""Replay single-step ORCA cases recorded from RVO2 (format: shared/conformance/README.md)."""
+"""Replay single-step ORCA cases recorded from RVO2 or RVO2-3D (format:
+shared/conformance/README.md).
+
+A case is 3D when its agent's position has three components; it is then
+solved by :func:`~orca_ros.core.orca3d.compute_new_velocity_3d` (RVO2-3D has
+no obstacles: a 3D case with any is refused), else by
+:func:`~orca_ros.core.orca.compute_new_velocity`. One file may mix both.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional, Union
 
 from .obstacles import build_obstacle_edges
 from .orca import OrcaOptions, OrcaResult, STRICT_RVO2, compute_new_velocity
-from .types import AgentState, NeighborState, Segment
+from .orca3d import Orca3DResult, compute_new_velocity_3d
+from .types import AgentState, AgentState3D, NeighborState, NeighborState3D, Segment
 
 DEFAULT_TOLERANCE = 1e-3
 
@@ -61,8 +69,35 @@ def load_cases(path: str) -> List[dict]:
     return cases
 
 
-def solve_case(case: dict, options: OrcaOptions = STRICT_RVO2) -> OrcaResult:
-    """Run ``compute_new_velocity`` on one recorded case."""
+def is_3d_case(case: dict) -> bool:
+    """Whether a recorded case is RVO2-3D's (its agent's position has three components)."""
+    try:
+        return len(case["agent"]["position"]) == 3
+    except (KeyError, TypeError):
+        return False
+
+
+def solve_case_3d(case: dict) -> Orca3DResult:
+    """Run ``compute_new_velocity_3d`` on one recorded RVO2-3D case."""
+    if case.get("obstacles"):
+        raise ValueError(f"case {case.get('id', '?')}: 3D cases have no obstacles "
+                         "(RVO2-3D has none)")
+    a = case["agent"]
+    agent = AgentState3D(position=a["position"], velocity=a["velocity"], radius=a["radius"],
+                         max_speed=a["max_speed"], pref_velocity=a["pref_velocity"],
+                         time_horizon=a["time_horizon"], neighbor_dist=a["neighbor_dist"],
+                         max_neighbors=a["max_neighbors"])
+    neighbors = [NeighborState3D(n["position"], n["velocity"], n["radius"])
+                 for n in case.get("neighbors", [])]
+    return compute_new_velocity_3d(agent, neighbors, case["time_step"])
+
+
+def solve_case(case: dict,
+               options: OrcaOptions = STRICT_RVO2) -> Union[OrcaResult, Orca3DResult]:
+    """Run ``compute_new_velocity`` (``compute_new_velocity_3d`` for a 3D case) on one
+    recorded case."""
+    if is_3d_case(case):
+        return solve_case_3d(case)
     a = case["agent"]
     agent = AgentState(position=a["position"], velocity=a["velocity"], radius=a["radius"],
                        max_speed=a["max_speed"], pref_velocity=a["pref_velocity"],
@@ -76,15 +111,19 @@ def solve_case(case: dict, options: OrcaOptions = STRICT_RVO2) -> OrcaResult:
 
 def run_cases(cases: Iterable[dict],
               tolerance: float = DEFAULT_TOLERANCE) -> Dict[str, CategoryReport]:
-    """Solve every case and compare with RVO2's recorded velocity; reports keyed by category."""
+    """Solve every case and compare with the reference's recorded velocity (Euclidean
+    distance, 2D or 3D); reports keyed by category. A malformed case raises
+    ``ValueError`` naming it."""
     reports: Dict[str, CategoryReport] = {}
     for case in cases:
         result = solve_case(case)
-        vx, vy = result.velocity
-        ex, ey = case["expected_velocity"]
-        error = math.hypot(vx - ex, vy - ey)
+        expected = case["expected_velocity"]
+        if len(expected) != len(result.velocity):
+            raise ValueError(f"case {case.get('id', '?')}: expected_velocity has "
+                             f"{len(expected)} components, the agent {len(result.velocity)}")
+        error = math.dist(result.velocity, expected)
         f64 = case.get("expected_velocity_f64")
-        error_f64 = math.hypot(vx - f64[0], vy - f64[1]) if f64 else None
+        error_f64 = math.dist(result.velocity, f64) if f64 else None
         category = case.get("category", "uncategorised")
         outcome = CaseOutcome(case.get("id", "?"), category, error, error_f64,
                               case.get("uses_fallback"), result.used_fallback,

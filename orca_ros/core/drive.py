@@ -265,3 +265,53 @@ def step_body(body: Body, command: Tuple[float, float, float], kinematics: str,
     c, s = math.cos(heading), math.sin(heading)
     return Body(body.x + wvx * dt, body.y + wvy * dt, heading,
                 c * wvx + s * wvy, -s * wvx + c * wvy, omega)
+
+
+@dataclass
+class Body3D:
+    """A simulated aerial robot (holonomic, ``dimensions: 3``): world position, yaw, and
+    its velocity, horizontal part in the body frame (as :class:`Body`) and vertical
+    ``vz`` (world z, up)."""
+
+    x: float
+    y: float
+    z: float
+    heading: float
+    vx: float = 0.0  # body frame, forward
+    vy: float = 0.0  # body frame, left
+    vz: float = 0.0  # up
+    omega: float = 0.0
+
+    @property
+    def world_velocity(self) -> Tuple[float, float, float]:
+        c, s = math.cos(self.heading), math.sin(self.heading)
+        return (c * self.vx - s * self.vy, s * self.vx + c * self.vy, self.vz)
+
+
+def step_body_3d(body: Body3D, command: Tuple[float, float, float, float],
+                 limits: DiffDriveLimits, dt: float) -> Body3D:
+    """Advance an aerial body by ``dt`` under a commanded twist ``(vx, vy, vz, omega)``
+    (``vx``, ``vy`` in the body frame, ``vz`` up): :func:`step_body`'s holonomic rule in
+    3D. The speed is clipped to ``max_linear_speed``, the velocity changes by at most
+    ``max_linear_accel * dt`` (as one vector), the yaw rate by the angular limits, and
+    the body moves straight at its new velocity."""
+    vx_cmd, vy_cmd, vz_cmd, omega_cmd = command
+    omega_cmd = min(max(omega_cmd, -limits.max_angular_speed), limits.max_angular_speed)
+    omega = _toward(body.omega, omega_cmd, limits.max_angular_accel * dt)
+    speed = math.sqrt(vx_cmd * vx_cmd + vy_cmd * vy_cmd + vz_cmd * vz_cmd)
+    if speed > limits.max_linear_speed:
+        scale = limits.max_linear_speed / speed
+        vx_cmd, vy_cmd, vz_cmd = vx_cmd * scale, vy_cmd * scale, vz_cmd * scale
+    c, s = math.cos(body.heading), math.sin(body.heading)
+    target = (c * vx_cmd - s * vy_cmd, s * vx_cmd + c * vy_cmd, vz_cmd)
+    now = body.world_velocity
+    change = [t - n for t, n in zip(target, now)]
+    size = math.sqrt(sum(d * d for d in change))
+    allowed = limits.max_linear_accel * dt
+    if size > allowed:
+        change = [d / size * allowed for d in change]
+    wvx, wvy, wvz = (n + d for n, d in zip(now, change))
+    heading = wrap_angle(body.heading + omega * dt)
+    c, s = math.cos(heading), math.sin(heading)
+    return Body3D(body.x + wvx * dt, body.y + wvy * dt, body.z + wvz * dt, heading,
+                  c * wvx + s * wvy, -s * wvx + c * wvy, wvz, omega)

@@ -494,11 +494,12 @@ def least_retreat(velocity: Vector2, direction: Vector2, braking_accel: Optional
     fleet_sim step bodies) it covers ``v hold - a hold (hold + dt) / 2`` in
     ``hold``, or, stopping first, at least ``v**2 / (2 a) - v dt / 2`` (the
     exact sum exceeds it by ``a dt**2 f (1 - f) / 2``, ``f`` the fraction of the
-    last step); a robot braking continuously covers more."""
-    along = velocity[0] * direction[0] + velocity[1] * direction[1]
+    last step); a robot braking continuously covers more. Vectors of two or three
+    components (:mod:`orca_ros.core.orca3d` uses it too)."""
+    along = sum(v * d for v, d in zip(velocity, direction))
     if along <= 0.0:
         return along * hold  # coming closer: braking only helps
-    speed = math.hypot(velocity[0], velocity[1])
+    speed = math.hypot(*velocity)
     if braking_accel is None:
         return 0.0
     if speed > braking_accel * hold:

@@ -3,6 +3,12 @@
 A file is rejected, with a message naming the file, the agent and the field,
 when it has unknown keys, non-positive radius or speed, or an agent that
 starts inside an obstacle or overlapping another agent.
+
+``dimensions: 3`` (ours) makes a scenario of aerial robots: every start, goal
+and waypoint has three components ``[x, y, z]`` and the robots are spheres.
+What only exists on a floor is refused there by name: obstacles (RVO2-3D has
+none), ``time_horizon_obst``, links, a toio mat, a supervisor block and an
+agent's ``heading``.
 """
 
 from __future__ import annotations
@@ -15,13 +21,20 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import yaml
 
 from .geometry import point_polygon_signed_distance
-from .types import Polygon, Segment, Vector2, as_finite, as_vector2
+from .types import Polygon, Segment, Vector2, Vector3, as_finite, as_vector2, as_vector3
+
+Point = Union[Vector2, Vector3]
+"""A position in a scenario: ``(x, y)``, or ``(x, y, z)`` with ``dimensions: 3``."""
 
 TOP_LEVEL_KEYS = {
     "name", "source", "description", "seed", "time_step", "max_time", "on_goal",
     "goal_tolerance", "waypoint_tolerance", "planned_waypoints", "notes", "defaults", "agents",
     "obstacles", "supervisor", "expected", "expected_paper_mode", "toio", "links",
+    "dimensions",
 }
+DIMENSIONS = (2, 3)
+FLOOR_ONLY_KEYS = ("obstacles", "links", "toio", "supervisor")
+"""Top-level keys a 3D scenario may not have: nothing in 3D reads them."""
 LINK_KEYS = {"agents", "max_length", "rest_length"}
 AGENT_PARAMETER_KEYS = {"radius", "max_speed", "pref_speed", "neighbor_dist", "max_neighbors",
                         "time_horizon", "time_horizon_obst"}
@@ -37,9 +50,9 @@ class ScenarioError(ValueError):
 @dataclass(frozen=True)
 class AgentSpec:
     name: str
-    start: Vector2
-    goal: Vector2
-    waypoints: Tuple[Vector2, ...]  # visited in order; the last one is the goal
+    start: Point
+    goal: Point
+    waypoints: Tuple[Point, ...]  # visited in order; the last one is the goal
     radius: float
     max_speed: float
     pref_speed: float
@@ -100,6 +113,7 @@ class Scenario:
     expected_paper_mode: Dict[str, Any] = field(default_factory=dict)
     toio: Dict[str, Any] = field(default_factory=dict)
     links: Tuple[LinkSpec, ...] = ()
+    dimensions: int = 2  # 3: aerial robots, positions (x, y, z)
 
     def link_of(self, name: str) -> Optional[LinkSpec]:
         """The link group agent ``name`` belongs to, if any."""
@@ -157,14 +171,20 @@ def _number(value: Any, where: str, key: str, *, positive: bool = False,
         raise _fail(where, str(error)) from None
 
 
-def _point(value: Any, where: str, key: str) -> Vector2:
+def _point(value: Any, where: str, key: str, dimensions: int = 2) -> Point:
     try:
+        if dimensions == 3:
+            return as_vector3(value, key)
         return as_vector2(value, key)
     except ValueError as error:
-        raise _fail(where, str(error)) from None
+        hint = ""
+        if dimensions == 2 and isinstance(value, (list, tuple)) and len(value) == 3:
+            hint = " (a scenario of aerial robots, with [x, y, z], says dimensions: 3)"
+        raise _fail(where, f"{error}{hint}") from None
 
 
-def _agent(raw: Any, index: int, defaults: Dict[str, Any], where: str) -> AgentSpec:
+def _agent(raw: Any, index: int, defaults: Dict[str, Any], where: str,
+           dimensions: int = 2) -> AgentSpec:
     if not isinstance(raw, dict):
         raise _fail(f"{where}: agent #{index}", "must be a mapping")
     name = str(raw.get("name", f"#{index}"))
@@ -175,6 +195,12 @@ def _agent(raw: Any, index: int, defaults: Dict[str, Any], where: str) -> AgentS
     for key in ("name", "start", "goal"):
         if key not in raw:
             raise _fail(here, f"missing '{key}'")
+    if dimensions == 3:
+        for key in ("heading", "time_horizon_obst"):
+            if key in raw:
+                raise _fail(here, f"{key}: a 3D scenario (dimensions: 3) has no "
+                                  f"{'unicycles' if key == 'heading' else 'obstacles'}; "
+                                  f"leave '{key}' out")
     params = dict(BUILTIN_DEFAULTS)
     params.update(defaults)
     params.update({k: raw[k] for k in AGENT_PARAMETER_KEYS if k in raw})
@@ -187,9 +213,9 @@ def _agent(raw: Any, index: int, defaults: Dict[str, Any], where: str) -> AgentS
     max_neighbors = params["max_neighbors"]
     if isinstance(max_neighbors, bool) or not isinstance(max_neighbors, int) or max_neighbors < 0:
         raise _fail(here, f"max_neighbors must be a non-negative integer, got {max_neighbors!r}")
-    start = _point(raw["start"], here, "start")
-    goal = _point(raw["goal"], here, "goal")
-    waypoints = tuple(_point(w, here, f"waypoints[{i}]")
+    start = _point(raw["start"], here, "start", dimensions)
+    goal = _point(raw["goal"], here, "goal", dimensions)
+    waypoints = tuple(_point(w, here, f"waypoints[{i}]", dimensions)
                       for i, w in enumerate(raw.get("waypoints") or []))
     if not waypoints or math.dist(waypoints[-1], goal) > 1e-9:
         waypoints = waypoints + (goal,)
@@ -220,13 +246,26 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
     unknown = set(defaults) - AGENT_PARAMETER_KEYS
     if unknown:
         raise _fail(f"{where}: defaults", f"unknown key(s) {sorted(unknown)}")
+    dimensions = data.get("dimensions", 2)
+    if isinstance(dimensions, bool) or dimensions not in DIMENSIONS:
+        raise _fail(where, f"dimensions must be 2 or 3, got {dimensions!r}")
+    if dimensions == 3:
+        present = [key for key in FLOOR_ONLY_KEYS if data.get(key)]
+        if present:
+            raise _fail(where, f"{', '.join(repr(k) for k in present)}: a 3D scenario "
+                               f"(dimensions: 3) has none (no obstacles in 3D, as in RVO2-3D; "
+                               f"links, toio mats and the supervisor are 2D only)")
+        if "time_horizon_obst" in defaults:
+            raise _fail(f"{where}: defaults", "time_horizon_obst: a 3D scenario "
+                                              "(dimensions: 3) has no obstacles; leave it out")
     on_goal = data.get("on_goal", "stay")
     if on_goal not in ("stay", "remove"):
         raise _fail(where, f"on_goal must be 'stay' or 'remove', got {on_goal!r}")
     raw_agents = data["agents"]
     if not isinstance(raw_agents, list) or not raw_agents:
         raise _fail(where, "'agents' must be a non-empty list")
-    agents = tuple(_agent(raw, i, defaults, where) for i, raw in enumerate(raw_agents))
+    agents = tuple(_agent(raw, i, defaults, where, dimensions)
+                   for i, raw in enumerate(raw_agents))
     names = [a.name for a in agents]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -257,7 +296,7 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
         expected=dict(data.get("expected") or {}),
         expected_paper_mode=dict(data.get("expected_paper_mode") or {}),
         toio=dict(data.get("toio") or {}),
-        links=_links(data.get("links"), agents, where))
+        links=_links(data.get("links"), agents, where), dimensions=dimensions)
     check_start_positions(scenario)
     return scenario
 

@@ -1,8 +1,9 @@
 """Small state types of the ORCA core, in SI units.
 
 Positions are metres in the world frame, velocities metres per second, times
-seconds. Vectors are plain ``(x, y)`` tuples of floats: one small 2D problem is
-solved faster with Python floats than with numpy arrays, and tuples are
+seconds. Vectors are plain ``(x, y)`` tuples of floats (``(x, y, z)`` for aerial
+robots): one small 2D or 3D problem is solved faster with Python floats than
+with numpy arrays, and tuples are
 immutable, so a state can be shared between agents of one step safely.
 
 Every constructor validates its fields and raises ``ValueError`` naming the
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence, Tuple
 
 Vector2 = Tuple[float, float]
+Vector3 = Tuple[float, float, float]
 
 MIN_EDGE_LENGTH = 1e-9
 """Obstacle edges shorter than this (m) count as zero-length: they have no direction."""
@@ -33,6 +35,20 @@ def as_vector2(value: Iterable[float], field: str) -> Vector2:
     if not (math.isfinite(x) and math.isfinite(y)):
         raise ValueError(f"{field} must be finite, got ({x}, {y})")
     return (x, y)
+
+
+def as_vector3(value: Iterable[float], field: str) -> Vector3:
+    """Return ``value`` as a finite ``(x, y, z)`` float tuple, or raise ``ValueError``."""
+    try:
+        x, y, z = value
+        x = float(x)
+        y = float(y)
+        z = float(z)
+    except (TypeError, ValueError):
+        raise ValueError(f"{field} must be three numbers (x, y, z), got {value!r}") from None
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+        raise ValueError(f"{field} must be finite, got ({x}, {y}, {z})")
+    return (x, y, z)
 
 
 def as_finite(value: float, field: str, *, minimum: float | None = None,
@@ -99,6 +115,52 @@ class NeighborState:
     def __post_init__(self) -> None:
         object.__setattr__(self, "position", as_vector2(self.position, "neighbor position"))
         object.__setattr__(self, "velocity", as_vector2(self.velocity, "neighbor velocity"))
+        object.__setattr__(self, "radius", as_finite(self.radius, "neighbor radius", minimum=0.0))
+
+
+@dataclass(frozen=True)
+class AgentState3D:
+    """The agent whose velocity 3D ORCA computes (RVO2-3D's ``Agent``): an aerial robot,
+    a sphere of ``radius``. RVO2-3D has no obstacles, hence no ``time_horizon_obst``."""
+
+    position: Vector3
+    velocity: Vector3
+    radius: float
+    max_speed: float
+    pref_velocity: Vector3 = (0.0, 0.0, 0.0)
+    time_horizon: float = 2.0
+    neighbor_dist: float = 10.0
+    max_neighbors: int = 10
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "position", as_vector3(self.position, "position"))
+        set_(self, "velocity", as_vector3(self.velocity, "velocity"))
+        set_(self, "pref_velocity", as_vector3(self.pref_velocity, "pref_velocity"))
+        set_(self, "radius", as_finite(self.radius, "radius", minimum=0.0))
+        set_(self, "max_speed", as_finite(self.max_speed, "max_speed", minimum=0.0))
+        set_(self, "time_horizon",
+             as_finite(self.time_horizon, "time_horizon", strictly_positive=True))
+        set_(self, "neighbor_dist", as_finite(self.neighbor_dist, "neighbor_dist", minimum=0.0))
+        if isinstance(self.max_neighbors, bool) or int(self.max_neighbors) != self.max_neighbors \
+                or self.max_neighbors < 0:
+            raise ValueError(f"max_neighbors must be a non-negative integer, "
+                             f"got {self.max_neighbors!r}")
+        set_(self, "max_neighbors", int(self.max_neighbors))
+
+
+@dataclass(frozen=True)
+class NeighborState3D:
+    """Another aerial robot as the subject sees it: a sphere at ``position`` moving at
+    ``velocity``."""
+
+    position: Vector3
+    velocity: Vector3
+    radius: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "position", as_vector3(self.position, "neighbor position"))
+        object.__setattr__(self, "velocity", as_vector3(self.velocity, "neighbor velocity"))
         object.__setattr__(self, "radius", as_finite(self.radius, "neighbor radius", minimum=0.0))
 
 

@@ -171,6 +171,9 @@ class World:
     """Agents of a scenario, each with its own :class:`RobotController`, stepped together."""
 
     def __init__(self, scenario: Scenario, options: WorldOptions = WorldOptions()) -> None:
+        if scenario.dimensions != 2:
+            raise ValueError(f"{scenario.path or scenario.name}: a 3D scenario (dimensions: "
+                             f"3) runs in orca_ros.core.world3d.World3D (create_world picks)")
         self.scenario = scenario
         self.options = options
         agents = scenario.agents

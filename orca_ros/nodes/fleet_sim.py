@@ -13,6 +13,11 @@ that carries none, after its arrival. A step that would end later than that
 is taken with no command: the robot brakes at its acceleration limits. So a
 robot whose commander is late, starved, or dead stops, and never coasts on an
 old command. A stamp from the future (another clock) counts from its arrival.
+
+A 3D scenario (``dimensions: 3``) is a fleet of aerial robots: holonomic
+bodies (:func:`~orca_ros.core.drive.step_body_3d`) that take ``cmd_vel``'s
+``linear.z`` too, and odometry with the height (``pose.position.z``) and the
+climb rate (``twist.linear.z``); kinematics other than holonomic are refused.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from rclpy.time import Time
 from rosgraph_msgs.msg import Clock as ClockMsg
 from visualization_msgs.msg import MarkerArray
 
-from ..core.drive import KINEMATICS, Body, DiffDriveLimits, step_body
+from ..core.drive import KINEMATICS, Body, Body3D, DiffDriveLimits, step_body, step_body_3d
 from ..core.scenario import Scenario, load_scenario, resolve_scenario
 from ..core.metrics import FleetRecord
 from . import markers
@@ -86,17 +91,25 @@ class FleetSim(Node):
 
         self.scenario: Scenario = load_scenario(resolve_scenario(self._param("scenario")))
         self.kinematics = self._param("kinematics")
+        self.aerial = self.scenario.dimensions == 3
+        if self.aerial and self.kinematics != "holonomic":
+            raise ValueError(f"fleet_sim: {self.scenario.name} is a 3D scenario (dimensions: "
+                             f"3): its aerial robots are holonomic, not {self.kinematics}")
         self.dt = self._param("time_step") or self.scenario.time_step
         self.sim_time = 0.0
         self.names = [a.name for a in self.scenario.agents]
         self.radii = np.array([a.radius for a in self.scenario.agents])
-        self.bodies: List[Body] = []
+        self.bodies: List = []
         for agent in self.scenario.agents:
-            self.bodies.append(Body(agent.start[0], agent.start[1], agent.start_heading))
+            if self.aerial:
+                self.bodies.append(Body3D(*agent.start, agent.start_heading))
+            else:
+                self.bodies.append(Body(agent.start[0], agent.start[1], agent.start_heading))
         self.limits = [DiffDriveLimits(a.max_speed, self._param("max_angular_speed"),
                                   self._param("max_linear_accel"),
                                   self._param("max_angular_accel")) for a in self.scenario.agents]
-        self.commands: Dict[str, Tuple[Tuple[float, float, float], float]] = {}
+        # (linear x, linear y, linear z, angular z), and the time it counts from
+        self.commands: Dict[str, Tuple[Tuple[float, float, float, float], float]] = {}
         self.rejected = 0
         self.taken = 0  # commands accepted
         self.last_problem = ""
@@ -128,6 +141,8 @@ class FleetSim(Node):
         return self.get_parameter(name).value
 
     def positions(self) -> np.ndarray:
+        if self.aerial:
+            return np.array([(b.x, b.y, b.z) for b in self.bodies])
         return np.array([(b.x, b.y) for b in self.bodies])
 
     def _stamp(self):
@@ -146,20 +161,25 @@ class FleetSim(Node):
             stamped = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
             if 0.0 < stamped <= self.sim_time + 1e-6:
                 stamp = stamped
-        self.commands[name] = ((twist.linear.x, twist.linear.y, twist.angular.z), stamp)
+        self.commands[name] = ((twist.linear.x, twist.linear.y, twist.linear.z,
+                                twist.angular.z), stamp)
         self.taken += 1
 
     def step(self) -> None:
         """Advance every robot by one time step and publish the new state."""
         validity = self._param("command_validity")
         for k, name in enumerate(self.names):
-            command, stamp = self.commands.get(name, ((0.0, 0.0, 0.0), -math.inf))
+            command, stamp = self.commands.get(name, ((0.0, 0.0, 0.0, 0.0), -math.inf))
             if self.sim_time + self.dt - stamp > validity + 1e-9:
                 if stamp > -math.inf:
                     self.expired += 1
-                command = (0.0, 0.0, 0.0)  # no valid command: brake at the limits
-            self.bodies[k] = step_body(self.bodies[k], command, self.kinematics, self.limits[k],
-                                       self.dt)
+                command = (0.0, 0.0, 0.0, 0.0)  # no valid command: brake at the limits
+            if self.aerial:
+                self.bodies[k] = step_body_3d(self.bodies[k], command, self.limits[k], self.dt)
+            else:
+                vx, vy, _, omega = command  # a floor robot ignores linear.z
+                self.bodies[k] = step_body(self.bodies[k], (vx, vy, omega), self.kinematics,
+                                           self.limits[k], self.dt)
         self.sim_time = (self.record.steps + 1) * self.dt
         self.record.record(self.sim_time, self.positions())
         self._publish_state()
@@ -180,6 +200,9 @@ class FleetSim(Node):
             odom.twist.twist.linear.x = body.vx
             odom.twist.twist.linear.y = body.vy
             odom.twist.twist.angular.z = body.omega
+            if self.aerial:
+                odom.pose.pose.position.z = body.z
+                odom.twist.twist.linear.z = body.vz
             self.odom_pubs[name].publish(odom)
         if self.marker_pub.get_subscription_count() > 0:
             positions = self.positions()

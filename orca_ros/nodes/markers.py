@@ -98,18 +98,23 @@ def orca_markers(frame: str, stamp, robot: str, state: RobotState, command: Comm
 
 def robot_markers(frame: str, stamp, names: Sequence[str], positions, radii,
                   colliding: Sequence[bool]) -> MarkerArray:
-    """The simulator's robots as discs (red while colliding) with their names."""
+    """The simulator's robots as discs (red while colliding) with their names; aerial
+    robots (positions ``(x, y, z)``) as spheres at their height."""
     array = MarkerArray()
-    for k, (name, (x, y), radius, hit) in enumerate(zip(names, positions, radii, colliding)):
-        disc = _marker(frame, stamp, "robots", k, Marker.CYLINDER,
+    for k, (name, position, radius, hit) in enumerate(zip(names, positions, radii, colliding)):
+        x, y = position[0], position[1]
+        z = float(position[2]) if len(position) > 2 else None
+        disc = _marker(frame, stamp, "robots", k, Marker.CYLINDER if z is None else Marker.SPHERE,
                        (0.9, 0.1, 0.1, 0.9) if hit else (0.2, 0.5, 0.9, 0.8))
         disc.pose.position.x, disc.pose.position.y = float(x), float(y)
         disc.scale.x = disc.scale.y = 2.0 * float(radius)
-        disc.scale.z = 0.05
+        disc.scale.z = 0.05 if z is None else 2.0 * float(radius)
+        if z is not None:
+            disc.pose.position.z = z
         label = _marker(frame, stamp, "robot_names", k, Marker.TEXT_VIEW_FACING,
                         (1.0, 1.0, 1.0, 1.0))
         label.pose.position.x, label.pose.position.y = float(x), float(y)
-        label.pose.position.z = 0.2
+        label.pose.position.z = 0.2 if z is None else z + float(radius) + 0.1
         label.scale.z = max(0.1, float(radius))
         label.text = name
         array.markers.extend((disc, label))

@@ -19,17 +19,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
-from .ros_common import LATEST, BadMessage, odometry_from_cdr, odometry_state
+from .ros_common import LATEST, BadMessage, odometry_from_cdr, odometry_height, odometry_state
 
 
 @dataclass(frozen=True)
 class Seen:
     """A robot's last odometry: when it was measured (its stamp, on the owning node's
-    clock; see :meth:`NeighborOdometry.measured_ns`) and what it said."""
+    clock; see :meth:`NeighborOdometry.measured_ns`) and what it said: the position and
+    world velocity on the floor, and the height ``z`` and climb rate ``vz`` (what
+    aerial robots, ``dimensions: 3``, plan with too)."""
 
     stamp_ns: int
     position: Tuple[float, float]
     velocity: Tuple[float, float]
+    z: float = 0.0
+    vz: float = 0.0
 
 
 class NeighborOdometry:
@@ -74,9 +78,10 @@ class NeighborOdometry:
             if isinstance(msg, (bytes, bytearray, memoryview)):
                 msg = odometry_from_cdr(bytes(msg))
             position, velocity, _, _, _ = odometry_state(msg)
+            z, vz = odometry_height(msg)
             bound = self.owner.odometry_gate.max_coordinate
-            if max(abs(position[0]), abs(position[1])) > bound:
-                raise BadMessage(f"position {position} is beyond {bound:g} m")
+            if max(abs(position[0]), abs(position[1]), abs(z)) > bound:
+                raise BadMessage(f"position {position + (z,)} is beyond {bound:g} m")
         except BadMessage as error:
             for node in self.followers.get(name, ()):
                 node.report_bad_neighbor_odometry(name, str(error))
@@ -86,4 +91,4 @@ class NeighborOdometry:
         previous = self.latest.get(name)
         if previous is not None and stamp_ns < previous.stamp_ns:
             return  # older than what we have
-        self.latest[name] = Seen(stamp_ns, position, velocity)
+        self.latest[name] = Seen(stamp_ns, position, velocity, z, vz)

@@ -16,6 +16,14 @@ command starts to act: the pose it will have then, the command's twist, the
 pose covariance its uncertainty squared) and uses its neighbours'. The
 avoidance itself is
 :class:`orca_ros.core.controller.RobotController`.
+
+With ``dimensions: 3`` it flies an aerial robot (holonomic; the method's 3D
+version, :class:`orca_ros.core.controller3d.AerialController`): it reads the
+height and climb rate from every ``odom`` (``pose.position.z``,
+``twist.linear.z``), goals and plans in 3D, and publishes ``cmd_vel.linear.z``.
+Walls, links, the supervisor's directives, the reciprocity monitor and the
+ORCA markers are 2D only and play no part there (a neighbour named in
+``non_reciprocating`` still gets the whole avoidance).
 """
 
 from __future__ import annotations
@@ -44,6 +52,8 @@ from ..core.controller import (
     RobotState,
     predict_state,
 )
+from ..core.controller3d import (AerialController, Neighbor3D, perceive_neighbor_3d,
+                                 select_neighbors_3d)
 from ..core.drive import KINEMATICS
 from ..core.link_params import group_of, linked_names, linked_views, parse_links
 from ..core.methods import TRACKING, LinkView, TetherView, method_names, method_spec
@@ -68,6 +78,7 @@ from .ros_common import (
     float_param,
     int_param,
     obstacle_update,
+    odometry_height,
     odometry_state,
     quaternion_from_yaw,
     run_node,
@@ -152,6 +163,12 @@ class OrcaNode(Node):
         self.link_stale: List[str] = []  # own partners whose odometry is stale
         self.links_seen = 0  # other groups' links handed to the method last cycle
         self.controller = RobotController(self.base_config, key=self.robot)
+        # Aerial robots (dimensions: 3): their controller, position and velocity in 3D.
+        self.dimensions = int(self._param("dimensions"))
+        self.aerial, self.aerial_error = self._aerial_controller()
+        self.position3: Optional[Tuple[float, float, float]] = None
+        self.velocity3: Tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self.last_command3d = None
         self.sent = self._sent_commands()
         self.stamped = bool(self.get_parameter("enable_stamped_cmd_vel").value)
         self.cmd_pub = self.create_publisher(TwistStamped if self.stamped else Twist, "cmd_vel",
@@ -194,6 +211,10 @@ class OrcaNode(Node):
             "odometry stops). 'odom' plans from fresh odometry when it comes at about "
             "control_rate, as from fleet_sim", CONTROL_TRIGGERS))
         d("kinematics", "holonomic", described("robot kinematics", KINEMATICS))
+        d("dimensions", 2, int_param(
+            "2: a robot on a floor; 3: an aerial robot (holonomic): odometry's z and "
+            "twist.linear.z are read, goals are 3D, cmd_vel.linear.z is published, and the "
+            "method's 3D version plans (orca, orca_strict, direct)", 2, 3))
         d("method", "orca", described(
             "avoidance method: " + "; ".join(f"{name}: {method_spec(name).summary}"
                                              for name in method_names(ros=True)),
@@ -298,6 +319,16 @@ class OrcaNode(Node):
         if not result.successful:
             return result
         values = {p.name: p.value for p in params}
+        if values.get("dimensions", self._param_or("dimensions", 2)) == 3:
+            kinematics = values.get("kinematics", self._param_or("kinematics", "holonomic"))
+            method = values.get("method", self._param_or("method", "orca"))
+            if kinematics != "holonomic":
+                return SetParametersResult(successful=False, reason=(
+                    f"dimensions 3 (an aerial robot) is holonomic, not kinematics {kinematics}"))
+            if method not in method_names(ros=True, dimensions=3):
+                return SetParametersResult(successful=False, reason=(
+                    f"method {method} has no 3D version; with dimensions 3: "
+                    f"{', '.join(method_names(ros=True, dimensions=3))}"))
         for name in {n.partition(".")[0] for n in values if "." in n}:
             if name in method_names():
                 try:
@@ -364,6 +395,18 @@ class OrcaNode(Node):
             lag_error=None if self._param("lag_error") < 0 else self._param("lag_error"),
             command_validity=self._param("command_validity") or 2.0 / self._param("control_rate"),
             accel_limited=True)
+
+    def _aerial_controller(self) -> Tuple[Optional[AerialController], str]:
+        """With ``dimensions`` 3, the aerial robot's controller (and ''), or, when the
+        settings it started with cannot fly (a method without a 3D version, a unicycle),
+        None and why: the node then holds the robot and reports it."""
+        if self._param("dimensions") != 3:
+            return None, ""
+        try:
+            return AerialController(self.base_config, key=self.robot), ""
+        except ValueError as error:
+            self.get_logger().error(f"dimensions 3: {error}; holding the robot")
+            return None, f"dimensions 3: {error}"
 
     def _method_arguments(self, method: str, pending=None) -> dict:
         """The method's own parameters, from ``<method>.<field>`` (``pending``: values
@@ -465,12 +508,18 @@ class OrcaNode(Node):
         stamp_ns = self.measured_ns(msg)
         if stamp_ns < self.state_stamp_ns:
             return  # older than what we have
-        problem = self.odometry_gate.check(stamp_ns * 1e-9, position)
+        problem = self.odometry_gate.check(
+            stamp_ns * 1e-9, position if self.dimensions != 3 else
+            position + (odometry_height(msg)[0],))
         if problem is not None:
             self._reject("own odom", problem)
             return
         self.state = RobotState(position, velocity, yaw, v, omega)
         self.state_stamp_ns = stamp_ns
+        if self.dimensions == 3:
+            z, vz = odometry_height(msg)
+            self.position3 = (position[0], position[1], z)
+            self.velocity3 = (velocity[0], velocity[1], vz)
         self.odom_wall_ns = time.perf_counter_ns()
         if self._param("control_trigger") == "odom":
             period_ns = 1e9 / self._param("control_rate")
@@ -570,16 +619,17 @@ class OrcaNode(Node):
         self.controller.roadmaps.clear()
 
     def _on_goal(self, msg: PoseStamped) -> None:
-        x, y = msg.pose.position.x, msg.pose.position.y
-        if not (math.isfinite(x) and math.isfinite(y)):
-            self._reject("goal_pose", f"non-finite goal ({x}, {y})")
+        x, y, z = msg.pose.position.x, msg.pose.position.y, msg.pose.position.z
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+            self._reject("goal_pose", f"non-finite goal ({x}, {y}, {z})")
             return
-        self.goal = (x, y)
+        self.goal = (x, y, z) if self.dimensions == 3 else (x, y)
         self.plan = []
         self._update_path()
 
     def _on_plan(self, msg: Path) -> None:
-        points = [(p.pose.position.x, p.pose.position.y) for p in msg.poses]
+        points = [(p.pose.position.x, p.pose.position.y) + (
+            (p.pose.position.z,) if self.dimensions == 3 else ()) for p in msg.poses]
         if not all(math.isfinite(c) for point in points for c in point):
             self._reject("plan", "non-finite point in plan")
             return
@@ -603,7 +653,11 @@ class OrcaNode(Node):
 
     def _update_path(self) -> None:
         path = list(self.plan) if self.plan else ([self.goal] if self.goal else [])
-        self.controller.set_path(path)
+        if self.dimensions == 3:
+            if self.aerial is not None:
+                self.aerial.set_path(path)
+        else:
+            self.controller.set_path(path)
         self.goal_state = "driving" if path else "no goal"
 
     def _discover(self) -> None:
@@ -662,6 +716,14 @@ class OrcaNode(Node):
             self.sent.validity = self.base_config.command_horizon
             self.link_groups, self.links_error = self._initial_links()
             self._discover()  # follow robots named in new links at once
+            changed = int(self._param("dimensions")) != self.dimensions
+            self.dimensions = int(self._param("dimensions"))
+            self.aerial, self.aerial_error = self._aerial_controller()
+            if changed:  # a goal of the other kind means nothing now; positions neither
+                self.goal, self.plan, self.position3 = None, [], None
+                self.odometry_gate = OdometryGate(max(self._param("max_speed"), 1e-3))
+            if self.aerial is not None:
+                self._update_path()
         if self.state is None or now_ns - self.state_stamp_ns > self._param("odom_timeout") * 1e9:
             self.goal_state = "waiting for odom" if self.state is None else "own odom stale"
             self._publish_command(0.0, 0.0, 0.0)
@@ -671,6 +733,9 @@ class OrcaNode(Node):
             del self.observed_ns[name]  # silent far too long: forgotten
             self.predictions.pop(name, None)
             self.reciprocity.forget(name)
+        if self.dimensions == 3:
+            self._control_3d(now_ns, neighbors_seen)
+            return
         if not self.controller.waypoints:
             self.goal_state = "no goal"
             self._publish_command(0.0, 0.0, 0.0)
@@ -731,6 +796,47 @@ class OrcaNode(Node):
                 self.state, command, neighbors,
                 **({"tethers": tethers, "links": links, "tether_from": state.position}
                    if self.link_groups else {})))
+
+    def _control_3d(self, now_ns: int, neighbors_seen: Dict[str, Seen]) -> None:
+        """One control cycle of an aerial robot (``dimensions`` 3): its own state and its
+        neighbours carried forward to now (at their velocity; each neighbour's sphere
+        grown by what that guess may miss, ``perceive_neighbor_3d``), then
+        :meth:`AerialController.compute`, the velocity sent in the body frame (x, y
+        turned by the yaw; z up)."""
+        if self.aerial is None:
+            self.goal_state = f"holding: {self.aerial_error}"
+            self._publish_command(0.0, 0.0, 0.0)
+            return
+        if not self.aerial.waypoints or self.position3 is None:
+            self.goal_state = "no goal"
+            self._publish_command(0.0, 0.0, 0.0)
+            return
+        config = self.aerial.config
+        own_age = (now_ns - self.state_stamp_ns) * 1e-9
+        position = tuple(p + v * own_age for p, v in zip(self.position3, self.velocity3))
+        own_uncertainty = 0.5 * config.max_linear_accel * own_age * own_age
+        max_speed = self._neighbor_max_speed()
+        extrapolate = self._param("neighbor_timeout")
+        declared = self.reciprocity.declared
+        perceived = []
+        for name, s in neighbors_seen.items():
+            seen_as = Neighbor3D((s.position[0], s.position[1], s.z),
+                                 (s.velocity[0], s.velocity[1], s.vz),
+                                 self._neighbor_radius(name), name,
+                                 reciprocates=name not in declared)
+            perceived.append(perceive_neighbor_3d(seen_as, (now_ns - s.stamp_ns) * 1e-9,
+                                                  max_speed, config.max_linear_accel,
+                                                  extrapolate))
+        close = select_neighbors_3d(position, perceived, config.neighbor_dist)
+        command = self.aerial.compute(position, self.velocity3, close[:config.max_neighbors],
+                                      close=close, own_uncertainty=own_uncertainty)
+        self.last_command3d = command
+        self.goal_state = "goal reached" if self.aerial.at_goal(self.position3) else "driving"
+        self.latencies_s.append((time.perf_counter_ns() - self.odom_wall_ns) * 1e-9)
+        yaw = self.state.heading
+        c, s = math.cos(yaw), math.sin(yaw)
+        vx, vy, vz = command.velocity  # world frame -> body frame (turned about z)
+        self._publish_command(c * vx + s * vy, -s * vx + c * vy, 0.0, vz)
 
     def _link_views(self, config: ControllerConfig, state: RobotState, now_ns: int,
                     neighbors_seen: Dict[str, Seen]
@@ -822,10 +928,11 @@ class OrcaNode(Node):
             self.reciprocity.expect(neighbor.key, neighbors_seen[neighbor.key].stamp_ns * 1e-9,
                                     line, state.velocity, neighbor.velocity)
 
-    def _publish_command(self, linear_x: float, linear_y: float, angular_z: float) -> None:
+    def _publish_command(self, linear_x: float, linear_y: float, angular_z: float,
+                         linear_z: float = 0.0) -> None:
         now = self.get_clock().now()
         msg = twist_message(linear_x, linear_y, angular_z, self.stamped, now.to_msg(),
-                            f"{self.robot}/base_link")
+                            f"{self.robot}/base_link", linear_z)
         self.cmd_pub.publish(msg)
         self.sent.record(now.nanoseconds * 1e-9, linear_x, angular_z)
 
@@ -842,6 +949,9 @@ class OrcaNode(Node):
         shared = self.neighbor_odometry
         command = self.last_command
         fallback = bool(command and command.output and command.output.used_fallback)
+        if self.dimensions == 3:
+            command3d = self.last_command3d
+            fallback = bool(command3d and command3d.output and command3d.output.used_fallback)
         level = LEVEL_OK
         message = self.goal_state
         if self.goal_state in ("own odom stale", "waiting for odom"):
@@ -854,6 +964,8 @@ class OrcaNode(Node):
         if self.links_error:
             level = LEVEL_ERROR
             message = f"{message}; parameter {self.links_error}"
+        if self.aerial_error:
+            level = LEVEL_ERROR
         group = group_of(self.link_groups, self.robot)
         values = {
             "robot": self.robot, "goal": self.goal, "goal_state": self.goal_state,
@@ -874,6 +986,7 @@ class OrcaNode(Node):
             "own_odom_age_s": round((now_ns - self.state_stamp_ns) * 1e-9, 3)
             if self.state is not None else "",
             "obstacle_edges": len(self.edges), "method": self.base_config.method,
+            "dimensions": self.dimensions,
             "rejected_messages": sum(self.rejected.values()),
             "last_rejection": self.last_problem,
             "supervisor_speed_limit": self.speed_limit[0] if self.speed_limit else "",

@@ -72,17 +72,25 @@ def odometry_state(msg: Odometry) -> Tuple[Tuple[float, float], Tuple[float, flo
     p = msg.pose.pose.position
     q = msg.pose.pose.orientation
     t = msg.twist.twist
-    numbers = (p.x, p.y, q.x, q.y, q.z, q.w, t.linear.x, t.linear.y, t.angular.z)
+    numbers = (p.x, p.y, p.z, q.x, q.y, q.z, q.w, t.linear.x, t.linear.y, t.linear.z,
+               t.angular.z)
     if not all(math.isfinite(n) for n in numbers):
-        raise BadMessage(f"non-finite number in odometry: position ({p.x}, {p.y}), "
+        raise BadMessage(f"non-finite number in odometry: position ({p.x}, {p.y}, {p.z}), "
                          f"orientation ({q.x}, {q.y}, {q.z}, {q.w}), twist "
-                         f"({t.linear.x}, {t.linear.y}, {t.angular.z})")
+                         f"({t.linear.x}, {t.linear.y}, {t.linear.z}, {t.angular.z})")
     if q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w < 1e-12:
         raise BadMessage("odometry orientation is a zero quaternion")
     yaw = yaw_from_quaternion(q)
     c, s = math.cos(yaw), math.sin(yaw)
     world_velocity = (c * t.linear.x - s * t.linear.y, s * t.linear.x + c * t.linear.y)
     return (p.x, p.y), world_velocity, yaw, t.linear.x, t.angular.z
+
+
+def odometry_height(msg: Odometry) -> Tuple[float, float]:
+    """``(z, vz)`` of an Odometry message that :func:`odometry_state` accepted: the
+    height and the climb rate (the twist's ``linear.z``; an aerial robot's body frame
+    turns about z only, so its z is the world's)."""
+    return msg.pose.pose.position.z, msg.twist.twist.linear.z
 
 
 _CDR_LE = b"\x00\x01"  # the encapsulation of plain little-endian CDR (XCDR1)
@@ -121,10 +129,12 @@ def odometry_from_cdr(data: bytes):
 
 
 def twist_message(linear_x: float, linear_y: float, angular_z: float, stamped: bool,
-                  stamp=None, frame_id: str = "") -> "Twist | TwistStamped":
+                  stamp=None, frame_id: str = "", linear_z: float = 0.0
+                  ) -> "Twist | TwistStamped":
     twist = Twist()
     twist.linear.x = float(linear_x)
     twist.linear.y = float(linear_y)
+    twist.linear.z = float(linear_z)
     twist.angular.z = float(angular_z)
     if not stamped:
         return twist
@@ -139,7 +149,7 @@ def twist_message(linear_x: float, linear_y: float, angular_z: float, stamped: b
 def twist_of(msg) -> Twist:
     """The Twist inside a Twist or TwistStamped, checked for finite numbers."""
     twist = msg.twist if isinstance(msg, TwistStamped) else msg
-    numbers = (twist.linear.x, twist.linear.y, twist.angular.z)
+    numbers = (twist.linear.x, twist.linear.y, twist.linear.z, twist.angular.z)
     if not all(math.isfinite(n) for n in numbers):
         raise BadMessage(f"non-finite number in cmd_vel: {numbers}")
     return twist
@@ -322,11 +332,13 @@ class GoalSender:
             if publisher.get_subscription_count() < self.subscribers:
                 continue
             poses = []
-            for x, y in agent.waypoints:
+            for point in agent.waypoints:  # (x, y), or (x, y, z) for aerial robots
                 pose = PoseStamped()
                 pose.header.frame_id = self.frame
                 pose.header.stamp = stamp
-                pose.pose.position.x, pose.pose.position.y = float(x), float(y)
+                pose.pose.position.x, pose.pose.position.y = float(point[0]), float(point[1])
+                if len(point) > 2:
+                    pose.pose.position.z = float(point[2])
                 pose.pose.orientation.w = 1.0
                 poses.append(pose)
             if len(poses) > 1:

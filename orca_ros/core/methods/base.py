@@ -176,6 +176,11 @@ class MethodSpec:
     object whose ``step(pref)`` moves every agent (``pref``: (N, 2) preferred
     velocities) and returns ``(positions, velocities)``, and ``remove(i)``
     takes an agent out.
+    ``factory_3d``: the method's 3D version for aerial robots
+    (:mod:`.base3d`: ``factory_3d(params)`` gives an
+    :class:`~.base3d.AvoidanceMethod3D`), None: 2D only.
+    ``world_backend_3d``: a world-only method's backend for 3D scenarios
+    (``step(pref)`` with (N, 3) preferred velocities), None: none.
     """
 
     name: str
@@ -193,6 +198,25 @@ class MethodSpec:
     batch: Optional[Callable[..., Any]] = None
     cube_tracking: str = "unicycle"
     world_backend: Optional[Callable[[Any], Any]] = None
+    factory_3d: Optional[Callable[[Any], Any]] = None
+    world_backend_3d: Optional[Callable[[Any], Any]] = None
+
+    @property
+    def supports_3d(self) -> bool:
+        """The method runs in 3D (aerial robots): a 3D version, or a 3D world backend."""
+        return self.factory_3d is not None or self.world_backend_3d is not None
+
+    def create_3d(self, **parameters: Any):
+        """A new instance of the method's 3D version for one aerial robot."""
+        if self.factory_3d is None:
+            raise ValueError(f"method {self.name!r} has no 3D version; in 3D: "
+                             f"{', '.join(method_names(dimensions=3))}")
+        known = {f.name for f in dataclasses.fields(self.parameters)}
+        unknown = sorted(set(parameters) - known)
+        if unknown:
+            raise ValueError(f"method {self.name!r} has no parameter(s) {unknown}; "
+                             f"it has {sorted(known)}")
+        return self.factory_3d(self.parameters(**parameters))
 
     def create(self, **parameters: Any) -> AvoidanceMethod:
         """A new instance for one robot, with these parameters over the defaults."""
@@ -226,10 +250,12 @@ def unregister_method(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def method_names(ros: bool = False) -> Tuple[str, ...]:
+def method_names(ros: bool = False, dimensions: Optional[int] = None) -> Tuple[str, ...]:
     """Registered method names, in registration order; ``ros``: only those that can run
-    in orca_node (not world-only)."""
-    return tuple(name for name, spec in _REGISTRY.items() if not (ros and spec.world_only))
+    in orca_node (not world-only); ``dimensions=3``: only those with a 3D version."""
+    return tuple(name for name, spec in _REGISTRY.items()
+                 if not (ros and spec.world_only)
+                 and not (dimensions == 3 and not spec.supports_3d))
 
 
 def method_spec(name: str) -> MethodSpec:

@@ -2,12 +2,13 @@
 
 The baseline against which avoidance is measured, and how a supervisor is
 tested alone (as in the cocoon paper). It runs without keep-right and without
-the safety filter: what it does is exactly the preferred velocity.
+the safety filter: what it does is exactly the preferred velocity. In 3D too.
 """
 
 from __future__ import annotations
 
 from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
+from .orca3d import Direct3D
 
 
 class Direct(AvoidanceMethod):
@@ -19,4 +20,4 @@ class Direct(AvoidanceMethod):
 
 DIRECT = register_method(MethodSpec(
     "direct", "straight at the goal, no avoidance (a baseline; a supervisor alone)",
-    Direct, keep_right=False, safety_filter=False, avoids=False))
+    Direct, keep_right=False, safety_filter=False, avoids=False, factory_3d=Direct3D))

@@ -6,6 +6,8 @@ module only adapts them to :class:`~orca_ros.core.methods.base.AvoidanceMethod`.
 Both take the view's hard half-planes into ORCA's own linear program (kept hard
 like obstacle half-planes, eq. 7's fallback never trades them away).
 
+Both have a 3D version for aerial robots (:mod:`.orca3d`, RVO2-3D's algorithm).
+
 ``orca`` runs with everything the controller shares (guidance, keep-right and
 stall escape, the planning margin, the one-step safety filter). ``orca_strict``
 runs with none of it: what the conformance cases check against RVO2.
@@ -32,6 +34,7 @@ from ..links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
 from ..orca import agent_orca_half_planes_batch, solve_orca
 from ..types import as_finite
 from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
+from .orca3d import Orca3D
 
 
 @dataclass(frozen=True)
@@ -183,8 +186,9 @@ def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
 ORCA = register_method(MethodSpec(
     "orca", "ORCA with guidance, keep-right, planning margin and the one-step safety filter",
     Orca, OrcaParameters, takes_constraints=True, collision_free=True,
-    batch=orca_half_planes_batch))
+    batch=orca_half_planes_batch, factory_3d=Orca3D))
 ORCA_STRICT = register_method(MethodSpec(
     "orca_strict", "exactly RVO2's ORCA: no guidance, keep-right, margin or safety filter",
     OrcaStrict, OrcaParameters, strict=True, keep_right=False, safety_filter=False,
-    takes_constraints=True, collision_free=True, batch=orca_half_planes_batch))
+    takes_constraints=True, collision_free=True, batch=orca_half_planes_batch,
+    factory_3d=Orca3D))

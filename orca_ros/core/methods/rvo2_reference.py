@@ -4,6 +4,10 @@ RVO2 steps all its agents at once, so it cannot run inside one robot's
 orca_node; in the world it replaces the controllers' avoidance and motion
 (holonomic only), while the controllers still give each agent its preferred
 velocity, exactly as RVO2's examples do.
+
+In a 3D scenario ``rvo2`` is RVO2-3D, through the ``rvo23d`` bindings of the
+``jt-pyrvo23d`` wheels (:class:`Rvo2Backend3D`; they reproduce the 240 RVO2-3D
+conformance cases to 1e-9).
 """
 
 from __future__ import annotations
@@ -63,7 +67,52 @@ class Rvo2Backend:
         self.sim.set_agent_velocity(int(i), (0.0, 0.0))
 
 
+class Rvo2Backend3D:
+    """The reference RVO2-3D library (through ``rvo23d``, pip package ``jt-pyrvo23d``)
+    stepping a 3D world's agents (RVO2-3D has no obstacles)."""
+
+    FAR_AWAY = 1e7
+
+    def __init__(self, world) -> None:
+        try:
+            import rvo23d
+        except ImportError:
+            raise RuntimeError("method rvo2 in 3D needs the RVO2-3D bindings: "
+                               "pip install --no-deps jt-pyrvo23d (CPython 3.11, x86_64 "
+                               "wheels only)") from None
+        first = world.scenario.agents[0]
+        # (time step, neighbour distance, max neighbours, time horizon, radius, max speed,
+        # velocity): the defaults; every agent gets its own below.
+        self.sim = rvo23d.PyRVOSimulator(world.dt, first.neighbor_dist, first.max_neighbors,
+                                         first.time_horizon, first.radius, first.max_speed,
+                                         (0.0, 0.0, 0.0))
+        for agent in world.scenario.agents:
+            self.sim.addAgent(tuple(agent.start), agent.neighbor_dist, agent.max_neighbors,
+                              agent.time_horizon, agent.radius, agent.max_speed,
+                              (0.0, 0.0, 0.0))
+        self.world = world
+
+    def step(self, pref):
+        import numpy as np
+
+        sim = self.sim
+        for i in np.flatnonzero(self.world.active):
+            sim.setAgentPrefVelocity(int(i), tuple(float(c) for c in pref[i]))
+        sim.doStep()
+        n = len(self.world.names)
+        positions = np.array([sim.getAgentPosition(i) for i in range(n)], dtype=float)
+        velocities = np.array([sim.getAgentVelocity(i) for i in range(n)], dtype=float)
+        return positions, velocities
+
+    def remove(self, i: int) -> None:
+        """RVO2-3D cannot delete an agent: park it far away, still and alone."""
+        self.sim.setAgentPosition(int(i), (self.FAR_AWAY + 1000.0 * i, self.FAR_AWAY, 0.0))
+        self.sim.setAgentPrefVelocity(int(i), (0.0, 0.0, 0.0))
+        self.sim.setAgentVelocity(int(i), (0.0, 0.0, 0.0))
+
+
 RVO2 = register_method(MethodSpec(
-    "rvo2", "the reference RVO2 library through pyrvo (world only, holonomic)",
+    "rvo2", "the reference RVO2 library through pyrvo, RVO2-3D through rvo23d in 3D (world "
+    "only, holonomic)",
     Rvo2Reference, strict=True, keep_right=False, safety_filter=False, world_only=True,
-    holonomic_only=True, world_backend=Rvo2Backend))
+    holonomic_only=True, world_backend=Rvo2Backend, world_backend_3d=Rvo2Backend3D))

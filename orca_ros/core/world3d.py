@@ -1,0 +1,263 @@
+"""The scenario world for aerial robots (``dimensions: 3``): holonomic spheres in 3D.
+
+Like :class:`~orca_ros.core.world.World` (and RVO2-3D's ``doStep``): every
+agent's new velocity is computed from the same start-of-step state, then all
+agents move. Each agent has an :class:`~orca_ros.core.controller3d.AerialController`;
+neighbours come from a k-d tree (scipy's cKDTree, in 3D). A world-only method
+(``rvo2``: RVO2-3D itself) steps the agents instead, the controllers still
+giving each its preferred velocity. Collisions are accounted exactly by the
+same :class:`~orca_ros.core.metrics.CollisionLedger` (distances in 3D), and
+:meth:`World3D.result` gives the same :class:`~orca_ros.core.world.RunResult`,
+whose trajectory has three columns.
+
+What a 3D scenario cannot have is refused with a message: ``diff_drive`` or
+``toio`` kinematics, the supervisor, a method without a 3D version.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable, List, Optional, Union
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from .controller3d import AerialController, Neighbor3D
+from .metrics import CollisionLedger
+from .methods import method_names, method_spec
+from .scenario import Scenario
+from .world import RunResult, World, WorldOptions
+
+
+def check_3d_options(scenario: Scenario, options: WorldOptions) -> None:
+    """Refuse what a 3D scenario cannot run with, naming it."""
+    where = scenario.path or scenario.name
+    if options.kinematics != "holonomic":
+        raise ValueError(f"{where}: a 3D scenario (dimensions: 3) is run holonomic only, "
+                         f"not with kinematics {options.kinematics!r}")
+    if options.supervisor is not None:
+        raise ValueError(f"{where}: the supervisor is 2D only; a 3D scenario "
+                         f"(dimensions: 3) runs without it")
+    if not method_spec(options.method).supports_3d:
+        raise ValueError(f"{where}: method {options.method!r} has no 3D version; in 3D: "
+                         f"{', '.join(method_names(dimensions=3))}")
+
+
+class World3D:
+    """Agents of a 3D scenario, each with its own :class:`AerialController`, stepped
+    together."""
+
+    def __init__(self, scenario: Scenario, options: Optional[WorldOptions] = None) -> None:
+        options = WorldOptions() if options is None else options
+        if scenario.dimensions != 3:
+            raise ValueError(f"{scenario.path or scenario.name}: World3D runs 3D scenarios "
+                             f"(dimensions: 3); this one is 2D")
+        check_3d_options(scenario, options)
+        self.scenario = scenario
+        self.options = options
+        agents = scenario.agents
+        n = len(agents)
+        self.names = [a.name for a in agents]
+        self.dt = scenario.time_step
+        self.time = 0.0
+        self.steps = 0
+        self.positions = np.array([a.start for a in agents], dtype=float)
+        self.velocities = np.zeros((n, 3))
+        self.radius = np.array([a.radius for a in agents])
+        self.neighbor_dist = np.array([a.neighbor_dist for a in agents])
+        self.max_neighbors = np.array([a.max_neighbors for a in agents], dtype=int)
+        self.reference_length = np.array([a.reference_length for a in agents])
+        self.path_length = np.zeros(n)
+        self.arrival_time = np.full(n, np.nan)
+        self.active = np.ones(n, dtype=bool)
+        self.ledger = CollisionLedger()
+        self.compute_seconds = 0.0
+        self.agent_steps = 0
+        self._goals = np.array([a.goal for a in agents], dtype=float)
+        self._goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in agents])
+        spec = method_spec(options.method)
+        self.controllers: List[AerialController] = []
+        self._backend = None
+        if spec.factory_3d is None:  # a world-only library (rvo2: RVO2-3D)
+            self.controllers = [_PreferenceOnly(options.controller_config(a, scenario))
+                                for a in agents]
+            self._backend = spec.world_backend_3d(self)
+        else:
+            self.controllers = [AerialController(options.controller_config(a, scenario),
+                                                 key=a.name) for a in agents]
+        for agent, controller in zip(agents, self.controllers):
+            controller.set_path(agent.waypoints)
+        self.strict = spec.strict
+        configs = [c.config for c in self.controllers]
+        # The k-d tree's reach for the safety half-spaces: a pair farther apart than the
+        # distance both can close within one command horizon is never bound by them.
+        self._close_reach = 2.0 * max(c.safety_radius(c.radius) for c in configs) + \
+            2.0 * max(c.max_speed * c.command_horizon for c in configs) * 2.0
+        self._frames: List[np.ndarray] = [self.positions.copy()]
+        self._frame_times: List[float] = [0.0]
+        self._check_arrivals()
+
+    # --- stepping ----------------------------------------------------------------------
+
+    def step(self) -> None:
+        started = time.perf_counter()
+        if self._backend is not None:
+            pref = np.zeros((len(self.names), 3))
+            for i in np.flatnonzero(self.active):
+                pref[i] = self.controllers[i].preferred_velocity(tuple(self.positions[i]))
+            new_positions, new_velocities = self._backend.step(pref)
+        else:
+            new_positions, new_velocities = self._controller_step()
+        self.compute_seconds += time.perf_counter() - started
+        active = self.active
+        self.agent_steps += int(active.sum())
+        moved = new_positions - self.positions
+        self.path_length[active] += np.linalg.norm(moved[active], axis=1)
+        self.positions[active] = new_positions[active]
+        self.velocities[active] = new_velocities[active]
+        self.steps += 1
+        self.time = self.steps * self.dt
+        self._account()
+        self._check_arrivals()
+        if self.steps % self.options.record_every == 0:
+            frame = self.positions.copy()
+            frame[~self.active] = np.nan
+            self._frames.append(frame)
+            self._frame_times.append(self.time)
+
+    def _controller_step(self):
+        active_idx = np.flatnonzero(self.active)
+        neighbor_lists, close_lists = self._neighbors(active_idx)
+        seen = [Neighbor3D(tuple(p.tolist()), tuple(v.tolist()), float(r), name)
+                for p, v, r, name in zip(self.positions, self.velocities, self.radius,
+                                         self.names)]
+        new_positions = self.positions.copy()
+        new_velocities = np.zeros_like(self.velocities)
+        for row, i in enumerate(active_idx.tolist()):
+            close = None if close_lists is None else [seen[j] for j in close_lists[row]]
+            command = self.controllers[i].compute(
+                seen[i].position, seen[i].velocity, [seen[j] for j in neighbor_lists[row]],
+                close)
+            new_velocities[i] = command.velocity
+            new_positions[i] = self.positions[i] + new_velocities[i] * self.dt
+        return new_positions, new_velocities
+
+    def _neighbors(self, active_idx: np.ndarray):
+        """Per active agent: its ORCA neighbours (nearest first, strictly inside
+        neighbor_dist, at most max_neighbors), and every agent within the safety
+        half-spaces' reach (None for a strict method)."""
+        count = len(active_idx)
+        empty = [[] for _ in range(count)]
+        if count < 2:
+            return empty, (None if self.strict else empty)
+        points = self.positions[active_idx]
+        tree = cKDTree(points)
+        k = int(min(count, self.max_neighbors[active_idx].max() + 1))
+        neighbor_lists = empty
+        if k >= 2:
+            distances, indices = tree.query(points, k=k,
+                                            distance_upper_bound=float(self.neighbor_dist.max()))
+            rows = np.arange(count)[:, None]
+            keep = (indices != rows) & (indices < count) & \
+                (distances < self.neighbor_dist[active_idx, None])
+            keep &= np.cumsum(keep, axis=1) <= self.max_neighbors[active_idx, None]
+            agents = active_idx[np.where(keep, indices, 0)].tolist()
+            neighbor_lists = [[a for a, kept in zip(row_agents, row_keep) if kept]
+                              for row_agents, row_keep in zip(agents, keep.tolist())]
+        if self.strict:
+            return neighbor_lists, None
+        groups = tree.query_ball_point(points, self._close_reach)
+        close_lists = [[int(active_idx[j]) for j in group if j != row]
+                       for row, group in enumerate(groups)]
+        return neighbor_lists, close_lists
+
+    # --- bookkeeping -------------------------------------------------------------------
+
+    def _account(self) -> None:
+        active = np.flatnonzero(self.active)
+        self.ledger.update(self.positions[active], self.radius[active],
+                           [self.names[i] for i in active], [])
+
+    def _check_arrivals(self) -> None:
+        waiting = self.active & np.isnan(self.arrival_time)
+        near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
+        for i in np.flatnonzero(waiting & near):
+            controller = self.controllers[i]
+            position = tuple(self.positions[i].tolist())
+            controller.current_target(position)
+            if controller.at_goal(position):
+                self.arrival_time[i] = self.time
+                if self.scenario.on_goal == "remove":
+                    self.active[i] = False
+                    if self._backend is not None:
+                        self._backend.remove(i)
+
+    @property
+    def all_arrived(self) -> bool:
+        return bool(np.all(~np.isnan(self.arrival_time)))
+
+    def run(self, progress: Optional[Callable[[float], None]] = None) -> RunResult:
+        started = time.perf_counter()
+        while not self.all_arrived and self.time < self.scenario.max_time - 1e-9:
+            self.step()
+            if progress is not None:
+                progress(self.time)
+        return self.result(time.perf_counter() - started)
+
+    def result(self, wall_time: float) -> RunResult:
+        arrived = ~np.isnan(self.arrival_time)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios = self.path_length[arrived] / self.reference_length[arrived]
+        ratios = ratios[np.isfinite(ratios)]
+        return RunResult(
+            scenario=self.scenario.name, method=self.options.method,
+            kinematics=self.options.kinematics, agents=len(self.names),
+            reached=int(arrived.sum()), collisions=len(self.ledger.pairs),
+            min_separation=self.ledger.min_separation,
+            deepest_penetration=self.ledger.deepest,
+            makespan=float(np.nanmax(self.arrival_time)) if arrived.any() else None,
+            mean_time_to_goal=float(np.nanmean(self.arrival_time)) if arrived.any() else None,
+            path_length_ratio=float(ratios.mean()) if len(ratios) else None,
+            steps=self.steps, wall_time_s=wall_time,
+            compute_us_per_agent_step=(1e6 * self.compute_seconds / self.agent_steps
+                                       if self.agent_steps else 0.0),
+            trajectory=np.array(self._frames), frame_times=np.array(self._frame_times),
+            collision_points=list(self.ledger.points),
+            collision_pairs=sorted(self.ledger.pairs))
+
+
+class _PreferenceOnly:
+    """The controller of an agent a world-only library moves: its path and its
+    preferred velocity only (RVO2-3D's examples set preferred velocities, nothing else)."""
+
+    def __init__(self, config) -> None:
+        self.config = config
+        self.waypoints = []
+        self.waypoint_index = 0
+
+    set_path = AerialController.set_path
+    goal = AerialController.goal
+    at_goal = AerialController.at_goal
+    current_target = AerialController.current_target
+
+    def preferred_velocity(self, position):
+        target = self.current_target(position)
+        if target is None:
+            return (0.0, 0.0, 0.0)
+        delta = [t - p for t, p in zip(target, position)]
+        distance = math.sqrt(sum(d * d for d in delta))
+        if distance < 1e-12:
+            return (0.0, 0.0, 0.0)
+        speed = min(self.config.pref_speed, distance / self.config.time_step)
+        return tuple(d / distance * speed for d in delta)
+
+
+def create_world(scenario: Scenario, options: Optional[WorldOptions] = None
+                 ) -> Union[World, World3D]:
+    """The world for the scenario: :class:`World3D` for ``dimensions: 3``, else
+    :class:`~orca_ros.core.world.World`."""
+    options = WorldOptions() if options is None else options
+    if scenario.dimensions == 3:
+        return World3D(scenario, options)
+    return World(scenario, options)
