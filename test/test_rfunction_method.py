@@ -1,0 +1,252 @@
+"""The ``rfunction`` method (orca_ros/core/methods/rfunction.py): its half-planes against
+ORCA's, the paper's variant, the template backend, the world, the CLI and orca_node."""
+
+import json
+import math
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from orca_ros import cli
+from orca_ros.core.methods import NeighborView, RobotView, method_names, method_spec
+from orca_ros.core.methods.rfunction import Rfunction, RfunctionParameters, rfunction_half_plane
+from orca_ros.core.orca import agent_orca_half_plane
+from orca_ros.core.rfunction import VoxelTemplate
+from orca_ros.core.scenario import load_scenario, resolve_scenario
+from orca_ros.core.world import World, WorldOptions
+
+coordinate = st.floats(-8.0, 8.0, allow_nan=False, allow_infinity=False)
+speed = st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False)
+vector = st.tuples(coordinate, coordinate)
+velocity = st.tuples(speed, speed)
+
+
+def in_vo_exact(v, p, r, tau):
+    """The test's own membership: the segment {t v : 0 <= t <= tau} comes within r of p."""
+    vv = v[0] * v[0] + v[1] * v[1]
+    t = 0.0 if vv == 0.0 else min(max((v[0] * p[0] + v[1] * p[1]) / vv, 0.0), tau)
+    return math.hypot(t * v[0] - p[0], t * v[1] - p[1]), r
+
+
+def _same_line(a, b, tolerance):
+    assert a.direction_x == pytest.approx(b.direction_x, abs=tolerance)
+    assert a.direction_y == pytest.approx(b.direction_y, abs=tolerance)
+    assert a.point_x == pytest.approx(b.point_x, abs=tolerance)
+    assert a.point_y == pytest.approx(b.point_y, abs=tolerance)
+
+
+# --- the half-planes ----------------------------------------------------------------------------
+
+def test_the_worked_example_gives_the_papers_orca_half_planes():
+    """Design note: ORCA_A through (1.6036, 0.8964), normal (0.7071, -0.7071); ORCA_B
+    through (2.8964, -1.3964), normal (-0.7071, 0.7071). The normal is the left of the
+    half-plane's direction."""
+    pa, pb, va, vb = (2.0, -3.0), (-2.0, 3.0), (1.5, 1.0), (3.0, -1.5)
+    for me, other, vme, vother, point, normal in (
+            (pa, pb, va, vb, (1.6036, 0.8964), (0.7071, -0.7071)),
+            (pb, pa, vb, va, (2.8964, -1.3964), (-0.7071, 0.7071))):
+        line = rfunction_half_plane(vme, (other[0] - me[0], other[1] - me[1]), vother, 2.0,
+                                    0.5, 10.0)
+        assert (line.point_x, line.point_y) == pytest.approx(point, abs=5e-5)
+        assert (-line.direction_y, line.direction_x) == pytest.approx(normal, abs=5e-5)
+
+
+def test_the_worked_example_in_the_papers_variant_takes_the_whole_u():
+    """v is inside (the cut-off disc): the half-plane goes through v_A + u =
+    (1.5 + 0.2071, 1.0 - 0.2071)."""
+    line = rfunction_half_plane((1.5, 1.0), (-4.0, 6.0), (3.0, -1.5), 2.0, 0.5, 10.0,
+                                variant="paper")
+    assert (line.point_x, line.point_y) == pytest.approx((1.7071, 0.7929), abs=5e-5)
+    assert (-line.direction_y, line.direction_x) == pytest.approx((0.7071, -0.7071), abs=5e-5)
+    template = VoxelTemplate(slices=20, step=0.2, extent=8.0)
+    same = rfunction_half_plane((1.5, 1.0), (-4.0, 6.0), (3.0, -1.5), 2.0, 0.5, 10.0,
+                                variant="paper", template=template)
+    _same_line(same, line, 1e-12)  # inside the disc: answered exactly
+
+
+@settings(max_examples=2000, deadline=None)
+@given(velocity, vector, velocity, st.floats(0.0, 3.0), st.floats(0.1, 10.0),
+       st.sampled_from([0.5, 1.0]))
+def test_the_orca_variant_is_orcas_half_plane(v, p, other_v, r, tau, share):
+    """Over random pairs apart (|p| > r), the R-function geometry gives ORCA's half-plane
+    (RVO2's Agent.cc formulas, agent_orca_half_plane) to rounding."""
+    assume(math.hypot(*p) > r * (1.0 + 1e-9) + 1e-9)
+    ours = rfunction_half_plane(v, p, other_v, r, 1.0 / tau, 10.0, share)
+    theirs = agent_orca_half_plane(v, p, other_v, r, 1.0 / tau, 10.0, share)
+    rel = (v[0] - other_v[0], v[1] - other_v[1])
+    tolerance = 1e-9 * (1.0 + math.hypot(*v) + math.hypot(*rel) + r / tau)
+    _same_line(ours, theirs, tolerance)
+
+
+@settings(max_examples=300, deadline=None)
+@given(velocity, st.tuples(st.floats(-0.5, 0.5), st.floats(-0.5, 0.5)), velocity,
+       st.floats(0.05, 2.0), st.sampled_from([0.5, 1.0]))
+def test_overlapping_robots_take_orcas_collision_branch(v, p, other_v, r, share):
+    """No cone when |p| <= r: ORCA's one-time-step branch, the variant's share."""
+    assume(math.hypot(*p) <= r)
+    ours = rfunction_half_plane(v, p, other_v, r, 0.5, 10.0, share)
+    assert ours == agent_orca_half_plane(v, p, other_v, r, 0.5, 10.0, share)
+    paper = rfunction_half_plane(v, p, other_v, r, 0.5, 10.0, share, variant="paper")
+    assert paper == agent_orca_half_plane(v, p, other_v, r, 0.5, 10.0, 1.0)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(velocity, vector, velocity, st.floats(0.1, 3.0), st.floats(0.1, 10.0))
+def test_the_papers_variant_constrains_only_inside_the_vo_with_the_whole_u(v, p, other_v, r,
+                                                                           tau):
+    assume(math.hypot(*p) > r * (1.0 + 1e-9) + 1e-9)
+    rel = (v[0] - other_v[0], v[1] - other_v[1])
+    distance, _ = in_vo_exact(rel, p, r, tau)
+    assume(abs(distance - r) > 1e-9 * (1.0 + r))
+    paper = rfunction_half_plane(v, p, other_v, r, 1.0 / tau, 10.0, 0.5, variant="paper")
+    if distance > r:
+        assert paper is None
+    else:
+        full = rfunction_half_plane(v, p, other_v, r, 1.0 / tau, 10.0, 1.0)
+        assert paper == full
+        # through v_A + u, and ORCA's half-plane goes through v_A + u/2
+        half = agent_orca_half_plane(v, p, other_v, r, 1.0 / tau, 10.0, 0.5)
+        tolerance = 1e-9 * (1.0 + math.hypot(*v) + math.hypot(*rel) + r / tau)
+        assert paper.point_x - v[0] == pytest.approx(2.0 * (half.point_x - v[0]), abs=tolerance)
+        assert paper.point_y - v[1] == pytest.approx(2.0 * (half.point_y - v[1]), abs=tolerance)
+
+
+# --- the method ---------------------------------------------------------------------------------
+
+def _view(neighbors, velocity=(1.0, 0.0), pref=(1.0, 0.0)):
+    return RobotView((0.0, 0.0), velocity, 0.0, 0.3, 0.3, 1.0, pref, 0.1, tuple(neighbors),
+                     key="me")
+
+
+def test_registered_as_a_constrained_method_with_orcas_promise():
+    spec = method_spec("rfunction")
+    assert "rfunction" in method_names() and "rfunction" in method_names(ros=True)
+    assert spec.takes_constraints and spec.collision_free and spec.safety_filter
+    assert not spec.world_only and not spec.holonomic_only and not spec.strict
+
+
+@pytest.mark.parametrize("field, value", [("variant", "reciprocal"), ("backend", "gpu"),
+                                          ("time_horizon", 0.0), ("template_slices", 0),
+                                          ("template_step", -1.0)])
+def test_bad_parameters_are_refused_by_name(field, value):
+    with pytest.raises(ValueError, match=field):
+        method_spec("rfunction").create(**{field: value})
+
+
+def test_the_method_keeps_orcas_half_planes_and_the_hard_ones():
+    head_on = NeighborView((2.0, 0.0), (-1.0, 0.0), 0.3, "b")
+    behind = NeighborView((-3.0, 0.0), (0.0, 0.0), 0.3, "c")  # the relative velocity is clear
+    hard = ((0.0, 0.5, -1.0, 0.0),)  # v_y <= 0.5
+    view = _view([head_on, behind])._replace(hard_half_planes=hard)
+    out = Rfunction().compute_velocity(view)
+    expected = [agent_orca_half_plane((1.0, 0.0), n.position, n.velocity, 0.6, 0.5, 10.0)
+                for n in (head_on, behind)]
+    assert len(out.neighbor_half_planes) == 2
+    for ours, theirs in zip(out.neighbor_half_planes, expected):
+        _same_line(ours, theirs, 1e-12)
+    assert out.half_planes[0] == hard[0]
+    assert out.velocity[1] <= 0.5 + 1e-9
+    paper = Rfunction(RfunctionParameters(variant="paper")).compute_velocity(view)
+    assert paper.report["agent_half_planes"] == 1  # only the one whose VO holds v
+    assert paper.neighbor_half_planes == ()
+
+
+def test_a_neighbour_that_does_not_reciprocate_gets_the_whole_u():
+    other = NeighborView((2.0, 0.0), (-1.0, 0.0), 0.3, "b", reciprocates=False)
+    out = Rfunction().compute_velocity(_view([other]))
+    _same_line(out.neighbor_half_planes[0],
+               agent_orca_half_plane((1.0, 0.0), (2.0, 0.0), (-1.0, 0.0), 0.6, 0.5, 10.0, 1.0),
+               1e-12)
+
+
+def test_the_orca_variant_runs_a_world_exactly_as_orca():
+    """crossing_4, 200 steps: the same positions as ``orca`` (its batch of RVO2's formulas)
+    to rounding."""
+    scenario = load_scenario(resolve_scenario("crossing_4"))
+    ours = World(scenario, WorldOptions(method="rfunction"))
+    orca = World(scenario, WorldOptions(method="orca"))
+    for _ in range(200):
+        ours.step()
+        orca.step()
+        assert abs(ours.positions - orca.positions).max() < 1e-9
+
+
+@pytest.mark.parametrize("parameters", [(("variant", "paper"),), (("backend", "template"),),
+                                        (("variant", "paper"), ("backend", "template"))])
+@pytest.mark.parametrize("kinematics", ["holonomic", "diff_drive"])
+def test_the_other_variant_and_the_template_get_a_crossing_through(parameters, kinematics):
+    scenario = load_scenario(resolve_scenario("crossing_4"))
+    result = World(scenario, WorldOptions(
+        method="rfunction", kinematics=kinematics,
+        controller=(("method_parameters", parameters),))).run()
+    assert result.collisions == 0 and result.reached == result.agents
+
+
+def test_the_template_backend_runs_near_the_exact_one():
+    scenario = load_scenario(resolve_scenario("circle_swap_8"))
+    exact = World(scenario, WorldOptions(method="rfunction"))
+    looked_up = World(scenario, WorldOptions(
+        method="rfunction", controller=(("method_parameters", (("backend", "template"),)),)))
+    for _ in range(30):
+        exact.step()
+        looked_up.step()
+    gap = abs(exact.positions - looked_up.positions).max()
+    assert 0.0 < gap < 1e-2  # not the same numbers, nearly the same motion
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def test_bench_runs_both_variants(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    assert cli.main(["bench", "crossing_4", "--method", "rfunction", "--method-param",
+                     "variant=paper", "--no-progress", "--json", str(out)]) == 0
+    row = json.loads(out.read_text())[0]
+    assert row["method"] == "rfunction" and row["reached"] == 4 and row["collisions"] == 0
+    assert cli.main(["bench", "crossing_4", "--method", "rfunction", "--method-param",
+                     "variant=sideways", "--no-progress"]) == 2
+    assert "variant" in capsys.readouterr().err
+
+
+def test_bench_rfunction_reports_the_templates_figures(capsys):
+    assert cli.main(["bench-rfunction", "--queries", "2000", "--slices", "10", "--step",
+                     "0.2", "--extent", "8"]) == 0
+    text = capsys.readouterr().out
+    for words in ("max error", "fallback", "MB", "build", "µs per query", "exact", "template"):
+        assert words in text, words
+    assert cli.main(["bench-rfunction", "--slices", "0"]) == 2
+    assert "template_slices" in capsys.readouterr().err
+
+
+# --- orca_node --------------------------------------------------------------------------------
+
+def test_orca_node_runs_rfunction_with_its_own_parameters(ros):
+    from ros_helpers import params
+    from test_nodes import Rig, goal, odom
+
+    rig = Rig(ros, method="rfunction", **{"rfunction.variant": "paper",
+                                          "rfunction.backend": "template",
+                                          "rfunction.template_slices": 20})
+    method = rig.node.controller.method
+    assert isinstance(method, Rfunction)
+    assert (method.params.variant, method.params.backend) == ("paper", "template")
+    assert method.params.template_slices == 20 and method.params.time_horizon == 3.0
+    results = rig.node.set_parameters(params(**{"rfunction.variant": "sideways"}))
+    assert not results[0].successful and "variant" in results[0].reason
+    rig.goal.publish(goal(6.0, 0.0))
+    cmd = rig.drive(0.6, odom(0.0, 0.0), odom(2.0, 0.0, yaw=math.pi, vx=1.0))
+    assert abs(math.atan2(cmd.linear.y, cmd.linear.x)) > math.radians(10), \
+        f"command {cmd.linear.x:.3f}, {cmd.linear.y:.3f} does not turn away"
+
+
+@pytest.mark.parametrize("variant", ["orca", "paper"])
+def test_rfunction_runs_a_scenario_through_real_nodes(variant):
+    """fleet_sim and four orca_nodes running rfunction, judged by the independent observer."""
+    from orca_ros.fleet import FleetOptions, run_fleet
+
+    run = run_fleet("crossing_4", FleetOptions(
+        method="rfunction", speed_factor=2.0,
+        robot_parameters=(("rfunction.variant", variant),)), observer=True)
+    seen = run.summary["observer"]
+    assert seen["arrived"] == seen["robots"] == 4, seen
+    assert seen["colliding_pairs"] == 0, seen["collisions"]
