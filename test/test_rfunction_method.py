@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from orca_ros import cli
 from orca_ros.core.methods import NeighborView, RobotView, method_names, method_spec
-from orca_ros.core.methods.rfunction import Rfunction, RfunctionParameters, rfunction_half_plane
+from orca_ros.core.methods.rfunction import (Rfunction, RfunctionParameters, rfunction_half_plane,
+                                             rfunction_half_space)
 from orca_ros.core.orca import agent_orca_half_plane
 from orca_ros.core.rfunction import VoxelTemplate
 from orca_ros.core.scenario import load_scenario, resolve_scenario
@@ -250,3 +251,87 @@ def test_rfunction_runs_a_scenario_through_real_nodes(variant):
     seen = run.summary["observer"]
     assert seen["arrived"] == seen["robots"] == 4, seen
     assert seen["colliding_pairs"] == 0, seen["collisions"]
+
+
+# --- 3D half-spaces -------------------------------------------------------------------------------
+
+def segment_distance_3d(v, p, tau):
+    vv = sum(x * x for x in v)
+    t = 0.0 if vv == 0.0 else min(max(sum(a * b for a, b in zip(v, p)) / vv, 0.0), tau)
+    return math.dist([t * x for x in v], p)
+
+
+vector3 = st.tuples(coordinate, coordinate, coordinate)
+velocity3 = st.tuples(speed, speed, speed)
+
+
+@settings(max_examples=300, deadline=None)
+@given(velocity3, vector3, velocity3, st.floats(0.1, 3.0), st.floats(0.2, 10.0),
+       st.sampled_from([0.5, 1.0]), st.integers(0, 2 ** 32 - 1))
+def test_the_3d_half_space_is_the_supporting_plane_at_the_nearest_boundary_point(
+        v, p, other_v, r, tau, share, seed):
+    """v_rel + u lies on the exact 3D VO's boundary, and every sampled relative velocity in
+    the exact VO lies on the forbidden side of the plane through it (VO is convex, so the
+    plane supports it there); the half-space goes through v_A + share u."""
+    import numpy as np
+
+    assume(math.dist(p, (0.0, 0.0, 0.0)) > r * (1.0 + 1e-6))
+    line = rfunction_half_space(v, p, other_v, r, 1.0 / tau, 10.0, share)
+    u = [(line.point[k] - v[k]) / share for k in range(3)]
+    rel = [v[k] - other_v[k] for k in range(3)]
+    boundary = [rel[k] + u[k] for k in range(3)]
+    scale = math.dist(p, (0.0, 0.0, 0.0)) / tau + r / tau
+    assert segment_distance_3d(boundary, p, tau) == pytest.approx(r, abs=1e-9 * (1.0 + r))
+    assert math.dist(line.normal, (0.0, 0.0, 0.0)) == pytest.approx(1.0, abs=1e-12)
+    rng = np.random.default_rng(seed)
+    samples = rng.uniform(-2.0 * scale, 2.0 * scale, size=(4000, 3))
+    inside = [s for s in samples.tolist() if segment_distance_3d(s, p, tau) <= r]
+    for s in inside:
+        assert sum((s[k] - boundary[k]) * line.normal[k] for k in range(3)) <= 1e-9 * scale
+
+
+@settings(max_examples=500, deadline=None)
+@given(velocity, vector, velocity, st.floats(0.0, 3.0), st.floats(0.1, 10.0),
+       st.sampled_from([0.5, 1.0]), st.sampled_from(["orca", "paper"]))
+def test_the_3d_half_space_in_a_plane_is_the_2d_half_plane(v, p, other_v, r, tau, share,
+                                                           variant):
+    assume(math.hypot(*p) > r * (1.0 + 1e-9) + 1e-9)
+    rel = (v[0] - other_v[0], v[1] - other_v[1])
+    # not on the cone's axis: there every meridian plane is as near, and 3D takes any one
+    assume(abs(p[0] * rel[1] - p[1] * rel[0]) > 1e-6 * (1.0 + math.hypot(*p) * math.hypot(*rel)))
+    flat = rfunction_half_plane(v, p, other_v, r, 1.0 / tau, 10.0, share, variant)
+    space = rfunction_half_space((*v, 0.0), (*p, 0.0), (*other_v, 0.0), r, 1.0 / tau, 10.0,
+                                 share, variant)
+    if flat is None:
+        assert space is None
+        return
+    tolerance = 1e-9 * (1.0 + math.hypot(*v) + math.hypot(*other_v) + r / tau)
+    assert space.point == pytest.approx((flat.point_x, flat.point_y, 0.0), abs=tolerance)
+    assert space.normal == pytest.approx((-flat.direction_y, flat.direction_x, 0.0),
+                                         abs=tolerance)
+
+
+@settings(max_examples=500, deadline=None)
+@given(velocity3, vector3, velocity3, st.floats(0.1, 3.0), st.floats(0.2, 10.0))
+def test_the_papers_3d_variant_constrains_only_inside_the_vo(v, p, other_v, r, tau):
+    assume(math.dist(p, (0.0, 0.0, 0.0)) > r * (1.0 + 1e-9) + 1e-9)
+    rel = [v[k] - other_v[k] for k in range(3)]
+    distance = segment_distance_3d(rel, p, tau)
+    assume(abs(distance - r) > 1e-9 * (1.0 + r))
+    paper = rfunction_half_space(v, p, other_v, r, 1.0 / tau, 10.0, 0.5, "paper")
+    if distance > r:
+        assert paper is None
+    else:
+        assert paper == rfunction_half_space(v, p, other_v, r, 1.0 / tau, 10.0, 1.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(velocity3, st.tuples(*[st.floats(-0.5, 0.5)] * 3), velocity3, st.floats(0.05, 2.0),
+       st.sampled_from([0.5, 1.0]), st.sampled_from(["orca", "paper"]))
+def test_overlapping_spheres_separate_within_one_time_step(v, p, other_v, r, share, variant):
+    """ORCA's collision branch: with the whole u the pair is r apart after one step."""
+    assume(math.dist(p, (0.0, 0.0, 0.0)) <= r)
+    line = rfunction_half_space(v, p, other_v, r, 0.5, 10.0, share, variant)
+    taken = share if variant == "orca" else 1.0
+    rel = [v[k] - other_v[k] + (line.point[k] - v[k]) / taken for k in range(3)]
+    assert math.dist([0.1 * x for x in rel], p) == pytest.approx(r, abs=1e-9)

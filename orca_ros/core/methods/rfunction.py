@@ -35,13 +35,14 @@ program and its least-violation fallback.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, NamedTuple, Optional
 
 from ..linprog import HalfPlane
 from ..orca import agent_orca_half_plane, solve_orca
-from ..rfunction import (VoxelTemplate, cone_of, correction, shared_template,
-                         template_shape)
+from ..rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
+                         shared_template, template_shape, truncated_cone_3d)
 from ..types import Vector2, as_finite
 from .base import MethodOutput, MethodSpec, RobotView, register_method
 from .orca import Orca
@@ -104,6 +105,45 @@ def rfunction_half_plane(velocity: Vector2, other_position_rel: Vector2,
         return None
     (ux, uy), (nx, ny) = found.u, found.normal
     return HalfPlane(velocity[0] + share * ux, velocity[1] + share * uy, ny, -nx)
+
+
+class HalfSpace(NamedTuple):
+    """A 3D half-space: the velocities ``v`` with ``normal . (v - point) >= 0`` (``normal``
+    a unit vector into the permitted side)."""
+
+    point: Vector3
+    normal: Vector3
+
+
+def rfunction_half_space(velocity: Vector3, other_position_rel: Vector3,
+                         other_velocity: Vector3, combined_radius: float,
+                         inv_time_horizon: float, inv_time_step: float,
+                         responsibility: float = 0.5, variant: str = "orca",
+                         template: Optional[VoxelTemplate] = None) -> Optional[HalfSpace]:
+    """:func:`rfunction_half_plane` in 3D: the R-function velocity obstacle of two spheres
+    (:func:`~orca_ros.core.rfunction.correction_3d`, through the meridian plane, from the
+    template when given). Overlapping spheres: ORCA's collision branch, the sphere of
+    one time step (``u = (r/dt - |w|) w/|w|``, ``w = v - p/dt``; coincident centres
+    moving alike: along x)."""
+    share = responsibility if variant == "orca" else 1.0
+    px, py, pz = other_position_rel
+    rel = (velocity[0] - other_velocity[0], velocity[1] - other_velocity[1],
+           velocity[2] - other_velocity[2])
+    if px * px + py * py + pz * pz <= combined_radius * combined_radius:
+        wx, wy, wz = (rel[0] - inv_time_step * px, rel[1] - inv_time_step * py,
+                      rel[2] - inv_time_step * pz)
+        length = math.sqrt(wx * wx + wy * wy + wz * wz)
+        normal = (wx / length, wy / length, wz / length) if length > 0.0 else (1.0, 0.0, 0.0)
+        scale = combined_radius * inv_time_step - length
+        u = (scale * normal[0], scale * normal[1], scale * normal[2])
+    else:
+        found = correction_3d(truncated_cone_3d(other_position_rel, combined_radius,
+                                                1.0 / inv_time_horizon), rel, template)
+        if variant == "paper" and found.membership < 0.0:
+            return None
+        u, normal = found.u, found.normal
+    return HalfSpace((velocity[0] + share * u[0], velocity[1] + share * u[1],
+                      velocity[2] + share * u[2]), normal)
 
 
 class Rfunction(Orca):
