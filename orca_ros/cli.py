@@ -61,12 +61,20 @@ def _cmd_bench_step(args: argparse.Namespace) -> int:
 def _cmd_bench_rfunction(args: argparse.Namespace) -> int:
     from .timing import format_rfunction_figures, rfunction_benchmark
 
+    from .core.scenario import ScenarioError
+    from .timing import format_rfunction_world_table, rfunction_world_comparison
+
     try:
         figures = rfunction_benchmark(args.queries, args.scene_queries, args.slices, args.step,
                                       args.extent, args.seed)
-    except ValueError as error:
+        print(format_rfunction_figures(figures))
+        if args.scenarios:
+            rows = rfunction_world_comparison(args.scenarios, args.slices, args.step,
+                                              args.extent)
+            print()
+            print(format_rfunction_world_table(rows))
+    except (ScenarioError, ValueError) as error:
         return _refused("bench-rfunction", error)
-    print(format_rfunction_figures(figures))
     return 0
 
 
@@ -542,6 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_rfunction.add_argument("--extent", type=float, default=16.0,
                                  help="grid: q_x in [-E, E/2], q_y in [0, E/2] (units of rho)")
     bench_rfunction.add_argument("--seed", type=int, default=1)
+    bench_rfunction.add_argument("scenarios", nargs="*", metavar="SCENARIO.yaml",
+                                 help="also run these in the world with the exact formula and "
+                                      "with the template (variant orca), side by side")
     bench_rfunction.set_defaults(func=_cmd_bench_rfunction)
     return parser
 

@@ -377,3 +377,54 @@ def format_rfunction_figures(f: RfunctionTemplateFigures) -> str:
         f"| numpy, all queries at once | {f.exact_batch_ns / 1e3:.3f} "
         f"| {f.template_batch_ns / 1e3:.3f} | {f.template_batch_ns / f.exact_batch_ns:.1f}x |",
     ])
+
+
+def rfunction_world_comparison(scenarios: Sequence[str], slices: int = 100, step: float = 0.08,
+                               extent: float = 16.0, variant: str = "orca") -> List[dict]:
+    """Each scenario in the world with ``rfunction``'s exact formula and with its voxel
+    template (built before the run, so its build time is not in the run's µs): arrivals,
+    colliding pairs, makespan, µs per agent-step, and how many of the template's queries it
+    answered itself."""
+    from .core.rfunction import shared_template
+    from .core.scenario import load_scenario, resolve_scenario
+    from .core.world import World, WorldOptions
+
+    template = shared_template(slices, step, extent)
+    rows = []
+    for path in scenarios:
+        scenario = load_scenario(resolve_scenario(path))
+        row = {"scenario": scenario.name}
+        for backend in ("exact", "template"):
+            parameters = (("variant", variant), ("backend", backend), ("template_slices", slices),
+                          ("template_step", step), ("template_extent", extent))
+            template.reset_stats()
+            result = World(scenario, WorldOptions(
+                method="rfunction", controller=(("method_parameters", parameters),))).run()
+            row[backend] = {"reached": result.reached, "agents": result.agents,
+                            "collisions": result.collisions, "makespan": result.makespan,
+                            "us": result.compute_us_per_agent_step}
+        stats = template.stats()
+        row["queries"] = stats.queries
+        row["ambiguous"] = stats.ambiguous
+        row["outside"] = stats.outside
+        rows.append(row)
+    return rows
+
+
+def format_rfunction_world_table(rows: Sequence[dict]) -> str:
+    lines = ["| scenario | exact: arrived, pairs, makespan s, µs/agent-step "
+             "| template: arrived, pairs, makespan s, µs/agent-step | template queries "
+             "| answered by the template | fallback: ambiguous / outside the grid |",
+             "|---|---|---|---:|---:|---:|"]
+
+    def cell(r):
+        makespan = "-" if r["makespan"] is None else f"{r['makespan']:.1f}"
+        return f"{r['reached']}/{r['agents']}, {r['collisions']}, {makespan}, {r['us']:.0f}"
+
+    for row in rows:
+        n = max(row["queries"], 1)
+        answered = row["queries"] - row["ambiguous"] - row["outside"]
+        lines.append(f"| {row['scenario']} | {cell(row['exact'])} | {cell(row['template'])} "
+                     f"| {row['queries']} | {100 * answered / n:.1f}% "
+                     f"| {100 * row['ambiguous'] / n:.1f}% / {100 * row['outside'] / n:.1f}% |")
+    return "\n".join(lines)

@@ -210,10 +210,11 @@ def test_bench_runs_both_variants(tmp_path, capsys):
 
 
 def test_bench_rfunction_reports_the_templates_figures(capsys):
-    assert cli.main(["bench-rfunction", "--queries", "2000", "--slices", "10", "--step",
-                     "0.2", "--extent", "8"]) == 0
+    assert cli.main(["bench-rfunction", "--queries", "2000", "--scene-queries", "500",
+                     "--slices", "10", "--step", "0.2", "--extent", "8", "crossing_4"]) == 0
     text = capsys.readouterr().out
-    for words in ("max error", "fallback", "MB", "build", "µs per query", "exact", "template"):
+    for words in ("max error", "fallback", "MB", "build", "µs per query", "exact", "template",
+                  "| crossing_4 | 4/4, 0, 10.3,"):
         assert words in text, words
     assert cli.main(["bench-rfunction", "--slices", "0"]) == 2
     assert "template_slices" in capsys.readouterr().err
