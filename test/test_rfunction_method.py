@@ -336,3 +336,66 @@ def test_overlapping_spheres_separate_within_one_time_step(v, p, other_v, r, sha
     taken = share if variant == "orca" else 1.0
     rel = [v[k] - other_v[k] + (line.point[k] - v[k]) / taken for k in range(3)]
     assert math.dist([0.1 * x for x in rel], p) == pytest.approx(r, abs=1e-9)
+
+
+# --- the world's batch ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", ["orca", "paper"])
+@pytest.mark.parametrize("backend", ["exact", "template"])
+def test_the_batch_builds_the_half_planes_one_by_one_would(variant, backend):
+    """half_planes_batch over random pairs (apart, overlapping, coincident) against
+    rfunction_half_plane for each."""
+    import numpy as np
+
+    from orca_ros.core.rfunction import half_planes_batch
+
+    rng = np.random.default_rng(12)
+    n, k = 40, 9
+    velocity = rng.uniform(-1.5, 1.5, (n, 2))
+    rel = rng.uniform(-4.0, 4.0, (n, k, 2))
+    rel[:, 0] *= 0.1  # some overlap
+    rel[0, 1] = 0.0  # coincident
+    other_velocity = rng.uniform(-1.5, 1.5, (n, k, 2))
+    other_velocity[0, 1] = velocity[0]  # coincident and moving alike
+    combined = rng.uniform(0.2, 1.2, (n, k))
+    inv_tau = 1.0 / rng.uniform(0.5, 5.0, n)
+    template = VoxelTemplate(slices=30, step=0.1, extent=12.0) if backend == "template" \
+        else None
+    lines, kept = half_planes_batch(velocity, rel, other_velocity, combined, inv_tau, 10.0,
+                                    variant, template)
+    assert not kept.all() if variant == "paper" else kept.all()
+    for i in range(n):
+        for j in range(k):
+            one = rfunction_half_plane(tuple(velocity[i]), tuple(rel[i, j]),
+                                       tuple(other_velocity[i, j]), combined[i, j],
+                                       inv_tau[i], 10.0, 0.5, variant, template)
+            assert kept[i, j] == (one is not None)
+            if one is not None:
+                assert tuple(lines[i, j]) == pytest.approx(tuple(one), abs=1e-9)
+
+
+def test_the_world_batch_keeps_the_papers_rows_and_matches_the_robots_own_half_planes():
+    scenario = load_scenario(resolve_scenario("circle_swap_8"))
+    for parameters in ((("variant", "paper"),), (("backend", "template"),)):
+        world = World(scenario, WorldOptions(method="rfunction",
+                                             controller=(("method_parameters", parameters),)))
+        for _ in range(40):
+            world.step()
+        import numpy as np
+
+        active = np.flatnonzero(world.active)
+        neighbor_lists, _ = world._neighbors(active)
+        batch = method_spec("rfunction").batch(world, active, neighbor_lists)
+        for row, i in enumerate(active.tolist()):
+            controller = world.controllers[i]
+            view = _view([NeighborView(tuple(world.positions[j] - world.positions[i]),
+                                       tuple(world.velocities[j]),
+                                       controller.config.avoidance_radius(world.radius[j]))
+                          for j in neighbor_lists[row]],
+                         velocity=tuple(world.velocities[i]))._replace(
+                radius=controller.config.avoidance_radius(world.radius[i]),
+                time_step=world.dt)
+            own = [line for line in controller.method.agent_half_planes(view) if line]
+            assert len(own) == len(batch[row])
+            for ours, theirs in zip(own, batch[row]):
+                _same_line(ours, theirs, 1e-9)

@@ -332,14 +332,7 @@ def normalised_exact(sin_beta, cos_beta, qx, qy):
     f4 = qx * cb + qy * sb
     length = np.hypot(qx, qy)
     f5 = 1.0 - length
-
-    def conj(x, y):
-        return x + y - np.hypot(x, y)
-
-    def disj(x, y):
-        return x + y + np.hypot(x, y)
-
-    big_f = disj(conj(conj(f1, f2), disj(f3, f4)), f5)
+    big_f = _compose_array(f1, f2, f3, f4, f5)
     cutoff = (f3 < 0.0) & (f4 < 0.0)
     left = qy > 0.0  # f1 < f2, as f2 - f1 = 2 qy cos(beta); qy = 0: RVO2's tie, the right leg
     safe = np.where(length > 0.0, length, 1.0)
@@ -564,3 +557,87 @@ def shared_template(slices: int = 100, step: float = 0.08, extent: float = 16.0
     if template is None:
         template = _TEMPLATES[key] = VoxelTemplate(slices, step, extent)
     return template
+
+
+# --- many pairs at once (numpy) ---------------------------------------------------------------
+
+def half_planes_batch(velocity, other_position_rel, other_velocity, combined_radius,
+                      inv_time_horizon, inv_time_step: float, variant: str = "orca",
+                      template: Optional[VoxelTemplate] = None):
+    """The R-function half-planes of many agent-neighbour pairs at once (numpy), as
+    :func:`orca_ros.core.methods.rfunction.rfunction_half_plane` builds them one by one
+    (the same formulas; every neighbour reciprocates: the share is 1/2 with
+    ``variant: orca``, 1 with ``paper``).
+
+    Shapes as :func:`~orca_ros.core.orca.agent_orca_half_planes_batch`: ``velocity``
+    (N, 2); ``other_position_rel``, ``other_velocity`` (N, K, 2); ``combined_radius``
+    (N, K); ``inv_time_horizon`` (N,). Returns ``(lines, kept)``: (N, K, 4) rows
+    ``(point_x, point_y, direction_x, direction_y)`` and an (N, K) mask, False where the
+    ``paper`` variant adds no half-plane. Overlapping pairs take ORCA's collision branch.
+    """
+    v = np.asarray(velocity, dtype=float)[:, None, :]
+    rp = np.asarray(other_position_rel, dtype=float)
+    rel = v - np.asarray(other_velocity, dtype=float)
+    r = np.asarray(combined_radius, dtype=float)
+    inv_tau = np.asarray(inv_time_horizon, dtype=float)[:, None]
+    px, py, vx, vy = rp[..., 0], rp[..., 1], rel[..., 0], rel[..., 1]
+    dist_sq = px * px + py * py
+    apart = dist_sq > r * r
+    with np.errstate(invalid="ignore", divide="ignore"):
+        leg = np.sqrt(np.where(apart, dist_sq - r * r, 0.0))
+        lx, ly = (px * leg - py * r) / dist_sq, (px * r + py * leg) / dist_sq  # d_L
+        rx, ry = (px * leg + py * r) / dist_sq, (-px * r + py * leg) / dist_sq  # d_R
+        rho = r * inv_tau
+        wx, wy = vx - px * inv_tau, vy - py * inv_tau  # v - c
+        w_length = np.hypot(wx, wy)
+        f1 = vx * ly - vy * lx
+        f2 = rx * vy - ry * vx
+        f3 = wx * rx + wy * ry
+        f4 = wx * lx + wy * ly
+        f5 = rho - w_length
+        big_f = _compose_array(f1, f2, f3, f4, f5)
+        cutoff = (f3 < 0.0) & (f4 < 0.0)
+        left = px * wy - py * wx > 0.0  # f1 < f2, as RVO2 decides it
+        if template is not None:
+            dist = np.sqrt(dist_sq)
+            ex, ey = px / dist, py / dist
+            qx = (wx * ex + wy * ey) / rho
+            qy = (ex * wy - ey * wx) / rho
+            mirrored = qy <= 0.0
+            found_f, ux, uy, label, _ = template.lookup_batch(
+                np.where(apart, np.arctan2(r, leg), 0.0), np.where(apart, qx, 0.0),
+                np.where(apart, np.abs(qy), 0.0))
+            uy = np.where(mirrored, -uy, uy)
+            big_f = rho * found_f
+            cutoff = label == CUTOFF
+            left = ~cutoff & ~mirrored
+            ux, uy = rho * (ux * ex - uy * ey), rho * (ux * ey + uy * ex)
+        nx = np.where(cutoff, wx / w_length, np.where(left, -ly, ry))
+        ny = np.where(cutoff, wy / w_length, np.where(left, lx, -rx))
+        if template is None:
+            size = np.where(cutoff, f5, np.where(left, f1, f2))
+            ux, uy = size * nx, size * ny
+        # overlapping: ORCA's collision branch, the cut-off circle of one time step
+        cwx, cwy = vx - inv_time_step * px, vy - inv_time_step * py
+        c_length = np.hypot(cwx, cwy)
+        still = c_length == 0.0
+        cux = np.where(still, 1.0, cwx / np.where(still, 1.0, c_length))
+        cuy = np.where(still, 0.0, cwy / np.where(still, 1.0, c_length))
+        c_scale = r * inv_time_step - c_length
+    nx, ny = np.where(apart, nx, cux), np.where(apart, ny, cuy)
+    ux, uy = np.where(apart, ux, c_scale * cux), np.where(apart, uy, c_scale * cuy)
+    share = 0.5 if variant == "orca" else 1.0
+    kept = np.ones(apart.shape, dtype=bool) if variant == "orca" else ~apart | (big_f >= 0.0)
+    lines = np.stack((v[..., 0] + share * ux, v[..., 1] + share * uy, ny, -nx), axis=-1)
+    return lines, kept
+
+
+def _compose_array(f1, f2, f3, f4, f5):
+    """:func:`compose` for numpy arrays."""
+    def conj(x, y):
+        return x + y - np.hypot(x, y)
+
+    def disj(x, y):
+        return x + y + np.hypot(x, y)
+
+    return disj(conj(conj(f1, f2), disj(f3, f4)), f5)

@@ -42,10 +42,11 @@ from typing import List, NamedTuple, Optional
 from ..linprog import HalfPlane
 from ..orca import agent_orca_half_plane, solve_orca
 from ..rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
-                         shared_template, template_shape, truncated_cone_3d)
+                         half_planes_batch, shared_template, template_shape,
+                         truncated_cone_3d)
 from ..types import Vector2, as_finite
 from .base import MethodOutput, MethodSpec, RobotView, register_method
-from .orca import Orca
+from .orca import Orca, batch_pairs
 
 VARIANTS = ("orca", "paper")
 BACKENDS = ("exact", "template")
@@ -167,8 +168,10 @@ class Rfunction(Orca):
                 for n in view.neighbors]
 
     def compute_velocity(self, view: RobotView) -> MethodOutput:
-        per_neighbor = self.agent_half_planes(view)
-        lines = [line for line in per_neighbor if line is not None]
+        if view.agent_half_planes is not None:  # built for the whole world at once
+            lines = list(view.agent_half_planes)
+        else:
+            lines = [line for line in self.agent_half_planes(view) if line is not None]
         hard, yielding = view.hard_half_planes, []
         if view.links or view.tethers:
             link_hard, yielding = self.link_half_planes(view)
@@ -187,9 +190,32 @@ class Rfunction(Orca):
                                               "agent_half_planes": len(lines)})
 
 
+def rfunction_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
+    """Every active agent's R-function half-planes against its neighbours in one numpy
+    batch (:func:`~orca_ros.core.rfunction.half_planes_batch`), with the radii each agent
+    plans with (:func:`~orca_ros.core.methods.orca.batch_pairs`, as ORCA's batch), for
+    each agent's own parameters (the paper variant's rows keep only its half-planes)."""
+    pairs = batch_pairs(world, active_idx, neighbor_lists)
+    if pairs is None:
+        return [[] for _ in range(len(active_idx))]
+    velocity, rel, other_velocity, combined, inv_tau, inv_dt = pairs
+    params = [world.controllers[i].method.params for i in active_idx]
+    out: List[list] = [[] for _ in range(len(active_idx))]
+    for p in set(params):
+        rows = [k for k, q in enumerate(params) if q == p]
+        lines, kept = half_planes_batch(velocity[rows], rel[rows], other_velocity[rows],
+                                        combined[rows], inv_tau[rows], inv_dt, p.variant,
+                                        p.template())
+        for row, row_lines, row_kept in zip(rows, lines.tolist(), kept.tolist()):
+            width = len(neighbor_lists[row])
+            out[row] = [HalfPlane(*line) for line, keep in zip(row_lines[:width],
+                                                               row_kept[:width]) if keep]
+    return out
+
+
 # collision_free: the default variant's promise (ORCA's); ``variant: paper`` has none.
 RFUNCTION = register_method(MethodSpec(
     "rfunction", "ORCA's half-planes from the R-function velocity obstacle (Loktev et al. "
     "2020): variant orca (ORCA's, the default) or paper (only inside the VO, full share); "
     "backend exact or voxel template", Rfunction, RfunctionParameters,
-    takes_constraints=True, collision_free=True))
+    takes_constraints=True, collision_free=True, batch=rfunction_half_planes_batch))
