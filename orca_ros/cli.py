@@ -61,6 +61,26 @@ def _cmd_bench_step(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_rfunction(args: argparse.Namespace) -> int:
+    from .timing import format_rfunction_figures, rfunction_benchmark
+
+    from .core.scenario import ScenarioError
+    from .timing import format_rfunction_world_table, rfunction_world_comparison
+
+    try:
+        figures = rfunction_benchmark(args.queries, args.scene_queries, args.slices, args.step,
+                                      args.extent, args.seed)
+        print(format_rfunction_figures(figures))
+        if args.scenarios:
+            rows = rfunction_world_comparison(args.scenarios, args.slices, args.step,
+                                              args.extent)
+            print()
+            print(format_rfunction_world_table(rows))
+    except (ScenarioError, ValueError) as error:
+        return _refused("bench-rfunction", error)
+    return 0
+
+
 def _method(args: argparse.Namespace, command: str) -> str:
     """``--method``, or the deprecated ``--planner direct`` (the same axis)."""
     planner = getattr(args, "planner", None)
@@ -526,6 +546,24 @@ def build_parser() -> argparse.ArgumentParser:
     bench_step.add_argument("--repeats", type=int, default=50, help="timed calls per scene")
     bench_step.add_argument("--seed", type=int, default=1)
     bench_step.set_defaults(func=_cmd_bench_step)
+
+    bench_rfunction = sub.add_parser(
+        "bench-rfunction", help="the R-function voxel template against the exact formula: "
+                                "error, fallbacks, memory, build time, time per query")
+    bench_rfunction.add_argument("--queries", type=int, default=200000,
+                                 help="queries uniform over the grid and beta (error)")
+    bench_rfunction.add_argument("--scene-queries", type=int, default=20000,
+                                 help="random robot pairs (error, fallbacks, timing)")
+    bench_rfunction.add_argument("--slices", type=int, default=100, help="beta-slices")
+    bench_rfunction.add_argument("--step", type=float, default=0.08,
+                                 help="grid step, in units of rho")
+    bench_rfunction.add_argument("--extent", type=float, default=16.0,
+                                 help="grid: q_x in [-E, E/2], q_y in [0, E/2] (units of rho)")
+    bench_rfunction.add_argument("--seed", type=int, default=1)
+    bench_rfunction.add_argument("scenarios", nargs="*", metavar="SCENARIO.yaml",
+                                 help="also run these in the world with the exact formula and "
+                                      "with the template (variant orca), side by side")
+    bench_rfunction.set_defaults(func=_cmd_bench_rfunction)
     return parser
 
 

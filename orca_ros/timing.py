@@ -236,3 +236,195 @@ def format_scaling_table(rows: Sequence[ScalingRow]) -> str:
             else "n/a | n/a"
         lines.append(f"| {r.agents} | {r.method} | {r.us_per_agent_step:.1f} | {rvo2} |")
     return "\n".join(lines)
+
+
+@dataclass
+class RfunctionTemplateFigures:
+    """What ``orca-ros bench-rfunction`` measures (see :func:`rfunction_benchmark`)."""
+
+    slices: int
+    step: float
+    extent: float
+    nbytes: int
+    build_s: float
+    ambiguous_cell_share: float
+    grid_queries: int
+    grid_answered_share: float
+    grid_max_error: float  # |u_template - u_exact| / rho, over the queries answered
+    grid_p99_error: float
+    grid_sign_mismatches: int
+    scene_queries: int
+    scene_ambiguous_share: float
+    scene_outside_share: float
+    scene_max_error: float
+    exact_us: float  # one scalar correction, exact formula
+    template_us: float  # one scalar correction through the template (fallbacks included)
+    exact_batch_ns: float  # per query, numpy over all the scene queries at once
+    template_batch_ns: float
+
+
+def _best_seconds(run, repeats: int) -> float:
+    best = math.inf
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def rfunction_scene_pairs(count: int, seed: int = 1, radius: float = 0.3,
+                          max_speed: float = 1.5, time_horizon: float = 2.0,
+                          reach: float = 6.0):
+    """``count`` random pairs as robots meet them: two robots of ``radius``, the other
+    between just apart and ``reach`` m away at any bearing, both velocities anywhere in
+    the ``max_speed`` disc. Returns ``(cones, relative velocities)``."""
+    from .core.rfunction import truncated_cone
+
+    rng = random.Random(seed)
+    cones, velocities = [], []
+    r = 2.0 * radius
+    for _ in range(count):
+        distance = rng.uniform(1.05 * r, reach)
+        bearing = rng.uniform(-math.pi, math.pi)
+        cones.append(truncated_cone((distance * math.cos(bearing), distance * math.sin(bearing)),
+                                    r, time_horizon))
+        rel = []
+        for _robot in range(2):
+            speed = max_speed * math.sqrt(rng.random())
+            heading = rng.uniform(-math.pi, math.pi)
+            rel.append((speed * math.cos(heading), speed * math.sin(heading)))
+        velocities.append((rel[0][0] - rel[1][0], rel[0][1] - rel[1][1]))
+    return cones, velocities
+
+
+def rfunction_benchmark(queries: int = 200000, scene_queries: int = 20000, slices: int = 100,
+                        step: float = 0.08, extent: float = 16.0, seed: int = 1,
+                        repeats: int = 5) -> RfunctionTemplateFigures:
+    """The voxel template (:class:`~orca_ros.core.rfunction.VoxelTemplate`) against the exact
+    formula: its error in units of ``rho`` over ``queries`` uniform over the grid and every
+    ``beta`` and over ``scene_queries`` pairs as robots meet them
+    (:func:`rfunction_scene_pairs`), the share answered by the formula instead, its memory
+    and build time, and the time per query of both, scalar (as the method calls them) and
+    numpy over all scene queries at once (best of ``repeats``)."""
+    import numpy as np
+
+    from .core.rfunction import VoxelTemplate, correction, normalised_exact
+
+    template = VoxelTemplate(slices, step, extent)
+    rng = np.random.default_rng(seed)
+    beta = rng.uniform(0.0, 0.5 * math.pi, queries)
+    qx = rng.uniform(-extent, 0.5 * extent, queries)
+    qy = rng.uniform(0.0, 0.5 * extent, queries)
+    big_f, ux, uy, _, answered = template.lookup_batch(beta, qx, qy)
+    exact_f, exact_ux, exact_uy, _ = normalised_exact(np.sin(beta), np.cos(beta), qx, qy)
+    error = np.hypot(ux - exact_ux, uy - exact_uy)[answered]
+    mismatches = int(np.sum((big_f >= 0.0)[answered] != (exact_f >= 0.0)[answered]))
+
+    cones, velocities = rfunction_scene_pairs(scene_queries, seed)
+    template.reset_stats()
+    scene_error = 0.0
+    for cone, v in zip(cones, velocities):
+        ours = template.correction(cone, v)
+        if ours.from_template:
+            exact = correction(cone, v)
+            scene_error = max(scene_error, math.hypot(ours.u[0] - exact.u[0],
+                                                      ours.u[1] - exact.u[1]) / cone.rho)
+    stats = template.stats()
+    pairs = list(zip(cones, velocities))
+    exact_s = _best_seconds(lambda: [correction(c, v) for c, v in pairs], repeats)
+    template_s = _best_seconds(lambda: [template.correction(c, v) for c, v in pairs], repeats)
+
+    # numpy over all scene queries: the normalised coordinates, then formula or look-up
+    s_beta = np.array([c.beta for c in cones])
+    bearing = np.array([c.bearing for c in cones])
+    w = np.array(velocities) - np.array([c.centre for c in cones])
+    rho = np.array([c.rho for c in cones])
+    s_qx = (w[:, 0] * bearing[:, 0] + w[:, 1] * bearing[:, 1]) / rho
+    s_qy = np.abs(bearing[:, 0] * w[:, 1] - bearing[:, 1] * w[:, 0]) / rho
+    sin_b, cos_b = np.sin(s_beta), np.cos(s_beta)
+    exact_batch = _best_seconds(lambda: normalised_exact(sin_b, cos_b, s_qx, s_qy), repeats)
+    template_batch = _best_seconds(lambda: template.lookup_batch(s_beta, s_qx, s_qy), repeats)
+    n = len(pairs)
+    return RfunctionTemplateFigures(
+        slices, step, extent, template.nbytes, template.build_seconds,
+        template.ambiguous_cell_share, queries, float(answered.mean()), float(error.max()),
+        float(np.percentile(error, 99)), mismatches, n, stats.ambiguous / stats.queries,
+        stats.outside / stats.queries, scene_error, exact_s / n * 1e6, template_s / n * 1e6,
+        exact_batch / n * 1e9, template_batch / n * 1e9)
+
+
+def format_rfunction_figures(f: RfunctionTemplateFigures) -> str:
+    return "\n".join([
+        f"template: {f.slices} beta-slices, step {f.step:g} rho, q_x in [-{f.extent:g}, "
+        f"{f.extent / 2:g}], q_y in [0, {f.extent / 2:g}]: {f.nbytes / 1e6:.1f} MB, "
+        f"build {f.build_s:.2f} s, {100 * f.ambiguous_cell_share:.1f}% of cells ambiguous",
+        "",
+        "| queries | answered by the template | fallback (ambiguous / outside the grid) "
+        "| max error (rho) | p99 error (rho) | sign of F wrong |",
+        "|---|---:|---:|---:|---:|---:|",
+        f"| {f.grid_queries} uniform over the grid and beta | {100 * f.grid_answered_share:.1f}% "
+        f"| {100 * (1 - f.grid_answered_share):.1f}% / 0% | {f.grid_max_error:.2e} "
+        f"| {f.grid_p99_error:.2e} | {f.grid_sign_mismatches} |",
+        f"| {f.scene_queries} robot pairs (r 0.6 m, tau 2 s, 1.5 m/s, within 6 m) "
+        f"| {100 * (1 - f.scene_ambiguous_share - f.scene_outside_share):.1f}% "
+        f"| {100 * f.scene_ambiguous_share:.1f}% / {100 * f.scene_outside_share:.1f}% "
+        f"| {f.scene_max_error:.2e} | - | - |",
+        "",
+        "| µs per query (robot pairs) | exact | template | template / exact |",
+        "|---|---:|---:|---:|",
+        f"| scalar, as the method calls it | {f.exact_us:.2f} | {f.template_us:.2f} "
+        f"| {f.template_us / f.exact_us:.1f}x |",
+        f"| numpy, all queries at once | {f.exact_batch_ns / 1e3:.3f} "
+        f"| {f.template_batch_ns / 1e3:.3f} | {f.template_batch_ns / f.exact_batch_ns:.1f}x |",
+    ])
+
+
+def rfunction_world_comparison(scenarios: Sequence[str], slices: int = 100, step: float = 0.08,
+                               extent: float = 16.0, variant: str = "orca") -> List[dict]:
+    """Each scenario in the world with ``rfunction``'s exact formula and with its voxel
+    template (built before the run, so its build time is not in the run's µs): arrivals,
+    colliding pairs, makespan, µs per agent-step, and how many of the template's queries it
+    answered itself."""
+    from .core.rfunction import shared_template
+    from .core.scenario import load_scenario, resolve_scenario
+    from .core.world import World, WorldOptions
+
+    template = shared_template(slices, step, extent)
+    rows = []
+    for path in scenarios:
+        scenario = load_scenario(resolve_scenario(path))
+        row = {"scenario": scenario.name}
+        for backend in ("exact", "template"):
+            parameters = (("variant", variant), ("backend", backend), ("template_slices", slices),
+                          ("template_step", step), ("template_extent", extent))
+            template.reset_stats()
+            result = World(scenario, WorldOptions(
+                method="rfunction", controller=(("method_parameters", parameters),))).run()
+            row[backend] = {"reached": result.reached, "agents": result.agents,
+                            "collisions": result.collisions, "makespan": result.makespan,
+                            "us": result.compute_us_per_agent_step}
+        stats = template.stats()
+        row["queries"] = stats.queries
+        row["ambiguous"] = stats.ambiguous
+        row["outside"] = stats.outside
+        rows.append(row)
+    return rows
+
+
+def format_rfunction_world_table(rows: Sequence[dict]) -> str:
+    lines = ["| scenario | exact: arrived, pairs, makespan s, µs/agent-step "
+             "| template: arrived, pairs, makespan s, µs/agent-step | template queries "
+             "| answered by the template | fallback: ambiguous / outside the grid |",
+             "|---|---|---|---:|---:|---:|"]
+
+    def cell(r):
+        makespan = "-" if r["makespan"] is None else f"{r['makespan']:.1f}"
+        return f"{r['reached']}/{r['agents']}, {r['collisions']}, {makespan}, {r['us']:.0f}"
+
+    for row in rows:
+        n = max(row["queries"], 1)
+        answered = row["queries"] - row["ambiguous"] - row["outside"]
+        lines.append(f"| {row['scenario']} | {cell(row['exact'])} | {cell(row['template'])} "
+                     f"| {row['queries']} | {100 * answered / n:.1f}% "
+                     f"| {100 * row['ambiguous'] / n:.1f}% / {100 * row['outside'] / n:.1f}% |")
+    return "\n".join(lines)

@@ -145,12 +145,25 @@ def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
     """Every active agent's ORCA half-planes against its neighbours, built in one numpy
     batch (:func:`~orca_ros.core.orca.agent_orca_half_planes_batch`), with the radii
     each agent plans with (:meth:`ControllerConfig.avoidance_radius`)."""
+    pairs = batch_pairs(world, active_idx, neighbor_lists)
+    if pairs is None:
+        return [[] for _ in range(len(active_idx))]
+    lines = agent_orca_half_planes_batch(*pairs).tolist()
+    return [row_lines[:len(neighbors)] for row_lines, neighbors in zip(lines, neighbor_lists)]
+
+
+def batch_pairs(world, active_idx, neighbor_lists):
+    """The world's agent-neighbour pairs as :func:`~orca_ros.core.orca.agent_orca_half_planes_batch`
+    takes them: ``(velocity (N, 2), other_position_rel (N, K, 2), other_velocity (N, K, 2),
+    combined_radius (N, K), inv_time_horizon (N,), inv_time_step)``, the rows padded to
+    the longest neighbour list (the padding is dropped by the caller); None when no agent
+    has a neighbour."""
     import numpy as np
 
     count = len(active_idx)
     width = max((len(n) for n in neighbor_lists), default=0)
     if width == 0:
-        return [[] for _ in range(count)]
+        return None
     index = np.zeros((count, width), dtype=int)
     valid = np.zeros((count, width), dtype=bool)
     for row, neighbors in enumerate(neighbor_lists):
@@ -175,12 +188,10 @@ def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
                                    np.minimum(1.0, relative / full_at[:, None]), 1.0)
     combined -= (1.0 - kept) * margin[:, None] * (world.radius[active_idx, None]
                                                   + world.radius[index])
-    lines = agent_orca_half_planes_batch(
-        world.velocities[active_idx],
-        world.positions[index] - world.positions[active_idx, None],
-        world.velocities[index], combined,
-        np.array([1.0 / c.time_horizon for c in configs]), 1.0 / world.dt).tolist()
-    return [row_lines[:len(neighbors)] for row_lines, neighbors in zip(lines, neighbor_lists)]
+    return (world.velocities[active_idx],
+            world.positions[index] - world.positions[active_idx, None],
+            world.velocities[index], combined,
+            np.array([1.0 / c.time_horizon for c in configs]), 1.0 / world.dt)
 
 
 ORCA = register_method(MethodSpec(

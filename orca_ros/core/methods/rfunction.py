@@ -1,0 +1,221 @@
+"""``rfunction``: ORCA's half-planes from the R-function velocity obstacle.
+
+Loktev, Tolok, Romakin, "Functional-voxel Modeling of Navigation Algorithm ORCA"
+(2020), as reconstructed in ``shared/design/rfunction.md``; the geometry is
+:mod:`orca_ros.core.rfunction`. Against each neighbour the R-function ``F`` of its
+truncated velocity obstacle says whether the relative velocity is inside, the
+region label which part of the boundary is nearest, and that part's primitive and
+normal give ``u`` (``u = f_k n_k``). The half-plane is ``{v : (v - (v_A + s u)) . n >= 0}``
+with ``s`` this robot's share:
+
+- ``variant: orca`` (default): a half-plane against every neighbour, ``s = 1/2``
+  (1 against a neighbour that does not reciprocate). These are ORCA's half-planes
+  (eq. 3-4 of van den Berg et al. 2011; :func:`~orca_ros.core.orca.agent_orca_half_plane`),
+  reached through the R-function geometry, and keep ORCA's reciprocal promise.
+- ``variant: paper``: the paper's own rule. A half-plane only against a neighbour
+  whose velocity obstacle holds the relative velocity (``F(v) >= 0``), and ``s = 1``
+  (this robot alone takes the whole ``u``, and does nothing while outside). Without
+  reciprocity there is no collision-free promise: the shared one-step safety
+  half-planes remain.
+
+Overlapping robots (``|p| <= r``) have no cone and the R-function form has no branch
+for them; both variants take ORCA's collision branch (the cut-off circle of one time
+step), with the variant's share.
+
+``backend: exact`` (default) evaluates the formula; ``backend: template`` looks ``F``
+and ``u`` up in the voxel template (:class:`~orca_ros.core.rfunction.VoxelTemplate`,
+built once per process for its ``template_slices``, ``template_step`` and
+``template_extent``), with the formula where a cell is ambiguous.
+
+Everything else is ORCA's (:func:`~orca_ros.core.orca.solve_orca`): the static
+obstacles' half-planes, the view's hard half-planes kept hard, the linked robots'
+half-planes as :class:`~orca_ros.core.methods.orca.Orca` adds them, the linear
+program and its least-violation fallback.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import List, NamedTuple, Optional
+
+from ..linprog import HalfPlane
+from ..orca import agent_orca_half_plane, solve_orca
+from ..rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
+                         half_planes_batch, shared_template, template_shape,
+                         truncated_cone_3d)
+from ..types import Vector2, as_finite
+from .base import MethodOutput, MethodSpec, RobotView, register_method
+from .orca import Orca, batch_pairs
+
+VARIANTS = ("orca", "paper")
+BACKENDS = ("exact", "template")
+
+
+@dataclass(frozen=True)
+class RfunctionParameters:
+    """``time_horizon``, ``time_horizon_obst`` (s) as ORCA's; ``variant``: ``orca`` or
+    ``paper`` (module docstring); ``backend``: ``exact`` or ``template``, and the
+    template's ``beta``-slices, grid step and extent (in units of ``rho``)."""
+
+    time_horizon: float = 2.0
+    time_horizon_obst: float = 2.0
+    variant: str = "orca"
+    backend: str = "exact"
+    template_slices: int = 100
+    template_step: float = 0.08
+    template_extent: float = 16.0
+
+    def __post_init__(self) -> None:
+        as_finite(self.time_horizon, "time_horizon", strictly_positive=True)
+        as_finite(self.time_horizon_obst, "time_horizon_obst", strictly_positive=True)
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+        template_shape(self.template_slices, self.template_step, self.template_extent)
+
+    def template(self) -> Optional[VoxelTemplate]:
+        """The process's template for these settings with ``backend: template``, else None."""
+        if self.backend != "template":
+            return None
+        return shared_template(self.template_slices, self.template_step, self.template_extent)
+
+
+def rfunction_half_plane(velocity: Vector2, other_position_rel: Vector2,
+                         other_velocity: Vector2, combined_radius: float,
+                         inv_time_horizon: float, inv_time_step: float,
+                         responsibility: float = 0.5, variant: str = "orca",
+                         template: Optional[VoxelTemplate] = None) -> Optional[HalfPlane]:
+    """This robot's half-plane against one neighbour (module docstring), or None when
+    the ``paper`` variant adds none (the relative velocity is outside the velocity
+    obstacle). ``responsibility``: the share of ``u`` with ``variant: orca``
+    (``paper``: always 1). Arguments as :func:`~orca_ros.core.orca.agent_orca_half_plane`."""
+    share = responsibility if variant == "orca" else 1.0
+    px, py = other_position_rel
+    dist_sq = px * px + py * py
+    if dist_sq <= combined_radius * combined_radius:
+        # Overlapping: no cone. ORCA's collision branch (every v is in VO^tau here).
+        return agent_orca_half_plane(velocity, other_position_rel, other_velocity,
+                                     combined_radius, inv_time_horizon, inv_time_step, share)
+    cone = cone_of(px, py, dist_sq, combined_radius, inv_time_horizon)
+    relative = (velocity[0] - other_velocity[0], velocity[1] - other_velocity[1])
+    found = correction(cone, relative) if template is None else \
+        template.correction(cone, relative)
+    if variant == "paper" and found.membership < 0.0:
+        return None
+    (ux, uy), (nx, ny) = found.u, found.normal
+    return HalfPlane(velocity[0] + share * ux, velocity[1] + share * uy, ny, -nx)
+
+
+class HalfSpace(NamedTuple):
+    """A 3D half-space: the velocities ``v`` with ``normal . (v - point) >= 0`` (``normal``
+    a unit vector into the permitted side)."""
+
+    point: Vector3
+    normal: Vector3
+
+
+def rfunction_half_space(velocity: Vector3, other_position_rel: Vector3,
+                         other_velocity: Vector3, combined_radius: float,
+                         inv_time_horizon: float, inv_time_step: float,
+                         responsibility: float = 0.5, variant: str = "orca",
+                         template: Optional[VoxelTemplate] = None) -> Optional[HalfSpace]:
+    """:func:`rfunction_half_plane` in 3D: the R-function velocity obstacle of two spheres
+    (:func:`~orca_ros.core.rfunction.correction_3d`, through the meridian plane, from the
+    template when given). Overlapping spheres: ORCA's collision branch, the sphere of
+    one time step (``u = (r/dt - |w|) w/|w|``, ``w = v - p/dt``; coincident centres
+    moving alike: along x)."""
+    share = responsibility if variant == "orca" else 1.0
+    px, py, pz = other_position_rel
+    rel = (velocity[0] - other_velocity[0], velocity[1] - other_velocity[1],
+           velocity[2] - other_velocity[2])
+    if px * px + py * py + pz * pz <= combined_radius * combined_radius:
+        wx, wy, wz = (rel[0] - inv_time_step * px, rel[1] - inv_time_step * py,
+                      rel[2] - inv_time_step * pz)
+        length = math.sqrt(wx * wx + wy * wy + wz * wz)
+        normal = (wx / length, wy / length, wz / length) if length > 0.0 else (1.0, 0.0, 0.0)
+        scale = combined_radius * inv_time_step - length
+        u = (scale * normal[0], scale * normal[1], scale * normal[2])
+    else:
+        found = correction_3d(truncated_cone_3d(other_position_rel, combined_radius,
+                                                1.0 / inv_time_horizon), rel, template)
+        if variant == "paper" and found.membership < 0.0:
+            return None
+        u, normal = found.u, found.normal
+    return HalfSpace((velocity[0] + share * u[0], velocity[1] + share * u[1],
+                      velocity[2] + share * u[2]), normal)
+
+
+class Rfunction(Orca):
+    """ORCA's linear program over the R-function half-planes (module docstring)."""
+
+    params: RfunctionParameters
+
+    def __init__(self, params: Optional[RfunctionParameters] = None) -> None:
+        super().__init__(params or RfunctionParameters())
+
+    def agent_half_planes(self, view: RobotView) -> List[Optional[HalfPlane]]:
+        """One entry per neighbour of the view, in order (None: the paper variant adds
+        no half-plane against it)."""
+        p = self.params
+        template = p.template()
+        inv_tau, inv_dt = 1.0 / p.time_horizon, 1.0 / view.time_step
+        px, py = view.position
+        return [rfunction_half_plane(view.velocity, (n.position[0] - px, n.position[1] - py),
+                                     n.velocity, view.radius + n.radius, inv_tau, inv_dt,
+                                     0.5 if n.reciprocates else 1.0, p.variant, template)
+                for n in view.neighbors]
+
+    def compute_velocity(self, view: RobotView) -> MethodOutput:
+        if view.agent_half_planes is not None:  # built for the whole world at once
+            lines = list(view.agent_half_planes)
+        else:
+            lines = [line for line in self.agent_half_planes(view) if line is not None]
+        hard, yielding = view.hard_half_planes, []
+        if view.links or view.tethers:
+            link_hard, yielding = self.link_half_planes(view)
+            hard = list(hard) + link_hard
+        result = solve_orca(view.position, view.velocity, view.radius, view.max_speed,
+                            view.pref_velocity, self.params.time_horizon,
+                            self.params.time_horizon_obst, view.time_step, (),
+                            view.obstacle_edges, hard_half_planes=hard,
+                            agent_half_planes=lines, yielding_half_planes=yielding)
+        # The reciprocity monitor's expectation: ORCA's half-planes, one per neighbour.
+        # The paper variant expects nothing of its neighbours.
+        expected = tuple(lines) if self.params.variant == "orca" else ()
+        return MethodOutput(result.velocity, result.half_planes, result.used_fallback,
+                            expected, report={"variant": self.params.variant,
+                                              "backend": self.params.backend,
+                                              "agent_half_planes": len(lines)})
+
+
+def rfunction_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
+    """Every active agent's R-function half-planes against its neighbours in one numpy
+    batch (:func:`~orca_ros.core.rfunction.half_planes_batch`), with the radii each agent
+    plans with (:func:`~orca_ros.core.methods.orca.batch_pairs`, as ORCA's batch), for
+    each agent's own parameters (the paper variant's rows keep only its half-planes)."""
+    pairs = batch_pairs(world, active_idx, neighbor_lists)
+    if pairs is None:
+        return [[] for _ in range(len(active_idx))]
+    velocity, rel, other_velocity, combined, inv_tau, inv_dt = pairs
+    params = [world.controllers[i].method.params for i in active_idx]
+    out: List[list] = [[] for _ in range(len(active_idx))]
+    for p in set(params):
+        rows = [k for k, q in enumerate(params) if q == p]
+        lines, kept = half_planes_batch(velocity[rows], rel[rows], other_velocity[rows],
+                                        combined[rows], inv_tau[rows], inv_dt, p.variant,
+                                        p.template())
+        for row, row_lines, row_kept in zip(rows, lines.tolist(), kept.tolist()):
+            width = len(neighbor_lists[row])
+            out[row] = [HalfPlane(*line) for line, keep in zip(row_lines[:width],
+                                                               row_kept[:width]) if keep]
+    return out
+
+
+# collision_free: the default variant's promise (ORCA's); ``variant: paper`` has none.
+RFUNCTION = register_method(MethodSpec(
+    "rfunction", "ORCA's half-planes from the R-function velocity obstacle (Loktev et al. "
+    "2020): variant orca (ORCA's, the default) or paper (only inside the VO, full share); "
+    "backend exact or voxel template", Rfunction, RfunctionParameters,
+    takes_constraints=True, collision_free=True, batch=rfunction_half_planes_batch))
