@@ -300,6 +300,10 @@ def test_the_3d_half_space_in_a_plane_is_the_2d_half_plane(v, p, other_v, r, tau
     rel = (v[0] - other_v[0], v[1] - other_v[1])
     # not on the cone's axis: there every meridian plane is as near, and 3D takes any one
     assume(abs(p[0] * rel[1] - p[1] * rel[0]) > 1e-6 * (1.0 + math.hypot(*p) * math.hypot(*rel)))
+    # not on the VO's boundary: there the paper's "only inside" is a matter of rounding
+    # (v = (0, 2) on the leg of p = (1, 1), r = 1: in 2D inside by 0, in 3D outside by 1e-16)
+    assume(variant == "orca" or abs(segment_distance_3d((*rel, 0.0), (*p, 0.0), tau) - r)
+           > 1e-9 * (1.0 + r))
     flat = rfunction_half_plane(v, p, other_v, r, 1.0 / tau, 10.0, share, variant)
     space = rfunction_half_space((*v, 0.0), (*p, 0.0), (*other_v, 0.0), r, 1.0 / tau, 10.0,
                                  share, variant)
@@ -399,3 +403,44 @@ def test_the_world_batch_keeps_the_papers_rows_and_matches_the_robots_own_half_p
             assert len(own) == len(batch[row])
             for ours, theirs in zip(own, batch[row]):
                 _same_line(ours, theirs, 1e-9)
+
+
+# --- rfunction in 3D ------------------------------------------------------------------------
+
+def test_the_3d_method_flies_orcas_velocity_where_the_half_spaces_agree():
+    """Variant orca in 3D: the same half-spaces as ORCA's (to rounding) in the same
+    linear programs, so the same velocity, hard half-spaces included."""
+    import numpy as np
+
+    from orca_ros.core.linprog3d import HalfSpace
+    from orca_ros.core.methods.base3d import NeighborView3D, RobotView3D
+    from orca_ros.core.methods.orca3d import Orca3D
+    from orca_ros.core.methods.orca import OrcaParameters
+    from orca_ros.core.methods.rfunction import Rfunction3D
+
+    rng = np.random.default_rng(3)
+    ours, theirs = Rfunction3D(RfunctionParameters()), Orca3D(OrcaParameters())
+    for _ in range(200):
+        neighbors = [NeighborView3D(tuple(rng.uniform(-3.0, 3.0, 3)),
+                                    tuple(rng.uniform(-1.0, 1.0, 3)), 0.3, f"n{k}",
+                                    bool(rng.integers(2)))
+                     for k in range(int(rng.integers(1, 6)))]
+        neighbors = [n for n in neighbors if math.dist(n.position, (0.0, 0.0, 0.0)) > 0.7]
+        hard = [HalfSpace((0.0, 0.0, 0.5), (0.0, 0.0, -1.0))]  # climb at most 0.5 m/s
+        view = RobotView3D((0.0, 0.0, 0.0), tuple(rng.uniform(-1.0, 1.0, 3)), 0.35, 0.3, 1.0,
+                           tuple(rng.uniform(-1.0, 1.0, 3)), 0.1, neighbors, hard)
+        a, b = ours.compute_velocity(view), theirs.compute_velocity(view)
+        assert math.dist(a.velocity, b.velocity) < 1e-9
+        assert a.velocity[2] <= 0.5 + 1e-9
+
+
+@pytest.mark.parametrize("variant", ["orca", "paper"])
+def test_both_variants_fly_the_3d_scenarios_without_contact(variant):
+    from orca_ros.core.world3d import World3D
+
+    for name in ("octahedron_swap_3d", "two_layers_crossing_3d"):
+        scenario = load_scenario(resolve_scenario(name))
+        result = World3D(scenario, WorldOptions(method="rfunction", controller=(
+            ("method_parameters", (("variant", variant),)),))).run()
+        assert result.collisions == 0, (name, result.collision_pairs)
+        assert result.reached == len(scenario.agents), name

@@ -37,15 +37,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import List, NamedTuple, Optional
+from typing import List, Optional
 
 from ..linprog import HalfPlane
+from ..linprog3d import HalfSpace, solve_half_spaces
 from ..orca import agent_orca_half_plane, solve_orca
 from ..rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
                          half_planes_batch, shared_template, template_shape,
                          truncated_cone_3d)
 from ..types import Vector2, as_finite
 from .base import MethodOutput, MethodSpec, RobotView, register_method
+from .base3d import AvoidanceMethod3D, MethodOutput3D, RobotView3D
 from .orca import Orca, batch_pairs
 
 VARIANTS = ("orca", "paper")
@@ -108,14 +110,6 @@ def rfunction_half_plane(velocity: Vector2, other_position_rel: Vector2,
     return HalfPlane(velocity[0] + share * ux, velocity[1] + share * uy, ny, -nx)
 
 
-class HalfSpace(NamedTuple):
-    """A 3D half-space: the velocities ``v`` with ``normal . (v - point) >= 0`` (``normal``
-    a unit vector into the permitted side)."""
-
-    point: Vector3
-    normal: Vector3
-
-
 def rfunction_half_space(velocity: Vector3, other_position_rel: Vector3,
                          other_velocity: Vector3, combined_radius: float,
                          inv_time_horizon: float, inv_time_step: float,
@@ -133,7 +127,7 @@ def rfunction_half_space(velocity: Vector3, other_position_rel: Vector3,
     if px * px + py * py + pz * pz <= combined_radius * combined_radius:
         wx, wy, wz = (rel[0] - inv_time_step * px, rel[1] - inv_time_step * py,
                       rel[2] - inv_time_step * pz)
-        length = math.sqrt(wx * wx + wy * wy + wz * wz)
+        length = math.hypot(wx, wy, wz)  # no underflow for tiny w
         normal = (wx / length, wy / length, wz / length) if length > 0.0 else (1.0, 0.0, 0.0)
         scale = combined_radius * inv_time_step - length
         u = (scale * normal[0], scale * normal[1], scale * normal[2])
@@ -190,6 +184,36 @@ class Rfunction(Orca):
                                               "agent_half_planes": len(lines)})
 
 
+class Rfunction3D(AvoidanceMethod3D):
+    """``rfunction`` for aerial robots: RVO2-3D's linear programs
+    (:func:`~orca_ros.core.linprog3d.solve_half_spaces`) over the half-spaces of
+    :func:`rfunction_half_space`, the view's hard (safety) half-spaces first. The paper
+    variant adds a half-space only for a neighbour whose velocity obstacle holds the
+    relative velocity."""
+
+    params: RfunctionParameters
+
+    def compute_velocity(self, view: RobotView3D) -> MethodOutput3D:
+        p = self.params
+        template = p.template()
+        hard = list(view.hard_half_spaces)
+        spaces: List[HalfSpace] = []
+        px, py, pz = view.position
+        for n in view.neighbors:
+            space = rfunction_half_space(
+                view.velocity, (n.position[0] - px, n.position[1] - py, n.position[2] - pz),
+                n.velocity, view.radius + n.radius, 1.0 / p.time_horizon,
+                1.0 / view.time_step, 0.5 if n.reciprocates else 1.0, p.variant, template)
+            if space is not None:
+                spaces.append(space)
+        velocity, used_fallback = solve_half_spaces(hard + spaces, view.max_speed,
+                                                    view.pref_velocity, len(hard))
+        expected = tuple(spaces) if p.variant == "orca" else ()
+        return MethodOutput3D(velocity, tuple(hard + spaces), used_fallback, expected,
+                              report={"variant": p.variant, "backend": p.backend,
+                                      "agent_half_spaces": len(spaces)})
+
+
 def rfunction_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
     """Every active agent's R-function half-planes against its neighbours in one numpy
     batch (:func:`~orca_ros.core.rfunction.half_planes_batch`), with the radii each agent
@@ -218,4 +242,5 @@ RFUNCTION = register_method(MethodSpec(
     "rfunction", "ORCA's half-planes from the R-function velocity obstacle (Loktev et al. "
     "2020): variant orca (ORCA's, the default) or paper (only inside the VO, full share); "
     "backend exact or voxel template", Rfunction, RfunctionParameters,
-    takes_constraints=True, collision_free=True, batch=rfunction_half_planes_batch))
+    takes_constraints=True, collision_free=True, batch=rfunction_half_planes_batch,
+    factory_3d=Rfunction3D))
