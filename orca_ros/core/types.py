@@ -67,6 +67,22 @@ def as_finite(value: float, field: str, *, minimum: float | None = None,
     return number
 
 
+def _check_agent_scalars(agent) -> None:
+    """Check and normalise the scalars every ORCA agent has (2D or 3D), naming the field:
+    ``radius``, ``max_speed``, ``time_horizon``, ``neighbor_dist``, ``max_neighbors``."""
+    set_ = object.__setattr__
+    set_(agent, "radius", as_finite(agent.radius, "radius", minimum=0.0))
+    set_(agent, "max_speed", as_finite(agent.max_speed, "max_speed", minimum=0.0))
+    set_(agent, "time_horizon",
+         as_finite(agent.time_horizon, "time_horizon", strictly_positive=True))
+    set_(agent, "neighbor_dist", as_finite(agent.neighbor_dist, "neighbor_dist", minimum=0.0))
+    if isinstance(agent.max_neighbors, bool) or int(agent.max_neighbors) != agent.max_neighbors \
+            or agent.max_neighbors < 0:
+        raise ValueError(f"max_neighbors must be a non-negative integer, "
+                         f"got {agent.max_neighbors!r}")
+    set_(agent, "max_neighbors", int(agent.max_neighbors))
+
+
 @dataclass(frozen=True)
 class AgentState:
     """The agent whose velocity ORCA computes (RVO2's ``Agent``).
@@ -90,18 +106,9 @@ class AgentState:
         set_(self, "position", as_vector2(self.position, "position"))
         set_(self, "velocity", as_vector2(self.velocity, "velocity"))
         set_(self, "pref_velocity", as_vector2(self.pref_velocity, "pref_velocity"))
-        set_(self, "radius", as_finite(self.radius, "radius", minimum=0.0))
-        set_(self, "max_speed", as_finite(self.max_speed, "max_speed", minimum=0.0))
-        set_(self, "time_horizon",
-             as_finite(self.time_horizon, "time_horizon", strictly_positive=True))
+        _check_agent_scalars(self)
         set_(self, "time_horizon_obst",
              as_finite(self.time_horizon_obst, "time_horizon_obst", strictly_positive=True))
-        set_(self, "neighbor_dist", as_finite(self.neighbor_dist, "neighbor_dist", minimum=0.0))
-        if isinstance(self.max_neighbors, bool) or int(self.max_neighbors) != self.max_neighbors \
-                or self.max_neighbors < 0:
-            raise ValueError(f"max_neighbors must be a non-negative integer, "
-                             f"got {self.max_neighbors!r}")
-        set_(self, "max_neighbors", int(self.max_neighbors))
 
 
 @dataclass(frozen=True)
@@ -137,16 +144,7 @@ class AgentState3D:
         set_(self, "position", as_vector3(self.position, "position"))
         set_(self, "velocity", as_vector3(self.velocity, "velocity"))
         set_(self, "pref_velocity", as_vector3(self.pref_velocity, "pref_velocity"))
-        set_(self, "radius", as_finite(self.radius, "radius", minimum=0.0))
-        set_(self, "max_speed", as_finite(self.max_speed, "max_speed", minimum=0.0))
-        set_(self, "time_horizon",
-             as_finite(self.time_horizon, "time_horizon", strictly_positive=True))
-        set_(self, "neighbor_dist", as_finite(self.neighbor_dist, "neighbor_dist", minimum=0.0))
-        if isinstance(self.max_neighbors, bool) or int(self.max_neighbors) != self.max_neighbors \
-                or self.max_neighbors < 0:
-            raise ValueError(f"max_neighbors must be a non-negative integer, "
-                             f"got {self.max_neighbors!r}")
-        set_(self, "max_neighbors", int(self.max_neighbors))
+        _check_agent_scalars(self)
 
 
 @dataclass(frozen=True)

@@ -167,7 +167,97 @@ def _round(value: Optional[float], digits: int = 6) -> Optional[float]:
     return round(float(value), digits)
 
 
-class World:
+class RunBook:
+    """What a world keeps of a run and how it ends, for the 2D :class:`World` and the 3D
+    :class:`~orca_ros.core.world3d.World3D` alike: arrivals (within the goal tolerance
+    on the last waypoint; ``on_goal: remove`` takes the agent out), the run to all
+    arrived or ``max_time``, and the :class:`RunResult`. A world sets the attributes
+    read here and steps with ``step()``."""
+
+    def _check_arrivals(self) -> None:
+        waiting = self.active & np.isnan(self.arrival_time)
+        # Only agents within goal tolerance of their final goal can have arrived.
+        near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
+        for i in np.flatnonzero(waiting & near):
+            controller = self.controllers[i]
+            position = tuple(float(x) for x in self.positions[i])
+            controller.current_target(position)
+            if controller.at_goal(position):
+                self.arrival_time[i] = self.time
+                if self.scenario.on_goal == "remove":
+                    self.active[i] = False
+                    if self._backend is not None:
+                        self._backend.remove(i)
+
+    @property
+    def all_arrived(self) -> bool:
+        return bool(np.all(~np.isnan(self.arrival_time)))
+
+    def run(self, progress: Optional[Callable[[float], None]] = None) -> RunResult:
+        started = time.perf_counter()
+        while not self.all_arrived and self.time < self.scenario.max_time - 1e-9:
+            self.step()
+            if progress is not None:
+                progress(self.time)
+        return self.result(time.perf_counter() - started)
+
+    def result(self, wall_time: float) -> RunResult:
+        arrived = ~np.isnan(self.arrival_time)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios = self.path_length[arrived] / self.reference_length[arrived]
+        ratios = ratios[np.isfinite(ratios)]
+        return RunResult(
+            scenario=self.scenario.name, method=self.options.method,
+            kinematics=self.options.kinematics, agents=len(self.names),
+            reached=int(arrived.sum()), collisions=len(self.ledger.pairs),
+            min_separation=self.ledger.min_separation,
+            deepest_penetration=self.ledger.deepest,
+            makespan=float(np.nanmax(self.arrival_time)) if arrived.any() else None,
+            mean_time_to_goal=float(np.nanmean(self.arrival_time)) if arrived.any() else None,
+            path_length_ratio=float(ratios.mean()) if len(ratios) else None,
+            steps=self.steps, wall_time_s=wall_time,
+            compute_us_per_agent_step=(1e6 * self.compute_seconds / self.agent_steps
+                                       if self.agent_steps else 0.0),
+            trajectory=np.array(self._frames), frame_times=np.array(self._frame_times),
+            collision_points=list(self.ledger.points),
+            collision_pairs=sorted(self.ledger.pairs), **self._result_extras())
+
+    def _result_extras(self) -> Dict[str, object]:
+        """More :class:`RunResult` fields a world fills in (the supervisor's, links')."""
+        return {}
+
+    def _neighbors(self, active_idx: np.ndarray):
+        """Per active agent: the ORCA neighbours (nearest first, strictly inside
+        neighbor_dist, at most max_neighbors: RVO2's k-d tree query), and every agent
+        within ``_close_reach`` (for the hard safety half-planes or half-spaces; None
+        for a strict method), in 2D or 3D."""
+        count = len(active_idx)
+        empty = [[] for _ in range(count)]
+        if count < 2:
+            return empty, (None if self.options.strict else empty)
+        points = self.positions[active_idx]
+        tree = cKDTree(points)
+        k = int(min(count, self.max_neighbors[active_idx].max() + 1))
+        neighbor_lists = empty
+        if k >= 2:
+            distances, indices = tree.query(points, k=k,
+                                            distance_upper_bound=float(self.neighbor_dist.max()))
+            rows = np.arange(count)[:, None]
+            keep = (indices != rows) & (indices < count) & \
+                (distances < self.neighbor_dist[active_idx, None])
+            keep &= np.cumsum(keep, axis=1) <= self.max_neighbors[active_idx, None]
+            agents = active_idx[np.where(keep, indices, 0)].tolist()
+            neighbor_lists = [[a for a, kept in zip(row_agents, row_keep) if kept]
+                              for row_agents, row_keep in zip(agents, keep.tolist())]
+        if self.options.strict:
+            return neighbor_lists, None
+        groups = tree.query_ball_point(points, self._close_reach)
+        close_lists = [[int(active_idx[k]) for k in group if k != row]
+                       for row, group in enumerate(groups)]
+        return neighbor_lists, close_lists
+
+
+class World(RunBook):
     """Agents of a scenario, each with its own :class:`RobotController`, stepped together."""
 
     def __init__(self, scenario: Scenario, options: WorldOptions = WorldOptions()) -> None:
@@ -441,34 +531,6 @@ class World:
             self.linear_speed[i], self.angular_speed[i] = self.cubes[i].twist
         return new_positions, new_velocities
 
-    def _neighbors(self, active_idx: np.ndarray):
-        """Per active agent: the ORCA neighbours (nearest first, strictly inside
-        neighbor_dist, at most max_neighbors), and every agent within one step's
-        reach (for the hard safety half-planes; None in strict mode)."""
-        count = len(active_idx)
-        empty = [[] for _ in range(count)]
-        if count < 2:
-            return empty, (None if self.options.strict else empty)
-        points = self.positions[active_idx]
-        tree = cKDTree(points)
-        k = int(min(count, self.max_neighbors[active_idx].max() + 1))
-        neighbor_lists = empty
-        if k >= 2:
-            distances, indices = tree.query(points, k=k,
-                                            distance_upper_bound=float(self.neighbor_dist.max()))
-            rows = np.arange(count)[:, None]
-            keep = (indices != rows) & (indices < count) & \
-                (distances < self.neighbor_dist[active_idx, None])
-            keep &= np.cumsum(keep, axis=1) <= self.max_neighbors[active_idx, None]
-            agents = active_idx[np.where(keep, indices, 0)].tolist()
-            neighbor_lists = [[a for a, kept in zip(row_agents, row_keep) if kept]
-                              for row_agents, row_keep in zip(agents, keep.tolist())]
-        if self.options.strict:
-            return neighbor_lists, None
-        groups = tree.query_ball_point(points, self._close_reach)
-        close_lists = [[int(active_idx[k]) for k in group if k != row]
-                       for row, group in enumerate(groups)]
-        return neighbor_lists, close_lists
 
     # --- bookkeeping -------------------------------------------------------------
 
@@ -480,53 +542,8 @@ class World:
             self.link_ledger.update(self._previous_positions, self.positions, self.radius,
                                     self.names, self.active, self.link_pairs, self._group)
 
-    def _check_arrivals(self) -> None:
-        waiting = self.active & np.isnan(self.arrival_time)
-        # Only agents within goal tolerance of their final goal can have arrived.
-        near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
-        for i in np.flatnonzero(waiting & near):
-            controller = self.controllers[i]
-            position = (float(self.positions[i, 0]), float(self.positions[i, 1]))
-            controller.current_target(position)
-            if controller.at_goal(position):
-                self.arrival_time[i] = self.time
-                if self.scenario.on_goal == "remove":
-                    self.active[i] = False
-                    if self._backend is not None:
-                        self._backend.remove(i)
-
-    @property
-    def all_arrived(self) -> bool:
-        return bool(np.all(~np.isnan(self.arrival_time)))
-
-    def run(self, progress: Optional[Callable[[float], None]] = None) -> RunResult:
-        started = time.perf_counter()
-        while not self.all_arrived and self.time < self.scenario.max_time - 1e-9:
-            self.step()
-            if progress is not None:
-                progress(self.time)
-        return self.result(time.perf_counter() - started)
-
-    def result(self, wall_time: float) -> RunResult:
-        arrived = ~np.isnan(self.arrival_time)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratios = self.path_length[arrived] / self.reference_length[arrived]
-        ratios = ratios[np.isfinite(ratios)]
-        return RunResult(
-            scenario=self.scenario.name, method=self.options.method,
-            kinematics=self.options.kinematics, agents=len(self.names),
-            reached=int(arrived.sum()), collisions=len(self.ledger.pairs),
-            min_separation=self.ledger.min_separation,
-            deepest_penetration=self.ledger.deepest,
-            makespan=float(np.nanmax(self.arrival_time)) if arrived.any() else None,
-            mean_time_to_goal=float(np.nanmean(self.arrival_time)) if arrived.any() else None,
-            path_length_ratio=float(ratios.mean()) if len(ratios) else None,
-            steps=self.steps, wall_time_s=wall_time,
-            compute_us_per_agent_step=(1e6 * self.compute_seconds / self.agent_steps
-                                       if self.agent_steps else 0.0),
-            trajectory=np.array(self._frames), frame_times=np.array(self._frame_times),
-            collision_points=list(self.ledger.points),
-            collision_pairs=sorted(self.ledger.pairs),
+    def _result_extras(self) -> Dict[str, object]:
+        return dict(
             conflicts=None if self.supervisor is None else
             [d.as_dict() for d in self.supervisor.actions],
             captures=None if self.supervisor is None else

@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, List, Optional, Union
+from typing import List, Optional, Union
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from .controller3d import AerialController, Neighbor3D
 from .metrics import CollisionLedger
 from .methods import method_names, method_spec
 from .scenario import Scenario
-from .world import RunResult, World, WorldOptions
+from .world import RunBook, World, WorldOptions
 
 
 def check_3d_options(scenario: Scenario, options: WorldOptions) -> None:
@@ -44,7 +43,7 @@ def check_3d_options(scenario: Scenario, options: WorldOptions) -> None:
                          f"{', '.join(method_names(dimensions=3))}")
 
 
-class World3D:
+class World3D(RunBook):
     """Agents of a 3D scenario, each with its own :class:`AerialController`, stepped
     together."""
 
@@ -143,88 +142,12 @@ class World3D:
             new_positions[i] = self.positions[i] + new_velocities[i] * self.dt
         return new_positions, new_velocities
 
-    def _neighbors(self, active_idx: np.ndarray):
-        """Per active agent: its ORCA neighbours (nearest first, strictly inside
-        neighbor_dist, at most max_neighbors), and every agent within the safety
-        half-spaces' reach (None for a strict method)."""
-        count = len(active_idx)
-        empty = [[] for _ in range(count)]
-        if count < 2:
-            return empty, (None if self.strict else empty)
-        points = self.positions[active_idx]
-        tree = cKDTree(points)
-        k = int(min(count, self.max_neighbors[active_idx].max() + 1))
-        neighbor_lists = empty
-        if k >= 2:
-            distances, indices = tree.query(points, k=k,
-                                            distance_upper_bound=float(self.neighbor_dist.max()))
-            rows = np.arange(count)[:, None]
-            keep = (indices != rows) & (indices < count) & \
-                (distances < self.neighbor_dist[active_idx, None])
-            keep &= np.cumsum(keep, axis=1) <= self.max_neighbors[active_idx, None]
-            agents = active_idx[np.where(keep, indices, 0)].tolist()
-            neighbor_lists = [[a for a, kept in zip(row_agents, row_keep) if kept]
-                              for row_agents, row_keep in zip(agents, keep.tolist())]
-        if self.strict:
-            return neighbor_lists, None
-        groups = tree.query_ball_point(points, self._close_reach)
-        close_lists = [[int(active_idx[j]) for j in group if j != row]
-                       for row, group in enumerate(groups)]
-        return neighbor_lists, close_lists
-
     # --- bookkeeping -------------------------------------------------------------------
 
     def _account(self) -> None:
         active = np.flatnonzero(self.active)
         self.ledger.update(self.positions[active], self.radius[active],
                            [self.names[i] for i in active], [])
-
-    def _check_arrivals(self) -> None:
-        waiting = self.active & np.isnan(self.arrival_time)
-        near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
-        for i in np.flatnonzero(waiting & near):
-            controller = self.controllers[i]
-            position = tuple(self.positions[i].tolist())
-            controller.current_target(position)
-            if controller.at_goal(position):
-                self.arrival_time[i] = self.time
-                if self.scenario.on_goal == "remove":
-                    self.active[i] = False
-                    if self._backend is not None:
-                        self._backend.remove(i)
-
-    @property
-    def all_arrived(self) -> bool:
-        return bool(np.all(~np.isnan(self.arrival_time)))
-
-    def run(self, progress: Optional[Callable[[float], None]] = None) -> RunResult:
-        started = time.perf_counter()
-        while not self.all_arrived and self.time < self.scenario.max_time - 1e-9:
-            self.step()
-            if progress is not None:
-                progress(self.time)
-        return self.result(time.perf_counter() - started)
-
-    def result(self, wall_time: float) -> RunResult:
-        arrived = ~np.isnan(self.arrival_time)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratios = self.path_length[arrived] / self.reference_length[arrived]
-        ratios = ratios[np.isfinite(ratios)]
-        return RunResult(
-            scenario=self.scenario.name, method=self.options.method,
-            kinematics=self.options.kinematics, agents=len(self.names),
-            reached=int(arrived.sum()), collisions=len(self.ledger.pairs),
-            min_separation=self.ledger.min_separation,
-            deepest_penetration=self.ledger.deepest,
-            makespan=float(np.nanmax(self.arrival_time)) if arrived.any() else None,
-            mean_time_to_goal=float(np.nanmean(self.arrival_time)) if arrived.any() else None,
-            path_length_ratio=float(ratios.mean()) if len(ratios) else None,
-            steps=self.steps, wall_time_s=wall_time,
-            compute_us_per_agent_step=(1e6 * self.compute_seconds / self.agent_steps
-                                       if self.agent_steps else 0.0),
-            trajectory=np.array(self._frames), frame_times=np.array(self._frame_times),
-            collision_points=list(self.ledger.points),
-            collision_pairs=sorted(self.ledger.pairs))
 
 
 class _PreferenceOnly:
