@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from orca_ros.core.rfunction import (CONE, CUTOFF, LEFT_LEG, RIGHT_LEG, VoxelTemplate,
+from orca_ros.core.rfunction import (CONE, CUTOFF, LEFT_LEG, RIGHT_LEG, TemplateStats,
+                                     VoxelTemplate,
                                      correction, correction_3d, membership, membership_3d,
                                      normalised_exact, primitives, r_conjunction,
                                      r_disjunction, region, template_shape, truncated_cone,
@@ -302,11 +303,16 @@ def test_the_scalar_template_query_matches_the_batch_and_counts_its_fallbacks(te
         else:
             assert batch[4][0]
             assert one[:3] == pytest.approx((batch[0][0], batch[1][0], batch[2][0]), abs=1e-9)
-    stats = template.stats()
-    assert stats.queries == 300 and stats.outside == 0
-    assert 0 < stats.ambiguous < 60
+    stats = template.stats()  # each query twice: one by one and in a batch of one
+    assert stats.queries == 600 and stats.outside == 0
+    assert 0 < stats.ambiguous < 120 and stats.ambiguous % 2 == 0
     assert template.lookup(0.5, math.sqrt(0.75), -20.0, 1.0) is None  # beyond the grid
     assert template.stats().outside == 1
+    template.reset_stats()
+    batch = template.lookup_batch(np.array([0.5, 0.5, 0.5]), np.array([-20.0, 2.0, 0.5]),
+                                  np.array([1.0, 1.0, 0.2]))  # outside, usable, by the disc
+    assert list(batch[4]) == [False, True, False]
+    assert template.stats() == TemplateStats(queries=3, ambiguous=1, outside=1)
 
 
 def test_the_template_correction_in_the_world_frame(template):

@@ -434,6 +434,26 @@ def test_the_3d_method_flies_orcas_velocity_where_the_half_spaces_agree():
         assert a.velocity[2] <= 0.5 + 1e-9
 
 
+@pytest.mark.parametrize("p", [(0.0, 0.0, 2.0), (2.0, 0.0, 0.0), (0.0, -2.0, 0.0), (1.0, 1.0, 1.0)])
+def test_head_on_in_3d_the_half_space_is_orcas_on_the_same_side(p):
+    """A relative velocity exactly on the cone's axis (a pair sent head on) has every
+    meridian plane; the half-space must be 3D ORCA's, not its mirror image: the 2D
+    tie goes to the right leg, which in the plane's half ``b >= 0`` is the left one."""
+    from orca_ros.core.methods.base3d import NeighborView3D, RobotView3D
+    from orca_ros.core.methods.orca import OrcaParameters
+    from orca_ros.core.methods.orca3d import Orca3D
+    from orca_ros.core.methods.rfunction import Rfunction3D
+
+    towards = tuple(0.4 * x for x in p)
+    neighbor = NeighborView3D(p, tuple(-x for x in towards), 0.3, "n", True)
+    view = RobotView3D((0.0, 0.0, 0.0), towards, 0.3, 0.3, 1.0, towards, 0.1, [neighbor], ())
+    ours = Rfunction3D(RfunctionParameters()).compute_velocity(view)
+    theirs = Orca3D(OrcaParameters()).compute_velocity(view)
+    assert math.dist(ours.half_spaces[0].normal, theirs.half_spaces[0].normal) < 1e-12
+    assert math.dist(ours.half_spaces[0].point, theirs.half_spaces[0].point) < 1e-12
+    assert math.dist(ours.velocity, theirs.velocity) < 1e-9
+
+
 @pytest.mark.parametrize("variant", ["orca", "paper"])
 def test_both_variants_fly_the_3d_scenarios_without_contact(variant):
     from orca_ros.core.world3d import World3D

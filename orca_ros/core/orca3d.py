@@ -115,7 +115,7 @@ def cutoff_sphere_projection(relative_velocity: Vector3, relative_position: Vect
     return unit_w, (scale * unit_w[0], scale * unit_w[1], scale * unit_w[2])
 
 
-def _perpendicular(axis: Vector3) -> Vector3:
+def perpendicular(axis: Vector3) -> Vector3:
     """A unit vector perpendicular to ``axis`` (not zero), the same for the same axis."""
     ax, ay, az = axis
     # axis x e for the unit vector e least aligned with it
@@ -160,9 +160,9 @@ def cone_projection(relative_velocity: Vector3, relative_position: Vector3,
         # the axis too: a pair sent exactly head on then sped up into each other).
         if cross_sq > 0.0:
             ex, ey, ez = _unit_or_none(cy * pz - cz * py, cz * px - cx * pz,
-                                       cx * py - cy * px) or _perpendicular(relative_position)
+                                       cx * py - cy * px) or perpendicular(relative_position)
         else:
-            ex, ey, ez = _perpendicular(relative_position)
+            ex, ey, ez = perpendicular(relative_position)
         distance = math.sqrt(dist_sq)
         sin_theta = combined_radius / distance
         cos_theta = math.sqrt(max(1.0 - sin_theta * sin_theta, 0.0))

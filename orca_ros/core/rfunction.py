@@ -61,6 +61,7 @@ from typing import NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from .orca3d import perpendicular
 from .types import Vector2, as_finite
 
 Vector3 = Tuple[float, float, float]
@@ -248,27 +249,17 @@ def truncated_cone_3d(rel_position: Vector3, combined_radius: float,
                           meridian.rho, meridian)
 
 
-def _any_perpendicular(axis: Vector3) -> Vector3:
-    """A unit vector perpendicular to the unit ``axis`` (a fixed choice)."""
-    ax, ay, az = axis
-    if abs(ax) < 0.9:  # cross with x
-        ex, ey, ez = 0.0, az, -ay
-    else:  # cross with y
-        ex, ey, ez = -az, 0.0, ax
-    norm = math.sqrt(ex * ex + ey * ey + ez * ez)
-    return (ex / norm, ey / norm, ez / norm)
-
-
 def meridian_frame(cone: TruncatedCone3, v: Vector3) -> Tuple[float, float, Vector3]:
     """``(a, b, e)``: ``v = a axis + b e`` with ``b >= 0`` and ``e`` a unit vector
-    perpendicular to the axis (any one when ``v`` lies on the axis)."""
+    perpendicular to the axis (when ``v`` lies on it, the one 3D ORCA takes there:
+    :func:`orca_ros.core.orca3d.perpendicular`)."""
     ax, ay, az = cone.axis
     a = v[0] * ax + v[1] * ay + v[2] * az
     ex, ey, ez = v[0] - a * ax, v[1] - a * ay, v[2] - a * az
     b = math.sqrt(ex * ex + ey * ey + ez * ez)
     if b > 1e-12 * max(1.0, abs(a)):
         return a, b, (ex / b, ey / b, ez / b)
-    return a, 0.0, _any_perpendicular(cone.axis)
+    return a, 0.0, perpendicular(cone.axis)
 
 
 def primitives_3d(cone: TruncatedCone3, v: Vector3) -> Tuple[float, float, float]:
@@ -304,6 +295,12 @@ def correction_3d(cone: TruncatedCone3, v: Vector3,
     a, b, e = meridian_frame(cone, v)
     planar = correction(cone.meridian, (a, b)) if template is None else \
         template.correction(cone.meridian, (a, b))
+    if b == 0.0 and planar.region == RIGHT_LEG:
+        # On the axis the 2D tie goes to the right leg (b < 0): in 3D the meridian plane's
+        # half b >= 0 is the one through e, and its leg there is the left one (the mirror
+        # image), as 3D ORCA's limit on the axis from the side e (orca3d.cone_projection).
+        (ux, uy), (nx, ny) = planar.u, planar.normal
+        planar = planar._replace(u=(ux, -uy), normal=(nx, -ny), region=LEFT_LEG)
     ax, ay, az = cone.axis
     (ux, uy), (nx, ny) = planar.u, planar.normal
     u = (ux * ax + uy * e[0], ux * ay + uy * e[1], ux * az + uy * e[2])
@@ -515,7 +512,7 @@ class VoxelTemplate:
     def lookup_batch(self, beta, qx, qy):
         """Vectorised :meth:`lookup` (numpy arrays, ``qy >= 0``): ``(F, u_x, u_y, region,
         answered)``; where ``answered`` is False the other arrays hold the exact values.
-        Not counted in :meth:`stats`."""
+        Counted in :meth:`stats` as one query per element."""
         beta, qx, qy = (np.asarray(a, dtype=float) for a in (beta, qx, qy))
         fk = beta / self.beta_step
         fi = (qx - self.x0) / self.step
@@ -525,6 +522,9 @@ class VoxelTemplate:
         i = np.where(inside_grid, fi, 0.0).astype(np.int64)
         j = np.where(inside_grid, fj, 0.0).astype(np.int64)
         answered = inside_grid & self.usable[k, i, j]
+        self._queries += answered.size
+        self._outside += int(answered.size - np.count_nonzero(inside_grid))
+        self._ambiguous += int(np.count_nonzero(inside_grid & ~answered))
         tk, ti, tj = fk - k, fi - i, fj - j
         out = np.zeros(beta.shape + (3,))
         for dk in (0, 1):
