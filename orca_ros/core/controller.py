@@ -348,8 +348,33 @@ class Command:
     stalled_time: float = 0.0
 
 
+class FollowsWaypoints:
+    """A robot's progress along its ``waypoints`` (2D or 3D points; the last is the goal):
+    ``waypoint_index``, and ``config``'s ``waypoint_tolerance_m`` and
+    ``goal_tolerance_m``. Shared by :class:`RobotController` and the 3D
+    :class:`~orca_ros.core.controller3d.AerialController`."""
+
+    waypoints: list
+    waypoint_index: int
+    config: ControllerConfig
+
+    def at_goal(self, position: Sequence[float]) -> bool:
+        return (bool(self.waypoints) and self.waypoint_index == len(self.waypoints) - 1
+                and math.dist(position, self.waypoints[-1]) <= self.config.goal_tolerance_m)
+
+    def current_target(self, position: Sequence[float]):
+        """The waypoint to head for, moving on past those already within tolerance."""
+        if not self.waypoints:
+            return None
+        tolerance = self.config.waypoint_tolerance_m
+        while self.waypoint_index < len(self.waypoints) - 1 and \
+                math.dist(position, self.waypoints[self.waypoint_index]) <= tolerance:
+            self.waypoint_index += 1
+        return self.waypoints[self.waypoint_index]
+
+
 @dataclass
-class RobotController:
+class RobotController(FollowsWaypoints):
     """Per-robot controller state: the path being followed, stall time, guidance, and the
     supervisor's directive (a speed limit and/or a detour) if one is in force."""
 
@@ -422,20 +447,6 @@ class RobotController:
     def goal_of_base_path(self) -> Optional[Vector2]:
         """The goal of the robot's own task (not counting any detour)."""
         return self.base_path[-1] if self.base_path else None
-
-    def at_goal(self, position: Vector2) -> bool:
-        return (bool(self.waypoints) and self.waypoint_index == len(self.waypoints) - 1
-                and math.dist(position, self.waypoints[-1]) <= self.config.goal_tolerance_m)
-
-    def current_target(self, position: Vector2) -> Optional[Vector2]:
-        """The waypoint to head for, moving on past those already within tolerance."""
-        if not self.waypoints:
-            return None
-        tolerance = self.config.waypoint_tolerance_m
-        while self.waypoint_index < len(self.waypoints) - 1 and \
-                math.dist(position, self.waypoints[self.waypoint_index]) <= tolerance:
-            self.waypoint_index += 1
-        return self.waypoints[self.waypoint_index]
 
     def _roadmap(self, edges: Sequence[ObstacleVertex]) -> VisibilityRoadmap:
         c = self.config

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
-from .controller import ControllerConfig
+from .controller import ControllerConfig, FollowsWaypoints
 from .drive import keep_right_angle
 from .linprog3d import HalfSpace
 from .methods.base3d import (AvoidanceMethod3D, MethodOutput3D, NeighborView3D, RobotView3D,
@@ -92,7 +92,7 @@ def perceive_neighbor_3d(neighbor: Neighbor3D, age: float, max_speed: float, max
                              uncertainty=neighbor.uncertainty + grown)
 
 
-class AerialController:
+class AerialController(FollowsWaypoints):
     """One aerial robot's controller (see the module's description)."""
 
     def __init__(self, config: ControllerConfig, key: str = "") -> None:
@@ -126,20 +126,6 @@ class AerialController:
     @property
     def goal(self) -> Optional[Vector3]:
         return self.waypoints[-1] if self.waypoints else None
-
-    def at_goal(self, position: Vector3) -> bool:
-        return (bool(self.waypoints) and self.waypoint_index == len(self.waypoints) - 1
-                and math.dist(position, self.waypoints[-1]) <= self.config.goal_tolerance_m)
-
-    def current_target(self, position: Vector3) -> Optional[Vector3]:
-        """The waypoint to head for, moving on past those already within tolerance."""
-        if not self.waypoints:
-            return None
-        tolerance = self.config.waypoint_tolerance_m
-        while self.waypoint_index < len(self.waypoints) - 1 and \
-                math.dist(position, self.waypoints[self.waypoint_index]) <= tolerance:
-            self.waypoint_index += 1
-        return self.waypoints[self.waypoint_index]
 
     # --- one control period ------------------------------------------------------------
 

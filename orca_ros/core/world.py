@@ -189,6 +189,26 @@ class RunBook:
                     if self._backend is not None:
                         self._backend.remove(i)
 
+    def _advance(self, new_positions: np.ndarray, new_velocities: np.ndarray) -> None:
+        """The step's bookkeeping once its motion is known: the active agents move (path
+        length, agent-steps), the clock ticks, contacts and arrivals are counted and every
+        ``record_every``-th frame is kept."""
+        active = self.active
+        self.agent_steps += int(active.sum())
+        moved = new_positions - self.positions
+        self.path_length[active] += np.linalg.norm(moved[active], axis=1)
+        self.positions[active] = new_positions[active]
+        self.velocities[active] = new_velocities[active]
+        self.steps += 1
+        self.time = self.steps * self.dt
+        self._account()
+        self._check_arrivals()
+        if self.steps % self.options.record_every == 0:
+            frame = self.positions.copy()
+            frame[~self.active] = np.nan
+            self._frames.append(frame)
+            self._frame_times.append(self.time)
+
     @property
     def all_arrived(self) -> bool:
         return bool(np.all(~np.isnan(self.arrival_time)))
@@ -366,22 +386,8 @@ class World(RunBook):
         else:
             new_positions, new_velocities = self._controller_step()
         self.compute_seconds += time.perf_counter() - started
-        active = self.active
-        self.agent_steps += int(active.sum())
         self._previous_positions = self.positions.copy()
-        moved = new_positions - self.positions
-        self.path_length[active] += np.linalg.norm(moved[active], axis=1)
-        self.positions[active] = new_positions[active]
-        self.velocities[active] = new_velocities[active]
-        self.steps += 1
-        self.time = self.steps * self.dt
-        self._account()
-        self._check_arrivals()
-        if self.steps % self.options.record_every == 0:
-            frame = self.positions.copy()
-            frame[~self.active] = np.nan
-            self._frames.append(frame)
-            self._frame_times.append(self.time)
+        self._advance(new_positions, new_velocities)
 
     def _state(self, i: int) -> RobotState:
         return RobotState((float(self.positions[i, 0]), float(self.positions[i, 1])),

@@ -109,21 +109,7 @@ class World3D(RunBook):
         else:
             new_positions, new_velocities = self._controller_step()
         self.compute_seconds += time.perf_counter() - started
-        active = self.active
-        self.agent_steps += int(active.sum())
-        moved = new_positions - self.positions
-        self.path_length[active] += np.linalg.norm(moved[active], axis=1)
-        self.positions[active] = new_positions[active]
-        self.velocities[active] = new_velocities[active]
-        self.steps += 1
-        self.time = self.steps * self.dt
-        self._account()
-        self._check_arrivals()
-        if self.steps % self.options.record_every == 0:
-            frame = self.positions.copy()
-            frame[~self.active] = np.nan
-            self._frames.append(frame)
-            self._frame_times.append(self.time)
+        self._advance(new_positions, new_velocities)
 
     def _controller_step(self):
         active_idx = np.flatnonzero(self.active)
