@@ -171,8 +171,7 @@ def plot_run(path: str | pathlib.Path, times: np.ndarray, positions: np.ndarray,
     positions = np.asarray(positions, dtype=float)
     times = np.asarray(times, dtype=float)
     count = positions.shape[1]
-    known = [float(r) if r is not None and math.isfinite(r) else 0.0
-             for r in (list(radii) if radii is not None else [None] * count)]
+    known = _known_radii(radii, count)
     pad = max(max(known, default=0.0) * 1.5, 0.03 * float(np.ptp(
         positions[np.isfinite(positions[..., 0])].reshape(-1, 2), axis=0).max(initial=1.0)))
     x0, x1, y0, y1 = _bounds(positions, scenario, segments, pad)
@@ -247,6 +246,13 @@ def plot_run(path: str | pathlib.Path, times: np.ndarray, positions: np.ndarray,
     return path
 
 
+def _known_radii(radii: Optional[Sequence[Optional[float]]], count: int) -> List[float]:
+    """Each robot's radius, 0 where it is unknown (None, NaN, or no radii at all)."""
+    if radii is None:
+        return [0.0] * count
+    return [float(r) if r is not None and math.isfinite(r) else 0.0 for r in radii]
+
+
 def animate_run(path: str | pathlib.Path, times: np.ndarray, positions: np.ndarray,
                 names: Sequence[str], radii: Optional[Sequence[Optional[float]]] = None,
                 title: str = "", scenario: Optional[Scenario] = None,
@@ -260,8 +266,7 @@ def animate_run(path: str | pathlib.Path, times: np.ndarray, positions: np.ndarr
     positions = np.asarray(positions, dtype=float)
     times = np.asarray(times, dtype=float)
     count = positions.shape[1]
-    known = [float(r) if r is not None and math.isfinite(r) else 0.0
-             for r in (list(radii) if radii is not None else [None] * count)]
+    known = _known_radii(radii, count)
     finite = positions[np.isfinite(positions[..., 0])].reshape(-1, 2)
     dot = 0.01 * float(np.ptp(finite, axis=0).max(initial=1.0))
     pad = max(max(known, default=0.0) * 2, dot * 3)
@@ -324,8 +329,7 @@ def plot_run_3d(path: str | pathlib.Path, times: np.ndarray, positions: np.ndarr
     positions = np.asarray(positions, dtype=float)
     times = np.asarray(times, dtype=float)
     count = positions.shape[1]
-    known = [float(r) if r is not None and math.isfinite(r) else 0.0
-             for r in (list(radii) if radii is not None else [None] * count)]
+    known = _known_radii(radii, count)
     finite = positions[np.isfinite(positions[..., 0])].reshape(-1, 3)
     points = [finite] + [np.asarray(p, dtype=float).reshape(-1, 3)
                          for p in (starts, goals) if p is not None and len(p)]

@@ -38,8 +38,7 @@ from .orca3d import one_step_safety_half_space
 from .perception import position_uncertainty
 from .types import Vector3
 
-__all__ = ["AerialCommand", "AerialController", "Neighbor3D", "perceive_neighbor_3d",
-           "select_neighbors_3d"]
+__all__ = ["AerialCommand", "AerialController", "Neighbor3D", "perceive_neighbor_3d"]
 
 
 class Neighbor3D(NamedTuple):
@@ -61,19 +60,6 @@ class AerialCommand(NamedTuple):
     velocity: Vector3
     pref_velocity: Vector3
     output: Optional[MethodOutput3D] = None
-
-
-def select_neighbors_3d(position: Vector3, perceived: Sequence[Neighbor3D],
-                        neighbor_dist: float) -> List[Neighbor3D]:
-    """The neighbour rule in 3D: every robot that may be strictly inside ``neighbor_dist``
-    (its distance less its ``uncertainty``), nearest first, equal distances by name."""
-    seen = []
-    for neighbor in perceived:
-        distance = math.dist(neighbor.position, position)
-        if distance - neighbor.uncertainty < neighbor_dist:
-            seen.append((distance, neighbor.key, neighbor))
-    seen.sort(key=lambda item: (item[0], item[1]))
-    return [n for _, _, n in seen]
 
 
 def perceive_neighbor_3d(neighbor: Neighbor3D, age: float, max_speed: float, max_accel: float,

@@ -20,25 +20,25 @@ from __future__ import annotations
 import collections
 import math
 from dataclasses import dataclass, field
-from typing import Deque, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from typing import Deque, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .controller import Neighbor
 from .linprog import HalfPlane
 from .types import Vector2
 
 
-def select_neighbors(position: Vector2, perceived: Iterable[Neighbor],
+def select_neighbors(position: Sequence[float], perceived: Iterable[Neighbor],
                      neighbor_dist: float) -> List[Neighbor]:
-    """The neighbour rule, one for orca_node and the world: every robot that may be
+    """The neighbour rule, one for orca_node and the world, in 2D and 3D (aerial robots,
+    :class:`~orca_ros.core.controller3d.Neighbor3D`): every robot that may be
     strictly inside ``neighbor_dist`` (its distance less its ``uncertainty``), nearest
     first, equal distances by name. ORCA takes the first ``max_neighbors`` (RVO2's
     ``computeNeighbors``); the safety filter takes them all. The world's vectorised
     form for ideal robots (no uncertainty) is ``World._neighbors``, checked equal to
     this in ``test/test_world.py``."""
-    px, py = position
     seen = []
     for neighbor in perceived:
-        distance = math.hypot(neighbor.position[0] - px, neighbor.position[1] - py)
+        distance = math.dist(neighbor.position, position)
         if distance - neighbor.uncertainty < neighbor_dist:
             seen.append((distance, neighbor.key, neighbor))
     seen.sort(key=lambda item: (item[0], item[1]))

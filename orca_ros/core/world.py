@@ -174,6 +174,32 @@ class RunBook:
     arrived or ``max_time``, and the :class:`RunResult`. A world sets the attributes
     read here and steps with ``step()``."""
 
+    def _open_book(self, scenario, options: "WorldOptions") -> None:
+        """The run's state at its start, in the scenario's dimensions: agents at their
+        starts and at rest, their sizes, neighbour settings and goals, nothing counted."""
+        agents = scenario.agents
+        n = len(agents)
+        self.scenario = scenario
+        self.options = options
+        self.names = [a.name for a in agents]
+        self.dt = scenario.time_step
+        self.time = 0.0
+        self.steps = 0
+        self.positions = np.array([a.start for a in agents], dtype=float)
+        self.velocities = np.zeros_like(self.positions)
+        self.radius = np.array([a.radius for a in agents])
+        self.neighbor_dist = np.array([a.neighbor_dist for a in agents])
+        self.max_neighbors = np.array([a.max_neighbors for a in agents], dtype=int)
+        self.reference_length = np.array([a.reference_length for a in agents])
+        self.path_length = np.zeros(n)
+        self.arrival_time = np.full(n, np.nan)
+        self.active = np.ones(n, dtype=bool)
+        self.ledger = CollisionLedger()
+        self.compute_seconds = 0.0
+        self.agent_steps = 0
+        self._goals = np.array([a.goal for a in agents], dtype=float)
+        self._goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in agents])
+
     def _check_arrivals(self) -> None:
         waiting = self.active & np.isnan(self.arrival_time)
         # Only agents within goal tolerance of their final goal can have arrived.
@@ -284,35 +310,16 @@ class World(RunBook):
         if scenario.dimensions != 2:
             raise ValueError(f"{scenario.path or scenario.name}: a 3D scenario (dimensions: "
                              f"3) runs in orca_ros.core.world3d.World3D (create_world picks)")
-        self.scenario = scenario
-        self.options = options
+        self._open_book(scenario, options)
         agents = scenario.agents
-        self.names = [a.name for a in agents]
         n = len(agents)
-        self.dt = scenario.time_step
-        self.time = 0.0
-        self.steps = 0
-        self.positions = np.array([a.start for a in agents], dtype=float)
-        self.velocities = np.zeros((n, 2))
-        self.radius = np.array([a.radius for a in agents])
         self.max_speed = np.array([a.max_speed for a in agents])
-        self.neighbor_dist = np.array([a.neighbor_dist for a in agents])
-        self.max_neighbors = np.array([a.max_neighbors for a in agents], dtype=int)
-        self.reference_length = np.array([a.reference_length for a in agents])
-        self.path_length = np.zeros(n)
-        self.arrival_time = np.full(n, np.nan)
-        self.active = np.ones(n, dtype=bool)
         self.obstacle_polygons = [np.array(w) for w in scenario.wall_outlines]
         self.edges: List[ObstacleVertex] = build_obstacle_edges(scenario.walls)
-        self.ledger = CollisionLedger()
         self.link_ledger = LinkLedger()
         self._previous_positions = self.positions.copy()
-        self.compute_seconds = 0.0
-        self.agent_steps = 0
 
         roadmaps: Dict = {}  # shared: agents of one size share a roadmap
-        self._goals = np.array([a.goal for a in agents], dtype=float)
-        self._goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in agents])
         self.controllers = []
         for agent in agents:
             config = options.controller_config(agent, scenario)

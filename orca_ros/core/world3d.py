@@ -23,7 +23,6 @@ from typing import List, Optional, Union
 import numpy as np
 
 from .controller3d import AerialController, Neighbor3D
-from .metrics import CollisionLedger
 from .methods import method_names, method_spec
 from .scenario import Scenario
 from .world import RunBook, World, WorldOptions
@@ -53,28 +52,8 @@ class World3D(RunBook):
             raise ValueError(f"{scenario.path or scenario.name}: World3D runs 3D scenarios "
                              f"(dimensions: 3); this one is 2D")
         check_3d_options(scenario, options)
-        self.scenario = scenario
-        self.options = options
+        self._open_book(scenario, options)
         agents = scenario.agents
-        n = len(agents)
-        self.names = [a.name for a in agents]
-        self.dt = scenario.time_step
-        self.time = 0.0
-        self.steps = 0
-        self.positions = np.array([a.start for a in agents], dtype=float)
-        self.velocities = np.zeros((n, 3))
-        self.radius = np.array([a.radius for a in agents])
-        self.neighbor_dist = np.array([a.neighbor_dist for a in agents])
-        self.max_neighbors = np.array([a.max_neighbors for a in agents], dtype=int)
-        self.reference_length = np.array([a.reference_length for a in agents])
-        self.path_length = np.zeros(n)
-        self.arrival_time = np.full(n, np.nan)
-        self.active = np.ones(n, dtype=bool)
-        self.ledger = CollisionLedger()
-        self.compute_seconds = 0.0
-        self.agent_steps = 0
-        self._goals = np.array([a.goal for a in agents], dtype=float)
-        self._goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in agents])
         spec = method_spec(options.method)
         self.controllers: List[AerialController] = []
         self._backend = None

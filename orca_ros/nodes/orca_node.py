@@ -52,8 +52,7 @@ from ..core.controller import (
     RobotState,
     predict_state,
 )
-from ..core.controller3d import (AerialController, Neighbor3D, perceive_neighbor_3d,
-                                 select_neighbors_3d)
+from ..core.controller3d import AerialController, Neighbor3D, perceive_neighbor_3d
 from ..core.drive import KINEMATICS
 from ..core.link_params import group_of, linked_names, linked_views, parse_links
 from ..core.methods import TRACKING, LinkView, TetherView, method_names, method_spec
@@ -827,7 +826,7 @@ class OrcaNode(Node):
             perceived.append(perceive_neighbor_3d(seen_as, (now_ns - s.stamp_ns) * 1e-9,
                                                   max_speed, config.max_linear_accel,
                                                   extrapolate))
-        close = select_neighbors_3d(position, perceived, config.neighbor_dist)
+        close = select_neighbors(position, perceived, config.neighbor_dist)
         command = self.aerial.compute(position, self.velocity3, close[:config.max_neighbors],
                                       close=close, own_uncertainty=own_uncertainty)
         self.last_command3d = command
