@@ -17,19 +17,22 @@ from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
 from orca_ros.nodes.ros_common import LATCHED, RELIABLE_10, quaternion_from_yaw  # noqa: E402
 
 
-def odom(x, y, yaw=0.0, vx=0.0, vy=0.0):
+def odom(x, y, yaw=0.0, vx=0.0, vy=0.0, z=0.0, vz=0.0):
+    """Odometry at (x, y), and the height z and climb rate vz of an aerial robot."""
     msg = Odometry()
     msg.header.frame_id = "world"
     msg.pose.pose.position.x, msg.pose.pose.position.y = float(x), float(y)
+    msg.pose.pose.position.z = float(z)
     msg.pose.pose.orientation = quaternion_from_yaw(yaw)
     msg.twist.twist.linear.x, msg.twist.twist.linear.y = float(vx), float(vy)
+    msg.twist.twist.linear.z = float(vz)
     return msg
 
 
-def goal(x, y):
+def goal(x, y, z=0.0):
     msg = PoseStamped()
     msg.header.frame_id = "world"
-    msg.pose.position.x, msg.pose.position.y = float(x), float(y)
+    msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = float(x), float(y), float(z)
     msg.pose.orientation.w = 1.0
     return msg
 

@@ -7,77 +7,28 @@ import pytest
 
 from ros_helpers import latest_status, params
 
-from geometry_msgs.msg import PoseStamped, Twist  # noqa: E402
-from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from geometry_msgs.msg import Twist  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 
 from orca_ros.core.audit import StampAudit, overlaps_at_stamp  # noqa: E402
 from orca_ros.nodes.fleet_sim import FleetSim  # noqa: E402
-from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
-from orca_ros.nodes.ros_common import RELIABLE_10, quaternion_from_yaw  # noqa: E402
+from orca_ros.nodes.ros_common import RELIABLE_10  # noqa: E402
+from test_nodes import Rig, goal, odom  # noqa: E402
 
 
-def odom3(x, y, z, vx=0.0, vy=0.0, vz=0.0):
-    msg = Odometry()
-    msg.header.frame_id = "world"
-    msg.pose.pose.position.x, msg.pose.pose.position.y = float(x), float(y)
-    msg.pose.pose.position.z = float(z)
-    msg.pose.pose.orientation = quaternion_from_yaw(0.0)
-    msg.twist.twist.linear.x, msg.twist.twist.linear.y = float(vx), float(vy)
-    msg.twist.twist.linear.z = float(vz)
-    return msg
-
-
-def goal3(x, y, z):
-    msg = PoseStamped()
-    msg.header.frame_id = "world"
-    msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = float(x), float(y), float(z)
-    msg.pose.orientation.w = 1.0
-    return msg
-
-
-class AerialRig:
-    """An orca_node in 3D mode in namespace /me; the test plays its robot and a neighbour."""
-
-    def __init__(self, ros, **overrides):
-        settings = dict(dimensions=3, neighbors=["other"], control_rate=20.0, radius=0.3,
-                        neighbor_radius=0.3, max_speed=1.0, pref_speed=1.0, time_horizon=3.0,
-                        keep_right_deg=0.0, stall_escape_deg=0.0)
-        settings.update(overrides)
-        self.ros = ros
-        self.node = ros.add(OrcaNode(context=ros.context, namespace="me",
-                                     parameter_overrides=params(**settings)))
-        self.tester = ros.node("tester")
-        self.own = self.tester.create_publisher(Odometry, "/me/odom", RELIABLE_10)
-        self.other = self.tester.create_publisher(Odometry, "/other/odom", RELIABLE_10)
-        self.goal = self.tester.create_publisher(PoseStamped, "/me/goal_pose", RELIABLE_10)
-        self.commands, self.diagnostics = [], []
-        self.tester.create_subscription(Twist, "/me/cmd_vel", self.commands.append, RELIABLE_10)
-        self.tester.create_subscription(DiagnosticArray, "/diagnostics",
-                                        self.diagnostics.append, 10)
-        ros.spin_until(lambda: self.own.get_subscription_count() > 0
-                       and self.other.get_subscription_count() > 0
-                       and self.goal.get_subscription_count() > 0, 10.0)
-
-    def drive(self, seconds, own, other=None):
-        end = len(self.commands)
-        for _ in range(int(seconds / 0.05)):
-            self.own.publish(own)
-            if other is not None:
-                self.other.publish(other)
-            self.ros.spin_for(0.05)
-        assert len(self.commands) > end, "orca_node published no cmd_vel"
-        return self.commands[-1]
+def aerial_rig(ros, **overrides):
+    """test_nodes' Rig with orca_node in 3D mode: the test plays its robot and a neighbour."""
+    return Rig(ros, dimensions=3, **overrides)
 
 
 def test_orca_node_in_3d_climbs_to_a_goal_above_and_dodges_one_coming_down(ros):
-    rig = AerialRig(ros)
-    rig.goal.publish(goal3(0.0, 0.0, 6.0))
-    free = rig.drive(0.6, odom3(0.0, 0.0, 0.0))
+    rig = aerial_rig(ros)
+    rig.goal.publish(goal(0.0, 0.0, 6.0))
+    free = rig.drive(0.6, odom(0.0, 0.0))
     assert free.linear.z == pytest.approx(1.0, abs=1e-6)  # straight up at the goal
     assert math.hypot(free.linear.x, free.linear.y) < 1e-6
     # A neighbour 2 m above, coming straight down at 1 m/s: turn off the vertical.
-    cmd = rig.drive(0.6, odom3(0.0, 0.0, 0.0), odom3(0.0, 0.0, 2.0, vz=-1.0))
+    cmd = rig.drive(0.6, odom(0.0, 0.0), odom(0.0, 0.0, z=2.0, vz=-1.0))
     sideways = math.hypot(cmd.linear.x, cmd.linear.y)
     assert math.atan2(sideways, cmd.linear.z) > math.radians(10), \
         f"command ({cmd.linear.x:.3f}, {cmd.linear.y:.3f}, {cmd.linear.z:.3f}) does not turn"
@@ -86,7 +37,7 @@ def test_orca_node_in_3d_climbs_to_a_goal_above_and_dodges_one_coming_down(ros):
 
 
 def test_orca_node_refuses_3d_settings_it_cannot_fly(ros):
-    rig = AerialRig(ros)
+    rig = aerial_rig(ros)
     results = rig.node.set_parameters(params(kinematics="diff_drive"))
     assert not results[0].successful and "holonomic" in results[0].reason
     results = rig.node.set_parameters(params(method="hlavoid"))
@@ -129,9 +80,10 @@ def test_fleet_sim_refuses_unicycles_for_a_3d_scenario(ros):
 
 def test_the_observers_audit_judges_spheres_in_3d():
     radii = {"a": 0.3, "b": 0.3, "c": 0.3}
-    # a and b share x, y: 0.5 m apart in height they overlap; c is 0.7 m above a: clear.
+    # All three share x, y: a and b 0.5 m apart in height overlap; c, 0.7 m above b and
+    # 1.2 m above a, is clear of both (in 2D all three would overlap).
     gaps = overlaps_at_stamp({"a": (0.0, 0.0, 0.0), "b": (0.0, 0.0, 0.5),
-                              "c": (5.0, 0.0, 0.7)}, radii)
+                              "c": (0.0, 0.0, 1.2)}, radii)
     assert [(a, b) for a, b, _ in gaps.contacts] == [("a", "b")]
     audit = StampAudit(radii, {n: (0.0, 0.0, 0.0) for n in radii}, {n: 0.1 for n in radii})
     audit.add("a", 1, 0.0, 0.0, 0.0)

@@ -142,8 +142,9 @@ def test_a_unicycle_backs_only_when_avoidance_sends_it_back_and_keeps_its_choice
 
 def _allowed(lines, u):
     """``u`` on the allowed (left) side of every half-plane, within rounding."""
-    return all(line.direction_x * (u[1] - line.point_y) - line.direction_y * (u[0] - line.point_x)
-               >= -1e-9 for line in lines)
+    from test_links import allowed
+
+    return all(allowed(line, u) for line in lines)
 
 
 def test_kinematic_half_planes_in_reverse_allow_backing_within_its_speed_and_acceleration():
