@@ -96,10 +96,9 @@ def drive_direction(heading: float, towards: Vector2, current: int, may_reverse:
     hysteresis from its heading and within the same hysteresis of against
     ``preferred``, so a velocity near its side does not flip it from period to
     period; then it drives forward again. A goal behind the robot is not a reason
-    to reverse: it turns round and drives there forward. (Backing off, block crowd
-    ``converge`` diff-drive, seeds 1-4: makespan 149, 156, 122 and 122 s; reversing
-    for any velocity behind it, 160, 135, 143 and 109 s; never, 176, 201, 121 and
-    137 s.)
+    to reverse: it turns round and drives there forward. (Block crowd ``converge``
+    diff-drive, seeds 1-4, makespan: backing off 167.7, 152.2, 152.9 and 91 s; never
+    176.2, 201.2, 120.8 and 137 s. The README's "Backing off" has the table.)
     """
     if not may_reverse:
         return 1
