@@ -31,11 +31,19 @@ ARGUMENTS = {
                       "(obstacles, robots, ORCA markers, supervisor cocoons)"),
     "robots_per_process": (str(DEFAULT_ROBOTS_PER_PROCESS),
                            "orca_nodes per process (1: one process per robot)"),
+    "neighbor_cell_size": ("0.0", "neighbours' odometry from the floor's squares of this "
+                           "side (m) near each robot, not from every robot's odom "
+                           "(orca_node's neighbor_cell_size); 0: every robot's odom"),
 }
 
 
 def _truthy(text: str) -> bool:
     return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _cells(text: str):
+    size = float(text)
+    return (("neighbor_cell_size", size),) if size else ()
 
 
 def _nodes(context):
@@ -45,7 +53,8 @@ def _nodes(context):
     options = FleetOptions(method=method, kinematics=value["kinematics"],
                            speed_factor=float(value["speed_factor"]),
                            enable_stamped_cmd_vel=_truthy(value["enable_stamped_cmd_vel"]),
-                           supervisor=_truthy(value["supervisor"]))
+                           supervisor=_truthy(value["supervisor"]),
+                           robot_parameters=_cells(value["neighbor_cell_size"]))
     plan = fleet_plan(value["scenario"], options)
     processes = process_plan(plan, int(value["robots_per_process"]))
     # launch's own argument sigterm_timeout:=S wins; otherwise the fleet's size sets it.

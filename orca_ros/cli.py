@@ -355,7 +355,7 @@ def _cmd_bench_ros(args: argparse.Namespace) -> int:
 
         rows = plan_benchmark(args.robots, args.robots_per_process, args.wall_limit,
                               args.speed_factor, args.kinematics, args.keep, progress,
-                              args.control_trigger)
+                              args.control_trigger, args.neighbor_cell_size)
         print(format_plan_table(rows))
     if args.json:
         pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -522,6 +522,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench_ros.add_argument("--control-trigger", choices=("odom", "timer"), default=None,
                            help="the orca_nodes' control_trigger (default: the fleet plan's, "
                            "odom: a command as each robot's odometry arrives)")
+    bench_ros.add_argument("--neighbor-cell-size", type=float, default=0.0, metavar="M",
+                           help="the orca_nodes' neighbor_cell_size: neighbours' odometry "
+                           "from the floor's squares of M m near each robot (default 0: "
+                           "each neighbour's odom topic)")
     bench_ros.add_argument("--in-process", action="store_true",
                            help="every node in this one process instead, for --duration sim s")
     bench_ros.add_argument("--duration", type=float, default=20.0,

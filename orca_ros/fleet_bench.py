@@ -146,12 +146,16 @@ def _is_robot_process(spec: NodeSpec) -> bool:
 
 def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: float,
              speed_factor: float = 1.0, kinematics: str = "holonomic",
-             control_trigger: Optional[str] = None) -> Dict[str, object]:
+             control_trigger: Optional[str] = None,
+             neighbor_cell_size: float = 0.0) -> Dict[str, object]:
     """One fleet size: start, watch until all arrive or ``wall_limit``, stop; the row.
-    ``control_trigger``: the orca_nodes' (default: the fleet plan's, ``odom``)."""
+    ``control_trigger``: the orca_nodes' (default: the fleet plan's, ``odom``);
+    ``neighbor_cell_size``: theirs (m; 0: each neighbour's odom topic)."""
     scenario = pathlib.Path(folder, f"circle_{robots}.yaml")
     scenario.write_text(circle_scenario_yaml(robots), encoding="utf-8")
     overrides = () if control_trigger is None else (("control_trigger", control_trigger),)
+    if neighbor_cell_size:
+        overrides += (("neighbor_cell_size", float(neighbor_cell_size)),)
     plan = fleet_plan(str(scenario), FleetOptions(kinematics=kinematics,
                                                  speed_factor=speed_factor,
                                                  robots_per_process=robots_per_process,
@@ -202,6 +206,7 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         "robots": robots, "robots_per_process": robots_per_process, "processes": len(specs),
         "control_trigger": next(s.parameters.get("control_trigger", "timer") for s in plan
                                 if s.executable == "orca_node"),
+        "neighbor_cell_size": float(neighbor_cell_size),
         "arrived": report.get("arrived"), "colliding_pairs": report.get("colliding_pairs"),
         "min_separation": report.get("min_separation"), "stop_reason": stop_reason,
         "wall_s": round(wall_s, 1),
@@ -225,8 +230,8 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
 def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBOTS_PER_PROCESS,
                    wall_limit: float = 150.0, speed_factor: float = 1.0,
                    kinematics: str = "holonomic", keep: Optional[str] = None,
-                   progress=None, control_trigger: Optional[str] = None
-                   ) -> List[Dict[str, object]]:
+                   progress=None, control_trigger: Optional[str] = None,
+                   neighbor_cell_size: float = 0.0) -> List[Dict[str, object]]:
     """:func:`run_size` for each fleet size in turn (files in ``keep`` or a temporary folder)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_ros_") as scratch:
@@ -234,7 +239,7 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
         os.makedirs(folder, exist_ok=True)
         for count in counts:
             row = run_size(count, robots_per_process, folder, wall_limit, speed_factor,
-                           kinematics, control_trigger)
+                           kinematics, control_trigger, neighbor_cell_size)
             rows.append(row)
             if progress is not None:
                 progress(row)
@@ -250,14 +255,16 @@ def _percent(value, digits: int = 1) -> str:
 
 
 def format_plan_table(rows: Sequence[Dict[str, object]], target_hz: float = 10.0) -> str:
-    lines = [f"| robots | per process | processes | arrived | colliding pairs | wall s "
+    lines = [f"| robots | per process | neighbour cells m | processes | arrived | colliding pairs | wall s "
              f"| control Hz (target {target_hz:g}) | late cycles | odom→cmd_vel p50 ms "
              "| p99 ms | real-time factor | neighbour odom msgs/s | CPU per robot "
              "| RSS per robot MB | fleet_sim CPU | expired commands | non-zero exits |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+             "---:|"]
     for r in rows:
         lines.append(
-            f"| {r['robots']} | {r['robots_per_process']} | {r['processes']} "
+            f"| {r['robots']} | {r['robots_per_process']} "
+            f"| {r.get('neighbor_cell_size') or '-'} | {r['processes']} "
             f"| {_cell(r['arrived'])}/{r['robots']} | {_cell(r['colliding_pairs'])} "
             f"| {r['wall_s']} | {_cell(r['control_rate_hz'])} "
             f"| {_percent(r['late_cycle_share'])} "

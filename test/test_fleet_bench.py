@@ -27,11 +27,15 @@ def test_process_commands_are_what_launch_ros_would_run(tmp_path):
     assert sorted(yaml.safe_load(open(hosted[-1]))) == ["/r1/orca_node", "/r2/orca_node"]
 
 
-def test_bench_ros_runs_the_fleet_in_processes_and_reports_each_figure(tmp_path):
+@pytest.mark.parametrize("cells", [0.0, 2.0], ids=["odom topics", "neighbour cells"])
+def test_bench_ros_runs_the_fleet_in_processes_and_reports_each_figure(tmp_path, cells):
+    """Three robots, two per process, end to end; with neighbour cells of 2 m too (the
+    robots hear each other only through the cell topics)."""
     pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
     out = tmp_path / "bench.json"
     run = subprocess.run([sys.executable, "-m", "orca_ros.cli", "bench-ros", "--robots", "3",
-                          "--robots-per-process", "2", "--wall-limit", "90", "--json", str(out)],
+                          "--robots-per-process", "2", "--wall-limit", "90", "--json", str(out),
+                          "--neighbor-cell-size", str(cells)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     [row] = json.loads(out.read_text())["rows"]
@@ -43,4 +47,5 @@ def test_bench_ros_runs_the_fleet_in_processes_and_reports_each_figure(tmp_path)
     assert row["neighbor_messages_per_s"] > 0 and row["real_time_factor"] > 0.5
     assert row["cpu_per_robot"] > 0 and row["rss_mb_per_robot"] > 10
     assert 0.0 <= row["expired_command_share"] < 0.05  # fleet_sim's own count, reported
-    assert "| 3 | 2 | 4 | 3/3 | 0 |" in run.stdout
+    assert row["neighbor_cell_size"] == cells
+    assert f"| 3 | 2 | {cells or '-'} | 4 | 3/3 | 0 |" in run.stdout

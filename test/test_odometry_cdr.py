@@ -33,6 +33,7 @@ def test_the_fields_match_rclpys_deserialization(frame, child, numbers, sec, nan
     data = serialize_message(msg)
     fast, reference = odometry_from_cdr(data), deserialize_message(data, Odometry)
     assert (fast.header.stamp.sec, fast.header.stamp.nanosec) == (sec, nanosec)
+    assert fast.child_frame_id == reference.child_frame_id  # names a robot in cells
     for path in ("pose.pose.position", "pose.pose.orientation", "twist.twist.linear",
                  "twist.twist.angular"):
         ours, theirs = fast, reference

@@ -9,17 +9,27 @@ of each robot, and its orca_nodes read that when they plan. Deliveries become
 N topics x 10 Hz per process; nothing central is added (each process still
 listens to the robots directly, as each node did).
 
+With neighbour cells (orca_node's ``neighbor_cell_size``, see
+:mod:`orca_ros.core.cells`) the process subscribes instead to the cell topics near
+its robots (:meth:`NeighborOdometry.watch`), on which the robots publish their own
+odometry named by ``child_frame_id``: a far robot's messages no longer reach it.
+
 A message that cannot be used (malformed, not finite, beyond the coordinate
-bound) is reported by every node following that robot (its diagnostics name
-it) and changes nothing; an older stamp than the one held is ignored.
+bound, on a cell topic without a robot's name) is reported by every node following
+that robot, or every node of the process when no robot can be named (their
+diagnostics say which), and changes nothing; an older stamp than the one held is
+ignored.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from .ros_common import LATEST, BadMessage, odometry_from_cdr, odometry_height, odometry_state
+from ..core.cells import Cell, CellGrid, cell_topic
+from .ros_common import (CELL, LATEST, BadMessage, odometry_from_cdr, odometry_height,
+                         odometry_state)
 
 
 @dataclass(frozen=True)
@@ -50,7 +60,13 @@ class NeighborOdometry:
         self.subscriptions: Dict[str, object] = {}
         self.followers: Dict[str, List[object]] = {}  # robot -> the nodes following it
         self.messages = 0  # messages taken in by this process
+        self.messages_from: Dict[str, int] = {}  # of those, by robot
         self.nodes: List[object] = []  # every node reading this (for diagnostics)
+        # Neighbour cells (None: one subscription per robot): the grid, each node's
+        # robot position and subscription reach, and the cells subscribed.
+        self.grid: Optional[CellGrid] = None
+        self.reaches: Dict[object, Tuple[Tuple[float, float], float]] = {}
+        self.cell_subscriptions: Dict[Cell, object] = {}
 
     def join(self, node) -> None:
         """``node`` reads from here (the first one owns the subscriptions)."""
@@ -59,13 +75,63 @@ class NeighborOdometry:
         if node not in self.nodes:
             self.nodes.append(node)
 
+    def use_cells(self, grid: CellGrid) -> None:
+        """Take neighbours' odometry from the cell topics of ``grid`` (the first node
+        to ask sets it for the process) instead of ``/<robot>/odom``."""
+        if self.grid is None:
+            self.grid = grid
+
+    def watch(self, node, position: Tuple[float, float], reach: float) -> None:
+        """``node``'s robot stands at ``position`` and needs the robots within ``reach``:
+        subscribe to the cells that meet that disc, and let go of those no node of the
+        process needs within ``reach`` and half a cell more. Worked out anew only once
+        the robot has moved a tenth of a cell (the disc is taken that much larger)."""
+        grid = self.grid
+        if grid is None:
+            return
+        slack = 0.1 * grid.size
+        last = self.reaches.get(node)
+        if last is not None and last[1] == reach and \
+                math.dist(last[0], position) < slack:
+            return
+        self.reaches[node] = ((float(position[0]), float(position[1])), float(reach))
+        wanted = frozenset().union(*(grid.cells_within(p[0], p[1], r + slack)
+                                     for p, r in self.reaches.values()))
+        for cell in wanted - self.cell_subscriptions.keys():
+            from nav_msgs.msg import Odometry
+
+            topic = cell_topic(cell)
+            self.cell_subscriptions[cell] = self.owner.create_subscription(
+                Odometry, topic, lambda raw, topic=topic: self.on_cell(topic, raw),
+                CELL, raw=True)
+        if len(self.cell_subscriptions) > len(wanted):
+            kept = frozenset().union(*(grid.cells_within(p[0], p[1], r + 0.5 * grid.size)
+                                       for p, r in self.reaches.values()))
+            for cell in [c for c in self.cell_subscriptions if c not in kept]:
+                self.owner.destroy_subscription(self.cell_subscriptions.pop(cell))
+
+    def on_cell(self, topic: str, msg) -> None:
+        """One message of a cell topic: a robot's odometry, named by its child_frame_id."""
+        try:
+            if isinstance(msg, (bytes, bytearray, memoryview)):
+                msg = odometry_from_cdr(bytes(msg))
+            name = msg.child_frame_id.strip("/")
+            if not name:
+                raise BadMessage("no robot named in child_frame_id")
+        except BadMessage as error:
+            for node in self.nodes:
+                node.report_bad_neighbor_odometry(topic, str(error))
+            return
+        self.on_odometry(name, msg)
+
     def follow(self, name: str, node) -> None:
-        """``node`` wants robot ``name``'s odometry: subscribe ``/<name>/odom`` once."""
+        """``node`` wants robot ``name``'s odometry: subscribe ``/<name>/odom`` once
+        (with cells: its odometry comes on the cell topics)."""
         self.join(node)
         followers = self.followers.setdefault(name, [])
         if node not in followers:
             followers.append(node)
-        if name not in self.subscriptions:
+        if name not in self.subscriptions and self.grid is None:
             from nav_msgs.msg import Odometry
 
             self.subscriptions[name] = self.owner.create_subscription(
@@ -87,6 +153,7 @@ class NeighborOdometry:
                 node.report_bad_neighbor_odometry(name, str(error))
             return
         self.messages += 1
+        self.messages_from[name] = self.messages_from.get(name, 0) + 1
         stamp_ns = self.owner.measured_ns(msg)
         previous = self.latest.get(name)
         if previous is not None and stamp_ns < previous.stamp_ns:

@@ -13,7 +13,10 @@ groups' links near it, draws them, and holds the robot while a partner's
 odometry is missing or stale. With ``share_predictions`` (toio cubes) a unicycle also
 publishes ``orca/prediction`` (nav_msgs/Odometry stamped with the time its
 command starts to act: the pose it will have then, the command's twist, the
-pose covariance its uncertainty squared) and uses its neighbours'. The
+pose covariance its uncertainty squared) and uses its neighbours'. With
+``neighbor_cell_size`` (neighbour cells, :mod:`orca_ros.core.cells`) it takes
+neighbours' odometry from the ``/orca/cells/...`` topics of the floor's squares near
+its robot instead of every ``/<other>/odom``, and publishes its own there. The
 avoidance itself is
 :class:`orca_ros.core.controller.RobotController`.
 
@@ -52,6 +55,7 @@ from ..core.controller import (
     RobotState,
     predict_state,
 )
+from ..core.cells import CellGrid, cell_topic, publication_reach, subscription_reach
 from ..core.controller3d import AerialController, Neighbor3D, perceive_neighbor_3d
 from ..core.drive import KINEMATICS
 from ..core.link_params import group_of, linked_names, linked_views, parse_links
@@ -67,6 +71,7 @@ from .ros_common import (
     LEVEL_OK,
     LEVEL_WARN,
     OBSTACLES_SUBSCRIPTION,
+    CELL,
     LATEST,
     RELIABLE_10,
     BadMessage,
@@ -128,6 +133,10 @@ class OrcaNode(Node):
         # Neighbours' odometry: the process's, one subscription per robot for all its nodes.
         self.neighbor_odometry = neighbor_odometry or NeighborOdometry()
         self.neighbor_odometry.join(self)
+        # Neighbour cells (neighbor_cell_size): publishers of the own odometry, by cell.
+        self.cell_publishers: Dict[Tuple[int, int], object] = {}
+        if self._param("neighbor_cell_size") > 0.0:
+            self.neighbor_odometry.use_cells(CellGrid(self._param("neighbor_cell_size")))
         self.followed: List[str] = []  # the robots this node follows (order of discovery)
         self.observed_ns: Dict[str, int] = {}  # stamp last handed to the reciprocity monitor
         self.predictions: Dict[str, SharedPrediction] = {}  # what neighbours said they will do
@@ -256,6 +265,14 @@ class OrcaNode(Node):
         d("neighbor_max_speed", 0.0, float_param(
             "how fast neighbours can move, for data that is old (m/s); 0 = max_speed",
             0.0, 100.0))
+        d("neighbor_cell_size", 0.0, float_param(
+            "neighbour cells (read at start): the robot publishes its odometry on the "
+            "topics of the floor's squares of this side near it (/orca/cells/...), and its "
+            "process hears neighbours from the squares within neighbor_dist of its robots, "
+            "not every robot's odom (m); 0 = follow each neighbour's odom topic", 0.0, 1e4))
+        d("neighbor_cell_match_time", 0.5, float_param(
+            "how long a new cell subscription or publisher may take to connect; the cells "
+            "reach that much travel further (s)", 0.0, 60.0))
         d("odom_timeout", 0.5, float_param("own odometry older than this: stop (s)", 0.01, 60.0))
         d("command_validity", 0.0, float_param(
             "a command acts at most this long after its stamp, then the robot brakes; the "
@@ -525,6 +542,28 @@ class OrcaNode(Node):
             if stamp_ns - self.trigger_stamp_ns >= ODOM_TRIGGER_SPACING * period_ns:
                 self.trigger_stamp_ns = stamp_ns  # spaced by the odometry's own stamps
                 self._control()
+        if self.neighbor_odometry.grid is not None:  # after the command: not in its latency
+            self._share_in_cells(msg, position)
+
+    def _share_in_cells(self, msg: Odometry, position: Tuple[float, float]) -> None:
+        """Publish the own odometry, named by ``child_frame_id``, on the topic of the
+        cell the robot stands in, with publishers made ahead for every cell within the
+        publication reach (so each is connected before the robot enters its cell), and
+        subscribe the process to the cells within the subscription reach
+        (:mod:`orca_ros.core.cells`)."""
+        shared = self.neighbor_odometry
+        grid = shared.grid
+        match_time = self._param("neighbor_cell_match_time")
+        fastest = max(self._param("max_speed"), self._neighbor_max_speed())
+        shared.watch(self, position, subscription_reach(self._param("neighbor_dist"),
+                                                        fastest, match_time))
+        for cell in grid.cells_within(position[0], position[1],
+                                      publication_reach(fastest, match_time)):
+            if cell not in self.cell_publishers:
+                self.cell_publishers[cell] = self.create_publisher(
+                    Odometry, cell_topic(cell), CELL)
+        msg.child_frame_id = self.robot
+        self.cell_publishers[grid.cell_of(position[0], position[1])].publish(msg)
 
     def _cycle_due(self, periods: float) -> bool:
         """Whether ``periods`` control periods (node clock) have passed since the last cycle."""
@@ -552,8 +591,13 @@ class OrcaNode(Node):
         """The followed robots' latest odometry, none silent for neighbor_forget_after."""
         forget_ns = self._param("neighbor_forget_after") * 1e9
         latest = self.neighbor_odometry.latest
+        names = self.followed
+        if self.neighbor_odometry.grid is not None and not any(self._param("neighbors")):
+            # With cells, whoever is heard in them: a robot met for the first time counts
+            # at once, not at the next discovery scan.
+            names = [n for n in latest if n != self.robot]
         seen = {}
-        for name in self.followed:
+        for name in names:
             s = latest.get(name)
             if s is not None and now_ns - s.stamp_ns <= forget_ns:
                 seen[name] = s
@@ -671,6 +715,8 @@ class OrcaNode(Node):
                     name = topic[:-len("/odom")].strip("/")
                     if name:
                         names.append(name)
+        if not listed and self.neighbor_odometry.grid is not None:
+            names += [n for n in self.neighbor_odometry.latest if n not in names]
         names += [n for n in linked_names(self.link_groups) if n not in names]
         for name in names:
             if name == self.robot or name in self.followed:

@@ -33,6 +33,12 @@ RELIABLE_10 = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
 # its (reliable or best-effort) publisher no acknowledgements.
 LATEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT,
                     durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
+# A neighbour cell's topic (orca_ros.core.cells), on which every robot in or near the
+# cell publishes its odometry: best effort like LATEST, but several robots share the
+# topic and a keyless reader's history holds that many samples in all, so a depth of 1
+# would drop one robot's message whenever another's came before the callback.
+CELL = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT,
+                  durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
 # Latched data (obstacles): late joiners get the last message.
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
@@ -115,6 +121,7 @@ def odometry_from_cdr(data: bytes):
         offset += 12 + frame_length
         offset = 4 + ((offset - 4 + 3) & ~3)  # child_frame_id: a string, 4-aligned
         (child_length,) = struct.unpack_from("<I", data, offset)
+        child = data[offset + 4:offset + 4 + child_length]
         offset += 4 + child_length
         offset = 4 + ((offset - 4 + 7) & ~7)  # the pose: doubles, 8-aligned
         px, py, pz, qx, qy, qz, qw = struct.unpack_from("<7d", data, offset)
@@ -123,6 +130,7 @@ def odometry_from_cdr(data: bytes):
     except struct.error as error:
         raise BadMessage(f"truncated odometry ({len(data)} bytes): {error}") from None
     return NS(header=NS(stamp=NS(sec=sec, nanosec=nanosec)),
+              child_frame_id=child.rstrip(b"\0").decode("utf-8", "replace"),
               pose=NS(pose=NS(position=NS(x=px, y=py, z=pz),
                               orientation=NS(x=qx, y=qy, z=qz, w=qw))),
               twist=NS(twist=NS(linear=NS(x=vx, y=vy, z=vz), angular=NS(x=wx, y=wy, z=wz))))

@@ -1,6 +1,6 @@
 """fleet_sim.launch.py under launch_testing: crossing_4 through the real launch engine, one
-process per node or three robots per process; every orca_node runs with its plan's
-parameters, the robots reach their goals, an in-test subscriber sees no contact, and every
+process per node, or three robots per process hearing each other through neighbour cells
+(``neighbor_cell_size:=2.0``); every orca_node runs with its plan's parameters, the robots reach their goals, an in-test subscriber sees no contact, and every
 process exits 0 when launch shuts down."""
 
 import os
@@ -33,28 +33,31 @@ WALL_LIMIT_S = 120.0
 
 
 @pytest.mark.launch_test
-@launch_testing.parametrize("robots_per_process", ["1", "3"])
-def generate_test_description(robots_per_process):
+@launch_testing.parametrize("robots_per_process, cells", [("1", "0.0"), ("3", "2.0")])
+def generate_test_description(robots_per_process, cells):
     launch_file = os.path.join(get_package_share_directory("orca_ros"), "launch",
                                "fleet_sim.launch.py")
     return launch.LaunchDescription([
         IncludeLaunchDescription(PythonLaunchDescriptionSource(launch_file), launch_arguments={
             "scenario": SCENARIO, "speed_factor": "2.0",
-            "robots_per_process": robots_per_process}.items()),
+            "robots_per_process": robots_per_process, "neighbor_cell_size": cells}.items()),
         launch_testing.actions.ReadyToTest(),
     ]), {}
 
 
 class TestFleetThroughLaunch(unittest.TestCase):
 
-    def test_robots_reach_their_goals_without_contact(self, proc_output, robots_per_process):
+    def test_robots_reach_their_goals_without_contact(self, proc_output, robots_per_process,
+                                                      cells):
         watch = FleetWatch(SCENARIO)
         try:
             watch.check_all_arrive_without_contact(self, WALL_LIMIT_S)
             for spec in fleet_plan(SCENARIO):  # each hosted node its own name and parameters
                 if spec.executable == "orca_node":
-                    got = node_parameters(watch.node, f"/{spec.namespace}/orca_node", CHECKED)
-                    self.assertEqual(got, {k: spec.parameters[k] for k in CHECKED})
+                    got = node_parameters(watch.node, f"/{spec.namespace}/orca_node",
+                                          CHECKED + ("neighbor_cell_size",))
+                    self.assertEqual(got, {**{k: spec.parameters[k] for k in CHECKED},
+                                           "neighbor_cell_size": float(cells)})
         finally:
             watch.close()
 
@@ -62,6 +65,6 @@ class TestFleetThroughLaunch(unittest.TestCase):
 @launch_testing.post_shutdown_test()
 class TestFleetShutdown(unittest.TestCase):
 
-    def test_every_process_exits_cleanly(self, proc_info, robots_per_process):
+    def test_every_process_exits_cleanly(self, proc_info, robots_per_process, cells):
         launch_testing.asserts.assertExitCodes(proc_info)
         self.assertEqual(len(proc_info.process_names()), PROCESSES[robots_per_process])
