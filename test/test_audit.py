@@ -76,6 +76,20 @@ def test_contact_records_first_stamp_and_deepest_overlap():
     assert report["deepest_penetration"] == pytest.approx(0.2)
 
 
+def test_a_contact_keeps_the_pairs_track_round_its_first_stamp():
+    """How the pair met, for afterwards: the ``track_before`` compared stamps up to the
+    first contact and ``track_after`` after it, positions of both."""
+    checker = audit(track_before=3, track_after=2)
+    for k in range(12):  # b passes a 0.3 to the side: centres closer than 0.4 from x = 0.2
+        stamp = (k + 1) * 100_000_000
+        checker.add("a", stamp, 0.0, 0.0)
+        checker.add("b", stamp, 1.0 - 0.1 * k, 0.3)
+    (contact,) = checker.report()["collisions"]
+    assert contact["first_stamp"] == pytest.approx(0.9)
+    assert [row[0] for row in contact["track"]] == pytest.approx([0.7, 0.8, 0.9, 1.0, 1.1])
+    assert contact["track"][2] == pytest.approx([0.9, 0.0, 0.0, 0.2, 0.3])
+
+
 def test_incomplete_stamps_settle_and_memory_stays_bounded():
     names = [f"r{k}" for k in range(3)]
     checker = StampAudit(radii={n: 0.1 for n in names}, goals={n: (0.0, 0.0) for n in names},

@@ -120,11 +120,15 @@ def _keep_min(result: StampGaps, name: str, values: np.ndarray) -> None:
 
 @dataclass
 class Contact:
-    """One colliding pair over the run."""
+    """One colliding pair over the run, and the pair's positions round its first contact
+    (``track``: rows ``[stamp s, a's x, y(, z), b's x, y(, z)]``), to tell afterwards how
+    they met: braking, turning, or running on."""
 
     first_stamp: float
     deepest: float
     stamps: int = 1
+    track: List[list] = field(default_factory=list)
+    track_left: int = 0  # stamps after the first contact still to add to the track
 
 
 class StampAudit:
@@ -137,7 +141,9 @@ class StampAudit:
     def __init__(self, radii: Mapping[str, float], goals: Mapping[str, Sequence[float]],
                  goal_tolerance: Mapping[str, float],
                  polygons: Sequence[Sequence[Sequence[float]]] = (), settle: float = 3.0,
-                 history: int = 10000) -> None:
+                 history: int = 10000, track_before: int = 30, track_after: int = 10) -> None:
+        """``track_before``/``track_after``: compared stamps kept before a pair's first
+        contact and added after it, in :attr:`Contact.track`."""
         self.radii = dict(radii)
         self.goals = {n: np.asarray(g, dtype=float) for n, g in goals.items()}
         self.goal_tolerance = dict(goal_tolerance)
@@ -157,6 +163,8 @@ class StampAudit:
         self.min_separation: Optional[float] = None
         self.min_obstacle_gap: Optional[float] = None
         self.deepest = 0.0
+        self.recent: deque = deque(maxlen=max(1, track_before))  # (stamp_ns, group)
+        self.track_after = track_after
 
     # -- input -------------------------------------------------------------
     def add(self, robot: str, stamp_ns: int, x: float, y: float,
@@ -201,6 +209,11 @@ class StampAudit:
             self.stamps_single += 1
             return
         self.stamps_compared += 1
+        self.recent.append((stamp_ns, group))
+        for (a, b), contact in self.contacts.items():
+            if contact.track_left > 0 and a in group and b in group:
+                contact.track.append(_track_row(stamp_ns, group[a], group[b]))
+                contact.track_left -= 1
         gaps = overlaps_at_stamp(group, self.radii, self.polygons)
         self.min_separation = _min(self.min_separation, gaps.min_separation)
         self.min_obstacle_gap = _min(self.min_obstacle_gap, gaps.min_obstacle_gap)
@@ -208,7 +221,10 @@ class StampAudit:
             self.deepest = max(self.deepest, overlap)
             contact = self.contacts.get((a, b))
             if contact is None:
-                self.contacts[(a, b)] = Contact(stamp_ns * 1e-9, overlap)
+                track = [_track_row(s, g[a], g[b]) for s, g in self.recent
+                         if a in g and b in g]  # obstacles (b) have no track
+                self.contacts[(a, b)] = Contact(stamp_ns * 1e-9, overlap, track=track,
+                                                track_left=self.track_after if track else 0)
             else:
                 contact.deepest = max(contact.deepest, overlap)
                 contact.first_stamp = min(contact.first_stamp, stamp_ns * 1e-9)
@@ -223,7 +239,8 @@ class StampAudit:
     def report(self) -> Dict[str, object]:
         arrived = self.arrived()
         collisions = [{"a": a, "b": b, "first_stamp": round(c.first_stamp, 6),
-                       "deepest_overlap_m": c.deepest, "stamps": c.stamps}
+                       "deepest_overlap_m": c.deepest, "stamps": c.stamps,
+                       **({"track": c.track} if c.track else {})}
                       for (a, b), c in sorted(self.contacts.items())]
         last = max((s for s, _ in self.latest.values()), default=None)
         return {
@@ -239,6 +256,10 @@ class StampAudit:
             "unknown_poses": self.unknown_poses, "poses_per_robot": dict(self.poses),
             "last_stamp": None if last is None else last * 1e-9,
         }
+
+
+def _track_row(stamp_ns: int, a: Sequence[float], b: Sequence[float]) -> list:
+    return [round(stamp_ns * 1e-9, 6)] + [round(float(v), 6) for v in (*a, *b)]
 
 
 def _min(a: Optional[float], b: Optional[float]) -> Optional[float]:
