@@ -255,7 +255,8 @@ def _percent(value, digits: int = 1) -> str:
 
 
 def format_plan_table(rows: Sequence[Dict[str, object]], target_hz: float = 10.0) -> str:
-    lines = [f"| robots | per process | neighbour cells m | processes | arrived | colliding pairs | wall s "
+    lines = [f"| robots | per process | neighbour cells m | processes | arrived "
+             f"| colliding pairs | wall s "
              f"| control Hz (target {target_hz:g}) | late cycles | odom→cmd_vel p50 ms "
              "| p99 ms | real-time factor | neighbour odom msgs/s | CPU per robot "
              "| RSS per robot MB | fleet_sim CPU | expired commands | non-zero exits |",

@@ -1,7 +1,8 @@
 """fleet_sim.launch.py under launch_testing: crossing_4 through the real launch engine, one
 process per node, or three robots per process hearing each other through neighbour cells
-(``neighbor_cell_size:=2.0``); every orca_node runs with its plan's parameters, the robots reach their goals, an in-test subscriber sees no contact, and every
-process exits 0 when launch shuts down."""
+(``neighbor_cell_size:=2.0``); every orca_node runs with its plan's parameters, the robots
+reach their goals, an in-test subscriber sees no contact, and every process exits 0 when
+launch shuts down."""
 
 import os
 import sys
