@@ -93,7 +93,8 @@ def _method(args: argparse.Namespace, command: str) -> str:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .scenario_bench import bench, markdown_table
+    from .scenario_bench import (Runs, bench, lag_prediction_summary, markdown_table,
+                                 runs_summary)
     from .core.scenario import ScenarioError
     from .core.world import WorldOptions
 
@@ -110,11 +111,18 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         options = WorldOptions(method=_method(args, "bench"), kinematics=args.kinematics,
                                controller=tuple(controller),
                                command_validity_periods=args.command_validity_periods)
+        runs = Runs(args.runs, args.jitter_starts, args.full_time)
         rows = bench(args.scenarios, options, json_out=args.json, plot_dir=args.plot,
-                     gif=args.gif, progress=not args.no_progress, supervisor=args.supervisor)
+                     gif=args.gif, progress=not args.no_progress, supervisor=args.supervisor,
+                     runs=runs)
     except (ScenarioError, ValueError, RuntimeError) as error:
         return _refused("bench", error)
     print(markdown_table(rows))
+    if runs.repeated:
+        print(runs_summary(rows))
+    lag = lag_prediction_summary(rows)
+    if lag:
+        print(lag)
     return 0
 
 
@@ -417,7 +425,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--command-validity-periods", type=float, metavar="K",
                        help="plan as the ROS nodes do: commands act up to K time steps, "
                             "bodies brake at their acceleration limit (default: 1 step)")
-    bench.add_argument("--json", metavar="OUT", help="write one summary object per scenario")
+    bench.add_argument("--runs", type=int, default=1, metavar="N",
+                       help="run each scenario N times (run k with seed k for --jitter-starts), "
+                            "and sum the runs up per scenario")
+    bench.add_argument("--jitter-starts", type=float, default=0.0, metavar="M",
+                       help="move every start by up to M metres in x and y (uniformly, seeded "
+                            "by the run's number): a chaotic scene's spread")
+    bench.add_argument("--full-time", action="store_true",
+                       help="run to the scenario's max_time even when all have arrived, and "
+                            "count who stands on its goal at the end (at_goal_at_end)")
+    bench.add_argument("--json", metavar="OUT",
+                       help="write one summary object per scenario (per run with --runs or "
+                            "--jitter-starts: with run and start_jitter)")
     bench.add_argument("--plot", metavar="DIR", help="write one PNG per scenario")
     bench.add_argument("--gif", action="store_true", help="with --plot, also an animated GIF")
     bench.add_argument("--no-progress", action="store_true", help="no progress bars")

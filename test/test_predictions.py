@@ -171,3 +171,21 @@ def test_a_prediction_made_before_the_sent_commands_reach_back_over_the_lag_says
     for _ in range(5):
         world.step()
     assert world.predictions[0].uncertainty < 0.001
+
+
+def test_a_cubes_orca_node_takes_every_cube_setting_and_replays_the_cube_drive(ros):
+    """The launch plan gives a cube's orca_node TOIO_ROBOT; a setting orca_node did not
+    declare would be dropped without a word. With drive_model ``toio`` it replays the
+    commands sent over the lag through the cube's wheel model, as the world does; a
+    drive it does not know is refused, naming the parameter."""
+    from orca_ros.core.cube import CubeDrive
+    from orca_ros.fleet import TOIO_ROBOT
+
+    node = ros.add(OrcaNode(context=ros.context, namespace="cube",
+                            parameter_overrides=params(**TOIO_ROBOT)))
+    missing = [name for name in TOIO_ROBOT if not node.has_parameter(name)]
+    assert not missing
+    assert node.get_parameter("lag_error").value == TOIO_ROBOT["lag_error"]
+    assert isinstance(node.sent.drive, CubeDrive)
+    result = node.set_parameters(params(drive_model="bicycle"))[0]
+    assert not result.successful and "drive_model" in result.reason

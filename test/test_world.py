@@ -216,6 +216,41 @@ def test_bench_writes_exactly_the_contract_fields_and_a_plot(tmp_path, capsys):
     assert "| crossing_4 | orca | holonomic | 4/4 | 0 |" in capsys.readouterr().out
 
 
+def test_jittered_starts_move_each_start_by_at_most_the_jitter_and_repeat_with_the_seed():
+    from orca_ros.core.scenario import jitter_starts
+
+    scenario = load_scenario(resolve_scenario("crossing_4"))
+    one, again, other = (jitter_starts(scenario, 0.01, seed) for seed in (1, 1, 2))
+    assert [a.start for a in one.agents] == [a.start for a in again.agents]
+    assert [a.start for a in one.agents] != [a.start for a in other.agents]
+    for moved, agent in zip(one.agents, scenario.agents):
+        assert moved.start != agent.start and moved.goal == agent.goal
+        assert max(abs(moved.start[0] - agent.start[0]),
+                   abs(moved.start[1] - agent.start[1])) <= 0.01
+    with pytest.raises(ValueError, match="start jitter"):
+        jitter_starts(scenario, -0.01, 1)
+
+
+def test_bench_runs_a_scene_with_jittered_starts_and_sums_the_runs_up(tmp_path, capsys):
+    from orca_ros.cli import main
+
+    out = tmp_path / "runs.json"
+    assert main(["bench", "crossing_4", "--runs", "2", "--jitter-starts", "0.05",
+                 "--full-time", "--json", str(out), "--no-progress"]) == 0
+    rows = json.loads(out.read_text())
+    assert [(r["run"], r["start_jitter"]) for r in rows] == [(1, 0.05), (2, 0.05)]
+    assert rows[0]["makespan"] != rows[1]["makespan"]  # the starts differ
+    scenario = load_scenario(resolve_scenario("crossing_4"))
+    # On to max_time after all have arrived, and all still on their goals then.
+    assert [r["steps"] for r in rows] == [round(scenario.max_time / scenario.time_step)] * 2
+    assert [r["at_goal_at_end"] for r in rows] == [4, 4]
+    printed = capsys.readouterr().out
+    assert "| crossing_4 run 2 | orca | holonomic | 4/4 | 0 |" in printed
+    assert "crossing_4: 2 runs, 8/8 arrived, 0 colliding pairs in 0 runs" in printed
+    assert "8/8 on their goals at the end" in printed
+    assert main(["bench", "crossing_4", "--runs", "0", "--no-progress"]) == 2
+
+
 def test_bench_reports_bad_scenarios_without_a_traceback(tmp_path, capsys):
     from orca_ros.cli import main
 

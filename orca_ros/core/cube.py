@@ -85,11 +85,14 @@ CUBE_ROBOT_PARAMETERS: Mapping[str, object] = MappingProxyType({
     # hard layer's distance, so cubes parked on goals 54 mm apart (toio_cross_4v4) hold
     # them (ControllerConfig.pair_margin_shortfall).
     "margin_speed_ratio": 0.5,
-    # Replaying the commands sent within the lag (orca_ros.core.perception.SentCommands)
-    # predicted the cubes of all thirteen toio scenes within 3.8 mm (p99 under 2.2 mm)
-    # of where they were 0.15 s later, in the world with cube dynamics; 5 mm covers
-    # that with 1.2 mm to spare.
-    "lag_error": 0.005,
+    # Replaying the commands sent within the lag through the cube's own wheel model
+    # (CubeDrive: dead zone, saturation, time constant) predicted the cubes of all
+    # thirteen toio scenes within 1.06 mm (p99 0.90 mm) of where they were when the
+    # command acted, in the world with cube dynamics: the readings' rounding. Speeds
+    # moving at the acceleration limits instead missed by up to 2.8 mm, and needed
+    # 5 mm, which kept four cubes from goals 54 mm apart (toio_cross_4v4).
+    "drive_model": "toio",
+    "lag_error": 0.0015,
     # toio_bridge times motor commands to end when the command's validity does:
     # six control periods at 20 Hz, as cubes answer ~0.14 s late anyway and a
     # busy machine delays commands further.
@@ -207,6 +210,75 @@ def timed_duration_ms(seconds: float) -> int:
     """A timed motor command's duration for ``seconds``: whole 10 ms, 10..2550 ms."""
     steps = int(seconds * 1000.0) // 10
     return min(max(steps, 1), MAX_TIMED_MS // 10) * 10
+
+
+@dataclass(frozen=True)
+class CubeDrive:
+    """How a cube's wheels carry out the commands sent to it, for predicting where it will
+    be when a new command acts (:class:`~orca_ros.core.perception.SentCommands`).
+
+    The same physics as :class:`CubeBody`, replayed from the controller's side: each
+    sent ``(v, omega)`` becomes the wheel commands toio_bridge writes
+    (:func:`twist_to_wheels`, with their dead zone and saturation), each wheel follows
+    its steady speed through the first-order lag ``w += (1 - exp(-dt / tau)) (s(c) -
+    w)``, and the pose follows the arcs. The wheels' speeds at the reading are not
+    measured (differenced from readings a whole mat unit coarse, a standing cube
+    seems to move at up to 45 mm/s) but replayed from the commands of the
+    ``settle_s`` before it (six time constants: the speeds they started from
+    count for 0.25%). Predicting from position readings with a constant-acceleration
+    replay instead missed by up to 3.8 mm in the world (the ``lag_error`` it needed);
+    this replay leaves the readings' rounding (0.7 mm per axis, half a degree).
+    """
+
+    wheels: WheelModel = TOIO
+    time_constant_s: float = TIME_CONSTANT_S
+    step_s: float = PHYSICS_STEP_S
+
+    @property
+    def settle_s(self) -> float:
+        return 6.0 * self.time_constant_s
+
+    def wheel_targets(self, linear: float, angular: float) -> Tuple[float, float]:
+        """The steady wheel speeds (m/s) a sent ``(v, omega)`` drives the wheels towards."""
+        left, right = twist_to_wheels(linear, angular, self.wheels)
+        return self.wheels.wheel_speed(left), self.wheels.wheel_speed(right)
+
+    def replay(self, pose: Tuple[float, float, float], measured_at: float, until: float,
+               acting) -> Tuple[float, float, float, float, float]:
+        """``(x, y, yaw, v, omega)`` at ``until`` of a cube read at ``pose`` (world
+        metres, radians) at ``measured_at``, under ``acting(t)``: the ``(v, omega)``
+        command driving the wheels at ``t`` (``(0, 0)`` once expired). Steps of at
+        most ``step_s``, each driven by the command acting at its end, as
+        :meth:`CubeBody.advance` applies them."""
+        gain_of = lambda dt: 1.0 - math.exp(-dt / self.time_constant_s)  # noqa: E731
+        t = measured_at - self.settle_s
+        left, right = self.wheel_targets(*acting(t))
+        x, y, yaw = pose
+        while t < until - 1e-12:
+            dt = min(self.step_s, until - t, measured_at - t if t < measured_at - 1e-12
+                     else self.step_s)
+            target_left, target_right = self.wheel_targets(*acting(t + dt))
+            gain = gain_of(dt)
+            left += gain * (target_left - left)
+            right += gain * (target_right - right)
+            if t >= measured_at - 1e-12:
+                x, y, yaw = unicycle_step(x, y, yaw, (left + right) / 2.0,
+                                          (right - left) / self.wheels.track_m, dt)
+            t += dt
+        return x, y, wrap_angle(yaw), (left + right) / 2.0, (right - left) / self.wheels.track_m
+
+
+DRIVE_MODELS = ("limits", "toio")
+"""How a lagging unicycle's sent commands are replayed (orca_node's ``drive_model``):
+``limits``, speeds move towards each command at the acceleration limits; ``toio``, a
+toio cube's wheels (:class:`CubeDrive`)."""
+
+
+def drive_model(name: str) -> Optional[CubeDrive]:
+    """The drive model called ``name`` (one of :data:`DRIVE_MODELS`; None for ``limits``)."""
+    if name not in DRIVE_MODELS:
+        raise ValueError(f"drive_model must be one of {DRIVE_MODELS}, got {name!r}")
+    return CubeDrive() if name == "toio" else None
 
 
 # --- mat frame and odometry ---------------------------------------------------------------
@@ -391,11 +463,11 @@ class CubeBody:
         A ``lifted`` cube's wheels spin freely: the body stays, its wheel speeds are 0.
         """
         self.time += dt
-        while self.pending and self.pending[0][0] <= self.time:
+        while self.pending and self.pending[0][0] <= self.time + 1e-9:
             _, left, right, duration = self.pending.popleft()
             self.target = (left, right)
             self.stop_at = self.time + duration if duration else None
-        if self.stop_at is not None and self.time >= self.stop_at:
+        if self.stop_at is not None and self.time >= self.stop_at - 1e-9:
             self.target, self.stop_at = (0, 0), None  # the timed command's watchdog
         if lifted:
             self.left = self.right = 0.0

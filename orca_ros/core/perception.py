@@ -314,13 +314,19 @@ class SentCommands:
     speed change in that window, up to ``a lag**2 / 2 + v omega lag**2 / 2``
     (toio: 14.5 mm, which :attr:`ControllerConfig.tracking_error` must then
     add to every disc). Replaying the sent commands instead leaves only what
-    the drive does differently from the commands (dead zone, motor time
-    constant): :meth:`predict`.
+    the drive does differently from the replay (:meth:`predict`): with speeds
+    that move at the acceleration limits, the cube's dead zone and motor time
+    constant (up to 2.8 mm on the toio scenes); with the cube's own
+    :attr:`drive` model, the readings' rounding (1.1 mm).
     """
 
     lag: float
     validity: float
     keep: float = 2.0  # s of history kept
+    drive: Optional[object] = None
+    """How the robot's drive carries out commands, if known
+    (:class:`~orca_ros.core.cube.CubeDrive` for toio cubes): :meth:`predict` then
+    replays it instead of speeds that move at the acceleration limits."""
     _sent: Deque[Tuple[float, float, float]] = field(default_factory=collections.deque)
 
     def record(self, sent_at: float, linear: float, angular: float) -> None:
@@ -348,7 +354,7 @@ class SentCommands:
             acting = (sent_at, linear, angular)
         if acting is None:
             return None
-        if t - acting[0] - self.lag > self.validity:
+        if t - acting[0] - self.lag >= self.validity - 1e-9:
             return (0.0, 0.0)
         return acting[1], acting[2]
 
@@ -359,10 +365,19 @@ class SentCommands:
         Speeds move towards each acting command at most at the acceleration
         limits (``limits``: :class:`~orca_ros.core.drive.DiffDriveLimits`) and
         the pose follows exact arcs; before the first known command the robot
-        keeps its measured speeds.
+        keeps its measured speeds. With a :attr:`drive` (and a history that
+        reaches back over the lag) the drive's own model replays the commands
+        from the measured pose instead, its speeds included.
         """
         from .drive import unicycle_step
 
+        if self.drive is not None and self.covers(measured_at):
+            x, y, heading, v, omega = self.drive.replay(
+                (*state.position, state.heading), measured_at, until,
+                lambda t: self._acting(t) or (0.0, 0.0))
+            c, s = math.cos(heading), math.sin(heading)
+            return state._replace(position=(x, y), velocity=(v * c, v * s), heading=heading,
+                                  linear_speed=v, angular_speed=omega)
         x, y = state.position
         heading, v, omega = state.heading, state.linear_speed, state.angular_speed
         t = measured_at

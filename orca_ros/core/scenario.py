@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import pathlib
-from dataclasses import dataclass, field
+import random
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import yaml
@@ -409,6 +410,21 @@ def check_start_positions(scenario: Scenario) -> None:
                                 f"{what} {(x, y)} is off the toio mat or within its radius of "
                                 f"the mat's edge (clearance {clearance:.4f} m, radius "
                                 f"{agent.radius} m)")
+
+
+def jitter_starts(scenario: Scenario, max_offset: float, seed: int) -> Scenario:
+    """The scenario with every start moved on the floor (x and y) by up to
+    ``max_offset`` m each, uniformly at random from ``random.Random(seed)``: one of many
+    runs of a scene whose outcome turns on millimetres (toio cubes, dense crowds)."""
+    max_offset = as_finite(max_offset, "start jitter", minimum=0.0)
+    rng = random.Random(seed)
+
+    def moved(start):
+        return (start[0] + rng.uniform(-max_offset, max_offset),
+                start[1] + rng.uniform(-max_offset, max_offset), *start[2:])
+
+    return replace(scenario, agents=tuple(replace(a, start=moved(a.start))
+                                          for a in scenario.agents))
 
 
 def load_scenario(path: str | pathlib.Path) -> Scenario:

@@ -12,7 +12,8 @@ import math
 import time
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
-from typing import Callable, Dict, List, Optional, Tuple
+from collections import deque
+from typing import Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -20,7 +21,8 @@ from scipy.spatial import cKDTree
 from .cocoon import CocoonConfig, CocoonSupervisor, Track
 from .controller import ControllerConfig, Neighbor, RobotController, RobotState
 from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, CubeBody,
-                   CubeOdometry, MatFrame, timed_duration_ms, twist_to_wheels)
+                   CubeOdometry, MatFrame, drive_model, timed_duration_ms,
+                   twist_to_wheels)
 from .drive import WORLD_KINEMATICS, unicycle_step
 from .links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
@@ -113,6 +115,29 @@ class WorldOptions:
         return ControllerConfig(**fields)
 
 
+@dataclass(frozen=True)
+class LagPredictionError:
+    """How far toio cubes were, when each command acted, from where their controller
+    planned them to be (m): the error ``lag_error`` must cover."""
+
+    count: int
+    max: float
+    p99: float
+    median: float
+
+    @classmethod
+    def of(cls, errors: Sequence[float]) -> Optional["LagPredictionError"]:
+        if not errors:
+            return None
+        values = np.asarray(errors)
+        return cls(len(values), float(values.max()), float(np.percentile(values, 99)),
+                   float(np.median(values)))
+
+    def as_dict(self) -> Dict[str, float]:
+        return {"count": self.count, "max": _round(self.max), "p99": _round(self.p99),
+                "median": _round(self.median)}
+
+
 @dataclass
 class RunResult:
     """What a run measured; ``summary()`` gives the ``orca-ros bench`` JSON object."""
@@ -135,6 +160,8 @@ class RunResult:
     frame_times: np.ndarray
     collision_points: List[Tuple[float, float]]
     collision_pairs: List[Tuple[str, str]]
+    at_goal_at_end: Optional[int] = None  # agents on their goals when a full-time run ends
+    lag_prediction_error: Optional["LagPredictionError"] = None  # toio cubes
     conflicts: Optional[List[Dict[str, object]]] = None  # supervisor actions
     captures: Optional[List[Dict[str, object]]] = None  # pairs judged not in conflict
     linked: bool = False  # the scenario has links: (its rows then carry the two link counts)
@@ -158,6 +185,10 @@ class RunResult:
         if self.linked:
             row["link_crossings"] = self.link_crossings
             row["link_overstretches"] = self.link_overstretches
+        if self.at_goal_at_end is not None:
+            row["at_goal_at_end"] = self.at_goal_at_end
+        if self.lag_prediction_error is not None:
+            row["lag_prediction_error"] = self.lag_prediction_error.as_dict()
         return row
 
 
@@ -239,13 +270,26 @@ class RunBook:
     def all_arrived(self) -> bool:
         return bool(np.all(~np.isnan(self.arrival_time)))
 
-    def run(self, progress: Optional[Callable[[float], None]] = None) -> RunResult:
+    def run(self, progress: Optional[Callable[[float], None]] = None,
+            full_time: bool = False) -> RunResult:
+        """Step until every agent has arrived or ``max_time``; with ``full_time`` on to
+        ``max_time`` regardless, and count who stands on its goal then
+        (:attr:`RunResult.at_goal_at_end`: arriving once is not staying there)."""
         started = time.perf_counter()
-        while not self.all_arrived and self.time < self.scenario.max_time - 1e-9:
+        while (full_time or not self.all_arrived) and self.time < self.scenario.max_time - 1e-9:
             self.step()
             if progress is not None:
                 progress(self.time)
-        return self.result(time.perf_counter() - started)
+        result = self.result(time.perf_counter() - started)
+        if full_time:
+            result.at_goal_at_end = self.at_goal_count()
+        return result
+
+    def at_goal_count(self) -> int:
+        """Agents within their goal tolerance of their final goal now (an agent taken
+        out on arrival, ``on_goal: remove``, counts as there)."""
+        near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
+        return int(np.sum(near | ~self.active))
 
     def result(self, wall_time: float) -> RunResult:
         arrived = ~np.isnan(self.arrival_time)
@@ -465,9 +509,15 @@ class World(RunBook):
         self.cubes = [CubeBody.at_world_pose(float(x), float(y), float(yaw), frame)
                       for (x, y), yaw in zip(self.positions, self.headings)]
         self.odometry = [CubeOdometry(frame, cube.reading(), 0.0) for cube in self.cubes]
-        self.sent = [SentCommands(c.config.command_lag, c.config.command_horizon)
+        drive = drive_model(str(CUBE_ROBOT_PARAMETERS["drive_model"]))
+        self.sent = [SentCommands(c.config.command_lag, c.config.command_horizon, drive=drive)
                      for c in self.controllers]
         self.predictions: Dict[int, SharedPrediction] = {}
+        # Where each cube's controller planned it to be when its command acts, and how
+        # far off that was (RunResult.lag_prediction_error).
+        self._planned_at: List[Deque[Tuple[float, Tuple[float, float]]]] = \
+            [deque() for _ in self.cubes]
+        self.lag_prediction_errors: List[float] = []
         for i, cube in enumerate(self.cubes):  # the true pose, as the cube holds it
             x, y, self.headings[i] = cube.world_pose()
             self.positions[i] = (x, y)
@@ -501,6 +551,7 @@ class World(RunBook):
             config = controller.effective_config
             state = self.sent[i].predict(measured[i], self.odometry[i].time,
                                          now + config.command_lag, config.limits)
+            self._planned_at[i].append((now + config.command_lag, state.position))
             own_uncertainty = 0.5 * config.max_linear_accel * ages[i] * ages[i]
             perceived = []
             for j in active_idx:
@@ -532,6 +583,11 @@ class World(RunBook):
             for i in active_idx:
                 cube = self.cubes[i]
                 cube.advance(self.dt / substeps)
+                planned = self._planned_at[i]
+                while planned and planned[0][0] <= cube.time + 1e-6:
+                    _, position = planned.popleft()
+                    self.lag_prediction_errors.append(math.dist(position,
+                                                                cube.world_pose()[:2]))
                 reading = cube.poll_reading()
                 if reading is not None:
                     self.odometry[i].update(reading, cube.time)
@@ -564,4 +620,6 @@ class World(RunBook):
             linked=bool(self.link_pairs), link_crossings=len(self.link_ledger.crossings),
             link_overstretches=len(self.link_ledger.overstretched),
             link_crossing_pairs=tuple(sorted(self.link_ledger.crossings)),
-            overstretched_links=tuple(sorted(self.link_ledger.overstretched)))
+            overstretched_links=tuple(sorted(self.link_ledger.overstretched)),
+            lag_prediction_error=(LagPredictionError.of(self.lag_prediction_errors)
+                                  if self.cubes else None))

@@ -57,6 +57,7 @@ from ..core.controller import (
 )
 from ..core.cells import CellGrid, cell_topic, publication_reach, subscription_reach
 from ..core.controller3d import AerialController, Neighbor3D, perceive_neighbor_3d
+from ..core.cube import DRIVE_MODELS, drive_model
 from ..core.drive import KINEMATICS
 from ..core.link_params import group_of, linked_names, linked_views, parse_links
 from ..core.methods import TRACKING, LinkView, TetherView, method_names, method_spec
@@ -312,6 +313,10 @@ class OrcaNode(Node):
                                          "command_lag (a unicycle's state is predicted by "
                                          "replaying them); -1: unknown, predict at constant "
                                          "velocity and allow the worst case", -1.0, 1.0))
+        d("drive_model", "limits", described(
+            "how the commands sent within command_lag are replayed to predict a unicycle "
+            "(read at start): limits, speeds move at the acceleration limits; toio, a toio "
+            "cube's wheels (dead zone, saturation, time constant)", DRIVE_MODELS))
         d("supervisor_timeout", 1.0, float_param("supervisor directives expire after (s)",
                                                  0.01, 60.0))
         d("tracking", "unicycle", described(
@@ -331,6 +336,7 @@ class OrcaNode(Node):
                                         "planner": ("", "orca", "direct"),
                                         "safety_filter": SAFETY_FILTER,
                                         "tracking": TRACKING,
+                                        "drive_model": DRIVE_MODELS,
                                         "control_trigger": CONTROL_TRIGGERS})
         if not result.successful:
             return result
@@ -984,7 +990,8 @@ class OrcaNode(Node):
     def _sent_commands(self) -> SentCommands:
         """The commands of the last seconds, replayed to predict a lagging unicycle."""
         config = self.base_config
-        return SentCommands(config.command_lag, config.command_horizon)
+        return SentCommands(config.command_lag, config.command_horizon,
+                            drive=drive_model(self._param("drive_model")))
 
     def _publish_diagnostics(self) -> None:
         now_ns = self._now_ns()
