@@ -250,17 +250,16 @@ def test_toio_ring_swap_6_with_cube_dynamics_arrives_without_collisions():
 def test_toio_cross_4v4_with_cube_dynamics_cubes_reach_goals_54_mm_apart():
     """Goals 54 mm apart, 9 mm between parked cubes: less than their full planning
     margins. Cube dynamics make the run chaotic (a start moved by 1 mm changes which
-    cube arrives when), so three runs of the scene's 60 s with starts moved by up to
+    cube arrives when), so eight runs of the scene's 60 s with starts moved by up to
     2 mm: no contact, every cube within 1 cm of its goal at some time, and nearly all
-    standing there at the end. Four cubes at rest fit around goals 54 mm apart only
-    while each plans with a small error: with the 5 mm the constant-acceleration
-    replay of the lag needed (drive_model ``limits``), 18 of the 24 stood there at
-    the end (over 40 such runs, 311 of 320 cubes arrived); with the full planning
-    margin at rest (``margin_speed_ratio`` 0) parked cubes push each other off their
-    goals."""
+    standing there at the end (60 of 64 here). Four cubes at rest fit around goals
+    54 mm apart only while each plans with a small error: with the 5 mm the
+    constant-acceleration replay of the lag needed (drive_model ``limits``), 61 of
+    the 64 arrived and 42 stood there at the end; with the full planning margin at
+    rest (``margin_speed_ratio`` 0) parked cubes push each other off their goals."""
     scenario = load_scenario(resolve_scenario("toio_cross_4v4"))
     reached = standing = 0
-    for seed in (1000, 1001, 1002):
+    for seed in range(1000, 1008):
         world = World(jitter_starts(scenario, 0.002, seed), WorldOptions(kinematics="toio"))
         while world.time < scenario.max_time - 1e-9:
             world.step()
@@ -268,10 +267,9 @@ def test_toio_cross_4v4_with_cube_dynamics_cubes_reach_goals_54_mm_apart():
         assert result.collisions == 0, result.collision_pairs
         assert result.min_separation > 0.0
         reached += result.reached
-        off = [math.dist(p, a.goal) for p, a in zip(world.positions, scenario.agents)]
-        standing += sum(d <= scenario.goal_tolerance for d in off)
-    assert reached == 24
-    assert standing >= 22
+        standing += world.at_goal_count()
+    assert reached == 64
+    assert standing >= 56
 
 
 def test_boids_tutorial_cubes_park_clear_of_the_mats_edge_with_cube_dynamics():

@@ -20,9 +20,9 @@ from scipy.spatial import cKDTree
 
 from .cocoon import CocoonConfig, CocoonSupervisor, Track
 from .controller import ControllerConfig, Neighbor, RobotController, RobotState
-from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, CubeBody,
-                   CubeOdometry, MatFrame, drive_model, timed_duration_ms,
-                   twist_to_wheels)
+from .cube import (CUBE_ROBOT_PARAMETERS, CUBE_SCENE_PARAMETERS, DEFAULT_MM_PER_UNIT,
+                   PHYSICS_STEP_S, CubeBody, CubeOdometry, MatFrame, drive_model,
+                   timed_duration_ms, twist_to_wheels)
 from .drive import WORLD_KINEMATICS, unicycle_step
 from .links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
@@ -108,6 +108,8 @@ class WorldOptions:
         if self.kinematics == "toio":
             fields.update(CUBE_CONTROLLER)  # diff_drive, with the cube's lag, limits, validity
             fields["tracking"] = method_spec(self.method).cube_tracking
+        elif scenario.toio:
+            fields.update(CUBE_SCENE_PARAMETERS)  # a toio scene's tight goals
         if self.command_validity_periods is not None:
             fields.update(command_validity=self.command_validity_periods * scenario.time_step,
                           accel_limited=True)
@@ -551,7 +553,8 @@ class World(RunBook):
             config = controller.effective_config
             state = self.sent[i].predict(measured[i], self.odometry[i].time,
                                          now + config.command_lag, config.limits)
-            self._planned_at[i].append((now + config.command_lag, state.position))
+            if self.sent[i].covers(self.odometry[i].time):  # else a guess, uncertain as one
+                self._planned_at[i].append((now + config.command_lag, state.position))
             own_uncertainty = 0.5 * config.max_linear_accel * ages[i] * ages[i]
             perceived = []
             for j in active_idx:
