@@ -528,8 +528,8 @@ class RobotController(FollowsWaypoints):
         stalled, the robot heads round the cluster of standing robots in its way
         (:func:`~orca_ros.core.guidance.detour_around_discs`) and keeps to the
         side it chose until the straight line is clear. A way that passes nearer a
-        wall (``edges``) than the robot's planning radius
-        (:meth:`ControllerConfig.avoidance_radius`) is closed.
+        wall (``edges``) than the robot's true radius and tracking error
+        (:meth:`ControllerConfig.safety_radius`: where it cannot fit) is closed.
         """
         c = self.effective_config
         if c.stall_detour_time <= 0.0 or not standing or \
@@ -539,7 +539,7 @@ class RobotController(FollowsWaypoints):
         walls = [(edge.point, edge.next.point) for edge in edges if edge.next is not None]
         way = detour_around_discs(position, target, standing, self._detour_side,
                                   offset=0.25 * c.radius, walls=walls,
-                                  clearance=c.avoidance_radius(c.radius))
+                                  clearance=c.safety_radius(c.radius))
         if way is None:
             self._detour_side = 0
             return target

@@ -178,13 +178,11 @@ def detour_around_discs(position: Vector2, target: Vector2,
     ``position`` gives two ways round, clockwise (side -1) and anticlockwise
     (+1); each heads for the tangent point of the disc that bounds the extent,
     pushed ``offset`` further out. The shorter way (``|w - p| + |t - w|``) is
-    taken, or ``side`` if given and still open. A way is closed when a wall
-    (``walls``: segments ``(a, b)``) comes within ``clearance`` of the robot's
-    centre anywhere on it round its bounding disc, from the tangent point to
-    where the disc faces the target (:func:`_way_blocked_by_walls`: a parked
-    robot beside a mat's edge leaves no way between them, toio_e_4v4_longitudinal
-    through fleet_sim). Returns ``(waypoint, side)``, or None when the way is
-    clear, the cluster surrounds the robot, or walls close both ways.
+    taken, or ``side`` if given and still open. A way whose waypoint lies within
+    ``clearance`` of a wall (``walls``: segments ``(a, b)``) is closed while the
+    other is open: a parked robot beside a mat's edge leaves no way between them
+    (toio_e_4v4_longitudinal through fleet_sim). Returns ``(waypoint, side)``,
+    or None when the way is clear or the cluster surrounds the robot.
     """
     px, py = position
     tx, ty = target
@@ -229,43 +227,14 @@ def detour_around_discs(position: Vector2, target: Vector2,
         norm = math.hypot(ox, oy)
         if norm > 1e-12:
             wx, wy = wx + offset * ox / norm, wy + offset * oy / norm
-        if walls and _way_blocked_by_walls((cx, cy), radii[i], (wx, wy), target, way,
-                                           walls, clearance):
-            continue
         ways[way] = ((wx, wy), math.hypot(wx - px, wy - py) + math.hypot(tx - wx, ty - wy))
-    if not ways:
-        return None
+    if walls:
+        open_ways = {way: w for way, w in ways.items()
+                     if not any(_segment_point_distance(a, b, w[0]) < clearance
+                                for a, b in walls)}
+        if open_ways:  # both closed: as if there were no walls
+            ways = open_ways
     if side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
         return ways[side][0], side
     way = min(ways, key=lambda s: ways[s][1])
     return ways[way][0], way
-
-
-def _way_blocked_by_walls(centre: Vector2, radius: float, waypoint: Vector2,
-                          target: Vector2, way: int, walls: Sequence[tuple],
-                          clearance: float, samples: int = 8) -> bool:
-    """Whether a wall comes within ``clearance`` of the way round the disc
-    (``centre``, ``radius``) on side ``way`` (-1 clockwise, +1 anticlockwise round the
-    cluster): the ``waypoint``, and the arc at ``radius`` from the waypoint's bearing
-    round to where the line to ``target`` leaves the disc (its tangent point), in
-    ``samples`` steps."""
-    def near_a_wall(point: Vector2) -> bool:
-        return any(_segment_point_distance(a, b, point) < clearance for a, b in walls)
-
-    if near_a_wall(waypoint):
-        return True
-    start = math.atan2(waypoint[1] - centre[1], waypoint[0] - centre[0])
-    end = math.atan2(target[1] - centre[1], target[0] - centre[0])
-    to_target = math.dist(centre, target)
-    if to_target > radius:
-        end += way * math.acos(radius / to_target)
-    # Round the disc the way the robot goes: the robot passes clockwise round the
-    # cluster (way -1) with the disc on its left, so the bearing from the disc grows.
-    sweep = (end - start) % (2.0 * math.pi) if way == -1 else -((start - end) % (2.0 * math.pi))
-    for k in range(1, samples + 1):
-        angle = start + sweep * k / samples
-        if near_a_wall((centre[0] + radius * math.cos(angle),
-                        centre[1] + radius * math.sin(angle))):
-            return True
-    return False
-
