@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .core.cube import CUBE_ROBOT_PARAMETERS, CUBE_SCENE_PARAMETERS
+from .core.cube import CUBE_ROBOT_PARAMETERS
 from .core.link_params import links_text
 from .core.methods import method_names, method_spec
 from .core.scenario import Scenario, load_scenario, resolve_scenario
@@ -97,8 +97,6 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
         "neighbor_radii": [a.radius for a in others] or [-1.0],
         "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
     }
-    if scenario.toio:
-        parameters.update(CUBE_SCENE_PARAMETERS)  # a toio scene's tight goals, any robot
     if scenario.links:
         # Every robot gets all groups: its own partners, and the links it must keep off.
         parameters["links"] = links_text(scenario.links)

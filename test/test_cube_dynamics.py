@@ -252,7 +252,7 @@ def test_toio_cross_4v4_with_cube_dynamics_cubes_reach_goals_54_mm_apart():
     margins. Cube dynamics make the run chaotic (a start moved by 1 mm changes which
     cube arrives when), so eight runs of the scene's 60 s with starts moved by up to
     2 mm: no contact, every cube within 1 cm of its goal at some time, and nearly all
-    standing there at the end (60 of 64 here). Four cubes at rest fit around goals
+    standing there at the end (63 of 64 here). Four cubes at rest fit around goals
     54 mm apart only while each plans with a small error: with the 5 mm the
     constant-acceleration replay of the lag needed (drive_model ``limits``), 61 of
     the 64 arrived and 42 stood there at the end; with the full planning margin at
@@ -269,7 +269,7 @@ def test_toio_cross_4v4_with_cube_dynamics_cubes_reach_goals_54_mm_apart():
         reached += result.reached
         standing += world.at_goal_count()
     assert reached == 64
-    assert standing >= 56
+    assert standing >= 58
 
 
 def test_boids_tutorial_cubes_park_clear_of_the_mats_edge_with_cube_dynamics():

@@ -45,28 +45,6 @@ def test_robots_all_round_leave_no_detour():
     assert detour_around_discs((0.0, 0.0), (3.0, 0.0), discs) is None
 
 
-def test_a_way_between_a_standing_robot_and_a_wall_too_narrow_to_pass_is_closed():
-    """A robot behind a standing one (disc of 1.0 round (2, 0)) whose shorter way round
-    passes below it, where a wall along y = -1.3 leaves 0.3 between the disc and the
-    wall, less than the robot's clearance of 0.5: it goes round the top instead
-    (toio_e_4v4_longitudinal through fleet_sim: a cube stood between a parked cube and
-    the mat's edge for the rest of the run). With walls close on both sides it takes
-    the shorter way, as without walls (closing both stalled crowds among blocks)."""
-    position, target, discs = (0.0, -0.2), (4.0, -0.1), [((2.0, 0.0), 1.0)]
-    bottom = [((-5.0, -1.3), (9.0, -1.3))]
-    waypoint, side = detour_around_discs(position, target, discs)
-    assert side == -1 and waypoint[1] < 0.0  # shorter below, without the wall
-    waypoint, side = detour_around_discs(position, target, discs, walls=bottom,
-                                         clearance=0.5)
-    assert side == 1 and waypoint[1] > 0.0
-    # The wall far enough below (1.6 from the disc's centre): the way is open again.
-    open_way = [((-5.0, -2.6), (9.0, -2.6))]
-    assert detour_around_discs(position, target, discs, walls=open_way,
-                               clearance=0.5)[1] == -1
-    both = bottom + [((-5.0, 1.3), (9.0, 1.3))]
-    assert detour_around_discs(position, target, discs, walls=both, clearance=0.5)[1] == -1
-
-
 def test_a_unicycle_gets_round_parked_robots_into_the_pocket_behind_them():
     """Three robots parked on three corners of a square of goals, the fourth goal on the
     far side of them: the unicycle coming from the other side used to stand behind the

@@ -81,32 +81,6 @@ def _load_fleet_launch(monkeypatch, arguments=None):
     return module
 
 
-@pytest.mark.parametrize("backend", ["sim", "toio-sim"])
-def test_robots_on_a_toio_scene_keep_the_cubes_margin_rule_whatever_drives_them(backend):
-    """A toio scene packs goals tighter than full planning margins (toio_cross_4v4: 54 mm
-    apart): its robots, ideal unicycles through fleet_sim too, plan with the cubes'
-    margin rule; robots elsewhere keep the full margin at any speed (the rule stalls
-    crowds)."""
-    from orca_ros.core.cube import CUBE_SCENE_PARAMETERS
-    from orca_ros.core.world import WorldOptions
-
-    ratio = CUBE_SCENE_PARAMETERS["margin_speed_ratio"]
-    assert ratio > 0.0
-    plan = fleet_plan("toio_cross_4v4", FleetOptions(kinematics="diff_drive", backend=backend))
-    robots = [spec.parameters for spec in plan if spec.executable == "orca_node"]
-    assert len(robots) == 8 and all(r["margin_speed_ratio"] == ratio for r in robots)
-    elsewhere = fleet_plan("corridor_wall", FleetOptions(kinematics="diff_drive"))
-    assert all("margin_speed_ratio" not in spec.parameters for spec in elsewhere)
-    # The world's robots the same.
-    scene = load_scenario(resolve_scenario("toio_cross_4v4"))
-    for kinematics in ("holonomic", "diff_drive", "toio"):
-        config = WorldOptions(kinematics=kinematics).controller_config(scene.agents[0], scene)
-        assert config.margin_speed_ratio == ratio
-    crowd = load_scenario(resolve_scenario("corridor_wall"))
-    assert WorldOptions(kinematics="diff_drive").controller_config(
-        crowd.agents[0], crowd).margin_speed_ratio == 0.0
-
-
 def test_process_plan_groups_robots_and_keeps_everything_else():
     from orca_ros.fleet import NodeSpec, process_plan
 

@@ -500,7 +500,7 @@ class RobotController(FollowsWaypoints):
             self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
             self._note_progress(target, distance)
             self._hold_margin(stalled, state.position)
-            target = self._detour(state.position, target, standing, edges)
+            target = self._detour(state.position, target, standing)
         self._pref_target = target
         dx, dy = target[0] - state.position[0], target[1] - state.position[1]
         distance = math.hypot(dx, dy)
@@ -516,8 +516,7 @@ class RobotController(FollowsWaypoints):
         return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
 
     def _detour(self, position: Vector2, target: Vector2,
-                standing: Sequence[Tuple[Vector2, float]],
-                edges: Sequence[ObstacleVertex] = ()) -> Vector2:
+                standing: Sequence[Tuple[Vector2, float]]) -> Vector2:
         """``target``, or the way round the robots standing in front of it.
 
         Robots parked on their goals (or jammed) are a wall that roadmap guidance
@@ -527,19 +526,15 @@ class RobotController(FollowsWaypoints):
         parked cubes, for the rest of the run). After ``stall_detour_time``
         stalled, the robot heads round the cluster of standing robots in its way
         (:func:`~orca_ros.core.guidance.detour_around_discs`) and keeps to the
-        side it chose until the straight line is clear. A way that passes nearer a
-        wall (``edges``) than the robot's true radius and tracking error
-        (:meth:`ControllerConfig.safety_radius`: where it cannot fit) is closed.
+        side it chose until the straight line is clear.
         """
         c = self.effective_config
         if c.stall_detour_time <= 0.0 or not standing or \
                 (self._detour_side == 0 and not self._detour_due(0.0, position)):
             self._detour_side = 0
             return target
-        walls = [(edge.point, edge.next.point) for edge in edges if edge.next is not None]
         way = detour_around_discs(position, target, standing, self._detour_side,
-                                  offset=0.25 * c.radius, walls=walls,
-                                  clearance=c.safety_radius(c.radius))
+                                  offset=0.25 * c.radius)
         if way is None:
             self._detour_side = 0
             return target

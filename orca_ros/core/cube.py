@@ -76,24 +76,15 @@ CUBE_RADIUS_M = 0.023
 CUBE_RADIUS_UNITS = CUBE_RADIUS_M * 1000.0 / DEFAULT_MM_PER_UNIT
 """That disc in mat units (16.88): the toio SDK's lengths scale with a robot's size by it."""
 
-CUBE_SCENE_PARAMETERS: Mapping[str, object] = MappingProxyType({
-    # The margin is for cubes moving relative to each other: two at rest keep only the
-    # hard layer's distance, so cubes parked on goals 54 mm apart (toio_cross_4v4) hold
-    # them (ControllerConfig.pair_margin_shortfall).
-    "margin_speed_ratio": 0.5,
-})
-"""The settings of any robot on a toio scene (a scenario with a ``toio:`` block), whatever
-its kinematics: the scenes pack goals tighter than full planning margins allow. Ideal
-unicycles through fleet_sim on ``toio_cross_4v4`` with the full margin at rest: a cube
-pushed 32 mm off its goal stood between two goals for good, 7 of 8 arriving in 3 of
-4 runs; with this, 8 of 8 in 4 of 4."""
-
 CUBE_ROBOT_PARAMETERS: Mapping[str, object] = MappingProxyType({
-    **CUBE_SCENE_PARAMETERS,
     # Cubes are unicycles that answer commands ~0.14 s late (LAG_S) and brake hard.
     "kinematics": "diff_drive", "max_angular_speed": 4.0, "max_linear_accel": 1.0,
     "max_angular_accel": 20.0, "odom_timeout": 0.5, "command_lag": LAG_S,
     "heading_time_constant": 0.3, "safety_margin_ratio": 0.5,
+    # The margin is for cubes moving relative to each other: two at rest keep only the
+    # hard layer's distance, so cubes parked on goals 54 mm apart (toio_cross_4v4) hold
+    # them (ControllerConfig.pair_margin_shortfall).
+    "margin_speed_ratio": 0.5,
     # Replaying the commands sent within the lag through the cube's own wheel model
     # (CubeDrive: dead zone, saturation, time constant) predicted the cubes of all
     # thirteen toio scenes within 1.06 mm (p99 0.90 mm) of where they were when the

@@ -162,8 +162,7 @@ def _segment_point_distance(a: Vector2, b: Vector2, c: Vector2) -> float:
 
 def detour_around_discs(position: Vector2, target: Vector2,
                         discs: Sequence[tuple], side: int = 0,
-                        offset: float = 0.0, walls: Sequence[tuple] = (),
-                        clearance: float = 0.0) -> Optional[tuple]:
+                        offset: float = 0.0) -> Optional[tuple]:
     """Where to head to get round the robots standing between ``position`` and ``target``.
 
     ORCA is local: a robot whose target lies behind robots that stand still
@@ -178,10 +177,7 @@ def detour_around_discs(position: Vector2, target: Vector2,
     ``position`` gives two ways round, clockwise (side -1) and anticlockwise
     (+1); each heads for the tangent point of the disc that bounds the extent,
     pushed ``offset`` further out. The shorter way (``|w - p| + |t - w|``) is
-    taken, or ``side`` if given and still open. A way whose waypoint lies within
-    ``clearance`` of a wall (``walls``: segments ``(a, b)``) is closed while the
-    other is open: a parked robot beside a mat's edge leaves no way between them
-    (toio_e_4v4_longitudinal through fleet_sim). Returns ``(waypoint, side)``,
+    taken, or ``side`` if given and still open. Returns ``(waypoint, side)``,
     or None when the way is clear or the cluster surrounds the robot.
     """
     px, py = position
@@ -228,13 +224,8 @@ def detour_around_discs(position: Vector2, target: Vector2,
         if norm > 1e-12:
             wx, wy = wx + offset * ox / norm, wy + offset * oy / norm
         ways[way] = ((wx, wy), math.hypot(wx - px, wy - py) + math.hypot(tx - wx, ty - wy))
-    if walls:
-        open_ways = {way: w for way, w in ways.items()
-                     if not any(_segment_point_distance(a, b, w[0]) < clearance
-                                for a, b in walls)}
-        if open_ways:  # both closed: as if there were no walls
-            ways = open_ways
-    if side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
+    if side in ways and ways[side][1] <= 1.5 * ways[-side][1]:
         return ways[side][0], side
     way = min(ways, key=lambda s: ways[s][1])
     return ways[way][0], way
+

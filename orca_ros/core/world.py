@@ -20,9 +20,9 @@ from scipy.spatial import cKDTree
 
 from .cocoon import CocoonConfig, CocoonSupervisor, Track
 from .controller import ControllerConfig, Neighbor, RobotController, RobotState
-from .cube import (CUBE_ROBOT_PARAMETERS, CUBE_SCENE_PARAMETERS, DEFAULT_MM_PER_UNIT,
-                   PHYSICS_STEP_S, CubeBody, CubeOdometry, MatFrame, drive_model,
-                   timed_duration_ms, twist_to_wheels)
+from .cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S, CubeBody,
+                   CubeOdometry, MatFrame, drive_model, timed_duration_ms,
+                   twist_to_wheels)
 from .drive import WORLD_KINEMATICS, unicycle_step
 from .links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
@@ -108,8 +108,6 @@ class WorldOptions:
         if self.kinematics == "toio":
             fields.update(CUBE_CONTROLLER)  # diff_drive, with the cube's lag, limits, validity
             fields["tracking"] = method_spec(self.method).cube_tracking
-        elif scenario.toio:
-            fields.update(CUBE_SCENE_PARAMETERS)  # a toio scene's tight goals
         if self.command_validity_periods is not None:
             fields.update(command_validity=self.command_validity_periods * scenario.time_step,
                           accel_limited=True)
