@@ -147,6 +147,8 @@ def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] =
         rows.append(summary)
         if plot_dir:
             scenario = load_scenario(resolve_scenario(path))
+            if runs.jitter > 0.0:  # the starts this run had
+                scenario = jitter_starts(scenario, runs.jitter, k)
             stem = f"{scenario.name}_{options.method}_{options.kinematics}"
             if runs.repeated:
                 stem += f"_run{k}"
