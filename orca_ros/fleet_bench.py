@@ -214,6 +214,7 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         "late_cycle_share": control.get("late_cycle_share"),
         "latency_ms_p50": control.get("odom_to_cmd_ms_p50_median"),
         "latency_ms_p99": control.get("odom_to_cmd_ms_p99_worst"),
+        "cycle_cpu_ms_p99": control.get("odom_to_cmd_cpu_ms_p99_worst"),
         "real_time_factor": control.get("real_time_factor"),
         "neighbor_messages_per_s": control.get("neighbor_messages_per_s"),
         "cpu_per_robot": round(robot_cpu / wall_s / robots, 4) if wall_s > 0 else None,
@@ -258,10 +259,11 @@ def format_plan_table(rows: Sequence[Dict[str, object]], target_hz: float = 10.0
     lines = [f"| robots | per process | neighbour cells m | processes | arrived "
              f"| colliding pairs | wall s "
              f"| control Hz (target {target_hz:g}) | late cycles | odom→cmd_vel p50 ms "
-             "| p99 ms | real-time factor | neighbour odom msgs/s | CPU per robot "
+             "| p99 ms | cycle CPU p99 ms | real-time factor | neighbour odom msgs/s "
+             "| CPU per robot "
              "| RSS per robot MB | fleet_sim CPU | expired commands | non-zero exits |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-             "---:|"]
+             "---:|---:|"]
     for r in rows:
         lines.append(
             f"| {r['robots']} | {r['robots_per_process']} "
@@ -270,6 +272,7 @@ def format_plan_table(rows: Sequence[Dict[str, object]], target_hz: float = 10.0
             f"| {r['wall_s']} | {_cell(r['control_rate_hz'])} "
             f"| {_percent(r['late_cycle_share'])} "
             f"| {_cell(r['latency_ms_p50'])} | {_cell(r['latency_ms_p99'])} "
+            f"| {_cell(r.get('cycle_cpu_ms_p99'))} "
             f"| {_cell(r['real_time_factor'])} | {_cell(r['neighbor_messages_per_s'])} "
             f"| {_percent(r['cpu_per_robot'])} "
             f"| {r['rss_mb_per_robot']} "

@@ -203,7 +203,9 @@ class Watch:
         cycles over all cycles, the median robot's odom->cmd_vel p50 and the worst
         robot's p99 (ms), neighbour odometry delivered per wall second (all robots), the
         simulated clock's real-time factor (fleet_sim's sim_time over wall time), and the
-        median robot's control rate (its cycles over its clock's time, Hz)."""
+        median robot's control rate (its cycles over its clock's time, Hz). Beside the
+        worst wall p99, the worst robot's p99 of the CPU time its cycles took: what of
+        the latency is the computation, not waiting for a core."""
         def numbers(key):
             out = []
             for values in self.controllers.values():
@@ -214,6 +216,7 @@ class Watch:
             return out
         cycles, late = sum(numbers("control_cycles")), sum(numbers("late_control_cycles"))
         p50s, p99s = sorted(numbers("odom_to_cmd_ms_p50")), numbers("odom_to_cmd_ms_p99")
+        cpu_p99s = numbers("odom_to_cmd_cpu_ms_p99")
         rates = []
         for values in self.controllers.values():
             try:
@@ -233,6 +236,7 @@ class Watch:
             "late_cycle_share": round(late / cycles, 4) if cycles else None,
             "odom_to_cmd_ms_p50_median": p50s[len(p50s) // 2] if p50s else None,
             "odom_to_cmd_ms_p99_worst": max(p99s) if p99s else None,
+            "odom_to_cmd_cpu_ms_p99_worst": max(cpu_p99s) if cpu_p99s else None,
             "neighbor_messages_per_s": round(self._neighbor_messages() / wall_s, 1)
             if wall_s > 0 else None,
             "real_time_factor": real_time,

@@ -65,3 +65,24 @@ def test_a_unicycle_gets_round_parked_robots_into_the_pocket_behind_them():
     result = World(scenario, WorldOptions(kinematics="diff_drive")).run()
     assert result.reached == 4
     assert result.collisions == 0
+
+
+
+def test_a_wall_beside_the_end_robot_of_a_row_closes_the_way_between_them():
+    """toio_e_4v4_lateral through fleet_sim (2 of 8 runs): a cube sent round a parked
+    cube's far side stood for 25 s between it and the mat's edge, its preferred velocity
+    into the edge. A wall nearer the end disc than the robot's clearance, on the way's
+    side, leaves no way there: the robot goes round the other end."""
+    row = [((2.0, y), 0.6) for y in (-1.0, 0.0, 1.0)]
+    _, first = detour_around_discs((0.0, 0.0), (4.0, 0.1), row)
+    end_y = first * 1.0  # the end disc that way
+    shut = [((0.0, end_y + first * 0.8), (4.0, end_y + first * 0.8))]  # 0.2 m of room
+    waypoint, side = detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=first,
+                                         walls=shut, clearance=0.3)
+    assert side == -first and waypoint[1] * first < 0
+    roomy = [((0.0, end_y + first * 1.4), (4.0, end_y + first * 1.4))]  # 0.8 m of room
+    assert detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=first, walls=roomy,
+                               clearance=0.3)[1] == first
+    beyond_the_other_end = [((0.0, -end_y - first * 0.8), (4.0, -end_y - first * 0.8))]
+    assert detour_around_discs((0.0, 0.0), (4.0, 0.1), row, walls=shut + beyond_the_other_end,
+                               clearance=0.3) is None  # both ways shut

@@ -46,6 +46,8 @@ def test_bench_ros_runs_the_fleet_in_processes_and_reports_each_figure(tmp_path,
     assert 8.0 <= row["control_rate_hz"] <= 10.5
     assert row["neighbor_messages_per_s"] > 0 and row["real_time_factor"] > 0.5
     assert row["cpu_per_robot"] > 0 and row["rss_mb_per_robot"] > 10
+    # the cycles' own CPU time: measured, and never more than their wall time
+    assert 0.0 < row["cycle_cpu_ms_p99"] <= row["latency_ms_p99"]
     assert 0.0 <= row["expired_command_share"] < 0.05  # fleet_sim's own count, reported
     assert row["neighbor_cell_size"] == cells
     assert f"| 3 | 2 | {cells or '-'} | 4 | 3/3 | 0 |" in run.stdout

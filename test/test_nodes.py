@@ -450,3 +450,5 @@ def test_latency_percentiles_for_diagnostics():
     assert _percentiles_ms([]) == {"odom_to_cmd_ms_p50": "", "odom_to_cmd_ms_p99": ""}
     latencies = [i * 1e-3 for i in range(1, 101)]  # 1 .. 100 ms
     assert _percentiles_ms(latencies) == {"odom_to_cmd_ms_p50": 51.0, "odom_to_cmd_ms_p99": 100.0}
+    assert _percentiles_ms(latencies, "odom_to_cmd_cpu_ms") == {
+        "odom_to_cmd_cpu_ms_p50": 51.0, "odom_to_cmd_cpu_ms_p99": 100.0}

@@ -91,9 +91,11 @@ def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path
             status("fleet_sim", sim_time=12.0, arrived=0, expired_command_steps=17,
                    rejected_commands=2),
             status("orca_node: north", control_cycles=100, late_control_cycles=10,
-                   odom_to_cmd_ms_p50=5.0, odom_to_cmd_ms_p99=20.0, neighbor_messages=300),
+                   odom_to_cmd_ms_p50=5.0, odom_to_cmd_ms_p99=20.0, neighbor_messages=300,
+                   odom_to_cmd_cpu_ms_p50=0.3, odom_to_cmd_cpu_ms_p99=1.5),
             status("orca_node: south", control_cycles=100, late_control_cycles=0,
-                   odom_to_cmd_ms_p50=7.0, odom_to_cmd_ms_p99=30.0, neighbor_messages=300),
+                   odom_to_cmd_ms_p50=7.0, odom_to_cmd_ms_p99=30.0, neighbor_messages=300,
+                   odom_to_cmd_cpu_ms_p50=0.4, odom_to_cmd_cpu_ms_p99=0.9),
             status("orca_node: east", control_cycles=0, late_control_cycles=0,
                    odom_to_cmd_ms_p50="", odom_to_cmd_ms_p99="")]))  # no command yet
         ros.spin_for(0.5)
@@ -104,6 +106,7 @@ def test_observer_reports_the_fleets_control_loop_from_diagnostics(ros, tmp_path
     assert control["late_cycle_share"] == pytest.approx(0.05)
     assert control["odom_to_cmd_ms_p50_median"] == 7.0
     assert control["odom_to_cmd_ms_p99_worst"] == 30.0
+    assert control["odom_to_cmd_cpu_ms_p99_worst"] == 1.5  # the worst robot's own work
     assert 0.0 < control["neighbor_messages_per_s"] < 600.0
     assert 1.0 < control["real_time_factor"] < 2.0  # 2 sim s over a bit more than 1 wall s
     assert control["control_rate_hz"] == 8.0  # the median robot: 100 cycles in 12.5 s

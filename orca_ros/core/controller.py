@@ -500,7 +500,7 @@ class RobotController(FollowsWaypoints):
             self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
             self._note_progress(target, distance)
             self._hold_margin(stalled, state.position)
-            target = self._detour(state.position, target, standing)
+            target = self._detour(state.position, target, standing, edges)
         self._pref_target = target
         dx, dy = target[0] - state.position[0], target[1] - state.position[1]
         distance = math.hypot(dx, dy)
@@ -510,13 +510,39 @@ class RobotController(FollowsWaypoints):
         px, py = dx / distance * speed, dy / distance * speed
         if not keep_right:
             return (px, py)
-        angle = -math.radians(keep_right_angle(self.stalled_time, c.keep_right_deg,
+        escape_time = self._escape_time(state.position)
+        angle = -math.radians(keep_right_angle(escape_time, c.keep_right_deg,
                                                c.stall_escape_deg, c.stall_escape_time))
         cos_a, sin_a = math.cos(angle), math.sin(angle)
         return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
 
+    def _escape_time(self, position: Vector2) -> float:
+        """How long the stall escape counts the robot stalled (:func:`keep_right_angle`).
+
+        On the way, :attr:`stalled_time`. Held by a goal it reached
+        (:meth:`_held_by_goal`), the count starts over after twice
+        ``stall_escape_time``: the robot looks at its goal again. There the escape's
+        turn can point it into the robots parked round the goal, where ORCA leaves
+        it no speed, so it stays stalled and the turn never let go: a unicycle
+        pushed 31 mm off its goal faced a parked neighbour for the rest of the run
+        (toio_cross_4v4 through fleet_sim, 2 of 6 runs). Not turning there at all
+        slowed menge_circle diff-drive (42.9 -> 52.0 s): pushed off their goals in
+        the crowd, robots need the escape to circulate.
+        """
+        c = self.effective_config
+        if c.stall_escape_time > 0.0 and self._held_by_goal(position):
+            return self.stalled_time % (2.0 * c.stall_escape_time)
+        return self.stalled_time
+
+    def _held_by_goal(self, position: Vector2) -> bool:
+        """Whether the robot reached its goal on this path and stands within two radii
+        of it (pushed off by others, or coming back)."""
+        return self.goal_reached and bool(self.waypoints) and \
+            math.dist(position, self.waypoints[-1]) <= 2.0 * self.effective_config.radius
+
     def _detour(self, position: Vector2, target: Vector2,
-                standing: Sequence[Tuple[Vector2, float]]) -> Vector2:
+                standing: Sequence[Tuple[Vector2, float]],
+                edges: Sequence[ObstacleVertex] = ()) -> Vector2:
         """``target``, or the way round the robots standing in front of it.
 
         Robots parked on their goals (or jammed) are a wall that roadmap guidance
@@ -527,14 +553,22 @@ class RobotController(FollowsWaypoints):
         stalled, the robot heads round the cluster of standing robots in its way
         (:func:`~orca_ros.core.guidance.detour_around_discs`) and keeps to the
         side it chose until the straight line is clear.
+
+        A way between a standing robot and a wall (``edges``) too close for the
+        robot to pass is closed (see :func:`detour_around_discs`): a cube sent
+        round a parked cube's far side stood for 25 s between it and the mat's
+        edge, its preferred velocity into the edge (toio_e_4v4_lateral through
+        fleet_sim, 2 of 8 runs).
         """
         c = self.effective_config
         if c.stall_detour_time <= 0.0 or not standing or \
                 (self._detour_side == 0 and not self._detour_due(0.0, position)):
             self._detour_side = 0
             return target
+        walls = [(edge.point, edge.next.point) for edge in edges if edge.next is not None]
         way = detour_around_discs(position, target, standing, self._detour_side,
-                                  offset=0.25 * c.radius)
+                                  offset=0.25 * c.radius, walls=walls,
+                                  clearance=c.avoidance_radius(c.radius))
         if way is None:
             self._detour_side = 0
             return target
@@ -900,9 +934,8 @@ class RobotController(FollowsWaypoints):
             # Held at speed 0 with a waypoint: stand, but face it (as the SDK's cube does).
             return (result.waypoint[0] - state.position[0],
                     result.waypoint[1] - state.position[1])
-        if math.hypot(*free) < TURN_FLOOR * c.max_speed and (arrived or (
-                self.goal_reached and
-                math.dist(state.position, self.waypoints[-1]) <= 2.0 * c.radius)):
+        if math.hypot(*free) < TURN_FLOOR * c.max_speed and (
+                arrived or self._held_by_goal(state.position)):
             # Held (nearly) still on its goal, or pushed off it by others: a velocity
             # this small is the linear program's rounding, its direction jumps from
             # period to period, and turning after it made parked unicycles spin and

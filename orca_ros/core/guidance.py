@@ -162,7 +162,8 @@ def _segment_point_distance(a: Vector2, b: Vector2, c: Vector2) -> float:
 
 def detour_around_discs(position: Vector2, target: Vector2,
                         discs: Sequence[tuple], side: int = 0,
-                        offset: float = 0.0) -> Optional[tuple]:
+                        offset: float = 0.0, walls: Sequence[tuple] = (),
+                        clearance: float = 0.0) -> Optional[tuple]:
     """Where to head to get round the robots standing between ``position`` and ``target``.
 
     ORCA is local: a robot whose target lies behind robots that stand still
@@ -177,8 +178,11 @@ def detour_around_discs(position: Vector2, target: Vector2,
     ``position`` gives two ways round, clockwise (side -1) and anticlockwise
     (+1); each heads for the tangent point of the disc that bounds the extent,
     pushed ``offset`` further out. The shorter way (``|w - p| + |t - w|``) is
-    taken, or ``side`` if given and still open. Returns ``(waypoint, side)``,
-    or None when the way is clear or the cluster surrounds the robot.
+    taken, or ``side`` if given and still open. A way is closed where a wall
+    (``walls``: segments ``(a, b)``, which the robot's centre keeps ``clearance``
+    from) leaves no room between itself and the disc the way goes round, on the
+    way's side of that disc. Returns ``(waypoint, side)``, or None when the way is
+    clear, the cluster surrounds the robot or walls close both ways.
     """
     px, py = position
     tx, ty = target
@@ -223,9 +227,32 @@ def detour_around_discs(position: Vector2, target: Vector2,
         norm = math.hypot(ox, oy)
         if norm > 1e-12:
             wx, wy = wx + offset * ox / norm, wy + offset * oy / norm
+        if _shut_by_a_wall((cx, cy), radii[i], (wx, wy), walls, clearance):
+            continue
         ways[way] = ((wx, wy), math.hypot(wx - px, wy - py) + math.hypot(tx - wx, ty - wy))
-    if side in ways and ways[side][1] <= 1.5 * ways[-side][1]:
+    if not ways:
+        return None
+    if side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
         return ways[side][0], side
     way = min(ways, key=lambda s: ways[s][1])
     return ways[way][0], way
+
+
+def _shut_by_a_wall(centre: Vector2, radius: float, waypoint: Vector2,
+                    walls: Sequence[tuple], clearance: float) -> bool:
+    """Whether a wall leaves the robot no room to pass the disc (``centre``,
+    ``radius``: where the robot's centre may not go) on the side of its ``waypoint``:
+    the wall's nearest point is nearer the centre than ``radius + clearance``, and on
+    the waypoint's side of the disc."""
+    cx, cy = centre
+    for (ax, ay), (bx, by) in walls:
+        dx, dy = bx - ax, by - ay
+        length_sq = dx * dx + dy * dy
+        t = 0.0 if length_sq < 1e-18 else \
+            max(0.0, min(1.0, ((cx - ax) * dx + (cy - ay) * dy) / length_sq))
+        nx, ny = ax + t * dx - cx, ay + t * dy - cy
+        if math.hypot(nx, ny) < radius + clearance and \
+                nx * (waypoint[0] - cx) + ny * (waypoint[1] - cy) > 0.0:
+            return True
+    return False
 

@@ -163,6 +163,11 @@ class OrcaNode(Node):
         self.trigger_stamp_ns = -(1 << 62)  # stamp of the odometry that last started a cycle
         self.odom_wall_ns = 0
         self.latencies_s: collections.deque = collections.deque(maxlen=10_000)
+        # This thread's CPU time in each cycle run by its own odometry's callback: how
+        # much of the wall latency above is the cycle's own work (the rest is waiting
+        # for a core, or the garbage collector of another thread: none here).
+        self.cycle_cpu_start_ns: Optional[int] = None
+        self.cycle_cpu_s: collections.deque = collections.deque(maxlen=10_000)
 
         self.base_config = self._controller_config()
         self.radius_of = self._neighbor_radii()
@@ -547,7 +552,11 @@ class OrcaNode(Node):
             period_ns = 1e9 / self._param("control_rate")
             if stamp_ns - self.trigger_stamp_ns >= ODOM_TRIGGER_SPACING * period_ns:
                 self.trigger_stamp_ns = stamp_ns  # spaced by the odometry's own stamps
-                self._control()
+                self.cycle_cpu_start_ns = time.thread_time_ns()
+                try:
+                    self._control()
+                finally:
+                    self.cycle_cpu_start_ns = None
         if self.neighbor_odometry.grid is not None:  # after the command: not in its latency
             self._share_in_cells(msg, position)
 
@@ -825,7 +834,7 @@ class OrcaNode(Node):
         # others and comes back (one that stopped dead would be a wall to them).
         self.goal_state = "goal reached" if self.controller.at_goal(self.state.position) \
             else "driving"
-        self.latencies_s.append((time.perf_counter_ns() - self.odom_wall_ns) * 1e-9)
+        self._note_latency()
         if config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)
             if self._param("share_predictions"):
@@ -847,6 +856,13 @@ class OrcaNode(Node):
                 self.state, command, neighbors,
                 **({"tethers": tethers, "links": links, "tether_from": state.position}
                    if self.link_groups else {})))
+
+    def _note_latency(self) -> None:
+        """Count this cycle's odom->cmd_vel wall time, and its CPU time if its own
+        odometry's callback ran it (a watchdog cycle has no odometry of its own)."""
+        self.latencies_s.append((time.perf_counter_ns() - self.odom_wall_ns) * 1e-9)
+        if self.cycle_cpu_start_ns is not None:
+            self.cycle_cpu_s.append((time.thread_time_ns() - self.cycle_cpu_start_ns) * 1e-9)
 
     def _control_3d(self, now_ns: int, neighbors_seen: Dict[str, Seen]) -> None:
         """One control cycle of an aerial robot (``dimensions`` 3): its own state and its
@@ -883,7 +899,7 @@ class OrcaNode(Node):
                                       close=close, own_uncertainty=own_uncertainty)
         self.last_command3d = command
         self.goal_state = "goal reached" if self.aerial.at_goal(self.position3) else "driving"
-        self.latencies_s.append((time.perf_counter_ns() - self.odom_wall_ns) * 1e-9)
+        self._note_latency()
         yaw = self.state.heading
         c, s = math.cos(yaw), math.sin(yaw)
         vx, vy, vz = command.velocity  # world frame -> body frame (turned about z)
@@ -1052,22 +1068,24 @@ class OrcaNode(Node):
             "link_partners_stale": ",".join(self.link_stale),
             "links_seen": self.links_seen, "links_error": self.links_error,
             **_percentiles_ms(self.latencies_s),
+            **_percentiles_ms(self.cycle_cpu_s, "odom_to_cmd_cpu_ms"),
         }
         self.diag_pub.publish(diagnostic_array(
             self.get_clock().now().to_msg(),
             [diagnostic_status(f"orca_node: {self.robot}", level, message, values, self.robot)]))
 
 
-def _percentiles_ms(latencies_s) -> Dict[str, object]:
+def _percentiles_ms(latencies_s, key: str = "odom_to_cmd_ms") -> Dict[str, object]:
     """Wall time from the odometry used to the command sent, p50 and p99 (ms; '' before
-    the first command): what ``orca_ros.launch_run`` reports per fleet."""
+    the first command): what ``orca_ros.launch_run`` reports per fleet. With ``key``
+    ``odom_to_cmd_cpu_ms``: the CPU time of the cycles its odometry ran."""
     if not latencies_s:
-        return {"odom_to_cmd_ms_p50": "", "odom_to_cmd_ms_p99": ""}
+        return {f"{key}_p50": "", f"{key}_p99": ""}
     ordered = sorted(latencies_s)
 
     def at(q: float) -> float:
         return round(1e3 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
-    return {"odom_to_cmd_ms_p50": at(0.5), "odom_to_cmd_ms_p99": at(0.99)}
+    return {f"{key}_p50": at(0.5), f"{key}_p99": at(0.99)}
 
 
 def _parse_override(entry: str) -> Optional[Tuple[str, float]]:
