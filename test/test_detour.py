@@ -84,5 +84,6 @@ def test_a_wall_beside_the_end_robot_of_a_row_closes_the_way_between_them():
     assert detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=first, walls=roomy,
                                clearance=0.3)[1] == first
     beyond_the_other_end = [((0.0, -end_y - first * 0.8), (4.0, -end_y - first * 0.8))]
-    assert detour_around_discs((0.0, 0.0), (4.0, 0.1), row, walls=shut + beyond_the_other_end,
-                               clearance=0.3) is None  # both ways shut
+    both_shut = detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=-first,
+                                    walls=shut + beyond_the_other_end, clearance=0.3)
+    assert both_shut == detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=-first)

@@ -181,8 +181,10 @@ def detour_around_discs(position: Vector2, target: Vector2,
     taken, or ``side`` if given and still open. A way is closed where a wall
     (``walls``: segments ``(a, b)``, which the robot's centre keeps ``clearance``
     from) leaves no room between itself and the disc the way goes round, on the
-    way's side of that disc. Returns ``(waypoint, side)``, or None when the way is
-    clear, the cluster surrounds the robot or walls close both ways.
+    way's side of that disc; where walls close both, both are taken as open
+    (going straight at the cluster instead stranded robots: rvo2_blocks
+    diff-drive 87 of 100). Returns ``(waypoint, side)``, or None when the way is
+    clear or the cluster surrounds the robot.
     """
     px, py = position
     tx, ty = target
@@ -227,11 +229,11 @@ def detour_around_discs(position: Vector2, target: Vector2,
         norm = math.hypot(ox, oy)
         if norm > 1e-12:
             wx, wy = wx + offset * ox / norm, wy + offset * oy / norm
-        if _shut_by_a_wall((cx, cy), radii[i], (wx, wy), walls, clearance):
-            continue
-        ways[way] = ((wx, wy), math.hypot(wx - px, wy - py) + math.hypot(tx - wx, ty - wy))
-    if not ways:
-        return None
+        length = math.hypot(wx - px, wy - py) + math.hypot(tx - wx, ty - wy)
+        ways[way] = ((wx, wy), length, _shut_by_a_wall((cx, cy), radii[i], (wx, wy), walls,
+                                                       clearance))
+    if not all(way[2] for way in ways.values()):
+        ways = {s: way for s, way in ways.items() if not way[2]}
     if side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
         return ways[side][0], side
     way = min(ways, key=lambda s: ways[s][1])
