@@ -164,8 +164,8 @@ class OrcaNode(Node):
         self.odom_wall_ns = 0
         self.latencies_s: collections.deque = collections.deque(maxlen=10_000)
         # This thread's CPU time in each cycle run by its own odometry's callback: how
-        # much of the wall latency above is the cycle's own work (the rest is waiting
-        # for a core, or the garbage collector of another thread: none here).
+        # much of the wall latency above is the cycle's own work, garbage collection
+        # included (the rest is waiting for a core).
         self.cycle_cpu_start_ns: Optional[int] = None
         self.cycle_cpu_s: collections.deque = collections.deque(maxlen=10_000)
 
