@@ -67,7 +67,6 @@ def test_a_unicycle_gets_round_parked_robots_into_the_pocket_behind_them():
     assert result.collisions == 0
 
 
-
 def test_a_wall_beside_the_end_robot_of_a_row_closes_the_way_between_them():
     """toio_e_4v4_lateral through fleet_sim (2 of 8 runs): a cube sent round a parked
     cube's far side stood for 25 s between it and the mat's edge, its preferred velocity

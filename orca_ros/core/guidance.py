@@ -151,13 +151,18 @@ class VisibilityRoadmap:
         return tuple(self.nodes[node]) if node < m else None
 
 
-def _segment_point_distance(a: Vector2, b: Vector2, c: Vector2) -> float:
-    """Distance from point ``c`` to the segment ``a``-``b``."""
+def _nearest_on_segment(a: Vector2, b: Vector2, c: Vector2) -> Vector2:
+    """The point of the segment ``a``-``b`` nearest to point ``c``."""
     abx, aby = b[0] - a[0], b[1] - a[1]
     length_sq = abx * abx + aby * aby
     t = 0.0 if length_sq < 1e-24 else \
         min(max(((c[0] - a[0]) * abx + (c[1] - a[1]) * aby) / length_sq, 0.0), 1.0)
-    return math.hypot(a[0] + t * abx - c[0], a[1] + t * aby - c[1])
+    return (a[0] + t * abx, a[1] + t * aby)
+
+
+def _segment_point_distance(a: Vector2, b: Vector2, c: Vector2) -> float:
+    """Distance from point ``c`` to the segment ``a``-``b``."""
+    return math.dist(_nearest_on_segment(a, b, c), c)
 
 
 def detour_around_discs(position: Vector2, target: Vector2,
@@ -247,14 +252,10 @@ def _shut_by_a_wall(centre: Vector2, radius: float, waypoint: Vector2,
     the wall's nearest point is nearer the centre than ``radius + clearance``, and on
     the waypoint's side of the disc."""
     cx, cy = centre
-    for (ax, ay), (bx, by) in walls:
-        dx, dy = bx - ax, by - ay
-        length_sq = dx * dx + dy * dy
-        t = 0.0 if length_sq < 1e-18 else \
-            max(0.0, min(1.0, ((cx - ax) * dx + (cy - ay) * dy) / length_sq))
-        nx, ny = ax + t * dx - cx, ay + t * dy - cy
+    for a, b in walls:
+        wx, wy = _nearest_on_segment(a, b, centre)
+        nx, ny = wx - cx, wy - cy
         if math.hypot(nx, ny) < radius + clearance and \
                 nx * (waypoint[0] - cx) + ny * (waypoint[1] - cy) > 0.0:
             return True
     return False
-
