@@ -47,6 +47,11 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_PREFIX = REPO / "build" / "colcon_ws" / "install" / PACKAGE
 STDERR_LINES = 15
 POLL = 0.5  # wall seconds between looks at the observer's status
+# Wall seconds the observer gets to see what fleet_sim already counts as arrived: it
+# judges a stamp once every robot's odometry of it is in, so on a busy machine it
+# trails fleet_sim, and stopping at fleet_sim's word reported 3 of 8 arrived where
+# fleet_sim had 8 (toio_cross_4v4, two busy loops beside).
+OBSERVER_CATCH_UP = 3.0
 
 
 class SetupError(RuntimeError):
@@ -188,6 +193,7 @@ class Stopper:
         self.finished = threading.Event()
         self.started = time.monotonic()
         self.stopped_at: Optional[float] = None
+        self.fleet_sim_done: Optional[float] = None  # when fleet_sim first had every robot
         self.thread = threading.Thread(target=self._watch, name="launch_run.stopper", daemon=True)
 
     def start(self) -> None:
@@ -209,7 +215,10 @@ class Stopper:
         if robots and status.get("arrived") == robots:
             return "every robot arrived (observer)"
         if robots and status.get("fleet_sim_arrived") == robots:
-            return "every robot arrived (fleet_sim /diagnostics)"
+            now = time.monotonic()
+            self.fleet_sim_done = self.fleet_sim_done or now
+            if now - self.fleet_sim_done >= OBSERVER_CATCH_UP:
+                return "every robot arrived (fleet_sim /diagnostics)"
         if time.monotonic() - self.started >= self.wall_limit:
             return f"wall limit {self.wall_limit:g} s"
         return None
@@ -281,9 +290,17 @@ def summarize(launch_path, arguments, scenario, observer: Dict[str, object], rec
     }
 
 
+def _fleet_sim_count(summary: Dict[str, object]) -> str:
+    """fleet_sim's own arrival count, where it differs from the observer's."""
+    theirs = summary.get("fleet_sim_arrived")
+    return "" if theirs is None or theirs == summary["arrived"] else \
+        f" by the observer, {theirs}/{summary['robots']} by fleet_sim"
+
+
 def summary_text(summary: Dict[str, object]) -> str:
     lines = [
-        f"launch_run: {summary['arrived']}/{summary['robots']} arrived "
+        f"launch_run: {summary['arrived']}/{summary['robots']} arrived"
+        f"{_fleet_sim_count(summary)} "
         f"(stop: {summary['stop_reason']}), wall {summary['wall_time_s']} s, "
         f"shutdown {summary['shutdown_s']} s, stress {summary['stress_processes']}",
         f"  observer: {summary['colliding_pairs']} colliding pairs, deepest overlap "
