@@ -531,8 +531,8 @@ def _observer_wanted(observer: Optional[bool], spec) -> bool:
 
 
 OBSERVER_FIELDS = ("colliding_pairs", "robot_pairs", "obstacle_pairs", "collisions",
-                   "min_separation", "min_obstacle_gap", "deepest_penetration", "arrived",
-                   "robots", "stamps_compared", "odom_rate_hz_mean", "link_crossings",
+                   "min_separation", "min_obstacle_gap", "deepest_penetration", "reached",
+                   "arrived", "robots", "stamps_compared", "odom_rate_hz_mean", "link_crossings",
                    "link_overstretches", "max_link_stretch")
 OBSERVER_DRAIN_S = 1.0  # wall seconds between the end of a run and stopping the observer
 

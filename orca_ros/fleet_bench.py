@@ -177,7 +177,7 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         while time.monotonic() - started < wall_limit:
             time.sleep(POLL)
             status = read_status(status_path) or {}
-            if status.get("robots") and robots in (status.get("arrived"),
+            if status.get("robots") and robots in (status.get("reached"),
                                                      status.get("fleet_sim_arrived")):
                 stop_reason = "every robot arrived"
                 break

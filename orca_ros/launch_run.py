@@ -11,8 +11,9 @@ thread, one process per node), plus:
   the launch file's ``scenario:=`` argument);
 - optionally ``--stress N`` busy-loop processes, to judge safety on a loaded
   machine;
-- a stop when every robot has arrived (the observer's count, or fleet_sim's
-  ``arrived`` on /diagnostics) or at ``--wall-limit``, then launch's own
+- a stop when every robot has reached its goal (the observer's count, from any
+  odometry within goal tolerance; or fleet_sim's ``arrived`` on /diagnostics) or at
+  ``--wall-limit``, then launch's own
   shutdown (SIGINT to every process, escalating after launch's timeouts);
 - every process's exit code (``OnProcessExit``) and the last lines of its
   stderr (``OnProcessIO``).
@@ -47,10 +48,10 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_PREFIX = REPO / "build" / "colcon_ws" / "install" / PACKAGE
 STDERR_LINES = 15
 POLL = 0.5  # wall seconds between looks at the observer's status
-# Wall seconds the observer gets to see what fleet_sim already counts as arrived: it
-# judges a stamp once every robot's odometry of it is in, so on a busy machine it
-# trails fleet_sim, and stopping at fleet_sim's word reported 3 of 8 arrived where
-# fleet_sim had 8 (toio_cross_4v4, two busy loops beside).
+# Wall seconds the observer gets to see what fleet_sim already counts as arrived: its
+# odometry comes over DDS, behind fleet_sim's own count on a busy machine, and
+# stopping at fleet_sim's word once reported 3 of 8 at their goals where fleet_sim had
+# 8 reached (toio_cross_4v4, two busy loops beside).
 OBSERVER_CATCH_UP = 3.0
 
 
@@ -185,7 +186,7 @@ class LaunchRecord:
 
 
 class Stopper:
-    """A thread that shuts launch down when every robot arrived or at the wall limit."""
+    """A thread that shuts launch down when every robot reached its goal or at the wall limit."""
 
     def __init__(self, service, status_path: str, wall_limit: float) -> None:
         self.service, self.status_path, self.wall_limit = service, status_path, wall_limit
@@ -212,13 +213,13 @@ class Stopper:
     def _why_stop(self) -> Optional[str]:
         status = read_status(self.status_path) or {}
         robots = status.get("robots")
-        if robots and status.get("arrived") == robots:
-            return "every robot arrived (observer)"
+        if robots and status.get("reached") == robots:
+            return "every robot reached its goal (observer)"
         if robots and status.get("fleet_sim_arrived") == robots:
             now = time.monotonic()
             self.fleet_sim_done = self.fleet_sim_done or now
             if now - self.fleet_sim_done >= OBSERVER_CATCH_UP:
-                return "every robot arrived (fleet_sim /diagnostics)"
+                return "every robot reached its goal (fleet_sim /diagnostics)"
         if time.monotonic() - self.started >= self.wall_limit:
             return f"wall limit {self.wall_limit:g} s"
         return None
@@ -270,7 +271,8 @@ def summarize(launch_path, arguments, scenario, observer: Dict[str, object], rec
               stress: int) -> Dict[str, object]:
     return {
         "launch_file": str(launch_path), "arguments": dict(arguments), "scenario": scenario,
-        "robots": observer.get("robots"), "arrived": observer.get("arrived"),
+        "robots": observer.get("robots"), "reached": observer.get("reached"),
+        "arrived": observer.get("arrived"),
         "fleet_sim_arrived": observer.get("fleet_sim_arrived"),
         "stop_reason": stopper.reason, "wall_time_s": round(wall_s, 3),
         "shutdown_s": round(shutdown_s, 3), "stress_processes": stress,
@@ -290,17 +292,22 @@ def summarize(launch_path, arguments, scenario, observer: Dict[str, object], rec
     }
 
 
-def _fleet_sim_count(summary: Dict[str, object]) -> str:
-    """fleet_sim's own arrival count, where it differs from the observer's."""
+def _arrivals(summary: Dict[str, object]) -> str:
+    """The observer's count of robots that reached their goals, fleet_sim's where it
+    differs, and how many stood at their goals at the end (where not all that reached)."""
+    robots, reached = summary["robots"], summary.get("reached")
     theirs = summary.get("fleet_sim_arrived")
-    return "" if theirs is None or theirs == summary["arrived"] else \
-        f" by the observer, {theirs}/{summary['robots']} by fleet_sim"
+    text = f"{reached}/{robots} reached their goals"
+    if theirs is not None and theirs != reached:
+        text += f" by the observer, {theirs}/{robots} by fleet_sim"
+    if summary["arrived"] != reached:
+        text += f", {summary['arrived']}/{robots} at them at the end"
+    return text
 
 
 def summary_text(summary: Dict[str, object]) -> str:
     lines = [
-        f"launch_run: {summary['arrived']}/{summary['robots']} arrived"
-        f"{_fleet_sim_count(summary)} "
+        f"launch_run: {_arrivals(summary)} "
         f"(stop: {summary['stop_reason']}), wall {summary['wall_time_s']} s, "
         f"shutdown {summary['shutdown_s']} s, stress {summary['stress_processes']}",
         f"  observer: {summary['colliding_pairs']} colliding pairs, deepest overlap "

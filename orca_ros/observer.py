@@ -277,7 +277,8 @@ class Watch:
         return rates
 
     def status(self) -> Dict[str, object]:
-        return {"robots": len(self.names), "arrived": len(self.audit.arrived()),
+        return {"robots": len(self.names), "reached": len(self.audit.reached_goal),
+                "arrived": len(self.audit.arrived()),
                 "fleet_sim_arrived": self.fleet_sim_arrived,
                 "stamps_compared": self.audit.stamps_compared,
                 "colliding_pairs": len(self.audit.contacts), "time": time.time()}
@@ -310,7 +311,8 @@ def summary_line(report: Dict[str, object]) -> str:
             f"{report['colliding_pairs']} colliding pairs, "
             f"deepest overlap {report['deepest_penetration']:.4f} m, min separation "
             f"{'n/a' if separation is None else f'{separation:.4f} m'}, "
-            f"arrived {report['arrived']}/{report['robots']}, "
+            f"reached their goals {report['reached']}/{report['robots']} (at them at the end "
+            f"{report['arrived']}), "
             f"odom {report['odom_rate_hz_mean']:.1f} Hz per robot"
             + (f", link crossings {report['link_crossings']}, over-stretched links "
                f"{report['link_overstretches']}" if report.get("max_link_stretch") is not None

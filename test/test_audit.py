@@ -112,3 +112,17 @@ def test_arrival_uses_each_robots_latest_stamp():
     checker.add("a", 1_000, 0.0, 0.0)  # older, arriving late: not the latest pose
     checker.add("b", 2_000, 0.0, 0.0)
     assert checker.report()["arrived_robots"] == ["a"]
+
+
+def test_a_robot_pushed_off_its_goal_has_reached_it_but_is_not_there_now():
+    """toio_cross_4v4 with two busy loops beside: a cube touched its goal and was nudged
+    off it; fleet_sim counted it arrived, the observer (at goals now) did not. The
+    observer counts both: reached from any pose, even one whose stamp it never judges."""
+    checker = audit()
+    checker.add("a", 1_000, 4.95, 0.0)   # at its goal; b never reports this stamp
+    checker.add("a", 2_000, 4.5, 0.0)    # pushed off
+    checker.add("b", 2_000, 0.0, 0.0)
+    report = checker.report()
+    assert (report["reached"], report["arrived"]) == (1, 0)
+    checker.add("b", 3_000, -5.0, 0.05)
+    assert checker.report()["reached"] == 2

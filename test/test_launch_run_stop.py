@@ -6,7 +6,7 @@ def test_a_stop_on_fleet_sims_word_gives_the_observer_time_to_see_it(tmp_path, m
     """toio_cross_4v4 with two busy loops beside: launch_run stopped the moment fleet_sim
     counted 8 of 8 arrived and reported the observer's 3 of 8, which trailed it. Now the
     observer gets OBSERVER_CATCH_UP wall seconds first (its own count stops the run at
-    once), and the summary gives both counts where they differ."""
+    once)."""
     import json
 
     from orca_ros import launch_run
@@ -15,15 +15,37 @@ def test_a_stop_on_fleet_sims_word_gives_the_observer_time_to_see_it(tmp_path, m
     monkeypatch.setattr(launch_run.time, "monotonic", lambda: clock[0])
     status = tmp_path / "status.json"
     stopper = launch_run.Stopper(service=None, status_path=str(status), wall_limit=600.0)
-    status.write_text(json.dumps({"robots": 8, "arrived": 3, "fleet_sim_arrived": 8}))
+    status.write_text(json.dumps({"robots": 8, "reached": 3, "arrived": 3,
+                                  "fleet_sim_arrived": 8}))
     assert stopper._why_stop() is None
     clock[0] += launch_run.OBSERVER_CATCH_UP - 0.5
     assert stopper._why_stop() is None
     clock[0] += 0.5
-    assert stopper._why_stop() == "every robot arrived (fleet_sim /diagnostics)"
-    status.write_text(json.dumps({"robots": 8, "arrived": 8, "fleet_sim_arrived": 8}))
-    assert stopper._why_stop() == "every robot arrived (observer)"
+    assert stopper._why_stop() == "every robot reached its goal (fleet_sim /diagnostics)"
 
-    assert launch_run._fleet_sim_count({"robots": 8, "arrived": 3, "fleet_sim_arrived": 8}) \
-        == " by the observer, 8/8 by fleet_sim"
-    assert launch_run._fleet_sim_count({"robots": 8, "arrived": 8, "fleet_sim_arrived": 8}) == ""
+
+def test_the_observers_count_of_robots_that_reached_their_goals_stops_a_run(tmp_path):
+    """Reached, not standing there now: a cube nudged off its goal after reaching it
+    (6 of 8 at their goals, 8 of 8 reached) ends the run as it ends a world bench."""
+    import json
+
+    from orca_ros import launch_run
+
+    status = tmp_path / "status.json"
+    stopper = launch_run.Stopper(service=None, status_path=str(status), wall_limit=600.0)
+    status.write_text(json.dumps({"robots": 8, "reached": 7, "arrived": 7}))
+    assert stopper._why_stop() is None
+    status.write_text(json.dumps({"robots": 8, "reached": 8, "arrived": 6}))
+    assert stopper._why_stop() == "every robot reached its goal (observer)"
+
+
+def test_the_summary_names_what_each_count_is():
+    from orca_ros import launch_run
+
+    both = {"robots": 8, "reached": 8, "arrived": 6, "fleet_sim_arrived": 8}
+    assert launch_run._arrivals(both) == "8/8 reached their goals, 6/8 at them at the end"
+    lagging = {"robots": 8, "reached": 3, "arrived": 3, "fleet_sim_arrived": 8}
+    assert launch_run._arrivals(lagging) == \
+        "3/8 reached their goals by the observer, 8/8 by fleet_sim"
+    assert launch_run._arrivals({"robots": 8, "reached": 8, "arrived": 8,
+                                 "fleet_sim_arrived": None}) == "8/8 reached their goals"

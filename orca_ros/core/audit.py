@@ -154,6 +154,7 @@ class StampAudit:
         self.done_set: set = set()
         self.newest = -math.inf
         self.latest: Dict[str, Tuple[int, Tuple[float, float]]] = {}
+        self.reached_goal: set = set()  # robots any pose of which was within goal tolerance
         self.poses = {n: 0 for n in self.radii}
         self.unknown_poses = 0
         self.late_poses = 0
@@ -178,6 +179,9 @@ class StampAudit:
         pose = (float(x), float(y)) if z is None else (float(x), float(y), float(z))
         if robot not in self.latest or stamp_ns >= self.latest[robot][0]:
             self.latest[robot] = (stamp_ns, pose)
+        if robot not in self.reached_goal and \
+                math.dist(pose, self.goals[robot]) <= self.goal_tolerance[robot]:
+            self.reached_goal.add(robot)
         if stamp_ns in self.done_set:
             self.late_poses += 1
             return
@@ -232,7 +236,7 @@ class StampAudit:
 
     # -- output ------------------------------------------------------------
     def arrived(self) -> List[str]:
-        """Robots within goal tolerance at their latest stamp."""
+        """Robots within goal tolerance at their latest stamp: at their goals now."""
         return sorted(n for n, (_, xy) in self.latest.items()
                       if math.dist(xy, self.goals[n]) <= self.goal_tolerance[n])
 
@@ -245,6 +249,7 @@ class StampAudit:
         last = max((s for s, _ in self.latest.values()), default=None)
         return {
             "robots": len(self.radii), "arrived": len(arrived), "arrived_robots": arrived,
+            "reached": len(self.reached_goal),
             "collisions": collisions,
             "colliding_pairs": len(collisions),
             "robot_pairs": sum(1 for c in collisions if not c["b"].startswith("obstacle#")),
