@@ -188,19 +188,20 @@ def _escape_turn_deg(controller, position, goal) -> float:
     return math.degrees(to_goal - math.atan2(pref[1], pref[0]))
 
 
-def test_held_by_a_goal_it_reached_the_stall_escape_starts_over_after_twice_its_time():
-    """toio_cross_4v4 through fleet_sim (2 of 6 runs): a unicycle that had reached its
-    goal stood 31 mm off it for the rest of the run, between a neighbour pushed off its
-    own goal and one parked on its goal. Stalled there, the escape had turned its
-    preferred velocity 75 degrees right, into the parked robot, where ORCA left it no
-    speed, so it stayed stalled and the turn never let go. Near a goal it reached, the
-    escape's count starts over after twice stall_escape_time: the robot looks at its goal
-    again. On the way it keeps the full turn."""
+def test_the_stall_escape_starts_over_after_twice_its_time_near_a_goal_and_on_the_way():
+    """Held at the full turn, stalled robots pressed sideways for good. toio_cross_4v4
+    through fleet_sim (2 of 6 runs): a unicycle that had reached its goal stood 31 mm
+    off it for the rest of the run, its preferred velocity turned 75 degrees into a
+    parked neighbour, where ORCA left it no speed. Block crowd converge diff-drive
+    seed 5: robots pressed round a shared goal that others stood on froze for the
+    last 100 s (50 of 100 arrived). The escape's count starts over after twice
+    stall_escape_time: the robot looks at its target again."""
     config = ControllerConfig(radius=0.0225, max_speed=0.15, pref_speed=0.1, time_step=0.05,
                               keep_right_deg=8.0, stall_escape_deg=75.0,
                               stall_escape_time=3.0, goal_tolerance=0.01)
     goal = (0.5175, -0.16375)
     pushed_off = (0.4871, -0.1690)  # 31 mm from the goal, within two radii
+    on_the_way = (0.2, -0.1)
 
     held = RobotController(config, key="cube1")
     held.set_path([goal])
@@ -210,7 +211,10 @@ def test_held_by_a_goal_it_reached_the_stall_escape_starts_over_after_twice_its_
     held.stalled_time = 6.45  # past twice the escape time: 0.5 s into the next count
     assert _escape_turn_deg(held, pushed_off, goal) == pytest.approx(8.0 + 67.0 / 6.0)
 
-    never_there = RobotController(config, key="cube1")  # short of a goal not yet reached
-    never_there.set_path([goal])
-    never_there.stalled_time = 6.45
-    assert _escape_turn_deg(never_there, pushed_off, goal) == pytest.approx(75.0)
+    for position in (pushed_off, on_the_way):  # a goal not yet reached
+        jammed = RobotController(config, key="cube1")
+        jammed.set_path([goal])
+        jammed.stalled_time = 4.45
+        assert _escape_turn_deg(jammed, position, goal) == pytest.approx(75.0)
+        jammed.stalled_time = 6.45
+        assert _escape_turn_deg(jammed, position, goal) == pytest.approx(8.0 + 67.0 / 6.0)

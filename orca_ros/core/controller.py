@@ -510,27 +510,35 @@ class RobotController(FollowsWaypoints):
         px, py = dx / distance * speed, dy / distance * speed
         if not keep_right:
             return (px, py)
-        escape_time = self._escape_time(state.position)
+        escape_time = self._escape_time()
         angle = -math.radians(keep_right_angle(escape_time, c.keep_right_deg,
                                                c.stall_escape_deg, c.stall_escape_time))
         cos_a, sin_a = math.cos(angle), math.sin(angle)
         return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
 
-    def _escape_time(self, position: Vector2) -> float:
-        """How long the stall escape counts the robot stalled (:func:`keep_right_angle`).
+    def _escape_time(self) -> float:
+        """How long the stall escape counts the robot stalled (:func:`keep_right_angle`):
+        :attr:`stalled_time`, started over after every twice ``stall_escape_time``, so
+        a robot stalled for long looks at its target again.
 
-        On the way, :attr:`stalled_time`. Held by a goal it reached
-        (:meth:`_held_by_goal`), the count starts over after twice
-        ``stall_escape_time``: the robot looks at its goal again. There the escape's
-        turn can point it into the robots parked round the goal, where ORCA leaves
-        it no speed, so it stays stalled and the turn never let go: a unicycle
-        pushed 31 mm off its goal faced a parked neighbour for the rest of the run
-        (toio_cross_4v4 through fleet_sim, 2 of 6 runs). Not turning there at all
-        slowed menge_circle diff-drive (42.9 -> 52.0 s): pushed off their goals in
-        the crowd, robots need the escape to circulate.
+        Held at the full turn, robots pressed sideways for good where a jam cannot
+        circulate: block crowd ``converge`` diff-drive seed 5 froze with 50 of 100
+        arrived, robots headed elsewhere standing on the shared goal in the lane
+        beside the central block and those headed for it pressed round them, each
+        boxed in by neighbours inside its safety distance (ORCA then leaves only
+        ``v = 0``) for the last 100 s of the 300. Starting over, all 100 arrive in
+        178 s. Over seeds 1-8, diff-drive: ``cross`` 885 -> 785 s summed (the
+        slowest 167 -> 110 s), ``stream`` unchanged, ``converge`` slower where it
+        was not stuck (956 -> 1086 s summed over the seven). Near a goal it
+        reached (:meth:`_held_by_goal`) the same restart had been needed first:
+        the turn pointed a unicycle pushed 31 mm off its goal into a parked
+        neighbour for the rest of the run (toio_cross_4v4 through fleet_sim, 2 of
+        6 runs). Not turning there at all slowed menge_circle diff-drive (42.9 ->
+        52.0 s): pushed off their goals in the crowd, robots need the escape to
+        circulate.
         """
         c = self.effective_config
-        if c.stall_escape_time > 0.0 and self._held_by_goal(position):
+        if c.stall_escape_time > 0.0:
             return self.stalled_time % (2.0 * c.stall_escape_time)
         return self.stalled_time
 

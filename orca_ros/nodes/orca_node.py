@@ -244,8 +244,9 @@ class OrcaNode(Node):
                                              0.0, 45.0))
         d("stall_escape_deg", 75.0, float_param("a stalled robot turns its preferred velocity "
                                                 "right by up to this (deg)", 0.0, 120.0))
-        d("stall_escape_time", 3.0, float_param("... reached after stalling this long (s)",
-                                                0.0, 600.0))
+        d("stall_escape_time", 3.0, float_param(
+            "... reached after stalling this long (s); the count starts over after twice "
+            "this", 0.0, 600.0))
         d("stall_detour_time", 0.5, float_param(
             "stalled this long, head round the robots standing between the robot and its "
             "target (s); 0 = never", 0.0, 600.0))
