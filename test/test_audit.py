@@ -126,3 +126,17 @@ def test_a_robot_pushed_off_its_goal_has_reached_it_but_is_not_there_now():
     assert (report["reached"], report["arrived"]) == (1, 0)
     checker.add("b", 3_000, -5.0, 0.05)
     assert checker.report()["reached"] == 2
+
+
+def test_a_lone_robot_is_judged_against_the_walls():
+    """toio_b_wall and toio_v_wall have one cube: the observer compared no stamp there
+    (a stamp needed two robots), so a cube in the wall went unseen."""
+    checker = StampAudit(radii={"cube": 0.2}, goals={"cube": (5.0, 5.0)},
+                         goal_tolerance={"cube": 0.1}, polygons=[SQUARE])
+    checker.add("cube", 1_000, 3.0, 1.0)  # 0.8 m clear
+    checker.add("cube", 2_000, 2.1, 1.0)  # 0.1 m into the square's right side
+    report = checker.report()
+    assert report["stamps_single"] == 2 and report["stamps_compared"] == 0
+    assert [(c["a"], c["b"]) for c in report["collisions"]] == [("cube", "obstacle#0")]
+    assert report["deepest_penetration"] == pytest.approx(0.1)
+    assert report["min_obstacle_gap"] == pytest.approx(-0.1)

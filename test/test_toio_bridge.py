@@ -168,3 +168,20 @@ def test_six_simulated_cubes_swap_places_through_the_bridge_and_orca():
     run = run_fleet("toio_ring_swap_6", FleetOptions(backend="toio-sim", speed_factor=1.0))
     assert run.summary["collisions"] == 0, run.summary
     assert run.summary["reached"] == 6, run.summary
+
+
+def test_the_observer_judges_a_lone_cube_against_the_wall_and_sees_it_arrive():
+    """toio_v_wall through the bridge: one cube rounding a V-shaped wall. The observer
+    compared no stamp with a single robot, so it never judged the cube against the wall,
+    and the run ended the moment the simulated truth arrived, before the cube's late
+    position report of it: the observer counted 0 of 1 at the goal."""
+    from orca_ros.fleet import FleetOptions, run_fleet
+
+    run = run_fleet("toio_v_wall", FleetOptions(backend="toio-sim", speed_factor=1.0),
+                    observer=True)
+    summary, observed = run.summary, run.summary["observer"]
+    assert summary["reached"] == 1 and summary["collisions"] == 0, summary
+    assert observed["colliding_pairs"] == 0, observed
+    assert observed["stamps_single"] > 0 and observed["min_obstacle_gap"] is not None, observed
+    assert 0.0 <= observed["min_obstacle_gap"] < 0.05, observed  # it passes the wall's tip
+    assert observed["reached"] == observed["arrived"] == 1, observed

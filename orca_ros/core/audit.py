@@ -210,14 +210,18 @@ class StampAudit:
         self.done.append(stamp_ns)
         self.done_set.add(stamp_ns)
         if len(group) < 2:
+            # One robot at this stamp (a lone robot's run, or the others' poses lost):
+            # no pair to compare, but the walls still are.
             self.stamps_single += 1
-            return
-        self.stamps_compared += 1
-        self.recent.append((stamp_ns, group))
-        for (a, b), contact in self.contacts.items():
-            if contact.track_left > 0 and a in group and b in group:
-                contact.track.append(_track_row(stamp_ns, group[a], group[b]))
-                contact.track_left -= 1
+            if not self.polygons:
+                return
+        else:
+            self.stamps_compared += 1
+            self.recent.append((stamp_ns, group))
+            for (a, b), contact in self.contacts.items():
+                if contact.track_left > 0 and a in group and b in group:
+                    contact.track.append(_track_row(stamp_ns, group[a], group[b]))
+                    contact.track_left -= 1
         gaps = overlaps_at_stamp(group, self.radii, self.polygons)
         self.min_separation = _min(self.min_separation, gaps.min_separation)
         self.min_obstacle_gap = _min(self.min_obstacle_gap, gaps.min_obstacle_gap)
