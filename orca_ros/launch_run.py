@@ -195,6 +195,7 @@ class Stopper:
         self.started = time.monotonic()
         self.stopped_at: Optional[float] = None
         self.fleet_sim_done: Optional[float] = None  # when fleet_sim first had every robot
+        self.observer_done: Optional[float] = None  # when the observer first had every robot
         self.thread = threading.Thread(target=self._watch, name="launch_run.stopper", daemon=True)
 
     def start(self) -> None:
@@ -213,10 +214,16 @@ class Stopper:
     def _why_stop(self) -> Optional[str]:
         status = read_status(self.status_path) or {}
         robots = status.get("robots")
+        now = time.monotonic()
+        theirs = status.get("fleet_sim_arrived")
         if robots and status.get("reached") == robots:
-            return "every robot reached its goal (observer)"
-        if robots and status.get("fleet_sim_arrived") == robots:
-            now = time.monotonic()
+            # fleet_sim's count comes with its diagnostics, once a second: it gets as
+            # long to agree as the observer gets the other way round.
+            self.observer_done = self.observer_done or now
+            if theirs is None or theirs == robots or \
+                    now - self.observer_done >= OBSERVER_CATCH_UP:
+                return "every robot reached its goal (observer)"
+        elif robots and theirs == robots:
             self.fleet_sim_done = self.fleet_sim_done or now
             if now - self.fleet_sim_done >= OBSERVER_CATCH_UP:
                 return "every robot reached its goal (fleet_sim /diagnostics)"

@@ -39,6 +39,34 @@ def test_the_observers_count_of_robots_that_reached_their_goals_stops_a_run(tmp_
     assert stopper._why_stop() == "every robot reached its goal (observer)"
 
 
+def test_a_stop_on_the_observers_word_gives_fleet_sim_time_to_agree(tmp_path, monkeypatch):
+    """toio_cross_4v4 with two busy loops beside: the run stopped the moment the
+    observer counted 8 of 8 and printed fleet_sim's 7 of 8 from its diagnostics of up
+    to a second before. fleet_sim now gets OBSERVER_CATCH_UP to agree."""
+    import json
+
+    from orca_ros import launch_run
+
+    clock = [100.0]
+    monkeypatch.setattr(launch_run.time, "monotonic", lambda: clock[0])
+    status = tmp_path / "status.json"
+    stopper = launch_run.Stopper(service=None, status_path=str(status), wall_limit=600.0)
+    status.write_text(json.dumps({"robots": 8, "reached": 8, "arrived": 4,
+                                  "fleet_sim_arrived": 7}))
+    assert stopper._why_stop() is None
+    clock[0] += 1.0
+    status.write_text(json.dumps({"robots": 8, "reached": 8, "arrived": 5,
+                                  "fleet_sim_arrived": 8}))
+    assert stopper._why_stop() == "every robot reached its goal (observer)"
+
+    stopper = launch_run.Stopper(service=None, status_path=str(status), wall_limit=600.0)
+    status.write_text(json.dumps({"robots": 8, "reached": 8, "arrived": 8,
+                                  "fleet_sim_arrived": 7}))  # fleet_sim never agrees
+    assert stopper._why_stop() is None
+    clock[0] += launch_run.OBSERVER_CATCH_UP
+    assert stopper._why_stop() == "every robot reached its goal (observer)"
+
+
 def test_the_summary_names_what_each_count_is():
     from orca_ros import launch_run
 
