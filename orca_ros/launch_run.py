@@ -227,7 +227,7 @@ class Stopper:
             self.fleet_sim_done = self.fleet_sim_done or now
             if now - self.fleet_sim_done >= OBSERVER_CATCH_UP:
                 return "every robot reached its goal (fleet_sim /diagnostics)"
-        if time.monotonic() - self.started >= self.wall_limit:
+        if now - self.started >= self.wall_limit:
             return f"wall limit {self.wall_limit:g} s"
         return None
 
