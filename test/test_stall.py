@@ -193,9 +193,9 @@ def test_the_stall_escape_starts_over_after_twice_its_time_near_a_goal_and_on_th
     through fleet_sim (2 of 6 runs): a unicycle that had reached its goal stood 31 mm
     off it for the rest of the run, its preferred velocity turned 75 degrees into a
     parked neighbour, where ORCA left it no speed. Block crowd converge diff-drive
-    seed 5: robots pressed round a shared goal that others stood on froze for the
-    last 100 s (50 of 100 arrived). The escape's count starts over after twice
-    stall_escape_time: the robot looks at its target again."""
+    seed 5: robots pressed round a shared goal that others stood on stood motionless
+    from about t = 80 s (50 of 100 arrived in 300 s). The escape's count starts over
+    after twice stall_escape_time: the robot looks at its target again."""
     config = ControllerConfig(radius=0.0225, max_speed=0.15, pref_speed=0.1, time_step=0.05,
                               keep_right_deg=8.0, stall_escape_deg=75.0,
                               stall_escape_time=3.0, goal_tolerance=0.01)

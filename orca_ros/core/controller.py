@@ -522,11 +522,11 @@ class RobotController(FollowsWaypoints):
         a robot stalled for long looks at its target again.
 
         Held at the full turn, robots pressed sideways for good where a jam cannot
-        circulate: block crowd ``converge`` diff-drive seed 5 froze with 50 of 100
-        arrived, robots headed elsewhere standing on the shared goal in the lane
-        beside the central block and those headed for it pressed round them, each
-        boxed in by neighbours inside its safety distance (ORCA then leaves only
-        ``v = 0``) for the last 100 s of the 300. Starting over, all 100 arrive in
+        circulate: in block crowd ``converge`` diff-drive seed 5 robots headed
+        elsewhere stood on the shared goal in the lane beside the central block and
+        those headed for it pressed round them, each boxed in by neighbours inside
+        its safety distance (ORCA then leaves only ``v = 0``), motionless from about
+        t = 80 s: 50 of 100 arrived in 300 s. Starting over, all 100 arrive in
         178 s. Over seeds 1-8, diff-drive: ``cross`` 885 -> 785 s summed (the
         slowest 167 -> 110 s), ``stream`` unchanged, ``converge`` slower where it
         was not stuck (956 -> 1086 s summed over the seven). Near a goal it
