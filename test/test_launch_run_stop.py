@@ -1,75 +1,76 @@
 """When ``python -m orca_ros.launch_run`` stops a run, and what its summary says of the
 arrivals (no launch engine needed: the stop rule and the summary only)."""
 
+import json
 
-def test_a_stop_on_fleet_sims_word_gives_the_observer_time_to_see_it(tmp_path, monkeypatch):
+import pytest
+
+from orca_ros import launch_run
+
+
+class StatusBoard:
+    """The observer's status file as a Stopper reads it, on a clock the test moves."""
+
+    def __init__(self, tmp_path, monkeypatch) -> None:
+        self.now = 100.0
+        monkeypatch.setattr(launch_run.time, "monotonic", lambda: self.now)
+        self.path = tmp_path / "status.json"
+
+    def stopper(self) -> launch_run.Stopper:
+        return launch_run.Stopper(service=None, status_path=str(self.path), wall_limit=600.0)
+
+    def says(self, **status) -> None:
+        self.path.write_text(json.dumps({"robots": 8, **status}))
+
+
+@pytest.fixture
+def board(tmp_path, monkeypatch) -> StatusBoard:
+    return StatusBoard(tmp_path, monkeypatch)
+
+
+def test_a_stop_on_fleet_sims_word_gives_the_observer_time_to_see_it(board):
     """toio_cross_4v4 with two busy loops beside: launch_run stopped the moment fleet_sim
     counted 8 of 8 arrived and reported the observer's 3 of 8, which trailed it. Now the
     observer gets OBSERVER_CATCH_UP wall seconds first (its own count stops the run at
     once)."""
-    import json
-
-    from orca_ros import launch_run
-
-    clock = [100.0]
-    monkeypatch.setattr(launch_run.time, "monotonic", lambda: clock[0])
-    status = tmp_path / "status.json"
-    stopper = launch_run.Stopper(service=None, status_path=str(status), wall_limit=600.0)
-    status.write_text(json.dumps({"robots": 8, "reached": 3, "arrived": 3,
-                                  "fleet_sim_arrived": 8}))
+    stopper = board.stopper()
+    board.says(reached=3, arrived=3, fleet_sim_arrived=8)
     assert stopper._why_stop() is None
-    clock[0] += launch_run.OBSERVER_CATCH_UP - 0.5
+    board.now += launch_run.OBSERVER_CATCH_UP - 0.5
     assert stopper._why_stop() is None
-    clock[0] += 0.5
+    board.now += 0.5
     assert stopper._why_stop() == "every robot reached its goal (fleet_sim /diagnostics)"
 
 
-def test_the_observers_count_of_robots_that_reached_their_goals_stops_a_run(tmp_path):
+def test_the_observers_count_of_robots_that_reached_their_goals_stops_a_run(board):
     """Reached, not standing there now: a cube nudged off its goal after reaching it
     (6 of 8 at their goals, 8 of 8 reached) ends the run as it ends a world bench."""
-    import json
-
-    from orca_ros import launch_run
-
-    status = tmp_path / "status.json"
-    stopper = launch_run.Stopper(service=None, status_path=str(status), wall_limit=600.0)
-    status.write_text(json.dumps({"robots": 8, "reached": 7, "arrived": 7}))
+    stopper = board.stopper()
+    board.says(reached=7, arrived=7)
     assert stopper._why_stop() is None
-    status.write_text(json.dumps({"robots": 8, "reached": 8, "arrived": 6}))
+    board.says(reached=8, arrived=6)
     assert stopper._why_stop() == "every robot reached its goal (observer)"
 
 
-def test_a_stop_on_the_observers_word_gives_fleet_sim_time_to_agree(tmp_path, monkeypatch):
+def test_a_stop_on_the_observers_word_gives_fleet_sim_time_to_agree(board):
     """toio_cross_4v4 with two busy loops beside: the run stopped the moment the
     observer counted 8 of 8 and printed fleet_sim's 7 of 8 from its diagnostics of up
     to a second before. fleet_sim now gets OBSERVER_CATCH_UP to agree."""
-    import json
-
-    from orca_ros import launch_run
-
-    clock = [100.0]
-    monkeypatch.setattr(launch_run.time, "monotonic", lambda: clock[0])
-    status = tmp_path / "status.json"
-    stopper = launch_run.Stopper(service=None, status_path=str(status), wall_limit=600.0)
-    status.write_text(json.dumps({"robots": 8, "reached": 8, "arrived": 4,
-                                  "fleet_sim_arrived": 7}))
+    stopper = board.stopper()
+    board.says(reached=8, arrived=4, fleet_sim_arrived=7)
     assert stopper._why_stop() is None
-    clock[0] += 1.0
-    status.write_text(json.dumps({"robots": 8, "reached": 8, "arrived": 5,
-                                  "fleet_sim_arrived": 8}))
+    board.now += 1.0
+    board.says(reached=8, arrived=5, fleet_sim_arrived=8)
     assert stopper._why_stop() == "every robot reached its goal (observer)"
 
-    stopper = launch_run.Stopper(service=None, status_path=str(status), wall_limit=600.0)
-    status.write_text(json.dumps({"robots": 8, "reached": 8, "arrived": 8,
-                                  "fleet_sim_arrived": 7}))  # fleet_sim never agrees
+    stopper = board.stopper()
+    board.says(reached=8, arrived=8, fleet_sim_arrived=7)  # fleet_sim never agrees
     assert stopper._why_stop() is None
-    clock[0] += launch_run.OBSERVER_CATCH_UP
+    board.now += launch_run.OBSERVER_CATCH_UP
     assert stopper._why_stop() == "every robot reached its goal (observer)"
 
 
 def test_the_summary_names_what_each_count_is():
-    from orca_ros import launch_run
-
     both = {"robots": 8, "reached": 8, "arrived": 6, "fleet_sim_arrived": 8}
     assert launch_run._arrivals(both) == "8/8 reached their goals, 6/8 at them at the end"
     lagging = {"robots": 8, "reached": 3, "arrived": 3, "fleet_sim_arrived": 8}
