@@ -294,7 +294,7 @@ def _observer_line(result: dict) -> str:
     return (f"observer: {result.get('colliding_pairs')} colliding pairs, min separation "
             f"{'-' if separation is None else round(separation, 4)} m, "
             f"{result.get('stamps_compared')} stamps compared"
-            + (f" ({result['stamps_single']} with one robot, against the walls alone)"
+            + (f" ({result['stamps_single']} with one robot)"
                if result.get("stamps_single") else "")
             + (f", {result['reached']}/{result.get('robots')} reached their goals"
                if result.get("reached") is not None else "")
