@@ -5,7 +5,7 @@ import json
 import math
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from orca_ros import cli
@@ -276,6 +276,11 @@ velocity3 = st.tuples(speed, speed, speed)
 @settings(max_examples=300, deadline=None)
 @given(velocity3, vector3, velocity3, st.floats(0.1, 3.0), st.floats(0.2, 10.0),
        st.sampled_from([0.5, 1.0]), st.integers(0, 2 ** 32 - 1))
+# v_rel 1.6e-11 off the axis at the cut-off sphere's centre: the meridian plane's e was
+# taken from v - a axis, whose rounding (1e-16) is 1e-5 of so small an offset, so e leaned
+# 1e-5 rad towards the axis and v_rel + u missed the VO's boundary by 1e-5 r.
+@example(v=(1.0, 1.0, 0.0), p=(1.0, 1.0, 0.0), other_v=(0.0, 0.0, 1.574110692797729e-11),
+         r=1.0, tau=1.0, share=0.5, seed=0)
 def test_the_3d_half_space_is_the_supporting_plane_at_the_nearest_boundary_point(
         v, p, other_v, r, tau, share, seed):
     """v_rel + u lies on the exact 3D VO's boundary, and every sampled relative velocity in
@@ -297,6 +302,63 @@ def test_the_3d_half_space_is_the_supporting_plane_at_the_nearest_boundary_point
     assume(len(inside) >= 10)  # a VO too thin for the samples says nothing
     for s in inside:
         assert sum((s[k] - boundary[k]) * line.normal[k] for k in range(3)) <= 1e-9 * scale
+
+
+def _seam_velocity(p, r, tau, turn, exponent, side):
+    """A relative velocity ``10**exponent`` rho from the cut-off centre c = p/tau, in the
+    direction of a tangent point (where the cut-off arc meets a leg: ``side`` -1 right,
+    +1 left, 0 straight back to the apex) turned by ``turn`` rad."""
+    dist = math.hypot(*p)
+    beta = math.asin(r / dist)
+    bearing = math.atan2(p[1], p[0])
+    # the tangent point seen from c: the leg's outward normal, at pi/2 + beta off the bearing
+    angle = bearing + math.pi + (side * (math.pi / 2.0 - beta) if side else 0.0) + turn
+    offset = 10.0 ** exponent * r / tau
+    return (p[0] / tau + offset * math.cos(angle), p[1] / tau + offset * math.sin(angle))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(vector, st.floats(0.1, 3.0), st.floats(0.2, 10.0), st.floats(-1e-3, 1e-3),
+       st.floats(-15.0, -1.0), st.sampled_from([-1, 0, 1]), st.sampled_from([0.5, 1.0]))
+def test_2d_half_planes_near_the_cut_off_centre_and_the_arc_leg_seam_touch_the_vo(
+        p, r, tau, turn, exponent, side, share):
+    """The seam of issue 32 in 2D: relative velocities very near the cut-off centre (where
+    w = v - c is tiny and its direction is all rounding) and in the directions of the two
+    tangent points (where the arc meets a leg). ORCA's half-plane (RVO2's formulas) and
+    the R-function's both put v_rel + u on the exact VO's boundary, to rounding."""
+    assume(math.hypot(*p) > r * (1.0 + 1e-6))
+    rel = _seam_velocity(p, r, tau, turn, exponent, side)
+    tolerance = 1e-9 * (1.0 + math.hypot(*p) + r)
+    for line in (agent_orca_half_plane(rel, p, (0.0, 0.0), r, 1.0 / tau, 10.0, share),
+                 rfunction_half_plane(rel, p, (0.0, 0.0), r, 1.0 / tau, 10.0, share)):
+        boundary = (rel[0] + (line.point_x - rel[0]) / share,
+                    rel[1] + (line.point_y - rel[1]) / share)
+        distance, _ = in_vo_exact(boundary, p, r, tau)
+        assert distance == pytest.approx(r, abs=tolerance)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(vector3, st.floats(0.1, 3.0), st.floats(0.2, 10.0), st.floats(-1e-3, 1e-3),
+       st.floats(-15.0, -1.0), st.sampled_from([-1, 0, 1]), st.floats(0.0, 2.0 * math.pi))
+def test_3d_half_spaces_near_the_cut_off_centre_and_the_sphere_cone_seam_touch_the_vo(
+        p, r, tau, turn, exponent, side, roll):
+    """The same in 3D: the meridian plane through v_rel (issue 32's example sat 1.6e-11
+    off the axis at the cut-off centre), any roll of it round the axis."""
+    dist = math.dist(p, (0.0, 0.0, 0.0))
+    assume(dist > r * (1.0 + 1e-6))
+    from orca_ros.core.orca3d import perpendicular
+
+    axis = [x / dist for x in p]
+    e1 = perpendicular(tuple(axis))
+    e2 = (axis[1] * e1[2] - axis[2] * e1[1], axis[2] * e1[0] - axis[0] * e1[2],
+          axis[0] * e1[1] - axis[1] * e1[0])
+    e = [math.cos(roll) * e1[k] + math.sin(roll) * e2[k] for k in range(3)]
+    a, b = _seam_velocity((dist, 0.0), r, tau, turn, exponent, side)
+    rel = [a * axis[k] + b * e[k] for k in range(3)]
+    space = rfunction_half_space(rel, p, (0.0, 0.0, 0.0), r, 1.0 / tau, 10.0, 1.0)
+    boundary = space.point
+    assert segment_distance_3d(boundary, p, tau) == pytest.approx(
+        r, abs=1e-9 * (1.0 + dist + r))
 
 
 @settings(max_examples=500, deadline=None)

@@ -258,7 +258,18 @@ def meridian_frame(cone: TruncatedCone3, v: Vector3) -> Tuple[float, float, Vect
     ex, ey, ez = v[0] - a * ax, v[1] - a * ay, v[2] - a * az
     b = math.sqrt(ex * ex + ey * ey + ez * ez)
     if b > 1e-12 * max(1.0, abs(a)):
-        return a, b, (ex / b, ey / b, ez / b)
+        # v - a axis carries the rounding of a axis (about 1e-16 |v|) in every component:
+        # for v within 1e-11 of the axis that is 1e-5 of b, and e would lean that far
+        # towards the axis, so a point built as a axis + b' e would leave the meridian
+        # plane (v_rel + u off the VO's boundary by 1e-5 r). A second projection makes e
+        # perpendicular to the axis to rounding ("twice is enough", Gram-Schmidt), and b
+        # is v's component along that e.
+        ex, ey, ez = ex / b, ey / b, ez / b
+        lean = ex * ax + ey * ay + ez * az
+        ex, ey, ez = ex - lean * ax, ey - lean * ay, ez - lean * az
+        norm = math.sqrt(ex * ex + ey * ey + ez * ez)
+        e = (ex / norm, ey / norm, ez / norm)
+        return a, v[0] * e[0] + v[1] * e[1] + v[2] * e[2], e
     return a, 0.0, perpendicular(cone.axis)
 
 
