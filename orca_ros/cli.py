@@ -203,7 +203,9 @@ def _cmd_sim(args: argparse.Namespace) -> int:
           f"{summary['makespan'] if summary['makespan'] is not None else '-'} s (sim), "
           f"min separation {summary['min_separation']} m, wall time {summary['wall_time_s']} s"
           + (f", link crossings {summary['link_crossings']}, over-stretched links "
-             f"{summary['link_overstretches']}" if "link_crossings" in summary else ""))
+             f"{summary['link_overstretches']}" if "link_crossings" in summary else "")
+          + (f", wall contacts {summary['wall_contacts']} (min wall gap "
+             f"{summary['min_wall_gap']} m)" if "wall_contacts" in summary else ""))
     if "faults" in summary:
         print(f"faults {summary['faults']['spec']}:")
         for line in result_lines(summary["faults"]):

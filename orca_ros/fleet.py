@@ -40,6 +40,12 @@ class NodeSpec:
         """Command-line arguments (an ``orca_robots`` host: ``--robots`` and its robots)."""
         return ["--robots", *(spec.namespace for spec in self.hosted)] if self.hosted else []
 
+    @property
+    def marker_namespace(self) -> str:
+        """The ``ns`` of this node's ``/obstacles`` markers, were it an obstacle_server
+        (its full node name without the leading slash)."""
+        return f"{self.namespace.strip('/')}/{self.name}".lstrip("/")
+
     def parameters_file(self) -> Dict[str, Any]:
         """An ``orca_robots`` host's parameters file: each hosted node's parameters under
         its full name (``/<robot>/orca_node``), as ``--params-file`` takes them."""
@@ -179,11 +185,9 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
                 options.control_rate or round(1.0 / scenario.time_step, 6)),
             "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel, "send_goals": True,
             "goal_subscribers": goal_subscribers})
-    plan = [
-        simulator,
-        NodeSpec("obstacle_server", "obstacle_server",
-                 parameters={"scenario": path, "use_sim_time": options.use_sim_time}),
-    ]
+    walls = NodeSpec("obstacle_server", "obstacle_server",
+                     parameters={"scenario": path, "use_sim_time": options.use_sim_time})
+    plan = [simulator, walls]
     if options.supervisor:
         plan.append(NodeSpec("supervisor_node", "supervisor", parameters={
             "scenario": path, "use_sim_time": options.use_sim_time,
@@ -196,6 +200,8 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
         elif options.control_rate is None:
             # fleet_sim publishes odometry at the control rate: plan as each arrives.
             parameters["control_trigger"] = "odom"
+        if scenario.obstacles or scenario.mat_edges:
+            parameters["obstacle_sources"] = [walls.marker_namespace]
         parameters.update(dict(options.robot_parameters))
         plan.append(NodeSpec("orca_node", "orca_node", namespace=agent.name,
                              parameters=parameters))
@@ -484,6 +490,9 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
         "steps": record.steps, "wall_time_s": round(wall_time, 3),
         "speed_factor": options.speed_factor,
     }
+    if record.obstacles:  # the walls' share of the collisions, ground truth
+        summary["wall_contacts"] = len(record.ledger.wall_pairs)
+        summary["min_wall_gap"] = rounded(record.ledger.min_wall_gap)
     if scenario.links:  # as orca-ros bench's rows
         summary["link_crossings"] = len(record.link_ledger.crossings)
         summary["link_overstretches"] = len(record.link_ledger.overstretched)
@@ -647,7 +656,8 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
     walls = {"toio_mat": mat, "use_sim_time": use_sim_time}  # the mat's edges, at least
     if loaded is not None:
         bridge["scenario"] = walls["scenario"] = str(resolve_scenario(scenario))
-    plan.append(NodeSpec("obstacle_server", "obstacle_server", parameters=walls))
+    server = NodeSpec("obstacle_server", "obstacle_server", parameters=walls)
+    plan.append(server)
     for name in names:
         if loaded is not None and name in {a.name for a in loaded.agents}:
             parameters = robot_parameters(loaded, name, options)
@@ -655,6 +665,7 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
             parameters = dict(TOIO_CUBE_DEFAULTS, use_sim_time=use_sim_time, method=method,
                               neighbors=[n for n in names if n != name] or [""],
                               enable_stamped_cmd_vel=options.enable_stamped_cmd_vel)
-        parameters.update(TOIO_ROBOT, tracking=method_spec(method).cube_tracking)
+        parameters.update(TOIO_ROBOT, tracking=method_spec(method).cube_tracking,
+                          obstacle_sources=[server.marker_namespace])  # the mat's edges
         plan.append(NodeSpec("orca_node", "orca_node", namespace=name, parameters=parameters))
     return plan

@@ -8,7 +8,7 @@ import types
 import pytest
 
 from orca_ros.core.scenario import load_scenario, resolve_scenario
-from orca_ros.fleet import FleetOptions, fleet_plan
+from orca_ros.fleet import FleetOptions, NodeSpec, fleet_plan
 
 LAUNCH_DIR = pathlib.Path(__file__).resolve().parent.parent / "launch"
 
@@ -29,6 +29,23 @@ def test_plan_has_the_simulator_the_obstacles_and_one_orca_node_per_robot():
     assert "supervisor_node" not in executables
     assert "supervisor_node" in [s.executable for s in
                                  fleet_plan("crossing_4", FleetOptions(supervisor=True))]
+
+
+def test_robots_of_a_walled_scenario_wait_for_the_walls_source():
+    """Issue 31: every robot holds until obstacle_server's walls are in (its marker ns);
+    without walls nobody waits; the toio plan waits for the mat's edges."""
+    from orca_ros.fleet import toio_plan
+
+    plan = fleet_plan("walls_swap_6")
+    walls = next(s for s in plan if s.executable == "obstacle_server")
+    robots = [s for s in plan if s.executable == "orca_node"]
+    assert walls.marker_namespace == "obstacle_server"
+    assert all(r.parameters["obstacle_sources"] == ["obstacle_server"] for r in robots)
+    assert all("obstacle_sources" not in s.parameters for s in fleet_plan("crossing_4"))
+    cubes = toio_plan(["c1=ble:toio-a9R"])
+    assert cubes[-1].parameters["obstacle_sources"] == ["obstacle_server"]
+    assert NodeSpec("obstacle_server", "walls", namespace="/robots").marker_namespace == \
+        "robots/walls"
 
 
 def test_plan_passes_each_neighbours_radius_and_the_goal_tolerance(tmp_path):

@@ -137,6 +137,20 @@ def test_the_union_does_not_depend_on_the_order_updates_came_in():
         [(e.point, e.next.point) for e in backward.edges]
 
 
+def test_sources_heard_are_every_applied_updates_namespace_and_none_refused():
+    """Issue 31: a robot told to expect a source waits until it has heard it at all
+    (an empty ADD or a DELETE counts: the source has spoken); a refused update does not."""
+    registry = ObstacleRegistry()
+    assert registry.missing_sources(["obstacle_server", "map"]) == ["obstacle_server", "map"]
+    with pytest.raises(ObstacleUpdateError):
+        registry.apply(add("obstacle_server", 0, (0.0, 0.0)))  # odd number of points
+    assert registry.missing_sources(["obstacle_server"]) == ["obstacle_server"]
+    registry.apply(add("obstacle_server", 0))  # no walls, but spoken
+    registry.apply(ObstacleUpdate("map", 4, DELETE))
+    assert registry.missing_sources(["obstacle_server", "map", "tracker"]) == ["tracker"]
+    assert registry.sources == {"obstacle_server", "map"}
+
+
 def test_an_empty_add_is_valid_and_means_no_segments():
     registry = ObstacleRegistry()
     assert registry.apply(add("tracker", 1)) is False  # nothing there before, nothing now
@@ -273,11 +287,12 @@ if HAVE_ROS:
     from orca_ros.nodes.orca_node import OrcaNode
     from orca_ros.nodes.ros_common import (
         LATCHED,
+        RELIABLE_10,
         BadMessage,
         obstacle_update,
         quaternion_from_yaw,
     )
-    from ros_helpers import params
+    from ros_helpers import latest_status, params
 
     # A tracker that keeps several ids alive: depth of at least its number of ids.
     TRACKER_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
@@ -413,3 +428,45 @@ def test_a_marker_with_a_lifetime_disappears_and_the_walls_stay(ros):
     assert ros.spin_until(lambda: set(segments(box)) <= set(node.obstacles.segments), 5.0)
     assert ros.spin_until(lambda: set(node.obstacles.segments) == set(server.segments), 10.0)
     assert len(node.edges) == 2 * len(server.segments)
+
+
+@needs_ros
+def test_a_robot_told_to_expect_the_walls_holds_still_until_they_come(ros):
+    """Issue 31: on Jazzy the latched walls reached orca_nodes 2-3 s after they started
+    driving, and robots drove into walls meanwhile. With obstacle_sources the robot holds,
+    says why, and drives once the walls are in."""
+    from diagnostic_msgs.msg import DiagnosticArray
+    from geometry_msgs.msg import PoseStamped, Twist
+    from nav_msgs.msg import Odometry
+
+    node = ros.add(OrcaNode(context=ros.context, namespace="me", parameter_overrides=params(
+        neighbors=["nobody"], obstacle_sources=["obstacle_server"], control_rate=20.0)))
+    tester = ros.node("tester")
+    own = tester.create_publisher(Odometry, "/me/odom", RELIABLE_10)
+    goal_pub = tester.create_publisher(PoseStamped, "/me/goal_pose", RELIABLE_10)
+    commands, diagnostics = [], []
+    tester.create_subscription(Twist, "/me/cmd_vel", commands.append, RELIABLE_10)
+    tester.create_subscription(DiagnosticArray, "/diagnostics", diagnostics.append, 10)
+    ros.spin_until(lambda: own.get_subscription_count() and goal_pub.get_subscription_count())
+    goal = PoseStamped()
+    goal.pose.position.x = 3.0
+    goal_pub.publish(goal)
+    odom = Odometry()
+    odom.header.frame_id = "world"
+    odom.pose.pose.orientation.w = 1.0
+
+    def play(seconds):
+        for _ in range(int(seconds / 0.05)):
+            own.publish(odom)
+            ros.spin_for(0.05)
+
+    play(1.5)
+    assert commands and all(c.linear.x == 0.0 and c.linear.y == 0.0 for c in commands)
+    assert node.goal_state == "holding: waiting for obstacles from obstacle_server"
+    status, _ = latest_status(diagnostics, "orca_node: me")
+    assert status is not None and "waiting for obstacles from obstacle_server" in status.message
+    walls_server(ros)  # the walls come late
+    assert ros.spin_until(lambda: node.edges, 5.0)
+    play(0.5)
+    assert commands[-1].linear.x > 0.1, "with the walls in, the robot drives to its goal"
+    assert node.goal_state == "driving"

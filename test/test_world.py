@@ -55,6 +55,20 @@ def test_obstacle_penetration_is_counted_per_agent():
     assert ledger.deepest == pytest.approx(0.8)  # centre 0.5 m inside, plus its radius
 
 
+def test_wall_contacts_are_counted_apart_from_robot_pairs():
+    """fleet_sim reports the walls' share on /diagnostics and orca-ros sim in its summary
+    (issue 31: a run that drove into walls did not say so itself)."""
+    box = np.array([[1.0, -1.0], [2.0, -1.0], [2.0, 1.0], [1.0, 1.0]])
+    ledger = CollisionLedger()
+    ledger.update(np.array([[0.8, 0.0], [0.8, 0.55], [5.0, 0.0]]), np.array([0.3, 0.3, 0.3]),
+                  ["near", "twin", "far"], [box])
+    assert ledger.pairs == {("near", "twin"), ("near", "obstacle0"), ("twin", "obstacle0")}
+    assert ledger.wall_pairs == {("near", "obstacle0"), ("twin", "obstacle0")}
+    assert ledger.deepest_wall == pytest.approx(0.1)
+    assert ledger.min_wall_gap == pytest.approx(-0.1)
+    assert ledger.deepest == pytest.approx(0.1)  # the robot pair overlaps 0.05 m only
+
+
 # --- diff-drive -------------------------------------------------------------------------------
 
 @settings(max_examples=300, deadline=None)

@@ -31,13 +31,18 @@ class CollisionLedger:
     their radii by more than :data:`OVERLAP_TOLERANCE`; an agent collides with
     an obstacle when its centre is closer to the polygon than its radius by
     more than that (or inside it). Distinct pairs are counted once; the
-    deepest penetration and the smallest separation are kept.
+    deepest penetration and the smallest separation are kept. ``pairs`` holds
+    both kinds (``(robot, "obstacle<k>")`` for a wall); ``wall_pairs``,
+    ``deepest_wall`` and ``min_wall_gap`` are the walls' share of them.
     """
 
     pairs: Set[Tuple[str, str]] = field(default_factory=set)
     deepest: float = 0.0
     min_separation: float = math.inf
     points: List[Tuple[float, float]] = field(default_factory=list)
+    wall_pairs: Set[Tuple[str, str]] = field(default_factory=set)
+    deepest_wall: float = 0.0
+    min_wall_gap: float = math.inf
 
     def update(self, positions: np.ndarray, radii: np.ndarray, names: Sequence[str],
                obstacles: Sequence[np.ndarray]) -> None:
@@ -59,9 +64,13 @@ class CollisionLedger:
         for index, polygon in enumerate(obstacles):
             gap = points_polygon_signed_distance(positions, polygon) - radii
             self.min_separation = min(self.min_separation, float(gap.min()))
+            self.min_wall_gap = min(self.min_wall_gap, float(gap.min()))
             for k in np.flatnonzero(gap < -OVERLAP_TOLERANCE):
-                self.pairs.add((names[k], f"obstacle{index}"))
+                pair = (names[k], f"obstacle{index}")
+                self.pairs.add(pair)
+                self.wall_pairs.add(pair)
                 self.deepest = max(self.deepest, float(-gap[k]))
+                self.deepest_wall = max(self.deepest_wall, float(-gap[k]))
                 self.points.append(tuple(positions[k]))
 
 

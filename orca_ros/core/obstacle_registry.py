@@ -28,6 +28,12 @@ coordinate, an odd number of points, or a segment shorter than
 nothing that was known before changes. (Dropping only the bad segments would
 let a half-broken update replace a good one.)
 
+Sources heard (:attr:`ObstacleRegistry.sources`): the namespaces of every update
+applied so far, whatever its action and whether it had segments. A robot that
+was told which sources to expect (orca_node's ``obstacle_sources``) holds still
+until each has been heard: an empty obstacle set is not free space until the
+walls' publisher has spoken (latched walls have reached a node seconds late).
+
 Lifetime (Marker's ``lifetime``; 0 = forever): a key's segments expire
 ``lifetime`` seconds after its last ADD. Every ADD of the key starts the
 lifetime again, even one that repeats the same segments. Time is whatever
@@ -40,7 +46,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .obstacles import ObstacleVertex, build_obstacle_edges
 from .types import MIN_EDGE_LENGTH, Segment, Vector2
@@ -140,6 +146,8 @@ class ObstacleRegistry:
         """Goes up by one with every change of the segments (never on a no-op or a refusal)."""
         self._edges: List[ObstacleVertex] = []
         self._edges_version = 0
+        self.sources: Set[str] = set()
+        """The namespaces of the updates applied so far (refused ones not counted)."""
 
     # --- reading -----------------------------------------------------------------
 
@@ -165,6 +173,10 @@ class ObstacleRegistry:
             self._edges = build_obstacle_edges(self.segments)
             self._edges_version = self.version
         return self._edges
+
+    def missing_sources(self, expected: Sequence[str]) -> List[str]:
+        """The namespaces of ``expected`` not heard from yet, in their order."""
+        return [ns for ns in expected if ns not in self.sources]
 
     @property
     def next_expiry(self) -> Optional[float]:
@@ -197,6 +209,7 @@ class ObstacleRegistry:
                 raise ObstacleUpdateError(f"obstacles {update.name}: time now is {now}")
 
         changed = self._drop_expired(now)
+        self.sources.add(update.ns)
         if action is ObstacleAction.ADD:
             old = self._entries.get(update.key)
             self._entries[update.key] = _Entry(segments, now + lifetime if lifetime > 0 else None)

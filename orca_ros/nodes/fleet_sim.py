@@ -214,12 +214,20 @@ class FleetSim(Node):
     def _publish_diagnostics(self) -> None:
         ledger = self.record.ledger
         collisions = len(ledger.pairs)
+        walls = len(ledger.wall_pairs)
         level = LEVEL_ERROR if collisions else LEVEL_OK
-        message = f"{collisions} colliding pairs" if collisions else "no collisions"
+        message = (f"{collisions} colliding pairs ({walls} of a robot and a wall)"
+                   if collisions else "no collisions")
         values = {"sim_time": round(self.sim_time, 3), "robots": len(self.names),
                   "arrived": self.record.arrived,
                   "colliding_pairs": ";".join("-".join(p) for p in sorted(ledger.pairs)),
                   "deepest_penetration_m": round(ledger.deepest, 6),
+                  # ground truth against the scenario's walls, apart from robot pairs
+                  "wall_contacts": walls,
+                  "wall_contact_robots": ",".join(sorted({r for r, _ in ledger.wall_pairs})),
+                  "deepest_wall_penetration_m": round(ledger.deepest_wall, 6),
+                  "min_wall_gap_m": round(ledger.min_wall_gap, 6)
+                  if math.isfinite(ledger.min_wall_gap) else "",
                   "taken_commands": self.taken,
                   "rejected_commands": self.rejected, "last_rejection": self.last_problem,
                   "expired_command_steps": self.expired}

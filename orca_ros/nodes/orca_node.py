@@ -263,6 +263,11 @@ class OrcaNode(Node):
             "rest_length optional); '' = none. The robot keeps within max_length of its "
             "partners and off the other groups' links; it holds still while a partner's "
             "odometry is missing or older than neighbor_timeout"))
+        d("obstacle_sources", [""], described(
+            "namespaces of /obstacles markers (their ns: obstacle_server's is its node "
+            "name) this robot must have heard before it moves: until each has published "
+            "once, the robot holds still and says so ('holding: waiting for obstacles "
+            "from ...'), for no walls heard is not free space; [''] = moves without"))
         d("discovery_period", 1.0, float_param("graph scan period for */odom (s)", 0.05, 60.0))
         d("neighbor_timeout", 1.0, float_param(
             "a neighbour silent this long is reported stale; it is still avoided, as a disc "
@@ -799,6 +804,12 @@ class OrcaNode(Node):
             return
         if not self.controller.waypoints:
             self.goal_state = "no goal"
+            self._publish_command(0.0, 0.0, 0.0)
+            return
+        awaited = self.obstacles.missing_sources(
+            [n for n in self._param("obstacle_sources") if n])
+        if awaited:
+            self.goal_state = f"holding: waiting for obstacles from {', '.join(awaited)}"
             self._publish_command(0.0, 0.0, 0.0)
             return
 

@@ -8,6 +8,7 @@ import threading
 import time
 from typing import Callable, Dict, List, Tuple
 
+from orca_ros.core.audit import polygon_signed_distance
 from orca_ros.core.scenario import load_scenario, resolve_scenario
 
 CONTACT_TOLERANCE = 1e-6  # m of overlap that counts as contact
@@ -15,8 +16,9 @@ CONTACT_TOLERANCE = 1e-6  # m of overlap that counts as contact
 
 class FleetWatch:
     """Subscribes every scenario robot's ``/<robot>/odom`` (reliable, depth 50) and keeps
-    poses by header stamp: contact is two discs overlapping at the same stamp, arrival is
-    the latest pose within the scenario's goal tolerance."""
+    poses by header stamp: contact is two discs overlapping at the same stamp, or a disc
+    overlapping one of the scenario's wall polygons; arrival is the latest pose within the
+    scenario's goal tolerance."""
 
     def __init__(self, scenario: str, node_name: str = "launch_test_watch") -> None:
         import rclpy
@@ -29,6 +31,7 @@ class FleetWatch:
         self.radius = {a.name: a.radius for a in loaded.agents}
         self.goal = {a.name: a.goal for a in loaded.agents}
         self.tolerance = {a.name: loaded.goal_tolerance_of(a) for a in loaded.agents}
+        self.walls = [list(outline) for outline in loaded.wall_outlines]
         self.by_stamp: Dict[int, Dict[str, Tuple[float, float]]] = {}
         self.latest: Dict[str, Tuple[float, float]] = {}
         self.lock = threading.Lock()
@@ -67,7 +70,8 @@ class FleetWatch:
             return sum(1 for poses in self.by_stamp.values() if len(poses) > 1)
 
     def contacts(self) -> List[Tuple[float, str, str, float]]:
-        """(stamp s, robot, robot, overlap m) for every pair overlapping at one stamp."""
+        """(stamp s, robot, robot or ``wall<k>``, overlap m) for every pair overlapping at
+        one stamp, and every pose overlapping a wall."""
         found = []
         with self.lock:
             for stamp, poses in sorted(self.by_stamp.items()):
@@ -75,6 +79,12 @@ class FleetWatch:
                     overlap = self.radius[a] + self.radius[b] - math.dist(poses[a], poses[b])
                     if overlap > CONTACT_TOLERANCE:
                         found.append((stamp * 1e-9, a, b, overlap))
+                for name, position in sorted(poses.items()):
+                    for k, wall in enumerate(self.walls):
+                        overlap = self.radius[name] - float(
+                            polygon_signed_distance([position], wall)[0])
+                        if overlap > CONTACT_TOLERANCE:
+                            found.append((stamp * 1e-9, name, f"wall{k}", overlap))
         return found
 
     def check_all_arrive_without_contact(self, test, timeout: float) -> None:
