@@ -52,7 +52,7 @@ setup(
     tests_require=["pytest"],
     entry_points={
         "console_scripts": [
-            "orca-ros = orca_ros.cli:main",
+            "orca-ros = orca_ros.tools.cli:main",
             # orca_ros.nodes.scripts: SIGINT/SIGTERM handled from before the heavy imports.
             "orca_node = orca_ros.nodes.scripts:orca_node",
             "orca_robots = orca_ros.nodes.scripts:orca_robots",

@@ -5,7 +5,7 @@
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 robots_per_process:=1
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 supervisor:=true rviz:=true
 
-The node list comes from orca_ros.fleet.fleet_plan, the same plan `orca-ros sim` runs;
+The node list comes from orca_ros.fleet.plan.fleet_plan, the same plan `orca-ros sim` runs;
 robots_per_process orca_nodes share one process (orca_robots), each still its own node.
 """
 
@@ -14,9 +14,9 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
 from orca_ros.core.methods import method_names
-from orca_ros.fleet import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, fleet_plan,
-                            launch_actions, process_plan, shutdown_grace)
-from orca_ros.rviz import rviz_actions
+from orca_ros.fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, fleet_plan,
+                                 launch_actions, process_plan, shutdown_grace)
+from orca_ros.tools.rviz import rviz_actions
 
 ARGUMENTS = {
     "scenario": ("crossing_4", "scenario file or built-in scenario name"),

@@ -12,9 +12,9 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
 from orca_ros.core.methods import method_names
-from orca_ros.fleet import (DEFAULT_ROBOTS_PER_PROCESS, launch_actions, process_plan,
-                            shutdown_grace, toio_plan)
-from orca_ros.rviz import rviz_actions
+from orca_ros.fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, launch_actions, process_plan,
+                                 shutdown_grace, toio_plan)
+from orca_ros.tools.rviz import rviz_actions
 
 ARGUMENTS = {
     "cubes": ("[]", "cube entries: name=ble:<address or name fragment> (or name=simulated)"),

@@ -18,7 +18,7 @@
 #    executable, launch or config file does). CI builds the committed tree, copied.
 # 3. Write $ORCA_ROS_COLCON_WS/orca_env.sh: colcon's install/setup.bash, then
 #    the venv on AMENT_PREFIX_PATH (its message packages). `python -m
-#    orca_ros.launch_run` and test/launch do without it: they add both when missing.
+#    orca_ros.testing.launch_run` and test/launch do without it: they add both when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)

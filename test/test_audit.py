@@ -1,11 +1,11 @@
-"""The observer's same-stamp collision audit (orca_ros.core.audit), without ROS."""
+"""The observer's same-stamp collision audit (orca_ros.testing.audit), without ROS."""
 
 import math
 
 import numpy as np
 import pytest
 
-from orca_ros.core.audit import StampAudit, overlaps_at_stamp, polygon_signed_distance
+from orca_ros.testing.audit import StampAudit, overlaps_at_stamp, polygon_signed_distance
 
 SQUARE = [(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0)]
 

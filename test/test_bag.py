@@ -15,9 +15,9 @@ rosbags_highlevel = pytest.importorskip("rosbags.highlevel",
 from rosbags.rosbag2 import StoragePlugin, Writer  # noqa: E402
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore  # noqa: E402
 
-from orca_ros.bag import _wheel_distro, message_definition, read_bag  # noqa: E402
-from orca_ros.cli import main  # noqa: E402
-from orca_ros.plotting import closest_approach, mark_interval  # noqa: E402
+from orca_ros.tools.bag import _wheel_distro, message_definition, read_bag  # noqa: E402
+from orca_ros.tools.cli import main  # noqa: E402
+from orca_ros.tools.plotting import closest_approach, mark_interval  # noqa: E402
 
 ROBOTS = ("east", "north", "south", "west")  # crossing_4
 
@@ -41,7 +41,7 @@ def read_with_rosbags(path):
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """crossing_4 with the supervisor through real nodes, recorded."""
-    from orca_ros.fleet import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions, run_fleet
 
     path = tmp_path_factory.mktemp("bag") / "run.mcap"
     run = run_fleet("crossing_4", FleetOptions(speed_factor=4.0, supervisor=True),
@@ -123,7 +123,7 @@ def test_bag_schemas_are_the_distributions_message_definitions():
 
 
 def test_a_type_without_a_definition_is_named():
-    from orca_ros.bag import BagError
+    from orca_ros.tools.bag import BagError
 
     with pytest.raises(BagError, match="no definition of nope_msgs/msg/Thing"):
         message_definition("nope_msgs/msg/Thing")

@@ -1,4 +1,4 @@
-"""Neighbour cells (``orca_ros.core.cells``): which squares a disc meets, the reaches
+"""Neighbour cells (``orca_ros.core.robot.cells``): which squares a disc meets, the reaches
 that cover the time a new subscription takes, and the topic names."""
 
 import math
@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orca_ros.core.cells import (CellGrid, cell_topic, publication_reach,
-                                 subscription_reach)
+from orca_ros.core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
 
 coordinate = st.floats(-50.0, 50.0)
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orca_ros.core.cocoon import (CocoonConfig, CocoonSupervisor, Motion, Track, closest_approach,
-                                  config_from_scenario, limit_angle)
-from orca_ros.core.scenario import load_scenario, parse_scenario
-from orca_ros.core.world import World, WorldOptions
+from orca_ros.core.supervisor.cocoon import (CocoonConfig, CocoonSupervisor, Motion, Track,
+                                             closest_approach, config_from_scenario, limit_angle)
+from orca_ros.core.scenario.loader import load_scenario, parse_scenario
+from orca_ros.core.sim.world import World, WorldOptions
 
 num = st.floats(-5, 5)
 

@@ -5,8 +5,8 @@ import pathlib
 
 import pytest
 
-from orca_ros.cli import main
-from orca_ros.core.conformance import load_cases, run_cases, solve_case
+from orca_ros.tools.cli import main
+from orca_ros.core.orca.conformance import load_cases, run_cases, solve_case
 
 DATA = pathlib.Path(__file__).parent / "data" / "rvo2_single_step.jsonl"
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from orca_ros.cli import main
-from orca_ros.core.conformance import is_3d_case, load_cases, run_cases, solve_case
-from orca_ros.core.orca3d import solve_orca_3d
+from orca_ros.tools.cli import main
+from orca_ros.core.orca.conformance import is_3d_case, load_cases, run_cases, solve_case
+from orca_ros.core.orca.orca3d import solve_orca_3d
 
 CASES_3D = "conformance/rvo2_3d_single_step.jsonl"
 CATEGORIES = ["sparse", "head_on_pair", "crossing", "dense_crowd", "overlapping", "selection"]

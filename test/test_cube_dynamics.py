@@ -1,4 +1,4 @@
-"""toio Core Cube physics (orca_ros.core.cube), shared by the simulated cube behind
+"""toio Core Cube physics (orca_ros.core.models.toio_cube), shared by the simulated cube behind
 toio_bridge and the scenario world's ``kinematics="toio"``."""
 
 import asyncio
@@ -7,10 +7,11 @@ import random
 
 import pytest
 
-from orca_ros.core.cube import (CUBE_ROBOT_PARAMETERS, TOIO, CubeBody, MatFrame,
-                                timed_duration_ms)
-from orca_ros.core.scenario import jitter_starts, load_scenario, parse_scenario, resolve_scenario
-from orca_ros.core.world import World, WorldOptions
+from orca_ros.core.models.toio_cube import (CUBE_ROBOT_PARAMETERS, TOIO, CubeBody, MatFrame,
+                                            timed_duration_ms)
+from orca_ros.core.scenario.loader import (jitter_starts, load_scenario, parse_scenario,
+                                           resolve_scenario)
+from orca_ros.core.sim.world import World, WorldOptions
 from orca_ros.toio import protocol as p
 from orca_ros.toio.mat import mat_named
 from orca_ros.toio.transport import SimulatedCube
@@ -195,7 +196,7 @@ def test_the_world_and_the_simulated_cube_move_alike_under_the_same_commands():
 
 
 def test_world_cubes_run_with_the_cube_settings_and_see_rounded_readings():
-    from orca_ros.fleet import TOIO_ROBOT
+    from orca_ros.fleet.plan import TOIO_ROBOT
 
     assert TOIO_ROBOT == dict(CUBE_ROBOT_PARAMETERS)  # orca_node's cubes: the same source
     scenario = _two_cube_scenario()
@@ -225,7 +226,7 @@ def test_world_cubes_run_with_the_cube_settings_and_see_rounded_readings():
 
 
 def test_bench_offers_toio_kinematics():
-    from orca_ros.cli import build_parser
+    from orca_ros.tools.cli import build_parser
 
     args = build_parser().parse_args(["bench", "toio_ring_swap_6", "--kinematics", "toio"])
     assert args.kinematics == "toio"
@@ -287,7 +288,7 @@ def test_speeds_are_differenced_over_the_baseline_not_the_last_reading():
     """The bridge reads a cube every 10 ms: consecutive whole-unit readings would make a
     standing cube seem to move at up to 136 mm/s; over the 30 ms baseline the rounding
     stays under 46 mm/s, and a cube driving at constant speed is measured at that speed."""
-    from orca_ros.core.cube import VELOCITY_BASELINE_S, MatFrame, VelocityEstimator
+    from orca_ros.core.models.toio_cube import VELOCITY_BASELINE_S, MatFrame, VelocityEstimator
 
     frame = MatFrame()
     unit = frame.metres_per_unit
@@ -311,10 +312,10 @@ def test_the_cube_drive_replays_sent_commands_to_where_the_cube_is_when_the_next
     constant, the timed stop) the replay from the true pose lands on the cube's
     pose; speeds moving at the acceleration limits miss by millimetres (4.2 mm
     here)."""
-    from orca_ros.core.cube import CubeDrive, twist_to_wheels
-    from orca_ros.core.controller import RobotState
-    from orca_ros.core.drive import DiffDriveLimits
-    from orca_ros.core.perception import SentCommands
+    from orca_ros.core.models.toio_cube import CubeDrive, twist_to_wheels
+    from orca_ros.core.robot.controller import RobotState
+    from orca_ros.core.models.bodies import DiffDriveLimits
+    from orca_ros.core.robot.perception import SentCommands
 
     rng = random.Random(7)
     frame = MatFrame()

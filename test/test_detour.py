@@ -2,9 +2,9 @@
 
 import math
 
-from orca_ros.core.guidance import detour_around_discs
-from orca_ros.core.scenario import parse_scenario
-from orca_ros.core.world import World, WorldOptions
+from orca_ros.core.robot.guidance import detour_around_discs
+from orca_ros.core.scenario.loader import parse_scenario
+from orca_ros.core.sim.world import World, WorldOptions
 
 
 def _segment_distance(a, b, c):

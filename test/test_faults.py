@@ -10,14 +10,8 @@ import time
 import numpy as np
 import pytest
 
-from orca_ros.faults import (
-    FaultSpec,
-    FaultSpecError,
-    _uniform,
-    parse_faults,
-    standard_faults,
-    suite_table,
-)
+from orca_ros.testing.faults import (FaultSpec, FaultSpecError, _uniform, parse_faults,
+                                     standard_faults, suite_table)
 
 # --- the SPEC grammar -----------------------------------------------------------------
 
@@ -76,7 +70,7 @@ def test_spec_check_names_unknown_robots_and_a_missing_supervisor():
 
 
 def test_cli_refuses_bad_faults_with_exit_2_before_starting_anything(capsys):
-    from orca_ros.cli import main
+    from orca_ros.tools.cli import main
 
     assert main(["sim", "crossing_4", "--faults", "drop_odom=2,bogus=1", "--no-progress"]) == 2
     err = capsys.readouterr().err
@@ -94,7 +88,7 @@ def test_decisions_are_a_pure_function_of_seed_and_key():
 
 
 def test_standard_suite_rows_and_table():
-    from orca_ros.core.scenario import load_scenario, resolve_scenario
+    from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
 
     scenario = load_scenario(resolve_scenario("corridor_wall"))
     rows = standard_faults(scenario, seed=2)
@@ -128,7 +122,7 @@ rclpy = pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[
 
 
 def _run(scenario, faults, max_time, observer=False, **options):
-    from orca_ros.fleet import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions, run_fleet
 
     return run_fleet(scenario, FleetOptions(speed_factor=4.0, **options), max_time=max_time,
                      faults=faults, observer=observer)
@@ -251,7 +245,7 @@ def test_kill_foreign_and_bad_obstacles_in_a_walled_corridor():
         assert len(node.edges) > 0 and "/obstacles" not in node.rejected, node.rejected
 
     observer = run.summary.get("observer")
-    from orca_ros.fleet import observer_available
+    from orca_ros.fleet.plan import observer_available
 
     if observer_available():
         assert "colliding_pairs" in observer and observer["stamps_compared"] > 10, observer

@@ -6,13 +6,13 @@ import sys
 
 import pytest
 
-from orca_ros.fleet import NodeSpec
+from orca_ros.fleet.plan import NodeSpec
 
 
 def test_process_commands_are_what_launch_ros_would_run(tmp_path):
     import yaml
 
-    from orca_ros.fleet_bench import process_command
+    from orca_ros.tools.fleet_bench import process_command
 
     robot = NodeSpec("orca_node", "orca_node", namespace="r1", parameters={"radius": 0.3})
     single = process_command(robot, str(tmp_path))
@@ -33,7 +33,7 @@ def test_bench_ros_runs_the_fleet_in_processes_and_reports_each_figure(tmp_path,
     robots hear each other only through the cell topics)."""
     pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
     out = tmp_path / "bench.json"
-    run = subprocess.run([sys.executable, "-m", "orca_ros.cli", "bench-ros", "--robots", "3",
+    run = subprocess.run([sys.executable, "-m", "orca_ros.tools.cli", "bench-ros", "--robots", "3",
                           "--robots-per-process", "2", "--wall-limit", "90", "--json", str(out),
                           "--neighbor-cell-size", str(cells)],
                          capture_output=True, text=True, timeout=300)

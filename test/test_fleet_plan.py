@@ -7,8 +7,8 @@ import types
 
 import pytest
 
-from orca_ros.core.scenario import load_scenario, resolve_scenario
-from orca_ros.fleet import FleetOptions, NodeSpec, fleet_plan
+from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
+from orca_ros.fleet.plan import FleetOptions, NodeSpec, fleet_plan
 
 LAUNCH_DIR = pathlib.Path(__file__).resolve().parent.parent / "launch"
 
@@ -34,7 +34,7 @@ def test_plan_has_the_simulator_the_obstacles_and_one_orca_node_per_robot():
 def test_robots_of_a_walled_scenario_wait_for_the_walls_source():
     """Issue 31: every robot holds until obstacle_server's walls are in (its marker ns);
     without walls nobody waits; the toio plan waits for the mat's edges."""
-    from orca_ros.fleet import toio_plan
+    from orca_ros.fleet.plan import toio_plan
 
     plan = fleet_plan("walls_swap_6")
     walls = next(s for s in plan if s.executable == "obstacle_server")
@@ -99,7 +99,7 @@ def _load_fleet_launch(monkeypatch, arguments=None):
 
 
 def test_process_plan_groups_robots_and_keeps_everything_else():
-    from orca_ros.fleet import NodeSpec, process_plan
+    from orca_ros.fleet.plan import NodeSpec, process_plan
 
     plan = fleet_plan("crossing_4", FleetOptions(supervisor=True))
     assert process_plan(plan, 1) == plan
@@ -131,7 +131,7 @@ def _fleet_launch_nodes(monkeypatch, scenario, extra=()):
 def test_fleet_launch_gives_a_large_fleet_time_to_shut_down(monkeypatch, tmp_path):
     """42 processes on 2 cores took up to 10.8 s from SIGINT to exit; launch's own
     5 s + 5 s would SIGKILL the last ones, so the grace grows with the fleet."""
-    from orca_ros.scenario_builders import circle_scenario_yaml
+    from orca_ros.core.scenario.builders import circle_scenario_yaml
 
     circle = tmp_path / "circle_40.yaml"
     circle.write_text(circle_scenario_yaml(40))
@@ -156,7 +156,7 @@ def test_fleet_launch_gives_a_large_fleet_time_to_shut_down(monkeypatch, tmp_pat
 def test_rviz_argument_adds_rviz2_with_a_configuration_for_the_fleet(monkeypatch):
     import yaml
 
-    from orca_ros.rviz import rviz_config
+    from orca_ros.tools.rviz import rviz_config
 
     nodes = _fleet_launch_nodes(monkeypatch, "corridor_wall", {"rviz": "true",
                                                                 "supervisor": "true"})
@@ -172,7 +172,7 @@ def test_rviz_argument_adds_rviz2_with_a_configuration_for_the_fleet(monkeypatch
 
 
 def test_toio_plan_for_real_cubes_runs_on_wall_time_with_cube_settings():
-    from orca_ros.fleet import toio_plan
+    from orca_ros.fleet.plan import toio_plan
 
     plan = toio_plan(["c1=ble:toio-a9R", "c2=ble:E4:11:22:33:44:55"])
     bridge, walls, first, second = plan
@@ -197,7 +197,7 @@ def test_toio_plan_for_real_cubes_runs_on_wall_time_with_cube_settings():
                                              ([], "toio_ring_swap_6")])
 def test_toio_plan_bridge_and_orca_nodes_agree_on_the_cmd_vel_type(cubes, scenario):
     # One side on Twist and the other on TwistStamped never match: the cubes stand still.
-    from orca_ros.fleet import toio_plan
+    from orca_ros.fleet.plan import toio_plan
 
     plan = toio_plan(cubes, scenario=scenario, simulated=scenario is not None)
     bridge = plan[0]
@@ -234,7 +234,7 @@ def test_the_plans_need_no_ros_install():
             "        if name.split('.')[0] in ('rclpy', 'rosidl_runtime_py'):\n"
             "            raise ImportError(name + ' is not installed here')\n"
             "sys.meta_path.insert(0, NoRos())\n"
-            "from orca_ros.fleet import FleetOptions, fleet_plan, toio_plan\n"
+            "from orca_ros.fleet.plan import FleetOptions, fleet_plan, toio_plan\n"
             "print(len(fleet_plan('crossing_4', FleetOptions(supervisor=True))),\n"
             "      len(toio_plan([], scenario='toio_ring_swap_6', simulated=True)),\n"
             "      'rclpy' in sys.modules)\n")

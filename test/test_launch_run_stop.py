@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from orca_ros import launch_run
+from orca_ros.testing import launch_run
 
 
 class StatusBoard:

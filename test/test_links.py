@@ -7,15 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from orca_ros.core.links import (disc_crosses_moving_segment, disc_touches_segment,
-                                 link_safety_half_plane, moving_segment_half_plane,
-                                 tether_half_plane, tether_sweep_half_plane)
+from orca_ros.core.methods.links import (disc_crosses_moving_segment, disc_touches_segment,
+                                         link_safety_half_plane, moving_segment_half_plane,
+                                         tether_half_plane, tether_sweep_half_plane)
 from orca_ros.core.methods import LinkView, NeighborView, RobotView, TetherView, method_spec
 from orca_ros.core.methods.orca import Orca
-from orca_ros.core.metrics import OVERLAP_TOLERANCE, LinkLedger
-from orca_ros.core.scenario import ScenarioError, load_scenario, parse_scenario, resolve_scenario
-from orca_ros.core.world import World, WorldOptions
-from orca_ros.scenario_bench import markdown_table
+from orca_ros.core.sim.metrics import OVERLAP_TOLERANCE, LinkLedger
+from orca_ros.core.scenario.loader import (ScenarioError, load_scenario, parse_scenario,
+                                           resolve_scenario)
+from orca_ros.core.sim.world import World, WorldOptions
+from orca_ros.tools.scenario_bench import markdown_table
 
 LINKED = ["linked_pairs_crossing", "linked_pair_meets_crowd", "linked_triad_doorway",
           "linked_pairs_circle_swap"]
@@ -110,8 +111,8 @@ def test_tether_sweep_keeps_the_owner_from_sweeping_its_tether_onto_a_robot():
 
 
 def test_yielding_half_planes_hold_unless_the_hard_ones_forbid_them():
-    from orca_ros.core.linprog import HalfPlane
-    from orca_ros.core.orca import solve_orca
+    from orca_ros.core.geometry.linprog import HalfPlane
+    from orca_ros.core.orca.orca2d import solve_orca
 
     def run(hard, yielding):
         return solve_orca((0.0, 0.0), (0.0, 0.0), 0.2, 1.0, (1.0, 0.0), 2.0, 2.0, 0.1, [], [],
@@ -284,7 +285,7 @@ def test_without_link_constraints_links_are_crossed(monkeypatch):
 # --- public scenarios with links added (orca-ros link-pairs) -----------------------------
 
 def test_link_pairs_take_the_closest_pairs_that_hold_at_both_ends():
-    from orca_ros.scenario_builders import link_pairs
+    from orca_ros.core.scenario.builders import link_pairs
 
     data = scenario_data(links=[{"agents": ["a5", "a6"], "max_length": 2.0}])
     data["agents"] = [
@@ -303,7 +304,7 @@ def test_link_pairs_take_the_closest_pairs_that_hold_at_both_ends():
 
 
 def test_link_pairs_command_writes_a_valid_linked_scenario(tmp_path, shared_dir):
-    from orca_ros.cli import main
+    from orca_ros.tools.cli import main
 
     out = tmp_path / "groups.yaml"
     assert main(["link-pairs", str(shared_dir / "scenarios" / "steersuite_oncoming_groups.yaml"),
@@ -325,7 +326,7 @@ def test_public_scenarios_with_links_clean(name, shared_dir):
     in the first and an over-stretched tether in the second (the README's table has them all)."""
     import yaml
 
-    from orca_ros.scenario_builders import with_link_pairs
+    from orca_ros.core.scenario.builders import with_link_pairs
 
     path = shared_dir / "scenarios" / f"{name}.yaml"
     linked, added = with_link_pairs(yaml.safe_load(path.read_text()), str(path))
@@ -345,7 +346,7 @@ def test_in_a_dense_linked_crowd_tethers_yield_before_robots_touch(shared_dir):
     sweep half-planes for the owners, 9 pairs and 6 crossings."""
     import yaml
 
-    from orca_ros.scenario_builders import with_link_pairs
+    from orca_ros.core.scenario.builders import with_link_pairs
 
     path = shared_dir / "scenarios" / "menge_circle.yaml"
     linked, added = with_link_pairs(yaml.safe_load(path.read_text()), str(path))
@@ -358,7 +359,7 @@ def test_in_a_dense_linked_crowd_tethers_yield_before_robots_touch(shared_dir):
 
 def test_fleet_record_counts_link_crossings_and_overstretches_as_the_world_does():
     """orca-ros sim's own record (fleet_sim's and the cube simulator's ground truth)."""
-    from orca_ros.core.metrics import FleetRecord
+    from orca_ros.core.sim.metrics import FleetRecord
 
     scenario = parse_scenario(scenario_data(links=[{"agents": ["a0", "a1"], "max_length": 1.5}]),
                               "record.yaml")

@@ -10,10 +10,10 @@ import math
 import pytest
 import yaml
 
-from orca_ros.core.link_params import LinkParameterError, links_text, parse_links
+from orca_ros.core.robot.links import LinkParameterError, links_text, parse_links
 from orca_ros.core.methods import (AvoidanceMethod, MethodOutput, MethodSpec, register_method,
                                    unregister_method)
-from orca_ros.core.scenario import LinkSpec, parse_scenario
+from orca_ros.core.scenario.loader import LinkSpec, parse_scenario
 
 LINKED = "[{agents: [me, partner], max_length: 1.2}, {agents: [c0, c1], max_length: 1.0}]"
 
@@ -70,7 +70,7 @@ def _linked_scenario(tmp_path):
 
 
 def test_fleet_plan_gives_every_orca_node_the_scenarios_links(tmp_path):
-    from orca_ros.fleet import FleetOptions, fleet_plan, process_plan
+    from orca_ros.fleet.plan import FleetOptions, fleet_plan, process_plan
 
     path = _linked_scenario(tmp_path)
     scenario = parse_scenario(yaml.safe_load(path.read_text()), str(path))
@@ -93,7 +93,7 @@ def test_fleet_plan_gives_every_orca_node_the_scenarios_links(tmp_path):
 # --- the observer's link accounting (pure) --------------------------------------------------
 
 def test_observer_counts_link_crossings_and_overstretches_at_shared_stamps(tmp_path):
-    from orca_ros.observer import audit_for, summary_line
+    from orca_ros.testing.observer import audit_for, summary_line
 
     path = _linked_scenario(tmp_path)
     audit = audit_for(parse_scenario(yaml.safe_load(path.read_text()), str(path)))
@@ -131,7 +131,7 @@ def test_observer_counts_link_crossings_and_overstretches_at_shared_stamps(tmp_p
     line = summary_line(dict(report, odom_rate_hz_mean=10.0))
     assert "link crossings 2" in line and "over-stretched links 1" in line
     # Without links the report still has the keys (zero), and the line is as it was.
-    from orca_ros.core.scenario import load_scenario, resolve_scenario
+    from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
 
     plain = audit_for(load_scenario(resolve_scenario("crossing_4"))).report()
     assert (plain["link_crossings"], plain["link_overstretches"]) == (0, 0)
@@ -336,7 +336,7 @@ def test_links_can_be_cleared_and_set_at_run_time(ros, link_spy):
 def _core_keeps_tethers() -> bool:
     """Whether the avoidance math already keeps a tether (the core controller, no ROS):
     with the partner at max_length behind it, ORCA does not head on for the goal."""
-    from orca_ros.core.controller import ControllerConfig, RobotController, RobotState
+    from orca_ros.core.robot.controller import ControllerConfig, RobotController, RobotState
     from orca_ros.core.methods import TetherView
 
     controller = RobotController(ControllerConfig(
@@ -370,7 +370,7 @@ def test_each_linked_method_runs_a_linked_scenario_through_real_nodes(method):
     """fleet_sim, four orca_nodes with the scenario's links, and the independent observer:
     every robot arrives, no contact and no link crossed, by the observer's count; ORCA's
     tethers also never stretch past max_length (the other two have no tether term)."""
-    from orca_ros.fleet import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions, run_fleet
 
     run = run_fleet("linked_pairs_crossing", FleetOptions(method=method, speed_factor=2.0),
                     observer=True)
@@ -384,7 +384,7 @@ def test_each_linked_method_runs_a_linked_scenario_through_real_nodes(method):
 
 def test_linked_views_carry_partners_forward_and_list_the_unseen_and_stale():
     """The pure core of orca_node's link handling (``core.link_params.linked_views``)."""
-    from orca_ros.core.link_params import linked_views
+    from orca_ros.core.robot.links import linked_views
 
     groups = parse_links("[{agents: [me, p1, p2], max_length: 1.5},"
                          " {agents: [b0, b1], max_length: 1.0},"

@@ -10,15 +10,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from orca_ros import cli
-from orca_ros.core.controller import ControllerConfig, Neighbor, RobotController, RobotState
+from orca_ros.tools import cli
+from orca_ros.core.robot.controller import ControllerConfig, Neighbor, RobotController, RobotState
 from orca_ros.core.methods import (AvoidanceMethod, MethodOutput, MethodSpec, method_names,
                                    method_spec, register_method, unregister_method)
-from orca_ros.core.obstacles import build_obstacle_edges
-from orca_ros.core.types import Segment
-from orca_ros.core.scenario import load_scenario, resolve_scenario
-from orca_ros.core.world import World, WorldOptions
-from orca_ros.fleet import FleetOptions, fleet_plan
+from orca_ros.core.geometry.obstacles import build_obstacle_edges
+from orca_ros.core.geometry.types import Segment
+from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
+from orca_ros.core.sim.world import World, WorldOptions
+from orca_ros.fleet.plan import FleetOptions, fleet_plan
 
 from test_fleet_plan import LAUNCH_DIR, _stub_launch_modules
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orca_ros.core.controller import Neighbor
-from orca_ros.core.perception import beyond_reach, perceive_neighbor, select_neighbors
+from orca_ros.core.robot.controller import Neighbor
+from orca_ros.core.robot.perception import beyond_reach, perceive_neighbor, select_neighbors
 
 coordinate = st.floats(-20.0, 20.0)
 speed = st.floats(-3.0, 3.0)
@@ -78,7 +78,7 @@ def test_with_neighbour_cells_a_far_robots_odometry_is_not_delivered_and_a_near_
 
     from nav_msgs.msg import Odometry
 
-    from orca_ros.core.cells import CellGrid, cell_topic, subscription_reach
+    from orca_ros.core.robot.cells import CellGrid, cell_topic, subscription_reach
     from orca_ros.nodes.neighbor_odometry import NeighborOdometry
     from orca_ros.nodes.orca_node import OrcaNode
     from orca_ros.nodes.ros_common import LATEST

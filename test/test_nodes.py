@@ -338,7 +338,7 @@ def test_obstacle_server_latches_the_scenario_walls_as_a_line_list(ros):
 # --- end to end -----------------------------------------------------------------------------
 
 def test_diff_drive_fleet_passes_a_walled_corridor_through_real_nodes():
-    from orca_ros.fleet import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions, run_fleet
 
     run = run_fleet("corridor_wall", FleetOptions(kinematics="diff_drive", speed_factor=4.0))
     summary = run.summary
@@ -371,7 +371,7 @@ def test_another_process_can_watch_a_running_sim_over_dds(ros):
     import sys
 
     runner = subprocess.Popen(
-        [sys.executable, "-m", "orca_ros.cli", "sim", "crossing_4", "--speed-factor", "1",
+        [sys.executable, "-m", "orca_ros.tools.cli", "sim", "crossing_4", "--speed-factor", "1",
          "--no-progress", "--max-time", "6"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True)
     try:

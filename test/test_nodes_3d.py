@@ -10,7 +10,7 @@ from ros_helpers import latest_status, params
 from geometry_msgs.msg import Twist  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 
-from orca_ros.core.audit import StampAudit, overlaps_at_stamp  # noqa: E402
+from orca_ros.testing.audit import StampAudit, overlaps_at_stamp  # noqa: E402
 from orca_ros.nodes.fleet_sim import FleetSim  # noqa: E402
 from orca_ros.nodes.ros_common import RELIABLE_10  # noqa: E402
 from test_nodes import Rig, goal, odom  # noqa: E402
@@ -93,7 +93,7 @@ def test_the_observers_audit_judges_spheres_in_3d():
 
 
 def test_sim_refuses_what_a_3d_scenario_cannot_run(capsys):
-    from orca_ros.cli import main
+    from orca_ros.tools.cli import main
 
     assert main(["sim", "octahedron_swap_3d", "--kinematics", "diff_drive",
                  "--no-progress"]) == 2
@@ -108,7 +108,7 @@ def test_a_3d_scenario_through_real_nodes_arrives_without_contact():
     """octahedron_swap_3d (six aerial robots meeting at the centre) through fleet_sim,
     obstacle_server and one orca_node per robot over DDS, judged by the independent
     observer process (same-stamp odometry, spheres in 3D)."""
-    from orca_ros.fleet import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions, run_fleet
 
     run = run_fleet("octahedron_swap_3d", FleetOptions(speed_factor=4.0), observer=True)
     summary = run.summary

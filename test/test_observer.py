@@ -1,4 +1,4 @@
-"""The observer process (orca_ros.observer) judges odometry it receives over DDS."""
+"""The observer process (orca_ros.testing.observer) judges odometry it receives over DDS."""
 
 import contextlib
 import os
@@ -11,7 +11,7 @@ pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
 from nav_msgs.msg import Odometry  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 
-from orca_ros.observer import start_observer, stop_observer, wait_ready  # noqa: E402
+from orca_ros.testing.observer import start_observer, stop_observer, wait_ready  # noqa: E402
 
 ROBOTS = ("north", "south", "east", "west")  # crossing_4, radius 0.2, goals at (±0.1, ∓2) ...
 GOALS = {"north": (0.1, -2.0), "south": (-0.1, 2.0), "east": (-2.0, -0.1), "west": (2.0, 0.1)}

@@ -11,13 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orca_ros.core.obstacle_registry import (
-    ObstacleAction,
-    ObstacleRegistry,
-    ObstacleUpdate,
-    ObstacleUpdateError,
-)
-from orca_ros.core.types import Segment
+from orca_ros.core.robot.obstacle_registry import (ObstacleAction, ObstacleRegistry, ObstacleUpdate,
+                                                   ObstacleUpdateError)
+from orca_ros.core.geometry.types import Segment
 
 ADD, DELETE, DELETE_ALL = ObstacleAction.ADD, ObstacleAction.DELETE, ObstacleAction.DELETE_ALL
 NAN = math.nan
@@ -285,13 +281,8 @@ if HAVE_ROS:
 
     from orca_ros.nodes.obstacle_server import ObstacleServer
     from orca_ros.nodes.orca_node import OrcaNode
-    from orca_ros.nodes.ros_common import (
-        LATCHED,
-        RELIABLE_10,
-        BadMessage,
-        obstacle_update,
-        quaternion_from_yaw,
-    )
+    from orca_ros.nodes.ros_common import (LATCHED, RELIABLE_10, BadMessage, obstacle_update,
+                                           quaternion_from_yaw)
     from ros_helpers import latest_status, params
 
     # A tracker that keeps several ids alive: depth of at least its number of ids.

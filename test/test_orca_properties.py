@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from orca_ros.core import (AgentState, NeighborState, Polygon, Segment, build_obstacle_edges,
                            compute_new_velocity)
-from orca_ros.core.orca import OrcaOptions
+from orca_ros.core.orca.orca2d import OrcaOptions
 
 coord = st.floats(-20, 20, allow_nan=False, allow_infinity=False)
 small = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
@@ -174,7 +174,7 @@ def test_bad_neighbor_and_obstacle_input_raise_value_error():
 def test_batch_agent_half_planes_equal_the_scalar_ones(rows, time_step):
     import numpy as np
 
-    from orca_ros.core.orca import agent_orca_half_plane, agent_orca_half_planes_batch
+    from orca_ros.core.orca.orca2d import agent_orca_half_plane, agent_orca_half_planes_batch
 
     velocity = np.array([r[0] for r in rows])
     rel = np.array([[n[0] for n in r[1]] for r in rows])

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from orca_ros.core.controller import ControllerConfig, Neighbor, RobotController, RobotState
-from orca_ros.core.world import CUBE_CONTROLLER
+from orca_ros.core.robot.controller import ControllerConfig, Neighbor, RobotController, RobotState
+from orca_ros.core.sim.world import CUBE_CONTROLLER
 
 RADIUS = 0.0225
 MAX_SPEED = 0.15

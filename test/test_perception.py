@@ -7,10 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orca_ros.core.controller import ControllerConfig, Neighbor, RobotController, RobotState
-from orca_ros.core.orca import agent_orca_half_plane, braking_speed, one_step_safety_half_plane
-from orca_ros.core.perception import (OdometryGate, ReciprocityMonitor, perceive_neighbor,
-                                      position_uncertainty, reciprocity_violation)
+from orca_ros.core.robot.controller import ControllerConfig, Neighbor, RobotController, RobotState
+from orca_ros.core.orca.orca2d import (agent_orca_half_plane, braking_speed,
+                                       one_step_safety_half_plane)
+from orca_ros.core.robot.perception import (OdometryGate, ReciprocityMonitor, perceive_neighbor,
+                                            position_uncertainty, reciprocity_violation)
 
 
 def permitted(line, v, tol=1e-9):
@@ -229,9 +230,9 @@ def test_replaying_sent_commands_predicts_a_lagging_unicycle_where_constant_velo
     """A robot answering 0.14 s late is, when a new command acts, where the commands already
     sent take it: a turn and a speed-up inside the lag are invisible to a constant-velocity
     guess, not to a replay of the commands."""
-    from orca_ros.core.controller import RobotState, predict_state
-    from orca_ros.core.drive import Body, DiffDriveLimits, step_body
-    from orca_ros.core.perception import SentCommands
+    from orca_ros.core.robot.controller import RobotState, predict_state
+    from orca_ros.core.models.bodies import Body, DiffDriveLimits, step_body
+    from orca_ros.core.robot.perception import SentCommands
 
     lag, dt, step = 0.14, 0.05, 0.01
     limits = DiffDriveLimits(0.3, 4.0, 1.0, 20.0)
@@ -268,7 +269,7 @@ def test_replaying_sent_commands_predicts_a_lagging_unicycle_where_constant_velo
 
 
 def test_sent_commands_expire_like_the_driver_does():
-    from orca_ros.core.perception import SentCommands
+    from orca_ros.core.robot.perception import SentCommands
 
     sent = SentCommands(lag=0.1, validity=0.2)
     sent.record(1.0, 0.3, 0.5)

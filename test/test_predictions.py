@@ -12,10 +12,10 @@ from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import Twist  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 
-from orca_ros.core.controller import Neighbor
-from orca_ros.core.perception import (SharedPrediction, perceive_neighbor,
-                                      perceive_predicted_neighbor)
-from orca_ros.core.world import World, WorldOptions
+from orca_ros.core.robot.controller import Neighbor
+from orca_ros.core.robot.perception import (SharedPrediction, perceive_neighbor,
+                                            perceive_predicted_neighbor)
+from orca_ros.core.sim.world import World, WorldOptions
 from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
 from orca_ros.nodes.ros_common import RELIABLE_10, quaternion_from_yaw  # noqa: E402
 
@@ -157,7 +157,7 @@ def test_a_bad_prediction_is_refused_with_a_diagnostic_and_the_odometry_still_co
 def test_a_prediction_made_before_the_sent_commands_reach_back_over_the_lag_says_so():
     """Just started (or restarted while the robot still runs an older command), the
     prediction is partly a constant-velocity guess, and is published as uncertain as one."""
-    from orca_ros.core.perception import SentCommands
+    from orca_ros.core.robot.perception import SentCommands
     sent = SentCommands(lag=LAG, validity=0.3)
     assert not sent.covers(1.0)
     sent.record(1.0, 0.1, 0.0)
@@ -178,8 +178,8 @@ def test_a_cubes_orca_node_takes_every_cube_setting_and_replays_the_cube_drive(r
     declare would be dropped without a word. With drive_model ``toio`` it replays the
     commands sent over the lag through the cube's wheel model, as the world does; a
     drive it does not know is refused, naming the parameter."""
-    from orca_ros.core.cube import CubeDrive
-    from orca_ros.fleet import TOIO_ROBOT
+    from orca_ros.core.models.toio_cube import CubeDrive
+    from orca_ros.fleet.plan import TOIO_ROBOT
 
     node = ros.add(OrcaNode(context=ros.context, namespace="cube",
                             parameter_overrides=params(**TOIO_ROBOT)))

@@ -11,12 +11,11 @@ import math
 import numpy as np
 import pytest
 
-from orca_ros.core.rfunction import (CONE, CUTOFF, LEFT_LEG, RIGHT_LEG, TemplateStats,
-                                     VoxelTemplate,
-                                     correction, correction_3d, membership, membership_3d,
-                                     normalised_exact, primitives, r_conjunction,
-                                     r_disjunction, region, template_shape, truncated_cone,
-                                     truncated_cone_3d)
+from orca_ros.core.orca.rfunction import (CONE, CUTOFF, LEFT_LEG, RIGHT_LEG, TemplateStats,
+                                          VoxelTemplate, correction, correction_3d, membership,
+                                          membership_3d, normalised_exact, primitives,
+                                          r_conjunction, r_disjunction, region, template_shape,
+                                          truncated_cone, truncated_cone_3d)
 
 
 # --- the test's own exact velocity obstacle ---------------------------------------------------

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from orca_ros import cli
+from orca_ros.tools import cli
 from orca_ros.core.methods import NeighborView, RobotView, method_names, method_spec
 from orca_ros.core.methods.rfunction import (Rfunction, RfunctionParameters, rfunction_half_plane,
                                              rfunction_half_space)
-from orca_ros.core.orca import agent_orca_half_plane
-from orca_ros.core.rfunction import VoxelTemplate
-from orca_ros.core.scenario import load_scenario, resolve_scenario
-from orca_ros.core.world import World, WorldOptions
+from orca_ros.core.orca.orca2d import agent_orca_half_plane
+from orca_ros.core.orca.rfunction import VoxelTemplate
+from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
+from orca_ros.core.sim.world import World, WorldOptions
 
 coordinate = st.floats(-8.0, 8.0, allow_nan=False, allow_infinity=False)
 speed = st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False)
@@ -251,7 +251,7 @@ def test_orca_node_runs_rfunction_with_its_own_parameters(ros):
 def test_rfunction_runs_a_scenario_through_real_nodes(variant):
     """fleet_sim and four orca_nodes running rfunction, judged by the independent observer."""
     pytest.importorskip("rclpy")
-    from orca_ros.fleet import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions, run_fleet
 
     run = run_fleet("crossing_4", FleetOptions(
         method="rfunction", speed_factor=2.0,
@@ -346,7 +346,7 @@ def test_3d_half_spaces_near_the_cut_off_centre_and_the_sphere_cone_seam_touch_t
     off the axis at the cut-off centre), any roll of it round the axis."""
     dist = math.dist(p, (0.0, 0.0, 0.0))
     assume(dist > r * (1.0 + 1e-6))
-    from orca_ros.core.orca3d import perpendicular
+    from orca_ros.core.orca.orca3d import perpendicular
 
     axis = [x / dist for x in p]
     e1 = perpendicular(tuple(axis))
@@ -422,7 +422,7 @@ def test_the_batch_builds_the_half_planes_one_by_one_would(variant, backend):
     rfunction_half_plane for each."""
     import numpy as np
 
-    from orca_ros.core.rfunction import half_planes_batch
+    from orca_ros.core.orca.rfunction import half_planes_batch
 
     rng = np.random.default_rng(12)
     n, k = 40, 9
@@ -486,7 +486,7 @@ def test_the_3d_method_flies_orcas_velocity_where_the_half_spaces_agree():
     linear programs, so the same velocity, hard half-spaces included."""
     import numpy as np
 
-    from orca_ros.core.linprog3d import HalfSpace
+    from orca_ros.core.geometry.linprog3d import HalfSpace
     from orca_ros.core.methods.base3d import NeighborView3D, RobotView3D
     from orca_ros.core.methods.orca3d import Orca3D
     from orca_ros.core.methods.orca import OrcaParameters
@@ -530,7 +530,7 @@ def test_head_on_in_3d_the_half_space_is_orcas_on_the_same_side(p):
 
 @pytest.mark.parametrize("variant", ["orca", "paper"])
 def test_both_variants_fly_the_3d_scenarios_without_contact(variant):
-    from orca_ros.core.world3d import World3D
+    from orca_ros.core.sim.world3d import World3D
 
     for name in ("octahedron_swap_3d", "two_layers_crossing_3d"):
         scenario = load_scenario(resolve_scenario(name))

@@ -10,10 +10,10 @@ from orca_ros.core.methods.hrvo import (Hrvo, HrvoParameters, agent_velocity_obs
                                         select_velocity)
 from orca_ros.core.methods.rvo_sampling import (RvoSampling, RvoSamplingParameters,
                                                 build_cones, candidate_velocities)
-from orca_ros.core.obstacles import build_obstacle_edges
-from orca_ros.core.scenario import parse_scenario
-from orca_ros.core.types import Segment
-from orca_ros.core.world import World, WorldOptions
+from orca_ros.core.geometry.obstacles import build_obstacle_edges
+from orca_ros.core.scenario.loader import parse_scenario
+from orca_ros.core.geometry.types import Segment
+from orca_ros.core.sim.world import World, WorldOptions
 
 
 def _view(position=(0.0, 0.0), velocity=(0.0, 0.0), pref=(1.0, 0.0), neighbors=(),

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import yaml
 
-from orca_ros.core.scenario import (ScenarioError, builtin_scenario_dir, load_scenario,
-                                    parse_scenario, resolve_scenario)
+from orca_ros.core.scenario.loader import (ScenarioError, builtin_scenario_dir, load_scenario,
+                                           parse_scenario, resolve_scenario)
 
 BASE = {
     "name": "t", "time_step": 0.1, "max_time": 10.0, "on_goal": "stay",
@@ -94,7 +94,7 @@ def test_every_public_scenario_loads(shared_dir):
 
 @pytest.mark.parametrize("variant", ["stream", "cross", "converge"])
 def test_block_crowds_are_valid_dense_and_share_their_goals(variant):
-    from orca_ros.scenario_builders import block_crowd_scenario
+    from orca_ros.core.scenario.builders import block_crowd_scenario
 
     data = block_crowd_scenario(variant, agents=100, seed=1)
     scenario = parse_scenario(data, variant)  # refuses overlapping starts and starts in blocks
@@ -111,7 +111,7 @@ def test_block_crowds_are_valid_dense_and_share_their_goals(variant):
 
 
 def test_an_agent_may_say_where_it_faces_at_the_start():
-    from orca_ros.core.world import World, WorldOptions
+    from orca_ros.core.sim.world import World, WorldOptions
 
     data = dict(BASE, agents=[{"name": "a", "start": [0, 0], "goal": [5, 0], "heading": 2.5},
                               {"name": "b", "start": [0, 3], "goal": [0, 8]}])
@@ -131,8 +131,8 @@ ON_RING_MAT = dict(BASE, obstacles=[], toio={"mat": "collection_ring", "mm_per_u
 
 
 def test_a_toio_mats_edges_are_walls_counted_like_obstacles():
-    from orca_ros.core.metrics import FleetRecord
-    from orca_ros.core.world import World
+    from orca_ros.core.sim.metrics import FleetRecord
+    from orca_ros.core.sim.world import World
 
     data = dict(ON_RING_MAT, agents=[{"name": "cube", "start": [0.3, -0.3], "goal": [0.4, -0.3]}])
     scenario = parse_scenario(data)
@@ -149,9 +149,9 @@ def test_a_toio_mats_edges_are_walls_counted_like_obstacles():
 
 
 def test_the_independent_observer_counts_contact_with_a_toio_mats_edge():
-    # The observer judges from its own geometry (orca_ros.core.audit), not the world's.
-    from orca_ros.core.audit import overlaps_at_stamp
-    from orca_ros.observer import audit_for
+    # The observer judges from its own geometry (orca_ros.testing.audit), not the world's.
+    from orca_ros.testing.audit import overlaps_at_stamp
+    from orca_ros.testing.observer import audit_for
 
     data = dict(ON_RING_MAT, agents=[{"name": "cube", "start": [0.3, -0.3], "goal": [0.4, -0.3]}])
     audit = audit_for(parse_scenario(data))

@@ -243,7 +243,7 @@ def test_orca_ros_exits_0_on_sigint_or_sigterm_at_any_moment(tmp_path):
 
 
 def _run_python(script: str, stop_within: str) -> subprocess.CompletedProcess:
-    """``python -c script`` with :mod:`orca_ros.stop`'s deadline at ``stop_within`` s."""
+    """``python -c script`` with :mod:`orca_ros.nodes.stop`'s deadline at ``stop_within`` s."""
     env = dict(os.environ, ORCA_ROS_STOP_WITHIN=stop_within)
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=60, env=env)

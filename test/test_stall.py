@@ -5,9 +5,9 @@ rounded readings while it goes nowhere, and so never turned to escape."""
 
 import pytest
 
-from orca_ros.core.controller import ControllerConfig, RobotController, RobotState
-from orca_ros.core.scenario import load_scenario, resolve_scenario
-from orca_ros.core.world import World, WorldOptions
+from orca_ros.core.robot.controller import ControllerConfig, RobotController, RobotState
+from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
+from orca_ros.core.sim.world import World, WorldOptions
 
 CONFIG = ControllerConfig(radius=0.023, max_speed=0.12, pref_speed=0.1, time_step=0.05,
                           keep_right_deg=0.0, stall_escape_deg=75.0, stall_escape_time=3.0)
@@ -59,8 +59,8 @@ def test_two_unicycles_rushing_at_each_other_brake_in_time_on_the_safety_layer_a
     stops them apart."""
     import math
 
-    from orca_ros.core.controller import Neighbor
-    from orca_ros.core.drive import unicycle_step
+    from orca_ros.core.robot.controller import Neighbor
+    from orca_ros.core.models.bodies import unicycle_step
 
     config = ControllerConfig(radius=0.2, max_speed=2.0, pref_speed=2.0, time_step=0.1,
                               kinematics="diff_drive", max_linear_accel=4.0,
@@ -108,7 +108,7 @@ def test_a_robot_stalled_near_its_goal_releases_its_margin_then_takes_it_back():
     _stand(controller, (0.0, 0.0), 20)
     assert controller.margin_held == 0.0
     # A neighbour 1 m away now looks its true size plus tracking error, no margin.
-    from orca_ros.core.controller import Neighbor
+    from orca_ros.core.robot.controller import Neighbor
     view = controller._neighbor_view(RobotState((0.0, 0.0)), config.radius,
                                      Neighbor((1.0, 0.0), (0.0, 0.0), 0.2, "b"))
     assert view.radius == pytest.approx(0.2 + config.tracking_error

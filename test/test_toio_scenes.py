@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 import yaml
 
-from orca_ros.core.geometry import point_polygon_signed_distance, points_polygon_signed_distance
-from orca_ros.core.scenario import builtin_scenario_dir, load_scenario, resolve_scenario
+from orca_ros.core.geometry.polygons import (point_polygon_signed_distance,
+                                             points_polygon_signed_distance)
+from orca_ros.core.scenario.loader import builtin_scenario_dir, load_scenario, resolve_scenario
 from orca_ros.toio import scenes
 
 S = 1.3625 / 1000.0          # metres per mat unit
@@ -203,8 +204,8 @@ def test_single_targets_are_goals_and_shared_ones_become_a_ring_around_them(name
 @pytest.mark.parametrize("name", sorted(n for n in SDK_TARGETS if shared_groups(n)))
 def test_parked_cubes_of_a_shared_target_stand_outside_each_others_orca_margin(name):
     # Closer, ORCA sees two parked cubes overlap and pushes them apart: the goal dance.
-    from orca_ros.core.controller import ControllerConfig
-    from orca_ros.core.world import CUBE_CONTROLLER
+    from orca_ros.core.robot.controller import ControllerConfig
+    from orca_ros.core.sim.world import CUBE_CONTROLLER
 
     scenario = load(name)
     for _, members in shared_groups(name):

@@ -4,13 +4,13 @@ import math
 
 import pytest
 
-from orca_ros.core.controller import (TURN_FLOOR, ControllerConfig, Neighbor, RobotController,
-                                      RobotState)
-from orca_ros.core.drive import (Body, drive_direction, kinematic_half_planes, step_body,
-                                 unicycle_command)
-from orca_ros.core.geometry import point_polygon_signed_distance
-from orca_ros.core.obstacles import build_obstacle_edges
-from orca_ros.core.types import Polygon
+from orca_ros.core.robot.controller import (TURN_FLOOR, ControllerConfig, Neighbor, RobotController,
+                                            RobotState)
+from orca_ros.core.models.bodies import (Body, drive_direction, kinematic_half_planes, step_body,
+                                         unicycle_command)
+from orca_ros.core.geometry.polygons import point_polygon_signed_distance
+from orca_ros.core.geometry.obstacles import build_obstacle_edges
+from orca_ros.core.geometry.types import Polygon
 
 WALL = Polygon(((-5.0, -1.0), (5.0, -1.0), (5.0, 0.0), (-5.0, 0.0)))  # its top face is y = 0
 

@@ -9,16 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orca_ros.core import HalfPlane, linear_program_2d
-from orca_ros.core.drive import (DiffDriveLimits, kinematic_half_planes, tracking_error_bound,
-                                 unicycle_command, unicycle_step, wrap_angle)
-from orca_ros.core.guidance import VisibilityRoadmap
-from orca_ros.core.obstacles import build_obstacle_edges
-from orca_ros.core.orca import one_step_obstacle_half_plane, one_step_safety_half_plane
-from orca_ros.core.scenario import load_scenario, parse_scenario, resolve_scenario
-from orca_ros.core.controller import ControllerConfig, RobotController, RobotState
-from orca_ros.core.types import Polygon, Segment
-from orca_ros.core.metrics import CollisionLedger
-from orca_ros.core.world import World, WorldOptions
+from orca_ros.core.models.bodies import (DiffDriveLimits, kinematic_half_planes,
+                                         tracking_error_bound, unicycle_command, unicycle_step,
+                                         wrap_angle)
+from orca_ros.core.robot.guidance import VisibilityRoadmap
+from orca_ros.core.geometry.obstacles import build_obstacle_edges
+from orca_ros.core.orca.orca2d import one_step_obstacle_half_plane, one_step_safety_half_plane
+from orca_ros.core.scenario.loader import load_scenario, parse_scenario, resolve_scenario
+from orca_ros.core.robot.controller import ControllerConfig, RobotController, RobotState
+from orca_ros.core.geometry.types import Polygon, Segment
+from orca_ros.core.sim.metrics import CollisionLedger
+from orca_ros.core.sim.world import World, WorldOptions
 
 
 def satisfies(line: HalfPlane, v, tol=1e-12) -> bool:
@@ -215,7 +216,7 @@ def test_strict_world_reproduces_the_reference_library_step_by_step():
 
 
 def test_bench_writes_exactly_the_contract_fields_and_a_plot(tmp_path, capsys):
-    from orca_ros.cli import main
+    from orca_ros.tools.cli import main
 
     out = tmp_path / "bench.json"
     assert main(["bench", "crossing_4", "--json", str(out), "--plot", str(tmp_path),
@@ -231,7 +232,7 @@ def test_bench_writes_exactly_the_contract_fields_and_a_plot(tmp_path, capsys):
 
 
 def test_jittered_starts_move_each_start_by_at_most_the_jitter_and_repeat_with_the_seed():
-    from orca_ros.core.scenario import jitter_starts
+    from orca_ros.core.scenario.loader import jitter_starts
 
     scenario = load_scenario(resolve_scenario("crossing_4"))
     one, again, other = (jitter_starts(scenario, 0.01, seed) for seed in (1, 1, 2))
@@ -246,7 +247,7 @@ def test_jittered_starts_move_each_start_by_at_most_the_jitter_and_repeat_with_t
 
 
 def test_bench_runs_a_scene_with_jittered_starts_and_sums_the_runs_up(tmp_path, capsys):
-    from orca_ros.cli import main
+    from orca_ros.tools.cli import main
 
     out = tmp_path / "runs.json"
     assert main(["bench", "crossing_4", "--runs", "2", "--jitter-starts", "0.05",
@@ -266,7 +267,7 @@ def test_bench_runs_a_scene_with_jittered_starts_and_sums_the_runs_up(tmp_path, 
 
 
 def test_bench_reports_bad_scenarios_without_a_traceback(tmp_path, capsys):
-    from orca_ros.cli import main
+    from orca_ros.tools.cli import main
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\n")
@@ -296,7 +297,7 @@ def test_small_public_scenarios_arrive_without_collisions(shared_dir, name, kine
 
 @pytest.mark.parametrize("name", SMALL_PUBLIC)
 def test_the_supervisor_on_top_of_orca_makes_nothing_worse(shared_dir, name):
-    from orca_ros.scenario_bench import run_scenario
+    from orca_ros.tools.scenario_bench import run_scenario
 
     result = run_scenario(str(shared_dir / "scenarios" / f"{name}.yaml"), WorldOptions(),
                           progress=False, supervisor=True)
@@ -306,7 +307,7 @@ def test_the_supervisor_on_top_of_orca_makes_nothing_worse(shared_dir, name):
 
 
 def test_simulated_bodies_respect_speed_and_acceleration_limits():
-    from orca_ros.core.drive import Body, step_body
+    from orca_ros.core.models.bodies import Body, step_body
 
     limits = DiffDriveLimits(max_linear_speed=1.0, max_angular_speed=2.0, max_linear_accel=2.0,
                              max_angular_accel=10.0)
@@ -326,8 +327,8 @@ def test_simulated_bodies_respect_speed_and_acceleration_limits():
 def test_the_worlds_neighbour_lists_follow_the_one_neighbour_rule():
     """World._neighbors (k-d tree, for N up to thousands) picks what
     perception.select_neighbors picks, capped at max_neighbors."""
-    from orca_ros.core.controller import Neighbor
-    from orca_ros.core.perception import select_neighbors
+    from orca_ros.core.robot.controller import Neighbor
+    from orca_ros.core.robot.perception import select_neighbors
 
     rng = np.random.default_rng(4)
     grid = [(x, y) for x in range(8) for y in range(8)]  # 1 m apart, jittered

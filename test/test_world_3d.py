@@ -9,13 +9,13 @@ import random
 import numpy as np
 import pytest
 
-from orca_ros.core.controller3d import AerialController, Neighbor3D
-from orca_ros.core.metrics import CollisionLedger
-from orca_ros.core.orca3d import compute_new_velocity_3d
-from orca_ros.core.scenario import load_scenario, parse_scenario, resolve_scenario
-from orca_ros.core.types import AgentState3D, NeighborState3D
-from orca_ros.core.world import World, WorldOptions
-from orca_ros.core.world3d import World3D, create_world
+from orca_ros.core.robot.aerial import AerialController, Neighbor3D
+from orca_ros.core.sim.metrics import CollisionLedger
+from orca_ros.core.orca.orca3d import compute_new_velocity_3d
+from orca_ros.core.scenario.loader import load_scenario, parse_scenario, resolve_scenario
+from orca_ros.core.geometry.types import AgentState3D, NeighborState3D
+from orca_ros.core.sim.world import World, WorldOptions
+from orca_ros.core.sim.world3d import World3D, create_world
 
 SCENARIOS_3D = ["octahedron_swap_3d", "two_layers_crossing_3d", "sphere_swap_3d"]
 
@@ -119,7 +119,7 @@ def test_a_3d_scenario_refuses_what_it_cannot_run(options, message):
 
 
 def test_the_supervisor_and_the_2d_world_refuse_a_3d_scenario():
-    from orca_ros.scenario_bench import run_scenario
+    from orca_ros.tools.scenario_bench import run_scenario
 
     with pytest.raises(ValueError, match="supervisor is 2D only"):
         run_scenario("octahedron_swap_3d", WorldOptions(), progress=False, supervisor=True)
@@ -130,7 +130,7 @@ def test_the_supervisor_and_the_2d_world_refuse_a_3d_scenario():
 
 
 def test_bench_runs_a_3d_scenario_with_the_contract_fields_and_a_picture(tmp_path, capsys):
-    from orca_ros.cli import main
+    from orca_ros.tools.cli import main
 
     out = tmp_path / "bench.json"
     assert main(["bench", "octahedron_swap_3d", "--json", str(out), "--plot", str(tmp_path),
@@ -146,7 +146,7 @@ def test_bench_runs_a_3d_scenario_with_the_contract_fields_and_a_picture(tmp_pat
 
 
 def test_bench_refuses_a_3d_scenario_with_diff_drive(capsys):
-    from orca_ros.cli import main
+    from orca_ros.tools.cli import main
 
     assert main(["bench", "octahedron_swap_3d", "--kinematics", "diff_drive",
                  "--no-progress"]) == 2
@@ -154,7 +154,7 @@ def test_bench_refuses_a_3d_scenario_with_diff_drive(capsys):
 
 
 def test_aerial_controller_flies_straight_at_its_goal_when_alone():
-    from orca_ros.core.controller import ControllerConfig
+    from orca_ros.core.robot.controller import ControllerConfig
 
     controller = AerialController(ControllerConfig(radius=0.3, max_speed=2.0, pref_speed=1.0,
                                                    time_step=0.1, keep_right_deg=0.0),
@@ -167,7 +167,7 @@ def test_aerial_controller_flies_straight_at_its_goal_when_alone():
 def test_aerial_controller_safety_half_spaces_hold_a_pair_apart_in_one_step():
     """Two robots 5 cm apart rushing at each other: each keeps to its one-step safety
     half-space, so after the step they have not touched."""
-    from orca_ros.core.controller import ControllerConfig
+    from orca_ros.core.robot.controller import ControllerConfig
 
     config = ControllerConfig(radius=0.3, max_speed=2.0, pref_speed=2.0, time_step=0.1,
                               keep_right_deg=0.0)
@@ -184,7 +184,7 @@ def test_aerial_controller_safety_half_spaces_hold_a_pair_apart_in_one_step():
 
 
 def test_rvo2_3d_sphere_builder_is_a_valid_scenario_at_the_examples_size():
-    from orca_ros.scenario_builders import rvo2_3d_sphere_scenario
+    from orca_ros.core.scenario.builders import rvo2_3d_sphere_scenario
 
     scenario = parse_scenario(rvo2_3d_sphere_scenario())
     assert scenario.dimensions == 3 and len(scenario.agents) > 750

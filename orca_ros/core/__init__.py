@@ -1,10 +1,10 @@
 """orca_ros.core: the algorithms, in numpy and plain Python, with no ROS import."""
 
-from .linprog import HalfPlane, linear_program_2d, linear_program_3d
-from .obstacles import ObstacleVertex, build_obstacle_edges
-from .orca import (STRICT_RVO2, OrcaOptions, OrcaResult, agent_orca_half_plane,
-                   compute_new_velocity, obstacle_orca_half_plane)
-from .types import AgentState, NeighborState, Polygon, Segment
+from .geometry.linprog import HalfPlane, linear_program_2d, linear_program_3d
+from .geometry.obstacles import ObstacleVertex, build_obstacle_edges
+from .orca.orca2d import (STRICT_RVO2, OrcaOptions, OrcaResult, agent_orca_half_plane,
+                          compute_new_velocity, obstacle_orca_half_plane)
+from .geometry.types import AgentState, NeighborState, Polygon, Segment
 
 __all__ = [
     "AgentState", "HalfPlane", "NeighborState", "ObstacleVertex", "OrcaOptions", "OrcaResult",

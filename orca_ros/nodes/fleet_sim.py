@@ -15,7 +15,7 @@ robot whose commander is late, starved, or dead stops, and never coasts on an
 old command. A stamp from the future (another clock) counts from its arrival.
 
 A 3D scenario (``dimensions: 3``) is a fleet of aerial robots: holonomic
-bodies (:func:`~orca_ros.core.drive.step_body_3d`) that take ``cmd_vel``'s
+bodies (:func:`~orca_ros.core.models.bodies.step_body_3d`) that take ``cmd_vel``'s
 ``linear.z`` too, and odometry with the height (``pose.position.z``) and the
 climb rate (``twist.linear.z``); kinematics other than holonomic are refused.
 """
@@ -37,27 +37,13 @@ from rclpy.time import Time
 from rosgraph_msgs.msg import Clock as ClockMsg
 from visualization_msgs.msg import MarkerArray
 
-from ..core.drive import KINEMATICS, Body, Body3D, DiffDriveLimits, step_body, step_body_3d
-from ..core.scenario import Scenario, load_scenario, resolve_scenario
-from ..core.metrics import FleetRecord
+from ..core.models.bodies import KINEMATICS, Body, Body3D, DiffDriveLimits, step_body, step_body_3d
+from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
+from ..core.sim.metrics import FleetRecord
 from . import markers
-from .ros_common import (
-    LEVEL_ERROR,
-    LEVEL_OK,
-    LATEST,
-    RELIABLE_10,
-    BadMessage,
-    GoalSender,
-    check_choices,
-    described,
-    diagnostic_array,
-    diagnostic_status,
-    float_param,
-    int_param,
-    quaternion_from_yaw,
-    run_node,
-    twist_of,
-)
+from .ros_common import (LEVEL_ERROR, LEVEL_OK, LATEST, RELIABLE_10, BadMessage, GoalSender,
+                         check_choices, described, diagnostic_array, diagnostic_status, float_param,
+                         int_param, quaternion_from_yaw, run_node, twist_of)
 
 
 

@@ -10,7 +10,7 @@ N topics x 10 Hz per process; nothing central is added (each process still
 listens to the robots directly, as each node did).
 
 With neighbour cells (orca_node's ``neighbor_cell_size``, see
-:mod:`orca_ros.core.cells`) the process subscribes instead to the cell topics near
+:mod:`orca_ros.core.robot.cells`) the process subscribes instead to the cell topics near
 its robots (:meth:`NeighborOdometry.watch`), on which the robots publish their own
 odometry named by ``child_frame_id``: a far robot's messages no longer reach it.
 
@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from ..core.cells import Cell, CellGrid, cell_topic
+from ..core.robot.cells import Cell, CellGrid, cell_topic
 from .ros_common import (CELL, LATEST, BadMessage, odometry_from_cdr, odometry_height,
                          odometry_state)
 

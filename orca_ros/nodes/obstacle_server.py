@@ -19,9 +19,9 @@ from geometry_msgs.msg import Point
 from rclpy.node import Node
 from visualization_msgs.msg import Marker
 
-from ..core.cube import DEFAULT_MM_PER_UNIT, mat_border
-from ..core.scenario import ScenarioError, load_scenario, resolve_scenario
-from ..core.types import Polygon, Segment
+from ..core.models.toio_cube import DEFAULT_MM_PER_UNIT, mat_border
+from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
+from ..core.geometry.types import Polygon, Segment
 from .ros_common import LATCHED, described, float_param, run_node
 
 

@@ -14,14 +14,14 @@ odometry is missing or stale. With ``share_predictions`` (toio cubes) a unicycle
 publishes ``orca/prediction`` (nav_msgs/Odometry stamped with the time its
 command starts to act: the pose it will have then, the command's twist, the
 pose covariance its uncertainty squared) and uses its neighbours'. With
-``neighbor_cell_size`` (neighbour cells, :mod:`orca_ros.core.cells`) it takes
+``neighbor_cell_size`` (neighbour cells, :mod:`orca_ros.core.robot.cells`) it takes
 neighbours' odometry from the ``/orca/cells/...`` topics of the floor's squares near
 its robot instead of every ``/<other>/odom``, and publishes its own there. The
 avoidance itself is
-:class:`orca_ros.core.controller.RobotController`.
+:class:`orca_ros.core.robot.controller.RobotController`.
 
 With ``dimensions: 3`` it flies an aerial robot (holonomic; the method's 3D
-version, :class:`orca_ros.core.controller3d.AerialController`): it reads the
+version, :class:`orca_ros.core.robot.aerial.AerialController`): it reads the
 height and climb rate from every ``odom`` (``pose.position.z``,
 ``twist.linear.z``), goals and plans in 3D, and publishes ``cmd_vel.linear.z``.
 Walls, links, the supervisor's directives, the reciprocity monitor and the
@@ -47,48 +47,25 @@ from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.controller import (
-    Command,
-    ControllerConfig,
-    Neighbor,
-    RobotController,
-    RobotState,
-    predict_state,
-)
-from ..core.cells import CellGrid, cell_topic, publication_reach, subscription_reach
-from ..core.controller3d import AerialController, Neighbor3D, perceive_neighbor_3d
-from ..core.cube import DRIVE_MODELS, drive_model
-from ..core.drive import KINEMATICS
-from ..core.link_params import group_of, linked_names, linked_views, parse_links
+from ..core.robot.controller import (Command, ControllerConfig, Neighbor, RobotController,
+                                     RobotState, predict_state)
+from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
+from ..core.robot.aerial import AerialController, Neighbor3D, perceive_neighbor_3d
+from ..core.models.toio_cube import DRIVE_MODELS, drive_model
+from ..core.models.bodies import KINEMATICS
+from ..core.robot.links import group_of, linked_names, linked_views, parse_links
 from ..core.methods import TRACKING, LinkView, TetherView, method_names, method_spec
-from ..core.perception import (OdometryGate, ReciprocityMonitor, SentCommands,
-                               SharedPrediction, beyond_reach, perceive_neighbor_best,
-                               select_neighbors)
-from ..core.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
+from ..core.robot.perception import (OdometryGate, ReciprocityMonitor, SentCommands,
+                                     SharedPrediction, beyond_reach, perceive_neighbor_best,
+                                     select_neighbors)
+from ..core.robot.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from . import markers
 from .neighbor_odometry import NeighborOdometry, Seen
-from .ros_common import (
-    LEVEL_ERROR,
-    LEVEL_OK,
-    LEVEL_WARN,
-    OBSTACLES_SUBSCRIPTION,
-    CELL,
-    LATEST,
-    RELIABLE_10,
-    BadMessage,
-    check_choices,
-    described,
-    diagnostic_array,
-    diagnostic_status,
-    float_param,
-    int_param,
-    obstacle_update,
-    odometry_height,
-    odometry_state,
-    quaternion_from_yaw,
-    run_node,
-    twist_message,
-)
+from .ros_common import (LEVEL_ERROR, LEVEL_OK, LEVEL_WARN, OBSTACLES_SUBSCRIPTION, CELL, LATEST,
+                         RELIABLE_10, BadMessage, check_choices, described, diagnostic_array,
+                         diagnostic_status, float_param, int_param, obstacle_update,
+                         odometry_height, odometry_state, quaternion_from_yaw, run_node,
+                         twist_message)
 
 
 
@@ -571,7 +548,7 @@ class OrcaNode(Node):
         cell the robot stands in, with publishers made ahead for every cell within the
         publication reach (so each is connected before the robot enters its cell), and
         subscribe the process to the cells within the subscription reach
-        (:mod:`orca_ros.core.cells`)."""
+        (:mod:`orca_ros.core.robot.cells`)."""
         shared = self.neighbor_odometry
         grid = shared.grid
         match_time = self._param("neighbor_cell_match_time")
@@ -818,7 +795,7 @@ class OrcaNode(Node):
         config = self.controller.effective_config
         # Plan for when the command acts: the own state and every neighbour are
         # carried forward from when they were measured, and grow by what that
-        # guess may miss (see orca_ros.core.perception).
+        # guess may miss (see orca_ros.core.robot.perception).
         own_age = (now_ns - self.state_stamp_ns) * 1e-9
         if config.diff_drive and config.lag_error is not None and config.command_lag > 0.0:
             state = self.sent.predict(self.state, self.state_stamp_ns * 1e-9,
@@ -921,7 +898,7 @@ class OrcaNode(Node):
                     neighbors_seen: Dict[str, Seen]
                     ) -> Tuple[List[TetherView], List[LinkView]]:
         """This robot's partners and the other groups' links near it
-        (:func:`~orca_ros.core.link_params.linked_views`); the partners it cannot see
+        (:func:`~orca_ros.core.robot.links.linked_views`); the partners it cannot see
         are noted for :meth:`_link_hold`."""
         observed = {name: (seen.position, seen.velocity, (now_ns - seen.stamp_ns) * 1e-9)
                     for name, seen in neighbors_seen.items()}
@@ -968,7 +945,7 @@ class OrcaNode(Node):
         From its odometry, or, where that is surer, from what it said it would
         do (its :class:`SharedPrediction`, with ``share_predictions``). A
         neighbour that cannot be within reach, wherever it went since its odometry,
-        is passed over before that (:func:`~orca_ros.core.perception.beyond_reach`);
+        is passed over before that (:func:`~orca_ros.core.robot.perception.beyond_reach`);
         the reciprocity monitor sees each new odometry of the others."""
         max_speed = self._neighbor_max_speed()
         extrapolate = self._param("neighbor_timeout")
@@ -1089,7 +1066,7 @@ class OrcaNode(Node):
 
 def _percentiles_ms(latencies_s, key: str = "odom_to_cmd_ms") -> Dict[str, object]:
     """Wall time from the odometry used to the command sent, p50 and p99 (ms; '' before
-    the first command): what ``orca_ros.launch_run`` reports per fleet. With ``key``
+    the first command): what ``orca_ros.testing.launch_run`` reports per fleet. With ``key``
     ``odom_to_cmd_cpu_ms``: the CPU time of the cycles its odometry ran."""
     if not latencies_s:
         return {f"{key}_p50": "", f"{key}_p99": ""}

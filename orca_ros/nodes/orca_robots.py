@@ -17,7 +17,7 @@ parameters file keyed by each node's full name::
       ros__parameters: {radius: 0.4, max_speed: 1.2}
 
 ``fleet_sim.launch.py robots_per_process:=K`` starts the fleet this way
-(:func:`orca_ros.fleet.process_plan`).
+(:func:`orca_ros.fleet.plan.process_plan`).
 """
 
 import argparse

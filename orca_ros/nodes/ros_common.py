@@ -10,17 +10,13 @@ from typing import Dict, Iterable, Optional, Sequence, Tuple
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Quaternion, Twist, TwistStamped
 from nav_msgs.msg import Odometry
-from rcl_interfaces.msg import (
-    FloatingPointRange,
-    IntegerRange,
-    ParameterDescriptor,
-    SetParametersResult,
-)
+from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
+                                SetParametersResult)
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from visualization_msgs.msg import Marker
 
-from ..core.drive import wrap_angle
-from ..core.obstacle_registry import ObstacleAction, ObstacleUpdate
+from ..core.models.bodies import wrap_angle
+from ..core.robot.obstacle_registry import ObstacleAction, ObstacleUpdate
 
 # cmd_vel and odom interoperate with Gazebo bridges and diff_drive_controller.
 RELIABLE_10 = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
@@ -33,7 +29,7 @@ RELIABLE_10 = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
 # its (reliable or best-effort) publisher no acknowledgements.
 LATEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT,
                     durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
-# A neighbour cell's topic (orca_ros.core.cells), on which every robot in or near the
+# A neighbour cell's topic (orca_ros.core.robot.cells), on which every robot in or near the
 # cell publishes its odometry: best effort like LATEST, but several robots share the
 # topic and a keyless reader's history holds that many samples in all, so a depth of 1
 # would drop one robot's message whenever another's came before the callback.
@@ -246,13 +242,13 @@ def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None) -> 
     (``take_message``: "Unable to convert call argument '0' to Python object";
     "context is invalid" from a publisher or a node being created), so a node
     told to stop could exit 1 with a traceback. Here both signals only set a
-    flag (:mod:`orca_ros.stop`), the loop sees it within 0.1 s, and the
+    flag (:mod:`orca_ros.nodes.stop`), the loop sees it within 0.1 s, and the
     executor, the nodes and then the context are shut down in order. Anything
     raised once a stop was asked is part of stopping; an error before that
     still fails loudly.
 
     Should the DDS teardown hang (a Fast DDS deadlock seen when dozens of
-    processes end together), the deadline :mod:`orca_ros.stop` armed at the
+    processes end together), the deadline :mod:`orca_ros.nodes.stop` armed at the
     signal ends the process, status 0, before launch would kill it.
 
     A node that refuses its configuration (a parameter out of its range, unknown
@@ -266,7 +262,7 @@ def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None) -> 
     from rclpy.executors import ExternalShutdownException
     from rclpy.signals import SignalHandlerOptions
 
-    from .. import stop
+    from . import stop
 
     stop.install()
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)

@@ -2,14 +2,14 @@
 
 Importing rclpy, numpy, scipy and the message packages takes about a second,
 several on a busy machine. A SIGINT or SIGTERM in that time must end the
-process with status 0 too, so the handlers of :mod:`orca_ros.stop` are in
+process with status 0 too, so the handlers of :mod:`orca_ros.nodes.stop` are in
 place before the node's module is imported; ``run_node`` then sees the signal
 and ends the node before it spins.
 """
 
 import importlib
 
-from .. import stop
+from . import stop
 
 
 def _run(module: str) -> None:

@@ -1,7 +1,7 @@
 """supervisor_node: the centralized virtual-cocoon conflict resolver.
 
 Follows every robot's ``odom`` and ``goal_pose`` (or ``plan``; its last point is
-the goal) and runs :class:`orca_ros.core.cocoon.CocoonSupervisor` each tick.
+the goal) and runs :class:`orca_ros.core.supervisor.cocoon.CocoonSupervisor` each tick.
 A yielding robot is told, in its namespace:
 
 * ``supervisor/speed_limit`` (std_msgs/Float64, m/s): ``0`` = stop, ``s * v`` = slow;
@@ -29,29 +29,12 @@ from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.cocoon import (
-    MODES,
-    YIELD_MODES,
-    CocoonSupervisor,
-    Directive,
-    Track,
-    config_from_scenario,
-)
-from ..core.scenario import load_scenario, resolve_scenario
-from .ros_common import (
-    LEVEL_OK,
-    LEVEL_WARN,
-    LATEST,
-    RELIABLE_10,
-    BadMessage,
-    check_choices,
-    described,
-    diagnostic_array,
-    diagnostic_status,
-    float_param,
-    odometry_state,
-    run_node,
-)
+from ..core.supervisor.cocoon import (MODES, YIELD_MODES, CocoonSupervisor, Directive, Track,
+                                      config_from_scenario)
+from ..core.scenario.loader import load_scenario, resolve_scenario
+from .ros_common import (LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10, BadMessage, check_choices,
+                         described, diagnostic_array, diagnostic_status, float_param,
+                         odometry_state, run_node)
 
 
 class SupervisorNode(Node):

@@ -37,9 +37,9 @@ from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import BatteryState
 from std_msgs.msg import Bool
 
-from ..core.cube import VelocityEstimator
-from ..core.scenario import load_scenario, resolve_scenario
-from ..core.metrics import FleetRecord
+from ..core.models.toio_cube import VelocityEstimator
+from ..core.scenario.loader import load_scenario, resolve_scenario
+from ..core.sim.metrics import FleetRecord
 from ..toio import protocol as p
 from ..toio.wheels import twist_to_wheels
 from ..toio.mat import DEFAULT_MM_PER_UNIT, MatFrame, mat_named

@@ -9,5 +9,5 @@ from __future__ import annotations
 
 # The mat table, the mat <-> world transform and odometry's finite difference belong
 # to the cube's model (the scenario world uses them too); importable from here as before.
-from ..core.cube import (DEFAULT_MM_PER_UNIT, MATS, Mat, MatFrame, body_velocity,  # noqa: F401
+from ..core.models.toio_cube import (DEFAULT_MM_PER_UNIT, MATS, Mat, MatFrame, body_velocity,  # noqa: F401
                          mat_border, mat_named)

@@ -90,7 +90,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
-from ..core.types import signed_area
+from ..core.geometry.types import signed_area
 from .mat import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
 
 Point = Tuple[float, float]

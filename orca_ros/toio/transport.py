@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Callable, List, Optional, Tuple
 
-from ..core.cube import ID_INTERVAL_S, LAG_S, TIME_CONSTANT_S, TOIO, CubeBody, WheelModel
+from ..core.models.toio_cube import (ID_INTERVAL_S, LAG_S, TIME_CONSTANT_S, TOIO, CubeBody,
+                                     WheelModel)
 from . import protocol as p
 from .mat import Mat, MatFrame
 
@@ -83,14 +84,14 @@ class BleakLink(CubeLink):
 class SimulatedCube(CubeLink):
     """A cube in software, driven by :meth:`advance` with the simulation's time step.
 
-    Physics: :class:`orca_ros.core.cube.CubeBody` (the scenario world's cubes
+    Physics: :class:`orca_ros.core.models.toio_cube.CubeBody` (the scenario world's cubes
     use the same model): commands act after ``lag_s`` (0.14 s); wheel speeds
     follow them with a first-order time constant of 0.04 s, through the dead
     zone and saturation; a timed command stops the motors when its duration
     runs out. Position notifications come every ``id_interval_s`` while on the
     mat; leaving the mat (or :meth:`lift`) sends "position ID missed" once.
     A request for a shorter notification interval is honoured only down to
-    ``ble_interval_s`` (default :data:`~orca_ros.core.cube.ID_INTERVAL_S`,
+    ``ble_interval_s`` (default :data:`~orca_ros.core.models.toio_cube.ID_INTERVAL_S`,
     30 ms, as in the world): the cube accepts 10 ms, but a BLE link delivers
     20-57 Hz (shared/design/toio.md), so a faster simulated cube would be
     better informed than a real one.

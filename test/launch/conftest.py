@@ -22,7 +22,7 @@ def _prepare_install() -> None:
         import launch_testing  # noqa: F401
     except ImportError:
         return
-    from orca_ros.launch_run import SetupError, ensure_ament_prefix
+    from orca_ros.testing.launch_run import SetupError, ensure_ament_prefix
 
     try:
         ensure_ament_prefix()

@@ -8,8 +8,8 @@ import threading
 import time
 from typing import Callable, Dict, List, Tuple
 
-from orca_ros.core.audit import polygon_signed_distance
-from orca_ros.core.scenario import load_scenario, resolve_scenario
+from orca_ros.testing.audit import polygon_signed_distance
+from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
 
 CONTACT_TOLERANCE = 1e-6  # m of overlap that counts as contact
 

@@ -24,7 +24,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # launch_test FILE too
 from fleet_watch import FleetWatch, node_parameters  # noqa: E402
 
-from orca_ros.fleet import fleet_plan  # noqa: E402
+from orca_ros.fleet.plan import fleet_plan  # noqa: E402
 
 SCENARIO = "crossing_4"
 CHECKED = ("radius", "max_speed", "use_sim_time", "control_rate", "neighbors", "kinematics",

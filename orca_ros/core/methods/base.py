@@ -8,7 +8,7 @@ the robot sees (:class:`RobotView`), which velocity should it track
 Menge's per-model ``computeNewVelocity``.
 
 What is not the method is shared by all of them and stays in
-:class:`~orca_ros.core.controller.RobotController`: path following and roadmap
+:class:`~orca_ros.core.robot.controller.RobotController`: path following and roadmap
 guidance, keep-right and the stall escape (both shape the *preferred*
 velocity), the tracking margin (the discs in the view are already inflated by
 it), the one-step safety filter (hard half-planes any method runs behind) and
@@ -34,9 +34,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Type
 
-from ..linprog import HalfPlane, linear_program_2d, linear_program_3d
-from ..obstacles import ObstacleVertex
-from ..types import Vector2
+from ..geometry.linprog import HalfPlane, linear_program_2d, linear_program_3d
+from ..geometry.obstacles import ObstacleVertex
+from ..geometry.types import Vector2
 
 
 class NeighborView(NamedTuple):

@@ -8,7 +8,7 @@ version through its :class:`~.base.MethodSpec`'s ``factory_3d`` (and, for a
 world-only reference library, ``world_backend_3d``); the world, orca_node's
 3D mode and the CLI read :func:`~.base.method_names` with ``dimensions=3``.
 
-What is not the method stays in :class:`~orca_ros.core.controller3d.AerialController`,
+What is not the method stays in :class:`~orca_ros.core.robot.aerial.AerialController`,
 as in 2D: the preferred velocity, the planning margin (the spheres in the
 view are already inflated by it) and the one-step safety half-spaces, which a
 method that optimises under constraints takes into its own program
@@ -22,8 +22,8 @@ import math
 from abc import ABC, abstractmethod
 from typing import Any, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from ..linprog3d import HalfSpace, solve_half_spaces
-from ..types import Vector3
+from ..geometry.linprog3d import HalfSpace, solve_half_spaces
+from ..geometry.types import Vector3
 
 
 class NeighborView3D(NamedTuple):

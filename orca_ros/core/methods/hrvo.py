@@ -58,7 +58,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ..types import Vector2
+from ..geometry.types import Vector2
 from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
 from .rvo_sampling import (LINK_MODES, closest_point_on_segment, link_counts, tether_partners,
                            wall_segments)

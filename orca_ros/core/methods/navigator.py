@@ -30,7 +30,7 @@ times the mode's speed ratio, capped by HLAvoid's speed limit, slowing down
 within half the top speed's dots of the waypoint (``Move2Target``), with the
 waypoint itself in the output. A unicycle tracks it like any other method's
 velocity; a toio cube by default with the SDK's own follower
-(:func:`~orca_ros.core.cube.move_to_target`, the spec's ``cube_tracking``).
+(:func:`~orca_ros.core.models.toio_cube.move_to_target`, the spec's ``cube_tracking``).
 
 Quirks kept on purpose (the SDK's behaviour): HLAvoid's scan speed is at
 least 20 dots/s (its English docs say 10); Boids sees another robot when the
@@ -49,8 +49,8 @@ import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from ..cube import CUBE_RADIUS_UNITS
-from ..types import as_finite
+from ..models.toio_cube import CUBE_RADIUS_UNITS
+from ..geometry.types import as_finite
 from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
 
 VDOT_PER_MOTOR_UNIT = 2.0655

@@ -1,6 +1,6 @@
 """ORCA as a method: ``orca`` (ours) and ``orca_strict`` (exactly RVO2).
 
-The geometry and the linear programs are :mod:`orca_ros.core.orca` (van den
+The geometry and the linear programs are :mod:`orca_ros.core.orca.orca2d` (van den
 Berg et al. 2011, RVO2's ``Agent::computeNewVelocity`` step by step); this
 module only adapts them to :class:`~orca_ros.core.methods.base.AvoidanceMethod`.
 Both take the view's hard half-planes into ORCA's own linear program (kept hard
@@ -12,7 +12,7 @@ Both have a 3D version for aerial robots (:mod:`.orca3d`, RVO2-3D's algorithm).
 stall escape, the planning margin, the one-step safety filter). ``orca_strict``
 runs with none of it: what the conformance cases check against RVO2.
 
-Linked robots (scenario ``links:``, :mod:`orca_ros.core.links`): ``orca`` adds,
+Linked robots (scenario ``links:``, :mod:`orca_ros.core.methods.links`): ``orca`` adds,
 only when the view has ``links`` or ``tethers``, a hard one-step safety
 half-plane against each other group's link, and yielding ones (hard while the
 hard ones allow): ORCA's half-plane of each other group's link, per partner
@@ -27,12 +27,12 @@ import math
 from dataclasses import dataclass
 from typing import List, Tuple
 
-from ..linprog import HalfPlane
-from ..links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
-                     moving_segment_half_plane, point_segment_distance, tether_half_plane,
-                     tether_sweep_half_plane)
-from ..orca import agent_orca_half_planes_batch, solve_orca
-from ..types import as_finite
+from ..geometry.linprog import HalfPlane
+from .links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
+                    moving_segment_half_plane, point_segment_distance, tether_half_plane,
+                    tether_sweep_half_plane)
+from ..orca.orca2d import agent_orca_half_planes_batch, solve_orca
+from ..geometry.types import as_finite
 from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
 from .orca3d import Orca3D
 
@@ -64,12 +64,12 @@ class Orca(AvoidanceMethod):
         Hard: per other group's link, the one-step safety half-plane (true
         radius): the robot's disc never reaches the link, as it never reaches
         another robot. Yielding (kept while the hard ones allow, see
-        :func:`~orca_ros.core.orca.solve_orca`): per other group's link, ORCA's
+        :func:`~orca_ros.core.orca.orca2d.solve_orca`): per other group's link, ORCA's
         half-plane of its moving segment (the whole ``u``: the link's robots do
         not keep their link off us); per partner, the tether's (half the slack
         each, over one time step), and per robot near the tether, the one that
         keeps the tether from sweeping onto it
-        (:func:`~orca_ros.core.links.tether_sweep_half_plane`). Kept hard
+        (:func:`~orca_ros.core.methods.links.tether_sweep_half_plane`). Kept hard
         too, they contradicted the robots' own safety half-planes in dense
         linked crowds, and the least violation of all of them let robots touch
         (public scenarios with links: menge_circle 36 colliding pairs,
@@ -143,7 +143,7 @@ class OrcaStrict(Orca):
 
 def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
     """Every active agent's ORCA half-planes against its neighbours, built in one numpy
-    batch (:func:`~orca_ros.core.orca.agent_orca_half_planes_batch`), with the radii
+    batch (:func:`~orca_ros.core.orca.orca2d.agent_orca_half_planes_batch`), with the radii
     each agent plans with (:meth:`ControllerConfig.avoidance_radius`)."""
     pairs = batch_pairs(world, active_idx, neighbor_lists)
     if pairs is None:
@@ -153,7 +153,8 @@ def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
 
 
 def batch_pairs(world, active_idx, neighbor_lists):
-    """The world's agent-neighbour pairs as :func:`~orca_ros.core.orca.agent_orca_half_planes_batch`
+    """The world's agent-neighbour pairs as
+    :func:`~orca_ros.core.orca.orca2d.agent_orca_half_planes_batch`
     takes them: ``(velocity (N, 2), other_position_rel (N, K, 2), other_velocity (N, K, 2),
     combined_radius (N, K), inv_time_horizon (N,), inv_time_step)``, the rows padded to
     the longest neighbour list (the padding is dropped by the caller); None when no agent

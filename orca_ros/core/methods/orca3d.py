@@ -1,20 +1,20 @@
 """ORCA's 3D version, for aerial robots: ``orca`` and ``orca_strict`` in 3D scenarios.
 
-The geometry and the linear programs are :mod:`orca_ros.core.orca3d` and
-:mod:`orca_ros.core.linprog3d` (RVO2-3D's ``Agent::computeNewVelocity`` step
+The geometry and the linear programs are :mod:`orca_ros.core.orca.orca3d` and
+:mod:`orca_ros.core.geometry.linprog3d` (RVO2-3D's ``Agent::computeNewVelocity`` step
 by step); this module only adapts them to
 :class:`~orca_ros.core.methods.base3d.AvoidanceMethod3D`. The view's hard
 half-spaces (the one-step safety ones, for ``orca``) go into the program
 first and the least-violation fallback keeps them while they agree. In 3D
 ``orca`` and ``orca_strict`` differ only in what the controller adds
-(:class:`~orca_ros.core.controller3d.AerialController`): the planning margin,
+(:class:`~orca_ros.core.robot.aerial.AerialController`): the planning margin,
 the safety half-spaces and keep-right for ``orca``, nothing for ``orca_strict``
 (RVO2-3D exactly).
 """
 
 from __future__ import annotations
 
-from ..orca3d import solve_orca_3d
+from ..orca.orca3d import solve_orca_3d
 from .base3d import AvoidanceMethod3D, MethodOutput3D, RobotView3D
 
 

@@ -2,7 +2,7 @@
 
 Loktev, Tolok, Romakin, "Functional-voxel Modeling of Navigation Algorithm ORCA"
 (2020), as reconstructed in ``shared/design/rfunction.md``; the geometry is
-:mod:`orca_ros.core.rfunction`. Against each neighbour the R-function ``F`` of its
+:mod:`orca_ros.core.orca.rfunction`. Against each neighbour the R-function ``F`` of its
 truncated velocity obstacle says whether the relative velocity is inside, the
 region label which part of the boundary is nearest, and that part's primitive and
 normal give ``u`` (``u = f_k n_k``). The half-plane is ``{v : (v - (v_A + s u)) . n >= 0}``
@@ -10,7 +10,7 @@ with ``s`` this robot's share:
 
 - ``variant: orca`` (default): a half-plane against every neighbour, ``s = 1/2``
   (1 against a neighbour that does not reciprocate). These are ORCA's half-planes
-  (eq. 3-4 of van den Berg et al. 2011; :func:`~orca_ros.core.orca.agent_orca_half_plane`),
+  (eq. 3-4 of van den Berg et al. 2011; :func:`~orca_ros.core.orca.orca2d.agent_orca_half_plane`),
   reached through the R-function geometry, and keep ORCA's reciprocal promise.
 - ``variant: paper``: the paper's own rule. A half-plane only against a neighbour
   whose velocity obstacle holds the relative velocity (``F(v) >= 0``), and ``s = 1``
@@ -23,11 +23,11 @@ for them; both variants take ORCA's collision branch (the cut-off circle of one 
 step), with the variant's share.
 
 ``backend: exact`` (default) evaluates the formula; ``backend: template`` looks ``F``
-and ``u`` up in the voxel template (:class:`~orca_ros.core.rfunction.VoxelTemplate`,
+and ``u`` up in the voxel template (:class:`~orca_ros.core.orca.rfunction.VoxelTemplate`,
 built once per process for its ``template_slices``, ``template_step`` and
 ``template_extent``), with the formula where a cell is ambiguous.
 
-Everything else is ORCA's (:func:`~orca_ros.core.orca.solve_orca`): the static
+Everything else is ORCA's (:func:`~orca_ros.core.orca.orca2d.solve_orca`): the static
 obstacles' half-planes, the view's hard half-planes kept hard, the linked robots'
 half-planes as :class:`~orca_ros.core.methods.orca.Orca` adds them, the linear
 program and its least-violation fallback.
@@ -39,13 +39,12 @@ import math
 from dataclasses import dataclass
 from typing import List, Optional
 
-from ..linprog import HalfPlane
-from ..linprog3d import HalfSpace, solve_half_spaces
-from ..orca import agent_orca_half_plane, solve_orca
-from ..rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
-                         half_planes_batch, shared_template, template_shape,
-                         truncated_cone_3d)
-from ..types import Vector2, as_finite
+from ..geometry.linprog import HalfPlane
+from ..geometry.linprog3d import HalfSpace, solve_half_spaces
+from ..orca.orca2d import agent_orca_half_plane, solve_orca
+from ..orca.rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
+                              half_planes_batch, shared_template, template_shape, truncated_cone_3d)
+from ..geometry.types import Vector2, as_finite
 from .base import MethodOutput, MethodSpec, RobotView, register_method
 from .base3d import AvoidanceMethod3D, MethodOutput3D, RobotView3D
 from .orca import Orca, batch_pairs
@@ -92,7 +91,7 @@ def rfunction_half_plane(velocity: Vector2, other_position_rel: Vector2,
     """This robot's half-plane against one neighbour (module docstring), or None when
     the ``paper`` variant adds none (the relative velocity is outside the velocity
     obstacle). ``responsibility``: the share of ``u`` with ``variant: orca``
-    (``paper``: always 1). Arguments as :func:`~orca_ros.core.orca.agent_orca_half_plane`."""
+    (``paper``: always 1). Arguments as :func:`~orca_ros.core.orca.orca2d.agent_orca_half_plane`."""
     share = responsibility if variant == "orca" else 1.0
     px, py = other_position_rel
     dist_sq = px * px + py * py
@@ -116,7 +115,7 @@ def rfunction_half_space(velocity: Vector3, other_position_rel: Vector3,
                          responsibility: float = 0.5, variant: str = "orca",
                          template: Optional[VoxelTemplate] = None) -> Optional[HalfSpace]:
     """:func:`rfunction_half_plane` in 3D: the R-function velocity obstacle of two spheres
-    (:func:`~orca_ros.core.rfunction.correction_3d`, through the meridian plane, from the
+    (:func:`~orca_ros.core.orca.rfunction.correction_3d`, through the meridian plane, from the
     template when given). Overlapping spheres: ORCA's collision branch, the sphere of
     one time step (``u = (r/dt - |w|) w/|w|``, ``w = v - p/dt``; coincident centres
     moving alike: along x)."""
@@ -186,7 +185,7 @@ class Rfunction(Orca):
 
 class Rfunction3D(AvoidanceMethod3D):
     """``rfunction`` for aerial robots: RVO2-3D's linear programs
-    (:func:`~orca_ros.core.linprog3d.solve_half_spaces`) over the half-spaces of
+    (:func:`~orca_ros.core.geometry.linprog3d.solve_half_spaces`) over the half-spaces of
     :func:`rfunction_half_space`, the view's hard (safety) half-spaces first. The paper
     variant adds a half-space only for a neighbour whose velocity obstacle holds the
     relative velocity."""
@@ -216,7 +215,7 @@ class Rfunction3D(AvoidanceMethod3D):
 
 def rfunction_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
     """Every active agent's R-function half-planes against its neighbours in one numpy
-    batch (:func:`~orca_ros.core.rfunction.half_planes_batch`), with the radii each agent
+    batch (:func:`~orca_ros.core.orca.rfunction.half_planes_batch`), with the radii each agent
     plans with (:func:`~orca_ros.core.methods.orca.batch_pairs`, as ORCA's batch), for
     each agent's own parameters (the paper variant's rows keep only its half-planes)."""
     pairs = batch_pairs(world, active_idx, neighbor_lists)

@@ -60,7 +60,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..types import Vector2
+from ..geometry.types import Vector2
 from .base import (AvoidanceMethod, LinkView, MethodOutput, MethodSpec, NeighborView,
                    RobotView, TetherView, register_method)
 

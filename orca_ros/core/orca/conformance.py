@@ -1,0 +1,132 @@
+"""Replay single-step ORCA cases recorded from RVO2 or RVO2-3D (format:
+shared/conformance/README.md).
+
+A case is 3D when its agent's position has three components; it is then
+solved by :func:`~orca_ros.core.orca.orca3d.compute_new_velocity_3d` (RVO2-3D has
+no obstacles: a 3D case with any is refused), else by
+:func:`~orca_ros.core.orca.orca2d.compute_new_velocity`. One file may mix both.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Union
+
+from ..geometry.obstacles import build_obstacle_edges
+from .orca2d import OrcaOptions, OrcaResult, STRICT_RVO2, compute_new_velocity
+from .orca3d import Orca3DResult, compute_new_velocity_3d
+from ..geometry.types import AgentState, AgentState3D, NeighborState, NeighborState3D, Segment
+
+DEFAULT_TOLERANCE = 1e-3
+
+
+@dataclass
+class CaseOutcome:
+    case_id: str
+    category: str
+    error: float
+    error_f64: Optional[float]
+    fallback_expected: Optional[bool]
+    fallback_used: bool
+    passed: bool
+
+
+@dataclass
+class CategoryReport:
+    category: str
+    outcomes: List[CaseOutcome] = field(default_factory=list)
+
+    @property
+    def passed(self) -> int:
+        return sum(o.passed for o in self.outcomes)
+
+    @property
+    def failed(self) -> int:
+        return len(self.outcomes) - self.passed
+
+    @property
+    def worst_error(self) -> float:
+        return max((o.error for o in self.outcomes), default=0.0)
+
+    @property
+    def worst_error_f64(self) -> float:
+        return max((o.error_f64 for o in self.outcomes if o.error_f64 is not None), default=0.0)
+
+
+def load_cases(path: str) -> List[dict]:
+    """Read a JSON Lines file of cases; blank lines are skipped."""
+    cases = []
+    with open(path, encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                cases.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{line_no}: not valid JSON: {error}") from None
+    return cases
+
+
+def is_3d_case(case: dict) -> bool:
+    """Whether a recorded case is RVO2-3D's (its agent's position has three components)."""
+    try:
+        return len(case["agent"]["position"]) == 3
+    except (KeyError, TypeError):
+        return False
+
+
+def solve_case_3d(case: dict) -> Orca3DResult:
+    """Run ``compute_new_velocity_3d`` on one recorded RVO2-3D case."""
+    if case.get("obstacles"):
+        raise ValueError(f"case {case.get('id', '?')}: 3D cases have no obstacles "
+                         "(RVO2-3D has none)")
+    a = case["agent"]
+    agent = AgentState3D(position=a["position"], velocity=a["velocity"], radius=a["radius"],
+                         max_speed=a["max_speed"], pref_velocity=a["pref_velocity"],
+                         time_horizon=a["time_horizon"], neighbor_dist=a["neighbor_dist"],
+                         max_neighbors=a["max_neighbors"])
+    neighbors = [NeighborState3D(n["position"], n["velocity"], n["radius"])
+                 for n in case.get("neighbors", [])]
+    return compute_new_velocity_3d(agent, neighbors, case["time_step"])
+
+
+def solve_case(case: dict,
+               options: OrcaOptions = STRICT_RVO2) -> Union[OrcaResult, Orca3DResult]:
+    """Run ``compute_new_velocity`` (``compute_new_velocity_3d`` for a 3D case) on one
+    recorded case."""
+    if is_3d_case(case):
+        return solve_case_3d(case)
+    a = case["agent"]
+    agent = AgentState(position=a["position"], velocity=a["velocity"], radius=a["radius"],
+                       max_speed=a["max_speed"], pref_velocity=a["pref_velocity"],
+                       time_horizon=a["time_horizon"], time_horizon_obst=a["time_horizon_obst"],
+                       neighbor_dist=a["neighbor_dist"], max_neighbors=a["max_neighbors"])
+    neighbors = [NeighborState(n["position"], n["velocity"], n["radius"])
+                 for n in case.get("neighbors", [])]
+    edges = build_obstacle_edges(Segment(o["a"], o["b"]) for o in case.get("obstacles", []))
+    return compute_new_velocity(agent, neighbors, edges, case["time_step"], options)
+
+
+def run_cases(cases: Iterable[dict],
+              tolerance: float = DEFAULT_TOLERANCE) -> Dict[str, CategoryReport]:
+    """Solve every case and compare with the reference's recorded velocity (Euclidean
+    distance, 2D or 3D); reports keyed by category. A malformed case raises
+    ``ValueError`` naming it."""
+    reports: Dict[str, CategoryReport] = {}
+    for case in cases:
+        result = solve_case(case)
+        expected = case["expected_velocity"]
+        if len(expected) != len(result.velocity):
+            raise ValueError(f"case {case.get('id', '?')}: expected_velocity has "
+                             f"{len(expected)} components, the agent {len(result.velocity)}")
+        error = math.dist(result.velocity, expected)
+        f64 = case.get("expected_velocity_f64")
+        error_f64 = math.dist(result.velocity, f64) if f64 else None
+        category = case.get("category", "uncategorised")
+        outcome = CaseOutcome(case.get("id", "?"), category, error, error_f64,
+                              case.get("uses_fallback"), result.used_fallback,
+                              passed=error <= tolerance)
+        reports.setdefault(category, CategoryReport(category)).outcomes.append(outcome)
+    return reports

@@ -1,0 +1,626 @@
+"""Optimal Reciprocal Collision Avoidance for one agent.
+
+van den Berg, Guy, Lin, Manocha, "Reciprocal n-Body Collision Avoidance",
+ISRR 2009 / STAR 70, 2011. The reference implementation is RVO2's
+``Agent::computeNewVelocity``; this module follows it step by step so that a
+reader can set the two side by side:
+
+1. :func:`select_obstacle_neighbors` and :func:`select_agent_neighbors`
+   (RVO2's ``computeNeighbors``).
+2. :func:`obstacle_orca_half_plane` for each obstacle edge in range, skipping
+   edges whose velocity obstacle is already covered (:func:`is_already_covered`).
+3. :func:`agent_orca_half_plane` for each neighbour (eq. 3 of the paper:
+   ``ORCA_A|B = {v | (v - (v_A + u/2)) . n >= 0}``).
+4. :func:`~orca_ros.core.geometry.linprog.linear_program_2d`, and
+   :func:`~orca_ros.core.geometry.linprog.linear_program_3d` when it is infeasible.
+
+Everything here is float64 and numpy-free; a call takes tens of microseconds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+from ..geometry.linprog import RVO_EPSILON, HalfPlane, linear_program_2d, linear_program_3d
+from ..geometry.obstacles import ObstacleVertex, dist_sq_point_segment
+from ..geometry.types import AgentState, NeighborState, Vector2, as_finite
+
+
+@dataclass(frozen=True)
+class OrcaOptions:
+    """Departures from the reference behaviour; the defaults are exactly RVO2.
+
+    ``safety_margin`` (m) enlarges every disc the agent reasons about (its own
+    and each neighbour's), so a pair keeps ``2 * safety_margin`` apart and an
+    agent keeps ``safety_margin`` from walls. It absorbs the violation the 3D
+    fallback accepts when a dense crowd leaves no feasible velocity.
+    """
+
+    safety_margin: float = 0.0
+
+    def __post_init__(self) -> None:
+        as_finite(self.safety_margin, "safety_margin", minimum=0.0)
+
+
+STRICT_RVO2 = OrcaOptions()
+
+
+@dataclass(frozen=True)
+class OrcaResult:
+    """The new velocity and how it was found (for markers and diagnostics)."""
+
+    velocity: Vector2
+    half_planes: Tuple[HalfPlane, ...]
+    num_obstacle_half_planes: int
+    used_fallback: bool
+
+
+def select_agent_neighbors(agent: AgentState,
+                           neighbors: Sequence[NeighborState]) -> List[NeighborState]:
+    """Neighbours strictly inside ``neighbor_dist``, nearest ``max_neighbors``, nearest first."""
+    if agent.max_neighbors <= 0:
+        return []
+    px, py = agent.position
+    range_sq = agent.neighbor_dist * agent.neighbor_dist
+    in_range = []
+    for index, other in enumerate(neighbors):
+        ox, oy = other.position
+        dist_sq = (ox - px) * (ox - px) + (oy - py) * (oy - py)
+        if dist_sq < range_sq:
+            in_range.append((dist_sq, index, other))
+    in_range.sort()  # by distance, then by index: indices are unique
+    return [other for _, _, other in in_range[:agent.max_neighbors]]
+
+
+def select_obstacle_neighbors(agent: AgentState,
+                              edges: Sequence[ObstacleVertex]) -> List[ObstacleVertex]:
+    """Obstacle edges the agent sees within reach of ``time_horizon_obst``, nearest first.
+
+    The reach is ``time_horizon_obst * max_speed + radius`` (RVO2's
+    ``computeObstacleNeighbors``).
+    """
+    return select_visible_edges(agent.position,
+                                agent.time_horizon_obst * agent.max_speed + agent.radius, edges)
+
+
+def select_visible_edges(position: Vector2, reach: float,
+                         edges: Sequence[ObstacleVertex]) -> List[ObstacleVertex]:
+    """Edges closer than ``reach`` whose outer (right-hand) side faces ``position``,
+    nearest first."""
+    range_sq = reach * reach
+    px, py = position
+    visible = []
+    for index, edge in enumerate(edges):
+        ax, ay = edge.point
+        bx, by = edge.next.point
+        agent_left_of_line = (ax - px) * (by - ay) - (ay - py) * (bx - ax)
+        if agent_left_of_line >= 0.0:
+            continue
+        dist_sq = dist_sq_point_segment(edge.point, edge.next.point, position)
+        if dist_sq < range_sq:
+            visible.append((dist_sq, index, edge))
+    visible.sort()
+    return [edge for _, _, edge in visible]
+
+
+def is_already_covered(lines: Sequence[HalfPlane], rel1: Vector2, rel2: Vector2,
+                       inv_time_horizon_obst: float, radius: float) -> bool:
+    """True when an earlier obstacle half-plane already excludes this edge's velocity obstacle.
+
+    Both cut-off centres, pushed out by the scaled radius, must lie on the
+    forbidden side of one earlier line.
+    """
+    scaled_radius = inv_time_horizon_obst * radius
+    c1x, c1y = inv_time_horizon_obst * rel1[0], inv_time_horizon_obst * rel1[1]
+    c2x, c2y = inv_time_horizon_obst * rel2[0], inv_time_horizon_obst * rel2[1]
+    for px, py, dx, dy in lines:
+        if ((c1x - px) * dy - (c1y - py) * dx - scaled_radius >= -RVO_EPSILON
+                and (c2x - px) * dy - (c2y - py) * dx - scaled_radius >= -RVO_EPSILON):
+            return True
+    return False
+
+
+def _normalize(x: float, y: float) -> Vector2:
+    norm = math.hypot(x, y)  # no underflow for tiny vectors, unlike sqrt(x*x + y*y)
+    if norm == 0.0:
+        return (1.0, 0.0)
+    return (x / norm, y / norm)
+
+
+def _left_leg(rel: Vector2, dist_sq: float, radius: float) -> Vector2:
+    leg = math.sqrt(dist_sq - radius * radius)
+    return ((rel[0] * leg - rel[1] * radius) / dist_sq,
+            (rel[0] * radius + rel[1] * leg) / dist_sq)
+
+
+def _right_leg(rel: Vector2, dist_sq: float, radius: float) -> Vector2:
+    leg = math.sqrt(dist_sq - radius * radius)
+    return ((rel[0] * leg + rel[1] * radius) / dist_sq,
+            (-rel[0] * radius + rel[1] * leg) / dist_sq)
+
+
+def obstacle_orca_half_plane(position: Vector2, velocity: Vector2, radius: float,
+                             edge: ObstacleVertex, inv_time_horizon_obst: float,
+                             lines: Sequence[HalfPlane]) -> Optional[HalfPlane]:
+    """The ORCA half-plane of a static obstacle edge (paper §6, RVO2's obstacle loop).
+
+    Obstacles do not reciprocate, so the whole velocity obstacle (truncated at
+    ``time_horizon_obst``) is avoided: the current velocity is projected onto
+    the nearest part of its boundary (a cut-off circle, a leg, or the cut-off
+    line). Returns ``None`` when the edge adds no constraint (already covered,
+    seen from behind a non-convex vertex, or projected onto a foreign leg).
+    """
+    obstacle1 = edge
+    obstacle2 = edge.next
+    rel1 = (obstacle1.point[0] - position[0], obstacle1.point[1] - position[1])
+    rel2 = (obstacle2.point[0] - position[0], obstacle2.point[1] - position[1])
+
+    if is_already_covered(lines, rel1, rel2, inv_time_horizon_obst, radius):
+        return None
+
+    dist_sq1 = rel1[0] * rel1[0] + rel1[1] * rel1[1]
+    dist_sq2 = rel2[0] * rel2[0] + rel2[1] * rel2[1]
+    radius_sq = radius * radius
+    ovx = obstacle2.point[0] - obstacle1.point[0]
+    ovy = obstacle2.point[1] - obstacle1.point[1]
+    s = (-rel1[0] * ovx - rel1[1] * ovy) / (ovx * ovx + ovy * ovy)
+    lx, ly = -rel1[0] - s * ovx, -rel1[1] - s * ovy
+    dist_sq_line = lx * lx + ly * ly
+
+    # Already colliding: push straight away from the vertex or the edge.
+    if s < 0.0 and dist_sq1 <= radius_sq:
+        if obstacle1.is_convex:
+            d = _normalize(-rel1[1], rel1[0])
+            return HalfPlane(0.0, 0.0, d[0], d[1])
+        return None
+    if s > 1.0 and dist_sq2 <= radius_sq:
+        if obstacle2.is_convex and \
+                rel2[0] * obstacle2.unit_dir[1] - rel2[1] * obstacle2.unit_dir[0] >= 0.0:
+            d = _normalize(-rel2[1], rel2[0])
+            return HalfPlane(0.0, 0.0, d[0], d[1])
+        return None
+    if 0.0 <= s <= 1.0 and dist_sq_line <= radius_sq:
+        return HalfPlane(0.0, 0.0, -obstacle1.unit_dir[0], -obstacle1.unit_dir[1])
+
+    # No collision: the legs of the velocity obstacle. Seen obliquely, both
+    # legs come from one vertex; at a non-convex vertex a leg extends the edge.
+    if s < 0.0 and dist_sq_line <= radius_sq:
+        if not obstacle1.is_convex:
+            return None
+        obstacle2 = obstacle1
+        left_leg = _left_leg(rel1, dist_sq1, radius)
+        right_leg = _right_leg(rel1, dist_sq1, radius)
+    elif s > 1.0 and dist_sq_line <= radius_sq:
+        if not obstacle2.is_convex:
+            return None
+        obstacle1 = obstacle2
+        left_leg = _left_leg(rel2, dist_sq2, radius)
+        right_leg = _right_leg(rel2, dist_sq2, radius)
+    else:
+        if obstacle1.is_convex:
+            left_leg = _left_leg(rel1, dist_sq1, radius)
+        else:
+            left_leg = (-obstacle1.unit_dir[0], -obstacle1.unit_dir[1])
+        if obstacle2.is_convex:
+            right_leg = _right_leg(rel2, dist_sq2, radius)
+        else:
+            right_leg = obstacle1.unit_dir
+
+    # A leg may not point into the neighbouring edge at a convex vertex; then
+    # that edge's cut-off line is used instead and the leg is "foreign".
+    left_neighbor_dir = obstacle1.prev.unit_dir
+    is_left_leg_foreign = False
+    is_right_leg_foreign = False
+    if obstacle1.is_convex and \
+            left_leg[0] * -left_neighbor_dir[1] - left_leg[1] * -left_neighbor_dir[0] >= 0.0:
+        left_leg = (-left_neighbor_dir[0], -left_neighbor_dir[1])
+        is_left_leg_foreign = True
+    if obstacle2.is_convex and \
+            right_leg[0] * obstacle2.unit_dir[1] - right_leg[1] * obstacle2.unit_dir[0] <= 0.0:
+        right_leg = obstacle2.unit_dir
+        is_right_leg_foreign = True
+
+    # Cut-off centres: the vertices scaled by 1/time_horizon_obst.
+    left_cutoff = (inv_time_horizon_obst * (obstacle1.point[0] - position[0]),
+                   inv_time_horizon_obst * (obstacle1.point[1] - position[1]))
+    right_cutoff = (inv_time_horizon_obst * (obstacle2.point[0] - position[0]),
+                    inv_time_horizon_obst * (obstacle2.point[1] - position[1]))
+    cutoff_vec = (right_cutoff[0] - left_cutoff[0], right_cutoff[1] - left_cutoff[1])
+    same_vertex = obstacle1 is obstacle2
+
+    vlx, vly = velocity[0] - left_cutoff[0], velocity[1] - left_cutoff[1]
+    vrx, vry = velocity[0] - right_cutoff[0], velocity[1] - right_cutoff[1]
+    if same_vertex:
+        t = 0.5
+    else:
+        t = (vlx * cutoff_vec[0] + vly * cutoff_vec[1]) / \
+            (cutoff_vec[0] * cutoff_vec[0] + cutoff_vec[1] * cutoff_vec[1])
+    t_left = vlx * left_leg[0] + vly * left_leg[1]
+    t_right = vrx * right_leg[0] + vry * right_leg[1]
+    scaled_radius = radius * inv_time_horizon_obst
+
+    if (t < 0.0 and t_left < 0.0) or (same_vertex and t_left < 0.0 and t_right < 0.0):
+        unit_w = _normalize(vlx, vly)  # project on the left cut-off circle
+        return HalfPlane(left_cutoff[0] + scaled_radius * unit_w[0],
+                         left_cutoff[1] + scaled_radius * unit_w[1], unit_w[1], -unit_w[0])
+    if t > 1.0 and t_right < 0.0:
+        unit_w = _normalize(vrx, vry)  # project on the right cut-off circle
+        return HalfPlane(right_cutoff[0] + scaled_radius * unit_w[0],
+                         right_cutoff[1] + scaled_radius * unit_w[1], unit_w[1], -unit_w[0])
+
+    # Project on the left leg, the right leg, or the cut-off line, whichever is closest.
+    if t < 0.0 or t > 1.0 or same_vertex:
+        dist_sq_cutoff = math.inf
+    else:
+        ex = velocity[0] - (left_cutoff[0] + t * cutoff_vec[0])
+        ey = velocity[1] - (left_cutoff[1] + t * cutoff_vec[1])
+        dist_sq_cutoff = ex * ex + ey * ey
+    if t_left < 0.0:
+        dist_sq_left = math.inf
+    else:
+        ex = velocity[0] - (left_cutoff[0] + t_left * left_leg[0])
+        ey = velocity[1] - (left_cutoff[1] + t_left * left_leg[1])
+        dist_sq_left = ex * ex + ey * ey
+    if t_right < 0.0:
+        dist_sq_right = math.inf
+    else:
+        ex = velocity[0] - (right_cutoff[0] + t_right * right_leg[0])
+        ey = velocity[1] - (right_cutoff[1] + t_right * right_leg[1])
+        dist_sq_right = ex * ex + ey * ey
+
+    if dist_sq_cutoff <= dist_sq_left and dist_sq_cutoff <= dist_sq_right:
+        dx, dy = -obstacle1.unit_dir[0], -obstacle1.unit_dir[1]
+        return HalfPlane(left_cutoff[0] - scaled_radius * dy, left_cutoff[1] + scaled_radius * dx,
+                         dx, dy)
+    if dist_sq_left <= dist_sq_right:
+        if is_left_leg_foreign:
+            return None
+        dx, dy = left_leg
+        return HalfPlane(left_cutoff[0] - scaled_radius * dy, left_cutoff[1] + scaled_radius * dx,
+                         dx, dy)
+    if is_right_leg_foreign:
+        return None
+    dx, dy = -right_leg[0], -right_leg[1]
+    return HalfPlane(right_cutoff[0] - scaled_radius * dy, right_cutoff[1] + scaled_radius * dx,
+                     dx, dy)
+
+
+def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
+                          other_velocity: Vector2, combined_radius: float,
+                          inv_time_horizon: float, inv_time_step: float,
+                          responsibility: float = 0.5) -> HalfPlane:
+    """The reciprocal half-plane ``ORCA_A|B`` against one neighbour (paper eq. 3-4).
+
+    ``u`` is the smallest change of the relative velocity that leaves the
+    truncated velocity obstacle ``VO^tau_A|B``; each agent takes half of it,
+    so the half-plane passes through ``v_A + u/2`` with normal ``n``
+    (the direction of ``u``). When the discs already overlap, the velocity
+    obstacle is truncated at one time step instead, so the pair separates
+    within that step. ``responsibility`` is the share of ``u`` this agent
+    takes: 1/2 against an agent that reciprocates, 1 against one that does
+    not (the paper's section 4 remark on non-reciprocating agents).
+    """
+    rpx, rpy = other_position_rel
+    rvx = velocity[0] - other_velocity[0]
+    rvy = velocity[1] - other_velocity[1]
+    dist_sq = rpx * rpx + rpy * rpy
+    combined_radius_sq = combined_radius * combined_radius
+
+    if dist_sq > combined_radius_sq:
+        wx = rvx - inv_time_horizon * rpx  # from the cut-off centre to the relative velocity
+        wy = rvy - inv_time_horizon * rpy
+        w_length_sq = wx * wx + wy * wy
+        dot1 = wx * rpx + wy * rpy
+        if dot1 < 0.0 and dot1 * dot1 > combined_radius_sq * w_length_sq:
+            # Project on the cut-off circle.
+            w_length = math.hypot(wx, wy)
+            ux_unit, uy_unit = wx / w_length, wy / w_length
+            dx, dy = uy_unit, -ux_unit
+            scale = combined_radius * inv_time_horizon - w_length
+            ux, uy = scale * ux_unit, scale * uy_unit
+        else:
+            # Project on the left or right leg.
+            leg = math.sqrt(dist_sq - combined_radius_sq)
+            if rpx * wy - rpy * wx > 0.0:
+                dx = (rpx * leg - rpy * combined_radius) / dist_sq
+                dy = (rpx * combined_radius + rpy * leg) / dist_sq
+            else:
+                dx = -(rpx * leg + rpy * combined_radius) / dist_sq
+                dy = -(-rpx * combined_radius + rpy * leg) / dist_sq
+            dot2 = rvx * dx + rvy * dy
+            ux, uy = dot2 * dx - rvx, dot2 * dy - rvy
+    else:
+        # Collision: project on the cut-off circle of one time step.
+        wx = rvx - inv_time_step * rpx
+        wy = rvy - inv_time_step * rpy
+        w_length = math.hypot(wx, wy)
+        if w_length == 0.0:
+            # Coincident centres moving alike: no direction to separate in.
+            # RVO2 divides by zero here; pick a fixed direction instead.
+            ux_unit, uy_unit = 1.0, 0.0
+        else:
+            ux_unit, uy_unit = wx / w_length, wy / w_length
+        dx, dy = uy_unit, -ux_unit
+        scale = combined_radius * inv_time_step - w_length
+        ux, uy = scale * ux_unit, scale * uy_unit
+
+    return HalfPlane(velocity[0] + responsibility * ux, velocity[1] + responsibility * uy,
+                     dx, dy)
+
+
+def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, combined_radius,
+                                 inv_time_horizon, inv_time_step):
+    """:func:`agent_orca_half_plane` for many agent-neighbour pairs at once (numpy).
+
+    Shapes: ``velocity`` (N, 2); ``other_position_rel``, ``other_velocity``
+    (N, K, 2); ``combined_radius`` (N, K); ``inv_time_horizon`` (N,). Returns
+    (N, K, 4) rows ``(point_x, point_y, direction_x, direction_y)``, the same
+    numbers as the scalar function (same formulas, same order of operations).
+    """
+    import numpy as np
+
+    v = np.asarray(velocity, dtype=float)[:, None, :]
+    rp = np.asarray(other_position_rel, dtype=float)
+    rv = v - np.asarray(other_velocity, dtype=float)
+    R = np.asarray(combined_radius, dtype=float)
+    tau = np.asarray(inv_time_horizon, dtype=float)[:, None]
+    rpx, rpy, rvx, rvy = rp[..., 0], rp[..., 1], rv[..., 0], rv[..., 1]
+    dist_sq = rpx * rpx + rpy * rpy
+    R_sq = R * R
+    apart = dist_sq > R_sq
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # No collision: cut-off circle or legs.
+        wx, wy = rvx - tau * rpx, rvy - tau * rpy
+        w_len_sq = wx * wx + wy * wy
+        dot1 = wx * rpx + wy * rpy
+        circle = apart & (dot1 < 0.0) & (dot1 * dot1 > R_sq * w_len_sq)
+        w_len = np.hypot(wx, wy)
+        uwx, uwy = wx / w_len, wy / w_len
+        scale = R * tau - w_len
+        leg = np.sqrt(np.where(apart, dist_sq - R_sq, 0.0))
+        left = rpx * wy - rpy * wx > 0.0
+        ldx = np.where(left, (rpx * leg - rpy * R) / dist_sq, -(rpx * leg + rpy * R) / dist_sq)
+        ldy = np.where(left, (rpx * R + rpy * leg) / dist_sq, -(-rpx * R + rpy * leg) / dist_sq)
+        dot2 = rvx * ldx + rvy * ldy
+        # Collision: cut-off circle of one time step.
+        cwx, cwy = rvx - inv_time_step * rpx, rvy - inv_time_step * rpy
+        c_len = np.hypot(cwx, cwy)
+        still = c_len == 0.0
+        cux = np.where(still, 1.0, cwx / np.where(still, 1.0, c_len))
+        cuy = np.where(still, 0.0, cwy / np.where(still, 1.0, c_len))
+        c_scale = R * inv_time_step - c_len
+
+    dx = np.where(apart, np.where(circle, uwy, ldx), cuy)
+    dy = np.where(apart, np.where(circle, -uwx, ldy), -cux)
+    ux = np.where(apart, np.where(circle, scale * uwx, dot2 * ldx - rvx), c_scale * cux)
+    uy = np.where(apart, np.where(circle, scale * uwy, dot2 * ldy - rvy), c_scale * cuy)
+    return np.stack((v[..., 0] + 0.5 * ux, v[..., 1] + 0.5 * uy, dx, dy), axis=-1)
+
+
+def braking_speed(gap: float, braking_accel: float, time_step: float,
+                  hold: Optional[float] = None) -> float:
+    """Largest speed ``v`` from which a robot stops within ``gap``.
+
+    The command is held for ``hold`` seconds (default: one ``time_step``),
+    then the robot brakes by ``a dt`` per step (``a = braking_accel``). Braking
+    covers at most ``v**2 / (2 a) - v dt / 2 + a dt**2 / 8`` (the last term is
+    the worst rounding of the step count), so ``v hold`` plus that must fit:
+    ``v = a (sqrt(h**2 + 2 g' / a) - h)`` with ``h = hold - dt / 2`` and
+    ``g' = gap - a dt**2 / 8``.
+    """
+    usable = gap - 0.125 * braking_accel * time_step * time_step
+    if usable <= 0.0:
+        return 0.0
+    head = (time_step if hold is None else max(hold, time_step)) - 0.5 * time_step
+    return braking_accel * (math.sqrt(head * head + 2.0 * usable / braking_accel) - head)
+
+
+def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: float,
+                               time_step: float, tie_direction: Vector2 = (1.0, 0.0),
+                               braking_accel: Optional[float] = None,
+                               contact_radius: Optional[float] = None,
+                               horizon: Optional[float] = None,
+                               other_velocity: Optional[Vector2] = None) -> HalfPlane:
+    """Velocities that cannot close this pair's gap while the command acts, if both comply.
+
+    Not in the paper: our addition for dense crowds. With ``n`` the unit
+    vector towards the neighbour, ``g`` the current gap (centre distance
+    minus ``combined_radius``) and ``T`` the ``horizon`` (how long the command
+    can act before the robot brakes: one ``time_step`` in the world, the
+    command's validity through ROS), the half-plane is ``v . n <= g / (2 T)``.
+    If both agents keep to theirs, their distance along ``n`` shrinks by at
+    most ``g`` while the commands act, and sideways motion only adds distance,
+    so they cannot overlap. ``v = 0`` always satisfies it when the pair does
+    not overlap, so these half-planes can be kept hard (like obstacle ones)
+    without making the program infeasible; when the pair overlaps, ``g < 0``
+    and the half-plane makes the agent back off by half the overlap.
+    ``tie_direction`` is ``n`` for coincident centres (the neighbour must use
+    the opposite one).
+
+    A robot that can only decelerate at ``a = braking_accel`` also keeps its
+    approach speed ``v`` within its braking envelope: held for ``T``, then
+    braking by ``a dt`` per step, it covers ``v T + v**2 / (2 a) - v dt / 2``,
+    which must fit in its half of the gap (:func:`braking_speed`).
+
+    A neighbour that does not reciprocate (``other_velocity`` given: it does
+    not avoid us) leaves the whole gap to us, as ORCA gives the whole ``u`` to
+    an agent facing a non-reciprocating one (van den Berg et al. 2011, section
+    4). Coming at us (``v_B . n <= 0``) it may keep its velocity:
+    ``(v - v_B) . n <= g / T``. Moving away, it may also brake (its command
+    expired, it was stopped): straight along its direction of travel at
+    ``braking_accel`` it covers at least ``s`` (:func:`least_retreat`; 0 if it
+    can stop at once), so the
+    room is ``g + d_B`` with ``d_B = (v_B . n / |v_B|) s``, the least it
+    retreats: ``v . n <= (g + d_B) / T``, and within
+    our braking envelope for that room. Crediting its whole ``(v_B . n) T``
+    (as if it kept going) let a robot follow a braking one 4 cm behind into
+    contact (100 robots on two cores, a process late: its robots braked).
+    """
+    rx, ry = other_position_rel
+    distance = math.sqrt(rx * rx + ry * ry)
+    if distance > 1e-12:
+        nx, ny = rx / distance, ry / distance
+    else:
+        nx, ny = tie_direction
+    hold = time_step if horizon is None else max(horizon, time_step)
+    share = 0.5 if other_velocity is None else 1.0
+    gap = distance - combined_radius
+    retreat = closing = 0.0
+    if other_velocity is not None:
+        along = other_velocity[0] * nx + other_velocity[1] * ny
+        if along > 0.0:  # moving away: only what it covers even if it brakes
+            retreat = least_retreat(other_velocity, (nx, ny), braking_accel, hold, time_step)
+        else:  # coming at us: at its velocity, as long as it likes
+            closing = along
+    room = share * gap + retreat
+    limit = room / hold
+    if gap < 0.0 and contact_radius is not None:
+        limit = min(0.0, share * (distance - contact_radius) / hold)
+    if braking_accel is not None and gap > 0.0:
+        limit = min(limit, braking_speed(room, braking_accel, time_step, hold))
+    return HalfPlane(nx * (limit + closing), ny * (limit + closing), -ny, nx)
+
+
+def least_retreat(velocity: Vector2, direction: Vector2, braking_accel: Optional[float],
+                  hold: float, time_step: float) -> float:
+    """The least a robot moving at ``velocity`` goes along the unit ``direction`` in
+    ``hold`` s if it either keeps its velocity or brakes straight at ``braking_accel``
+    (None: it can stop at once); see :func:`one_step_safety_half_plane`.
+
+    Braking by ``a dt`` per step before each step's move (as the world and
+    fleet_sim step bodies) it covers ``v hold - a hold (hold + dt) / 2`` in
+    ``hold``, or, stopping first, at least ``v**2 / (2 a) - v dt / 2`` (the
+    exact sum exceeds it by ``a dt**2 f (1 - f) / 2``, ``f`` the fraction of the
+    last step); a robot braking continuously covers more. Vectors of two or three
+    components (:mod:`orca_ros.core.orca.orca3d` uses it too)."""
+    along = sum(v * d for v, d in zip(velocity, direction))
+    if along <= 0.0:
+        return along * hold  # coming closer: braking only helps
+    speed = math.hypot(*velocity)
+    if braking_accel is None:
+        return 0.0
+    if speed > braking_accel * hold:
+        travel = speed * hold - 0.5 * braking_accel * hold * (hold + time_step)
+    else:
+        travel = max(0.0, speed * speed / (2.0 * braking_accel) - 0.5 * speed * time_step)
+    return along / speed * travel
+
+
+def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: ObstacleVertex,
+                                 time_step: float, braking_accel: Optional[float] = None,
+                                 contact_radius: Optional[float] = None,
+                                 horizon: Optional[float] = None) -> Optional[HalfPlane]:
+    """Velocities that cannot reach this obstacle edge while the command acts.
+
+    The static counterpart of :func:`one_step_safety_half_plane`: the
+    obstacle does not move, so the agent may close the whole gap ``g`` to the
+    edge's nearest point, ``v . n <= g / T`` (and within its braking envelope
+    for the whole gap when it can only decelerate at ``braking_accel``;
+    ``contact_radius`` and ``horizon`` as in :func:`one_step_safety_half_plane`).
+    Returns ``None`` for a point on the edge (no direction).
+    """
+    ax, ay = edge.point
+    bx, by = edge.next.point
+    px, py = position
+    abx, aby = bx - ax, by - ay
+    t = ((px - ax) * abx + (py - ay) * aby) / (abx * abx + aby * aby)
+    t = min(max(t, 0.0), 1.0)
+    nx, ny = ax + t * abx - px, ay + t * aby - py
+    distance = math.sqrt(nx * nx + ny * ny)
+    if distance < 1e-12:
+        return None
+    nx, ny = nx / distance, ny / distance
+    hold = time_step if horizon is None else max(horizon, time_step)
+    gap = distance - radius
+    limit = gap / hold
+    if gap < 0.0 and contact_radius is not None:
+        limit = min(0.0, (distance - contact_radius) / hold)
+    if braking_accel is not None and gap > 0.0:
+        limit = min(limit, braking_speed(gap, braking_accel, time_step, hold))
+    return HalfPlane(nx * limit, ny * limit, -ny, nx)
+
+
+def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: float,
+               pref_velocity: Vector2, time_horizon: float, time_horizon_obst: float,
+               time_step: float, neighbors: Sequence[Tuple[float, float, float, float, float]],
+               obstacle_edges: Sequence[ObstacleVertex],
+               hard_half_planes: Sequence[HalfPlane] = (),
+               agent_half_planes: Optional[Sequence[HalfPlane]] = None,
+               yielding_half_planes: Sequence[HalfPlane] = ()) -> OrcaResult:
+    """ORCA on preselected input: the core of :func:`compute_new_velocity`.
+
+    ``neighbors`` are ``(x, y, vx, vy, radius)`` tuples, nearest first, with
+    an optional sixth element, the share of ``u`` to take (default 1/2);
+    ``obstacle_edges`` are the visible edges, nearest first (see the
+    ``select_*`` functions). ``radius`` already includes any margin.
+    ``hard_half_planes`` (for example a robot's kinematic limits, see
+    :mod:`orca_ros.core.models.bodies`) are kept hard like obstacle half-planes: the
+    3D fallback never trades them away. ``agent_half_planes``, when given, are
+    the neighbours' half-planes already built (by
+    :func:`agent_orca_half_planes_batch`), and ``neighbors`` is ignored.
+    ``yielding_half_planes`` rank between the two: kept hard while the hard ones
+    allow them, else relaxed in the 3D fallback together with the neighbours'
+    (a tether must not pull a robot into contact).
+    """
+    lines: List[HalfPlane] = []
+    inv_time_horizon_obst = 1.0 / time_horizon_obst
+    for edge in obstacle_edges:
+        line = obstacle_orca_half_plane(position, velocity, radius, edge,
+                                        inv_time_horizon_obst, lines)
+        if line is not None:
+            lines.append(line)
+    num_obstacle_lines = len(lines)
+    lines.extend(hard_half_planes)
+    num_hard_lines = len(lines)
+    lines.extend(yielding_half_planes)
+    num_kept_lines = len(lines)  # what the fallback keeps when these agree
+
+    if agent_half_planes is not None:
+        lines.extend(agent_half_planes)
+    else:
+        inv_time_horizon = 1.0 / time_horizon
+        inv_time_step = 1.0 / time_step
+        px, py = position
+        for neighbor in neighbors:
+            ox, oy, ovx, ovy, other_radius = neighbor[:5]
+            lines.append(agent_orca_half_plane(velocity, (ox - px, oy - py), (ovx, ovy),
+                                               radius + other_radius, inv_time_horizon,
+                                               inv_time_step,
+                                               neighbor[5] if len(neighbor) > 5 else 0.5))
+
+    fail, new_velocity = linear_program_2d(lines, max_speed, pref_velocity)
+    used_fallback = fail < len(lines)
+    if used_fallback:
+        if num_obstacle_lines <= fail < num_hard_lines:
+            # The hard half-planes contradict each other (an agent squeezed
+            # from two sides, or rounding at contact): violate them least,
+            # keeping obstacle half-planes, and let the agent ones go.
+            new_velocity = linear_program_3d(lines[:num_hard_lines], num_obstacle_lines, fail,
+                                             max_speed, new_velocity)
+        else:
+            kept = num_kept_lines if fail >= num_kept_lines else num_hard_lines
+            new_velocity = linear_program_3d(lines, kept, fail, max_speed, new_velocity)
+    return OrcaResult(new_velocity, tuple(lines), num_obstacle_lines, used_fallback)
+
+
+def compute_new_velocity(agent: AgentState, neighbors: Sequence[NeighborState],
+                         obstacle_edges: Sequence[ObstacleVertex], time_step: float,
+                         options: OrcaOptions = STRICT_RVO2) -> OrcaResult:
+    """ORCA's new velocity for ``agent`` (RVO2's ``Agent::computeNewVelocity``).
+
+    ``neighbors`` may hold any agents; those within ``neighbor_dist`` count,
+    nearest ``max_neighbors`` first. ``obstacle_edges`` come from
+    :func:`~orca_ros.core.geometry.obstacles.build_obstacle_edges`. ``time_step`` is only
+    used when two discs already overlap.
+    """
+    if not (time_step > 0.0 and math.isfinite(time_step)):
+        raise ValueError(f"time_step must be positive and finite, got {time_step}")
+    margin = options.safety_margin
+    selected = [(n.position[0], n.position[1], n.velocity[0], n.velocity[1], n.radius + margin)
+                for n in select_agent_neighbors(agent, neighbors)]
+    return solve_orca(agent.position, agent.velocity, agent.radius + margin, agent.max_speed,
+                      agent.pref_velocity, agent.time_horizon, agent.time_horizon_obst,
+                      time_step, selected, select_obstacle_neighbors(agent, obstacle_edges))

@@ -1,0 +1,459 @@
+"""Scenario files (format: shared/scenarios/README.md) loaded into typed, validated data.
+
+A file is rejected, with a message naming the file, the agent and the field,
+when it has unknown keys, non-positive radius or speed, or an agent that
+starts inside an obstacle or overlapping another agent.
+
+``dimensions: 3`` (ours) makes a scenario of aerial robots: every start, goal
+and waypoint has three components ``[x, y, z]`` and the robots are spheres.
+What only exists on a floor is refused there by name: obstacles (RVO2-3D has
+none), ``time_horizon_obst``, links, a toio mat, a supervisor block and an
+agent's ``heading``.
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import random
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import yaml
+
+from ..geometry.polygons import point_polygon_signed_distance
+from ..geometry.types import Polygon, Segment, Vector2, Vector3, as_finite, as_vector2, as_vector3
+
+Point = Union[Vector2, Vector3]
+"""A position in a scenario: ``(x, y)``, or ``(x, y, z)`` with ``dimensions: 3``."""
+
+TOP_LEVEL_KEYS = {
+    "name", "source", "description", "seed", "time_step", "max_time", "on_goal",
+    "goal_tolerance", "waypoint_tolerance", "planned_waypoints", "notes", "defaults", "agents",
+    "obstacles", "supervisor", "expected", "expected_paper_mode", "toio", "links",
+    "dimensions",
+}
+DIMENSIONS = (2, 3)
+FLOOR_ONLY_KEYS = ("obstacles", "links", "toio", "supervisor")
+"""Top-level keys a 3D scenario may not have: nothing in 3D reads them."""
+LINK_KEYS = {"agents", "max_length", "rest_length"}
+AGENT_PARAMETER_KEYS = {"radius", "max_speed", "pref_speed", "neighbor_dist", "max_neighbors",
+                        "time_horizon", "time_horizon_obst"}
+AGENT_KEYS = {"name", "start", "goal", "waypoints", "heading"} | AGENT_PARAMETER_KEYS
+BUILTIN_DEFAULTS = {"neighbor_dist": 10.0, "max_neighbors": 10, "time_horizon": 2.0,
+                    "time_horizon_obst": 2.0}
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be run, with the place and the reason."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    name: str
+    start: Point
+    goal: Point
+    waypoints: Tuple[Point, ...]  # visited in order; the last one is the goal
+    radius: float
+    max_speed: float
+    pref_speed: float
+    neighbor_dist: float
+    max_neighbors: int
+    time_horizon: float
+    time_horizon_obst: float
+    heading: Optional[float] = None  # rad, world frame; None: facing the first waypoint
+
+    @property
+    def start_heading(self) -> float:
+        """Where a robot faces at the start (rad): ``heading``, else its first waypoint."""
+        if self.heading is not None:
+            return self.heading
+        first = self.waypoints[0]
+        return math.atan2(first[1] - self.start[1], first[0] - self.start[0])
+
+    @property
+    def reference_length(self) -> float:
+        """Length of the polyline start -> waypoints -> goal."""
+        points = (self.start,) + self.waypoints
+        return sum(math.dist(a, b) for a, b in zip(points, points[1:]))
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """Robots joined by a tether or a carried load: a pair, or a triad in which every
+    pair is linked. ``max_length`` (m): no linked pair's centres may be farther
+    apart; ``rest_length``: the distance they keep when nothing else matters
+    (None: as they start)."""
+
+    agents: Tuple[str, ...]
+    max_length: float
+    rest_length: Optional[float] = None
+
+    @property
+    def pairs(self) -> Tuple[Tuple[str, str], ...]:
+        """Every linked pair of the group: one for a pair, three for a triad."""
+        a = self.agents
+        return tuple((a[i], a[j]) for i in range(len(a)) for j in range(i + 1, len(a)))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    time_step: float
+    max_time: float
+    on_goal: str
+    agents: Tuple[AgentSpec, ...]
+    obstacles: Tuple[Polygon, ...]
+    goal_tolerance: Optional[float] = None
+    waypoint_tolerance: Optional[float] = None
+    description: str = ""
+    source: str = ""
+    path: str = ""
+    supervisor: Dict[str, Any] = field(default_factory=dict)
+    expected: Dict[str, Any] = field(default_factory=dict)
+    expected_paper_mode: Dict[str, Any] = field(default_factory=dict)
+    toio: Dict[str, Any] = field(default_factory=dict)
+    links: Tuple[LinkSpec, ...] = ()
+    dimensions: int = 2  # 3: aerial robots, positions (x, y, z)
+
+    def link_of(self, name: str) -> Optional[LinkSpec]:
+        """The link group agent ``name`` belongs to, if any."""
+        for link in self.links:
+            if name in link.agents:
+                return link
+        return None
+
+    def goal_tolerance_of(self, agent: AgentSpec) -> float:
+        return agent.radius if self.goal_tolerance is None else self.goal_tolerance
+
+    @property
+    def mat_edges(self) -> Tuple[Segment, ...]:
+        """The four edges of the scenario's toio mat (its ``toio:`` block), or none.
+
+        They are walls: a cube that leaves its mat loses its position.
+        obstacle_server publishes them beside the polygons, and the world,
+        ``orca-ros sim``'s record and the observer count contact with them.
+        """
+        if not self.toio:
+            return ()
+        from ..models.toio_cube import mat_border
+
+        return tuple(mat_border(self.toio))
+
+    @property
+    def walls(self) -> Tuple[Union[Polygon, Segment], ...]:
+        """Every obstacle robots must not touch: the polygons, then the mat's edges."""
+        return self.obstacles + self.mat_edges
+
+    @property
+    def wall_outlines(self) -> List[Tuple[Vector2, ...]]:
+        """:attr:`walls` as vertex lists (a segment is a two-vertex outline)."""
+        return [w.vertices if isinstance(w, Polygon) else (w.a, w.b) for w in self.walls]
+
+    def waypoint_tolerance_of(self, agent: AgentSpec) -> float:
+        return agent.radius if self.waypoint_tolerance is None else self.waypoint_tolerance
+
+    def agent(self, name: str) -> AgentSpec:
+        for spec in self.agents:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+
+def _fail(where: str, message: str) -> ScenarioError:
+    return ScenarioError(f"{where}: {message}")
+
+
+def _number(value: Any, where: str, key: str, *, positive: bool = False,
+            minimum: Optional[float] = None) -> float:
+    try:
+        return as_finite(value, key, minimum=minimum, strictly_positive=positive)
+    except ValueError as error:
+        raise _fail(where, str(error)) from None
+
+
+def _point(value: Any, where: str, key: str, dimensions: int = 2) -> Point:
+    try:
+        if dimensions == 3:
+            return as_vector3(value, key)
+        return as_vector2(value, key)
+    except ValueError as error:
+        hint = ""
+        if dimensions == 2 and isinstance(value, (list, tuple)) and len(value) == 3:
+            hint = " (a scenario of aerial robots, with [x, y, z], says dimensions: 3)"
+        raise _fail(where, f"{error}{hint}") from None
+
+
+def _agent(raw: Any, index: int, defaults: Dict[str, Any], where: str,
+           dimensions: int = 2) -> AgentSpec:
+    if not isinstance(raw, dict):
+        raise _fail(f"{where}: agent #{index}", "must be a mapping")
+    name = str(raw.get("name", f"#{index}"))
+    here = f"{where}: agent '{name}'"
+    unknown = set(raw) - AGENT_KEYS
+    if unknown:
+        raise _fail(here, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(AGENT_KEYS)}")
+    for key in ("name", "start", "goal"):
+        if key not in raw:
+            raise _fail(here, f"missing '{key}'")
+    if dimensions == 3:
+        for key in ("heading", "time_horizon_obst"):
+            if key in raw:
+                raise _fail(here, f"{key}: a 3D scenario (dimensions: 3) has no "
+                                  f"{'unicycles' if key == 'heading' else 'obstacles'}; "
+                                  f"leave '{key}' out")
+    params = dict(BUILTIN_DEFAULTS)
+    params.update(defaults)
+    params.update({k: raw[k] for k in AGENT_PARAMETER_KEYS if k in raw})
+    for key in ("radius", "max_speed"):
+        if key not in params:
+            raise _fail(here, f"missing '{key}' (neither in the agent nor in defaults)")
+    radius = _number(params["radius"], here, "radius", positive=True)
+    max_speed = _number(params["max_speed"], here, "max_speed", positive=True)
+    pref_speed = _number(params.get("pref_speed", max_speed), here, "pref_speed", positive=True)
+    max_neighbors = params["max_neighbors"]
+    if isinstance(max_neighbors, bool) or not isinstance(max_neighbors, int) or max_neighbors < 0:
+        raise _fail(here, f"max_neighbors must be a non-negative integer, got {max_neighbors!r}")
+    start = _point(raw["start"], here, "start", dimensions)
+    goal = _point(raw["goal"], here, "goal", dimensions)
+    waypoints = tuple(_point(w, here, f"waypoints[{i}]", dimensions)
+                      for i, w in enumerate(raw.get("waypoints") or []))
+    if not waypoints or math.dist(waypoints[-1], goal) > 1e-9:
+        waypoints = waypoints + (goal,)
+    return AgentSpec(
+        name=name, start=start, goal=goal, waypoints=waypoints, radius=radius,
+        max_speed=max_speed, pref_speed=pref_speed,
+        neighbor_dist=_number(params["neighbor_dist"], here, "neighbor_dist", minimum=0.0),
+        max_neighbors=max_neighbors,
+        time_horizon=_number(params["time_horizon"], here, "time_horizon", positive=True),
+        time_horizon_obst=_number(params["time_horizon_obst"], here, "time_horizon_obst",
+                                  positive=True),
+        heading=None if raw.get("heading") is None else _number(raw["heading"], here, "heading"))
+
+
+def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
+    """Validate a scenario mapping (as read from YAML) and return it typed."""
+    if not isinstance(data, dict):
+        raise _fail(where, "a scenario must be a mapping at the top level")
+    unknown = set(data) - TOP_LEVEL_KEYS
+    if unknown:
+        raise _fail(where, f"unknown top-level key(s) {sorted(unknown)}")
+    for key in ("time_step", "max_time", "agents"):
+        if key not in data:
+            raise _fail(where, f"missing '{key}'")
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise _fail(where, "'defaults' must be a mapping")
+    unknown = set(defaults) - AGENT_PARAMETER_KEYS
+    if unknown:
+        raise _fail(f"{where}: defaults", f"unknown key(s) {sorted(unknown)}")
+    dimensions = data.get("dimensions", 2)
+    if isinstance(dimensions, bool) or dimensions not in DIMENSIONS:
+        raise _fail(where, f"dimensions must be 2 or 3, got {dimensions!r}")
+    if dimensions == 3:
+        present = [key for key in FLOOR_ONLY_KEYS if data.get(key)]
+        if present:
+            raise _fail(where, f"{', '.join(repr(k) for k in present)}: a 3D scenario "
+                               f"(dimensions: 3) has none (no obstacles in 3D, as in RVO2-3D; "
+                               f"links, toio mats and the supervisor are 2D only)")
+        if "time_horizon_obst" in defaults:
+            raise _fail(f"{where}: defaults", "time_horizon_obst: a 3D scenario "
+                                              "(dimensions: 3) has no obstacles; leave it out")
+    on_goal = data.get("on_goal", "stay")
+    if on_goal not in ("stay", "remove"):
+        raise _fail(where, f"on_goal must be 'stay' or 'remove', got {on_goal!r}")
+    raw_agents = data["agents"]
+    if not isinstance(raw_agents, list) or not raw_agents:
+        raise _fail(where, "'agents' must be a non-empty list")
+    agents = tuple(_agent(raw, i, defaults, where, dimensions)
+                   for i, raw in enumerate(raw_agents))
+    names = [a.name for a in agents]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise _fail(where, f"agent names must be unique; repeated: {duplicates}")
+
+    obstacles = []
+    for i, raw in enumerate(data.get("obstacles") or []):
+        here = f"{where}: obstacle #{i}"
+        if not isinstance(raw, dict) or set(raw) != {"vertices"}:
+            raise _fail(here, "must be a mapping with exactly the key 'vertices'")
+        try:
+            obstacles.append(Polygon(tuple(raw["vertices"])))
+        except (TypeError, ValueError) as error:
+            raise _fail(here, str(error)) from None
+
+    scenario = Scenario(
+        name=str(data.get("name", pathlib.Path(where).stem)),
+        time_step=_number(data["time_step"], where, "time_step", positive=True),
+        max_time=_number(data["max_time"], where, "max_time", positive=True),
+        on_goal=on_goal, agents=agents, obstacles=tuple(obstacles),
+        goal_tolerance=(None if data.get("goal_tolerance") is None else
+                        _number(data["goal_tolerance"], where, "goal_tolerance", positive=True)),
+        waypoint_tolerance=(None if data.get("waypoint_tolerance") is None else
+                            _number(data["waypoint_tolerance"], where, "waypoint_tolerance",
+                                    positive=True)),
+        description=str(data.get("description", "")), source=str(data.get("source", "")),
+        path=where, supervisor=dict(data.get("supervisor") or {}),
+        expected=dict(data.get("expected") or {}),
+        expected_paper_mode=dict(data.get("expected_paper_mode") or {}),
+        toio=dict(data.get("toio") or {}),
+        links=_links(data.get("links"), agents, where), dimensions=dimensions)
+    check_start_positions(scenario)
+    return scenario
+
+
+def link_groups(data: list, where: str = "", key: str = "links",
+                agents: Optional[Sequence[str]] = None) -> Tuple[LinkSpec, ...]:
+    """The ``links:`` list's groups, checked by the format's rules: each a mapping of
+    ``agents`` (2 or 3 distinct names, leading/trailing slashes dropped) and
+    ``max_length`` (optional ``rest_length``, at most ``max_length``), lengths
+    positive and finite, an agent in one group at most, no other keys, and, given
+    ``agents``, only those names. A :class:`ScenarioError` names the place
+    (``where``, then ``key[k]``) and the field. The scenario loader and orca_node's
+    ``links`` parameter (:mod:`~orca_ros.core.robot.links`) both read links with it."""
+    taken: Dict[str, int] = {}
+    known = None if agents is None else set(agents)
+    links = []
+    for k, group in enumerate(data):
+        here = f"{where}: {key}[{k}]" if where else f"{key}[{k}]"
+        if not isinstance(group, dict):
+            raise _fail(here, f"must be a mapping with 'agents' and 'max_length', "
+                              f"got {group!r}")
+        unknown = set(group) - LINK_KEYS
+        if unknown:
+            raise _fail(here, f"unknown key(s) {sorted(map(str, unknown))}; "
+                              f"allowed: {sorted(LINK_KEYS)}")
+        for field_name in ("agents", "max_length"):
+            if field_name not in group:
+                raise _fail(here, f"missing '{field_name}'")
+        names = group["agents"]
+        if not isinstance(names, list) or len(names) not in (2, 3):
+            raise _fail(here, f"agents must be a list of 2 or 3 names, got {names!r}")
+        names = [str(n).strip("/") for n in names]
+        if not all(names):
+            raise _fail(here, f"agents has an empty name: {group['agents']!r}")
+        if len(set(names)) != len(names):
+            raise _fail(here, f"agents names an agent twice: {names}")
+        for name in names:
+            if known is not None and name not in known:
+                raise _fail(here, f"agents: unknown agent {name!r}")
+            if name in taken:
+                raise _fail(here, f"agents: agent {name!r} is already in {key}[{taken[name]}]; "
+                                  f"an agent belongs to one group at most")
+            taken[name] = k
+        max_length = _length(group["max_length"], here, "max_length")
+        rest_length = None if group.get("rest_length") is None else \
+            _length(group["rest_length"], here, "rest_length")
+        if rest_length is not None and rest_length > max_length:
+            raise _fail(here, f"rest_length {rest_length} exceeds max_length {max_length}")
+        links.append(LinkSpec(tuple(names), max_length, rest_length))
+    return tuple(links)
+
+
+def _length(value: Any, where: str, key: str) -> float:
+    if isinstance(value, bool):
+        raise _fail(where, f"{key} must be a number, got {value!r}")
+    return _number(value, where, key, positive=True)
+
+
+def _links(raw: Any, agents: Tuple[AgentSpec, ...], where: str) -> Tuple[LinkSpec, ...]:
+    """The ``links:`` list (:func:`link_groups`, with the scenario's agents), and starts
+    within ``max_length`` of every partner (a tether cannot start over-stretched)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise _fail(where, "'links' must be a list of {agents: [...], max_length: ...}")
+    starts = {a.name: a.start for a in agents}
+    links = link_groups(raw, where, agents=list(starts))
+    for k, link in enumerate(links):
+        for a, b in link.pairs:
+            apart = math.dist(starts[a], starts[b])
+            if apart > link.max_length:
+                raise _fail(f"{where}: links[{k}]",
+                            f"max_length: agents {a!r} and {b!r} start {apart:.3f} m "
+                            f"apart, more than max_length {link.max_length} m")
+    return links
+
+
+def check_start_positions(scenario: Scenario) -> None:
+    """Reject agents that start overlapping each other or inside an obstacle, and,
+    on a toio mat, a start or goal off the mat or within the agent's radius of its edge."""
+    agents = scenario.agents
+    where = scenario.path
+    if len(agents) > 1:
+        from scipy.spatial import cKDTree
+
+        starts = [a.start for a in agents]
+        max_radius = max(a.radius for a in agents)
+        for i, j in sorted(cKDTree(starts).query_pairs(2.0 * max_radius)):
+            a, b = agents[i], agents[j]
+            gap = math.dist(a.start, b.start) - a.radius - b.radius
+            if gap < 0.0:
+                raise _fail(f"{where}: agent '{b.name}'",
+                            f"start overlaps agent '{a.name}' by {-gap:.3f} m")
+    for agent in agents:
+        for k, polygon in enumerate(scenario.obstacles):
+            distance = point_polygon_signed_distance(agent.start, polygon.vertices)
+            if distance < agent.radius:
+                raise _fail(f"{where}: agent '{agent.name}'",
+                            f"start {agent.start} is inside or within its radius of "
+                            f"obstacle #{k} (distance {distance:.3f} m, radius {agent.radius} m)")
+    if scenario.mat_edges:
+        corners = [point for edge in scenario.mat_edges for point in (edge.a, edge.b)]
+        x0, x1 = min(p[0] for p in corners), max(p[0] for p in corners)
+        y0, y1 = min(p[1] for p in corners), max(p[1] for p in corners)
+        for agent in agents:
+            for what, (x, y) in (("start", agent.start), ("goal", agent.goal)):
+                clearance = min(x - x0, x1 - x, y - y0, y1 - y)
+                if clearance < agent.radius:
+                    raise _fail(f"{where}: agent '{agent.name}'",
+                                f"{what} {(x, y)} is off the toio mat or within its radius of "
+                                f"the mat's edge (clearance {clearance:.4f} m, radius "
+                                f"{agent.radius} m)")
+
+
+def jitter_starts(scenario: Scenario, max_offset: float, seed: int) -> Scenario:
+    """The scenario with every start moved on the floor (x and y) by up to
+    ``max_offset`` m each, uniformly at random from ``random.Random(seed)``: one of many
+    runs of a scene whose outcome turns on millimetres (toio cubes, dense crowds)."""
+    max_offset = as_finite(max_offset, "start jitter", minimum=0.0)
+    rng = random.Random(seed)
+
+    def moved(start):
+        return (start[0] + rng.uniform(-max_offset, max_offset),
+                start[1] + rng.uniform(-max_offset, max_offset), *start[2:])
+
+    return replace(scenario, agents=tuple(replace(a, start=moved(a.start))
+                                          for a in scenario.agents))
+
+
+def load_scenario(path: str | pathlib.Path) -> Scenario:
+    """Read and validate a scenario YAML file."""
+    path = pathlib.Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ScenarioError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ScenarioError(f"{path}: not valid YAML: {error}") from None
+    return parse_scenario(data, str(path))
+
+
+def builtin_scenario_dir() -> pathlib.Path:
+    """The scenarios shipped inside the package."""
+    return pathlib.Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def resolve_scenario(name_or_path: str) -> pathlib.Path:
+    """A path as given, or the name of a built-in scenario (with or without .yaml)."""
+    path = pathlib.Path(name_or_path)
+    if path.exists():
+        return path
+    builtin = builtin_scenario_dir() / (path.name if path.suffix else path.name + ".yaml")
+    if builtin.exists():
+        return builtin
+    names = ", ".join(sorted(p.stem for p in builtin_scenario_dir().glob("*.yaml")))
+    raise ScenarioError(f"{name_or_path}: no such file, and no built-in scenario of that name "
+                        f"(built-in: {names})")

@@ -1,0 +1,626 @@
+"""A kinematic multi-agent world that runs a scenario with a chosen avoidance method.
+
+Like RVO2's ``doStep``, every agent's new velocity is computed from the same
+start-of-step state, then all agents move. Neighbours are found with a k-d
+tree (scipy's cKDTree), so a step costs about O(N log N) besides the ORCA
+solves. Collisions are accounted exactly (see :class:`~orca_ros.core.sim.metrics.CollisionLedger`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
+from collections import deque
+from typing import Callable, Deque, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from ..supervisor.cocoon import CocoonConfig, CocoonSupervisor, Track
+from ..robot.controller import ControllerConfig, Neighbor, RobotController, RobotState
+from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S,
+                                CubeBody, CubeOdometry, MatFrame, drive_model, timed_duration_ms,
+                                twist_to_wheels)
+from ..models.bodies import WORLD_KINEMATICS, unicycle_step
+from ..methods.links import links_within
+from .metrics import CollisionLedger, LinkLedger, linked_pairs
+from ..methods import LinkView, TetherView, method_names, method_spec
+from ..geometry.obstacles import ObstacleVertex, build_obstacle_edges
+from ..robot.perception import (SentCommands, SharedPrediction, perceive_neighbor_best,
+                                select_neighbors)
+from ..scenario.loader import AgentSpec, LinkSpec, Scenario
+
+CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
+                   if name in {f.name for f in dataclass_fields(ControllerConfig)}}
+"""The :class:`ControllerConfig` fields a toio cube's orca_node runs with."""
+NEIGHBOR_EXTRAPOLATION_S = 1.0
+"""How long a cube's controller carries a neighbour's reading forward at its velocity
+(orca_node's ``neighbor_timeout`` default)."""
+
+
+@dataclass(frozen=True)
+class WorldOptions:
+    """How a scenario is run.
+
+    ``method``: a registered avoidance method (:mod:`orca_ros.core.methods`):
+    ``orca`` (ours, see :mod:`orca_ros.core.robot.controller`: RVO2's ORCA plus hard
+    one-step safety half-planes, a soft safety margin, keep-right symmetry
+    breaking with stall escape, and roadmap guidance around obstacles),
+    ``orca_strict`` (exactly RVO2's behaviour, what the conformance cases
+    check), ``rvo2`` (the reference C++ library through pyrvo, holonomic only)
+    or ``direct`` (straight at the goals, no avoidance). ``supervisor``: run the
+    :class:`~orca_ros.core.supervisor.cocoon.CocoonSupervisor` too. ``controller``
+    overrides :class:`~orca_ros.core.robot.controller.ControllerConfig` fields for
+    every agent.
+
+    ``kinematics``: ``holonomic``, ``diff_drive`` (ideal unicycles that do
+    what they are told at once) or ``toio``: simulated toio Core Cubes
+    (:class:`~orca_ros.core.models.toio_cube.CubeBody`: command lag, wheel dead zone,
+    saturation and time constant, timed commands), controlled as diff_drive
+    with a cube's orca_node settings (:data:`CUBE_CONTROLLER`; ``controller``
+    overrides still win) and seeing only what toio_bridge reports: the last
+    position reading, rounded to mat units and degrees in the scenario's
+    ``toio:`` mat frame, and its finite-differenced velocity; with
+    ``share_predictions`` (orca_node's parameter of that name, on for cubes)
+    also where each neighbour said, one period ago, it would be when its
+    command acts (:class:`~orca_ros.core.robot.perception.SharedPrediction`).
+    """
+
+    method: str = "orca"
+    kinematics: str = "holonomic"
+    supervisor: Optional[CocoonConfig] = None
+    controller: Tuple[Tuple[str, object], ...] = ()
+    record_every: int = 1
+    share_predictions: bool = bool(CUBE_ROBOT_PARAMETERS["share_predictions"])
+    command_validity_periods: Optional[float] = None
+    """Plan as the ROS nodes do: a command may act this many time steps (their
+    ``command_validity``) and bodies brake at their acceleration limit. None:
+    one step, as commands come every step here."""
+
+    def __post_init__(self) -> None:
+        if self.method not in method_names():
+            raise ValueError(f"method must be one of {method_names()}, got {self.method!r}")
+        if self.kinematics not in WORLD_KINEMATICS:
+            raise ValueError(f"kinematics must be one of {WORLD_KINEMATICS}, "
+                             f"got {self.kinematics!r}")
+        if method_spec(self.method).holonomic_only and self.kinematics != "holonomic":
+            raise ValueError(f"method {self.method} is holonomic only")
+        if self.command_validity_periods is not None and not self.command_validity_periods >= 1:
+            raise ValueError("command_validity_periods must be >= 1, got "
+                             f"{self.command_validity_periods}")
+
+    @property
+    def strict(self) -> bool:
+        """The method reproduces a reference exactly (no safety layer: no close lists)."""
+        return method_spec(self.method).strict
+
+    def controller_config(self, agent: AgentSpec, scenario: Scenario) -> ControllerConfig:
+        """One agent's controller settings: the scenario's, then these options' overrides."""
+        fields = dict(radius=agent.radius, max_speed=agent.max_speed,
+                      pref_speed=agent.pref_speed, time_step=scenario.time_step,
+                      neighbor_dist=agent.neighbor_dist, max_neighbors=agent.max_neighbors,
+                      time_horizon=agent.time_horizon,
+                      time_horizon_obst=agent.time_horizon_obst, kinematics=self.kinematics,
+                      method=self.method, goal_tolerance=scenario.goal_tolerance,
+                      waypoint_tolerance=scenario.waypoint_tolerance)
+        if self.kinematics == "toio":
+            fields.update(CUBE_CONTROLLER)  # diff_drive, with the cube's lag, limits, validity
+            fields["tracking"] = method_spec(self.method).cube_tracking
+        if self.command_validity_periods is not None:
+            fields.update(command_validity=self.command_validity_periods * scenario.time_step,
+                          accel_limited=True)
+        fields.update(dict(self.controller))
+        return ControllerConfig(**fields)
+
+
+@dataclass(frozen=True)
+class LagPredictionError:
+    """How far toio cubes were, when each command acted, from where their controller
+    planned them to be (m): the error ``lag_error`` must cover."""
+
+    count: int
+    max: float
+    p99: float
+    median: float
+
+    @classmethod
+    def of(cls, errors: Sequence[float]) -> Optional["LagPredictionError"]:
+        if not errors:
+            return None
+        values = np.asarray(errors)
+        return cls(len(values), float(values.max()), float(np.percentile(values, 99)),
+                   float(np.median(values)))
+
+    def as_dict(self) -> Dict[str, float]:
+        return {"count": self.count, "max": _round(self.max), "p99": _round(self.p99),
+                "median": _round(self.median)}
+
+
+@dataclass
+class RunResult:
+    """What a run measured; ``summary()`` gives the ``orca-ros bench`` JSON object."""
+
+    scenario: str
+    method: str
+    kinematics: str
+    agents: int
+    reached: int
+    collisions: int
+    min_separation: float
+    deepest_penetration: float
+    makespan: Optional[float]
+    mean_time_to_goal: Optional[float]
+    path_length_ratio: Optional[float]
+    steps: int
+    wall_time_s: float
+    compute_us_per_agent_step: float
+    trajectory: np.ndarray  # (frames, agents, 2), NaN where an agent has left
+    frame_times: np.ndarray
+    collision_points: List[Tuple[float, float]]
+    collision_pairs: List[Tuple[str, str]]
+    at_goal_at_end: Optional[int] = None  # agents on their goals when a full-time run ends
+    lag_prediction_error: Optional["LagPredictionError"] = None  # toio cubes
+    conflicts: Optional[List[Dict[str, object]]] = None  # supervisor actions
+    captures: Optional[List[Dict[str, object]]] = None  # pairs judged not in conflict
+    linked: bool = False  # the scenario has links: (its rows then carry the two link counts)
+    link_crossings: int = 0  # distinct (robot, link) pairs: a robot crossed another group's link
+    link_overstretches: int = 0  # distinct links longer than max_length at some step
+    link_crossing_pairs: Tuple[Tuple[str, str], ...] = ()
+    overstretched_links: Tuple[str, ...] = ()
+
+    def summary(self) -> Dict[str, object]:
+        """The ``orca-ros bench --json`` row (the contract's fields; ``link_crossings``
+        and ``link_overstretches`` for a scenario with ``links:``)."""
+        row = {
+            "scenario": self.scenario, "method": self.method, "kinematics": self.kinematics,
+            "agents": self.agents, "reached": self.reached, "collisions": self.collisions,
+            "min_separation": _round(self.min_separation), "makespan": _round(self.makespan),
+            "mean_time_to_goal": _round(self.mean_time_to_goal),
+            "path_length_ratio": _round(self.path_length_ratio), "steps": self.steps,
+            "wall_time_s": _round(self.wall_time_s),
+            "compute_us_per_agent_step": _round(self.compute_us_per_agent_step),
+        }
+        if self.linked:
+            row["link_crossings"] = self.link_crossings
+            row["link_overstretches"] = self.link_overstretches
+        if self.at_goal_at_end is not None:
+            row["at_goal_at_end"] = self.at_goal_at_end
+        if self.lag_prediction_error is not None:
+            row["lag_prediction_error"] = self.lag_prediction_error.as_dict()
+        return row
+
+
+def _round(value: Optional[float], digits: int = 6) -> Optional[float]:
+    if value is None or not math.isfinite(value):
+        return None
+    return round(float(value), digits)
+
+
+class RunBook:
+    """What a world keeps of a run and how it ends, for the 2D :class:`World` and the 3D
+    :class:`~orca_ros.core.sim.world3d.World3D` alike: arrivals (within the goal tolerance
+    on the last waypoint; ``on_goal: remove`` takes the agent out), the run to all
+    arrived or ``max_time``, and the :class:`RunResult`. A world sets the attributes
+    read here and steps with ``step()``."""
+
+    def _open_book(self, scenario, options: "WorldOptions") -> None:
+        """The run's state at its start, in the scenario's dimensions: agents at their
+        starts and at rest, their sizes, neighbour settings and goals, nothing counted."""
+        agents = scenario.agents
+        n = len(agents)
+        self.scenario = scenario
+        self.options = options
+        self.names = [a.name for a in agents]
+        self.dt = scenario.time_step
+        self.time = 0.0
+        self.steps = 0
+        self.positions = np.array([a.start for a in agents], dtype=float)
+        self.velocities = np.zeros_like(self.positions)
+        self.radius = np.array([a.radius for a in agents])
+        self.neighbor_dist = np.array([a.neighbor_dist for a in agents])
+        self.max_neighbors = np.array([a.max_neighbors for a in agents], dtype=int)
+        self.reference_length = np.array([a.reference_length for a in agents])
+        self.path_length = np.zeros(n)
+        self.arrival_time = np.full(n, np.nan)
+        self.active = np.ones(n, dtype=bool)
+        self.ledger = CollisionLedger()
+        self.compute_seconds = 0.0
+        self.agent_steps = 0
+        self._goals = np.array([a.goal for a in agents], dtype=float)
+        self._goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in agents])
+
+    def _check_arrivals(self) -> None:
+        waiting = self.active & np.isnan(self.arrival_time)
+        # Only agents within goal tolerance of their final goal can have arrived.
+        near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
+        for i in np.flatnonzero(waiting & near):
+            controller = self.controllers[i]
+            position = tuple(float(x) for x in self.positions[i])
+            controller.current_target(position)
+            if controller.at_goal(position):
+                self.arrival_time[i] = self.time
+                if self.scenario.on_goal == "remove":
+                    self.active[i] = False
+                    if self._backend is not None:
+                        self._backend.remove(i)
+
+    def _advance(self, new_positions: np.ndarray, new_velocities: np.ndarray) -> None:
+        """The step's bookkeeping once its motion is known: the active agents move (path
+        length, agent-steps), the clock ticks, contacts and arrivals are counted and every
+        ``record_every``-th frame is kept."""
+        active = self.active
+        self.agent_steps += int(active.sum())
+        moved = new_positions - self.positions
+        self.path_length[active] += np.linalg.norm(moved[active], axis=1)
+        self.positions[active] = new_positions[active]
+        self.velocities[active] = new_velocities[active]
+        self.steps += 1
+        self.time = self.steps * self.dt
+        self._account()
+        self._check_arrivals()
+        if self.steps % self.options.record_every == 0:
+            frame = self.positions.copy()
+            frame[~self.active] = np.nan
+            self._frames.append(frame)
+            self._frame_times.append(self.time)
+
+    @property
+    def all_arrived(self) -> bool:
+        return bool(np.all(~np.isnan(self.arrival_time)))
+
+    def run(self, progress: Optional[Callable[[float], None]] = None,
+            full_time: bool = False) -> RunResult:
+        """Step until every agent has arrived or ``max_time``; with ``full_time`` on to
+        ``max_time`` regardless, and count who stands on its goal then
+        (:attr:`RunResult.at_goal_at_end`: arriving once is not staying there)."""
+        started = time.perf_counter()
+        while (full_time or not self.all_arrived) and self.time < self.scenario.max_time - 1e-9:
+            self.step()
+            if progress is not None:
+                progress(self.time)
+        result = self.result(time.perf_counter() - started)
+        if full_time:
+            result.at_goal_at_end = self.at_goal_count()
+        return result
+
+    def at_goal_count(self) -> int:
+        """Agents within their goal tolerance of their final goal now (an agent taken
+        out on arrival, ``on_goal: remove``, counts as there)."""
+        near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
+        return int(np.sum(near | ~self.active))
+
+    def result(self, wall_time: float) -> RunResult:
+        arrived = ~np.isnan(self.arrival_time)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios = self.path_length[arrived] / self.reference_length[arrived]
+        ratios = ratios[np.isfinite(ratios)]
+        return RunResult(
+            scenario=self.scenario.name, method=self.options.method,
+            kinematics=self.options.kinematics, agents=len(self.names),
+            reached=int(arrived.sum()), collisions=len(self.ledger.pairs),
+            min_separation=self.ledger.min_separation,
+            deepest_penetration=self.ledger.deepest,
+            makespan=float(np.nanmax(self.arrival_time)) if arrived.any() else None,
+            mean_time_to_goal=float(np.nanmean(self.arrival_time)) if arrived.any() else None,
+            path_length_ratio=float(ratios.mean()) if len(ratios) else None,
+            steps=self.steps, wall_time_s=wall_time,
+            compute_us_per_agent_step=(1e6 * self.compute_seconds / self.agent_steps
+                                       if self.agent_steps else 0.0),
+            trajectory=np.array(self._frames), frame_times=np.array(self._frame_times),
+            collision_points=list(self.ledger.points),
+            collision_pairs=sorted(self.ledger.pairs), **self._result_extras())
+
+    def _result_extras(self) -> Dict[str, object]:
+        """More :class:`RunResult` fields a world fills in (the supervisor's, links')."""
+        return {}
+
+    def _neighbors(self, active_idx: np.ndarray):
+        """Per active agent: the ORCA neighbours (nearest first, strictly inside
+        neighbor_dist, at most max_neighbors: RVO2's k-d tree query), and every agent
+        within ``_close_reach`` (for the hard safety half-planes or half-spaces; None
+        for a strict method), in 2D or 3D."""
+        count = len(active_idx)
+        empty = [[] for _ in range(count)]
+        if count < 2:
+            return empty, (None if self.options.strict else empty)
+        points = self.positions[active_idx]
+        tree = cKDTree(points)
+        k = int(min(count, self.max_neighbors[active_idx].max() + 1))
+        neighbor_lists = empty
+        if k >= 2:
+            distances, indices = tree.query(points, k=k,
+                                            distance_upper_bound=float(self.neighbor_dist.max()))
+            rows = np.arange(count)[:, None]
+            keep = (indices != rows) & (indices < count) & \
+                (distances < self.neighbor_dist[active_idx, None])
+            keep &= np.cumsum(keep, axis=1) <= self.max_neighbors[active_idx, None]
+            agents = active_idx[np.where(keep, indices, 0)].tolist()
+            neighbor_lists = [[a for a, kept in zip(row_agents, row_keep) if kept]
+                              for row_agents, row_keep in zip(agents, keep.tolist())]
+        if self.options.strict:
+            return neighbor_lists, None
+        groups = tree.query_ball_point(points, self._close_reach)
+        close_lists = [[int(active_idx[k]) for k in group if k != row]
+                       for row, group in enumerate(groups)]
+        return neighbor_lists, close_lists
+
+
+class World(RunBook):
+    """Agents of a scenario, each with its own :class:`RobotController`, stepped together."""
+
+    def __init__(self, scenario: Scenario, options: WorldOptions = WorldOptions()) -> None:
+        if scenario.dimensions != 2:
+            raise ValueError(f"{scenario.path or scenario.name}: a 3D scenario (dimensions: "
+                             f"3) runs in orca_ros.core.sim.world3d.World3D (create_world picks)")
+        self._open_book(scenario, options)
+        agents = scenario.agents
+        n = len(agents)
+        self.max_speed = np.array([a.max_speed for a in agents])
+        self.obstacle_polygons = [np.array(w) for w in scenario.wall_outlines]
+        self.edges: List[ObstacleVertex] = build_obstacle_edges(scenario.walls)
+        self.link_ledger = LinkLedger()
+        self._previous_positions = self.positions.copy()
+
+        roadmaps: Dict = {}  # shared: agents of one size share a roadmap
+        self.controllers = []
+        for agent in agents:
+            config = options.controller_config(agent, scenario)
+            controller = RobotController(config, key=agent.name, roadmaps=roadmaps)
+            controller.set_path(agent.waypoints)
+            self.controllers.append(controller)
+        # Unicycles start at rest, facing their first waypoint unless the scenario says.
+        self.headings = np.array([a.start_heading for a in agents], dtype=float)
+        self.linear_speed = np.zeros(n)
+        self.angular_speed = np.zeros(n)
+        self.cubes: Optional[List[CubeBody]] = None
+        self.odometry: List[CubeOdometry] = []
+        if options.kinematics == "toio":
+            self._place_cubes()
+        # The k-d tree's radius for RobotController.within_one_step's candidates.
+        self._close_reach = 2.0 * max(c.config.safety_radius(c.config.radius)
+                                      for c in self.controllers) \
+            + 2.0 * max(max(c.closing_distance((c.config.max_speed, 0.0), (1.0, 0.0)),
+                            c.config.max_speed * c.config.command_horizon)
+                        for c in self.controllers)
+
+        spec = method_spec(options.method)
+        self._backend = None if spec.world_backend is None else spec.world_backend(self)
+        self._batch = spec.batch
+        self.supervisor = None
+        if options.supervisor is not None:
+            options.supervisor.check_names(self.names)
+            self.supervisor = CocoonSupervisor(options.supervisor)
+        # Linked robots (scenario ``links:``): each agent's partners, and every linked pair.
+        self.link_pairs, self._group = linked_pairs(scenario)  # (i, j, max_length), group
+        self._partners: List[List[Tuple[int, LinkSpec]]] = [[] for _ in range(n)]
+        for i, j, _ in self.link_pairs:
+            link = scenario.links[self._group[i]]
+            self._partners[i].append((j, link))
+            self._partners[j].append((i, link))
+        self._frames: List[np.ndarray] = [self.positions.copy()]
+        self._frame_times: List[float] = [0.0]
+        self._check_arrivals()
+
+    # --- stepping --------------------------------------------------------------
+
+    def supervise(self) -> None:
+        """One supervisor tick on the start-of-step state; directives go to the controllers."""
+        tracks = []
+        for i in np.flatnonzero(self.active):
+            controller = self.controllers[i]
+            position = (float(self.positions[i, 0]), float(self.positions[i, 1]))
+            goal = None if controller.at_goal(position) else controller.goal_of_base_path
+            tracks.append(Track(self.names[i], position, float(self.radius[i]),
+                                controller.config.pref_speed, goal))
+        directives = self.supervisor.update(self.time, tracks)
+        for i, controller in enumerate(self.controllers):
+            directive = directives.get(self.names[i])
+            if directive is None:
+                controller.set_directive()
+            else:
+                controller.set_directive(directive.speed_factor * controller.config.pref_speed
+                                         if directive.resolution != "side_step" else None,
+                                         directive.detour)
+
+    def step(self) -> None:
+        started = time.perf_counter()
+        if self.supervisor is not None:
+            self.supervise()
+        if self._backend is not None:
+            pref = np.array([c.preferred_velocity(self._state(i)) if self.active[i] else (0.0, 0.0)
+                             for i, c in enumerate(self.controllers)])
+            new_positions, new_velocities = self._backend.step(pref)
+        elif self.cubes is not None:
+            new_positions, new_velocities = self._cube_step()
+        else:
+            new_positions, new_velocities = self._controller_step()
+        self.compute_seconds += time.perf_counter() - started
+        self._previous_positions = self.positions.copy()
+        self._advance(new_positions, new_velocities)
+
+    def _state(self, i: int) -> RobotState:
+        return RobotState((float(self.positions[i, 0]), float(self.positions[i, 1])),
+                          (float(self.velocities[i, 0]), float(self.velocities[i, 1])),
+                          float(self.headings[i]), float(self.linear_speed[i]),
+                          float(self.angular_speed[i]))
+
+    def _tethers(self, i: int, positions: np.ndarray, velocities: np.ndarray
+                 ) -> List[TetherView]:
+        """Agent ``i``'s partners as its method sees them (scenario ``links:``)."""
+        return [TetherView(self.names[j], (float(positions[j, 0]), float(positions[j, 1])),
+                           (float(velocities[j, 0]), float(velocities[j, 1])),
+                           float(self.radius[j]), link.max_length, link.rest_length)
+                for j, link in self._partners[i] if self.active[j]]
+
+    def _links(self, i: int, positions: np.ndarray, velocities: np.ndarray) -> List[LinkView]:
+        """Other groups' links within agent ``i``'s ``neighbor_dist``, nearest first."""
+        if not self.link_pairs:
+            return []
+        views = [LinkView((float(positions[a, 0]), float(positions[a, 1])),
+                          (float(positions[b, 0]), float(positions[b, 1])),
+                          (float(velocities[a, 0]), float(velocities[a, 1])),
+                          (float(velocities[b, 0]), float(velocities[b, 1])),
+                          (self.names[a], self.names[b]))
+                 for a, b, _ in self.link_pairs
+                 if self._group[a] != self._group[i] and self.active[a] and self.active[b]]
+        return links_within(positions[i], views, float(self.neighbor_dist[i]))
+
+    def _controller_step(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Every active agent's command from the start-of-step state, then the motion."""
+        active_idx = np.flatnonzero(self.active)
+        neighbor_lists, close_lists = self._neighbors(active_idx)
+        seen = [Neighbor((float(p[0]), float(p[1])), (float(v[0]), float(v[1])), float(r), name)
+                for p, v, r, name in zip(self.positions, self.velocities, self.radius, self.names)]
+        batch = self._batch(self, active_idx, neighbor_lists) if self._batch is not None \
+            else [None] * len(active_idx)
+        commands = {}
+        for row, i in enumerate(active_idx.tolist()):
+            controller = self.controllers[i]
+            close = None if close_lists is None else [seen[j] for j in close_lists[row]]
+            commands[i] = controller.compute(
+                self._state(i), [seen[j] for j in neighbor_lists[row]], self.edges, close,
+                batch[row], tethers=self._tethers(i, self.positions, self.velocities),
+                links=self._links(i, self.positions, self.velocities))
+        new_positions = self.positions.copy()
+        new_velocities = np.zeros_like(self.velocities)
+        diff_drive = self.options.kinematics == "diff_drive"
+        for i, command in commands.items():
+            if not diff_drive:
+                new_velocities[i] = command.velocity
+                new_positions[i] = self.positions[i] + new_velocities[i] * self.dt
+                continue
+            x, y, heading = unicycle_step(float(self.positions[i, 0]),
+                                          float(self.positions[i, 1]), float(self.headings[i]),
+                                          command.linear, command.angular, self.dt)
+            new_positions[i] = (x, y)
+            new_velocities[i] = (new_positions[i] - self.positions[i]) / self.dt
+            self.headings[i] = heading
+            self.linear_speed[i] = command.linear
+            self.angular_speed[i] = command.angular
+        return new_positions, new_velocities
+
+    # --- toio cubes ------------------------------------------------------------------------
+
+    def _place_cubes(self) -> None:
+        """One :class:`CubeBody` per agent at its start pose, and the reading it starts with."""
+        frame = MatFrame(float(self.scenario.toio.get("mm_per_unit", DEFAULT_MM_PER_UNIT)))
+        self.cubes = [CubeBody.at_world_pose(float(x), float(y), float(yaw), frame)
+                      for (x, y), yaw in zip(self.positions, self.headings)]
+        self.odometry = [CubeOdometry(frame, cube.reading(), 0.0) for cube in self.cubes]
+        drive = drive_model(str(CUBE_ROBOT_PARAMETERS["drive_model"]))
+        self.sent = [SentCommands(c.config.command_lag, c.config.command_horizon, drive=drive)
+                     for c in self.controllers]
+        self.predictions: Dict[int, SharedPrediction] = {}
+        # Where each cube's controller planned it to be when its command acts, and how
+        # far off that was (RunResult.lag_prediction_error).
+        self._planned_at: List[Deque[Tuple[float, Tuple[float, float]]]] = \
+            [deque() for _ in self.cubes]
+        self.lag_prediction_errors: List[float] = []
+        for i, cube in enumerate(self.cubes):  # the true pose, as the cube holds it
+            x, y, self.headings[i] = cube.world_pose()
+            self.positions[i] = (x, y)
+
+    def _cube_state(self, i: int) -> RobotState:
+        """Agent ``i`` as its odometry says (what orca_node gets from toio_bridge)."""
+        odometry = self.odometry[i]
+        x, y, yaw = odometry.pose
+        return RobotState((x, y), odometry.world_velocity, yaw, *odometry.velocity)
+
+    def _cube_step(self) -> Tuple[np.ndarray, np.ndarray]:
+        """One control period of toio cubes, as orca_node and toio_bridge run them.
+
+        Each controller plans, like orca_node, for when its command acts: its own
+        odometry carried forward over the reading's age plus ``command_lag`` (and
+        uncertain by ``a age**2 / 2``), every neighbour's over its age plus the lag
+        (:func:`~orca_ros.core.robot.perception.perceive_neighbor`). At its goal it goes on
+        avoiding, as everywhere in the world. The command reaches the cube as toio_bridge
+        sends it: :func:`~orca_ros.core.models.toio_cube.twist_to_wheels`, timed to end when the
+        command's validity does. Then the cubes' physics runs in sub-steps of at
+        most :data:`~orca_ros.core.models.toio_cube.PHYSICS_STEP_S`, readings arriving as they
+        fall due. Perception is O(N^2): fine for the cubes a mat holds.
+        """
+        active_idx = np.flatnonzero(self.active).tolist()
+        now = self.time
+        shared = dict(self.predictions)  # what each said last period (orca_node's topic)
+        measured = {i: self._cube_state(i) for i in active_idx}
+        ages = {i: max(0.0, now - self.odometry[i].time) for i in active_idx}
+        for i in active_idx:
+            controller = self.controllers[i]
+            config = controller.effective_config
+            state = self.sent[i].predict(measured[i], self.odometry[i].time,
+                                         now + config.command_lag, config.limits)
+            if self.sent[i].covers(self.odometry[i].time):  # else a guess, uncertain as one
+                self._planned_at[i].append((now + config.command_lag, state.position))
+            own_uncertainty = 0.5 * config.max_linear_accel * ages[i] * ages[i]
+            perceived = []
+            for j in active_idx:
+                if j == i:
+                    continue
+                other = measured[j]
+                seen_as = Neighbor(other.position, other.velocity, float(self.radius[j]),
+                                   self.names[j])
+                perceived.append(perceive_neighbor_best(
+                    seen_as, ages[j] + config.command_lag, controller.config.max_speed,
+                    config.max_linear_accel, NEIGHBOR_EXTRAPOLATION_S,
+                    shared.get(j) if self.options.share_predictions else None,
+                    now + config.command_lag, config.max_angular_speed))
+            close = select_neighbors(state.position, perceived, config.neighbor_dist)
+            command = controller.compute(state, close[:config.max_neighbors], self.edges,
+                                         close=close, own_uncertainty=own_uncertainty,
+                                         tethers=self._tethers(i, self.positions, self.velocities),
+                                         links=self._links(i, self.positions, self.velocities))
+            linear, angular = command.linear, command.angular  # at its goal too: it yields
+            self.sent[i].record(now, linear, angular)
+            guess = 0.0 if self.sent[i].covers(self.odometry[i].time) else config.lag_guess_error
+            self.predictions[i] = SharedPrediction(now + config.command_lag, state.position,
+                                                   state.heading, linear, angular,
+                                                   own_uncertainty + guess)
+            left, right = twist_to_wheels(linear, angular)
+            self.cubes[i].command(left, right, timed_duration_ms(config.command_horizon) / 1000.0)
+        substeps = max(1, math.ceil(self.dt / PHYSICS_STEP_S - 1e-9))
+        for _ in range(substeps):
+            for i in active_idx:
+                cube = self.cubes[i]
+                cube.advance(self.dt / substeps)
+                planned = self._planned_at[i]
+                while planned and planned[0][0] <= cube.time + 1e-6:
+                    _, position = planned.popleft()
+                    self.lag_prediction_errors.append(math.dist(position,
+                                                                cube.world_pose()[:2]))
+                reading = cube.poll_reading()
+                if reading is not None:
+                    self.odometry[i].update(reading, cube.time)
+        new_positions = self.positions.copy()
+        new_velocities = np.zeros_like(self.velocities)
+        for i in active_idx:
+            x, y, self.headings[i] = self.cubes[i].world_pose()
+            new_positions[i] = (x, y)
+            new_velocities[i] = (new_positions[i] - self.positions[i]) / self.dt
+            self.linear_speed[i], self.angular_speed[i] = self.cubes[i].twist
+        return new_positions, new_velocities
+
+
+    # --- bookkeeping -------------------------------------------------------------
+
+    def _account(self) -> None:
+        active = np.flatnonzero(self.active)
+        self.ledger.update(self.positions[active], self.radius[active],
+                           [self.names[i] for i in active], self.obstacle_polygons)
+        if self.link_pairs:
+            self.link_ledger.update(self._previous_positions, self.positions, self.radius,
+                                    self.names, self.active, self.link_pairs, self._group)
+
+    def _result_extras(self) -> Dict[str, object]:
+        return dict(
+            conflicts=None if self.supervisor is None else
+            [d.as_dict() for d in self.supervisor.actions],
+            captures=None if self.supervisor is None else
+            [d.as_dict() for d in self.supervisor.decisions if d.resolution == "none"],
+            linked=bool(self.link_pairs), link_crossings=len(self.link_ledger.crossings),
+            link_overstretches=len(self.link_ledger.overstretched),
+            link_crossing_pairs=tuple(sorted(self.link_ledger.crossings)),
+            overstretched_links=tuple(sorted(self.link_ledger.overstretched)),
+            lag_prediction_error=(LagPredictionError.of(self.lag_prediction_errors)
+                                  if self.cubes else None))

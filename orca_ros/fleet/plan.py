@@ -1,0 +1,673 @@
+"""The node plan of a fleet run, and the runner behind ``orca-ros sim``.
+
+:func:`fleet_plan` decides once which nodes run, with which names, namespaces
+and parameters. ``launch/fleet_sim.launch.py`` turns the plan into launch_ros
+``Node`` actions; :func:`run_fleet` starts the very same nodes as rclpy
+objects in this process (they still talk over DDS, so another process can
+watch ``/<robot>/odom`` and ``/<robot>/cmd_vel``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ..core.models.toio_cube import CUBE_ROBOT_PARAMETERS
+from ..core.robot.links import links_text
+from ..core.methods import method_names, method_spec
+from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
+
+PACKAGE = "orca_ros"
+SIMULATORS = ("fleet_sim", "toio_bridge")  # the node that keeps the ground truth
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node of the plan, as ``ros2 launch`` or the runner starts it."""
+
+    executable: str
+    name: str
+    namespace: str = ""
+    parameters: Dict[str, Any] = field(default_factory=dict)
+    remappings: Tuple[Tuple[str, str], ...] = ()
+    package: str = PACKAGE
+    hosted: Tuple["NodeSpec", ...] = ()  # orca_robots: the orca_nodes this process runs
+
+    @property
+    def arguments(self) -> List[str]:
+        """Command-line arguments (an ``orca_robots`` host: ``--robots`` and its robots)."""
+        return ["--robots", *(spec.namespace for spec in self.hosted)] if self.hosted else []
+
+    @property
+    def marker_namespace(self) -> str:
+        """The ``ns`` of this node's ``/obstacles`` markers, were it an obstacle_server
+        (its full node name without the leading slash)."""
+        return f"{self.namespace.strip('/')}/{self.name}".lstrip("/")
+
+    def parameters_file(self) -> Dict[str, Any]:
+        """An ``orca_robots`` host's parameters file: each hosted node's parameters under
+        its full name (``/<robot>/orca_node``), as ``--params-file`` takes them."""
+        return {f"/{spec.namespace}/{spec.name}": {"ros__parameters": dict(spec.parameters)}
+                for spec in self.hosted}
+
+
+DEFAULT_ROBOTS_PER_PROCESS = 10
+"""orca_nodes per process under launch (see :func:`process_plan`)."""
+
+
+def _check_robots_per_process(value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"robots_per_process must be an integer >= 1, got {value!r}")
+
+
+@dataclass(frozen=True)
+class FleetOptions:
+    method: str = "orca"  # a registered method that runs in orca_node (orca_ros.core.methods)
+    kinematics: Optional[str] = None  # None: holonomic
+    speed_factor: float = 1.0
+    enable_stamped_cmd_vel: bool = True  # stamped commands: the simulator can tell their age
+    supervisor: bool = False
+    control_rate: Optional[float] = None  # None: 1 / the scenario's time step
+    use_sim_time: bool = True
+    backend: str = "sim"  # sim (fleet_sim) | toio-sim (simulated cubes behind toio_bridge)
+    robot_parameters: Tuple[Tuple[str, Any], ...] = ()  # orca_node parameters for every robot
+    robots_per_process: int = DEFAULT_ROBOTS_PER_PROCESS  # under launch (process_plan)
+
+    def __post_init__(self) -> None:
+        _check_robots_per_process(self.robots_per_process)
+        if self.method not in method_names(ros=True):
+            raise ValueError(f"method must be one of {method_names(ros=True)} (through ROS), "
+                             f"got {self.method!r}")
+
+
+def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Dict[str, Any]:
+    """orca_node parameters for one scenario agent (``links``: the scenario's link groups,
+    all of them, when it has any)."""
+    agent = scenario.agent(name)
+    others = [a for a in scenario.agents if a.name != name]
+    control_rate = options.control_rate or round(1.0 / scenario.time_step, 6)
+    parameters = {
+        "use_sim_time": options.use_sim_time,
+        "radius": agent.radius, "max_speed": agent.max_speed, "pref_speed": agent.pref_speed,
+        "neighbor_dist": agent.neighbor_dist, "max_neighbors": agent.max_neighbors,
+        "time_horizon": agent.time_horizon, "time_horizon_obst": agent.time_horizon_obst,
+        "control_rate": control_rate,
+        "command_validity": command_validity(control_rate),
+        "kinematics": options.kinematics or "holonomic", "method": options.method,
+        "goal_tolerance": scenario.goal_tolerance_of(agent),
+        "lookahead": scenario.waypoint_tolerance_of(agent),
+        "neighbors": [a.name for a in others] or [""],
+        "neighbor_radius": agent.radius,
+        "neighbor_radii": [a.radius for a in others] or [-1.0],
+        "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
+    }
+    if scenario.links:
+        # Every robot gets all groups: its own partners, and the links it must keep off.
+        parameters["links"] = links_text(scenario.links)
+    if scenario.dimensions == 3:
+        parameters["dimensions"] = 3  # an aerial robot
+    return parameters
+
+
+def check_3d_fleet(scenario: Scenario, options: FleetOptions) -> None:
+    """Refuse, naming it, what a 3D scenario (aerial robots) cannot run with through ROS:
+    toio cubes, unicycles, the supervisor, a method without a 3D version."""
+    where = scenario.path or scenario.name
+    if options.backend != "sim":
+        raise ValueError(f"{where}: a 3D scenario (dimensions: 3) runs on fleet_sim "
+                         f"(--backend sim), not {options.backend}")
+    if (options.kinematics or "holonomic") != "holonomic":
+        raise ValueError(f"{where}: a 3D scenario (dimensions: 3) is run holonomic only, "
+                         f"not with kinematics {options.kinematics!r}")
+    if options.supervisor:
+        raise ValueError(f"{where}: the supervisor is 2D only; a 3D scenario "
+                         f"(dimensions: 3) runs without it")
+    if options.method not in method_names(ros=True, dimensions=3):
+        raise ValueError(f"{where}: method {options.method!r} has no 3D version; in 3D "
+                         f"through ROS: {', '.join(method_names(ros=True, dimensions=3))}")
+
+
+def command_validity(control_rate: float) -> float:
+    """How long a command may act (s): two control periods, so one late cycle does not
+    stop the robot, and two do. orca_node plans over it; the simulator enforces it."""
+    return round(2.0 / control_rate, 6)
+
+
+def shutdown_grace(processes: int) -> float:
+    """Seconds ``ros2 launch`` should wait between its SIGINT and its SIGTERM (``sigterm_timeout``).
+
+    A node ends by destroying its DDS endpoints one by one, each announced to
+    every other participant. With all processes of a fleet doing that at once
+    on a loaded machine it takes seconds: 42 processes (40 robots) on 2 cores
+    needed up to 5.3 s inside ``destroy_node`` and up to 10.8 s from SIGINT to
+    exit, more than launch's default 5 s + 5 s before SIGKILL. Half a second
+    per process, at least launch's 5 s; SIGKILL still follows 5 s after SIGTERM.
+    """
+    return max(5.0, 0.5 * processes)
+
+
+def shutdown_environment(sigterm_timeout: str) -> dict:
+    """Environment for a node under ``ros2 launch``: when to end, come what may.
+
+    launch sends SIGKILL ``sigterm_timeout`` + 5 s (its ``sigkill_timeout``)
+    after SIGINT; a node still stopping three seconds before that ends itself
+    with status 0 (see :func:`orca_ros.nodes.stop._arm_deadline`): on a loaded
+    machine the signal reaches Python, and the deadline's thread wakes, late. A node
+    killed by a fatal signal (a crash in a C library) prints its Python stack first
+    (``PYTHONFAULTHANDLER``), so the launch log says where."""
+    from ..nodes.stop import STOP_WITHIN_ENV
+
+    return {STOP_WITHIN_ENV: f"{float(sigterm_timeout) + 2.0:g}", "PYTHONFAULTHANDLER": "1"}
+
+
+def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> List[NodeSpec]:
+    """fleet_sim, obstacle_server, one orca_node per robot (and the supervisor when asked)."""
+    path = str(resolve_scenario(scenario_path))
+    scenario = load_scenario(path)
+    if options.backend not in ("sim", "toio-sim"):
+        raise ValueError(f"backend must be 'sim' or 'toio-sim', got {options.backend!r}")
+    if scenario.dimensions == 3:
+        check_3d_fleet(scenario, options)
+    goal_subscribers = 2 if options.supervisor else 1
+    if options.backend == "toio-sim":
+        simulator = NodeSpec("toio_bridge", "toio_bridge", parameters={
+            "scenario": path, "speed_factor": float(options.speed_factor),
+            "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel, "send_goals": True,
+            "goal_subscribers": goal_subscribers,
+            "command_validity": TOIO_ROBOT["command_validity"]})
+    else:
+        simulator = NodeSpec("fleet_sim", "fleet_sim", parameters={
+            "scenario": path, "kinematics": options.kinematics or "holonomic",
+            "speed_factor": float(options.speed_factor), "publish_clock": True,
+            "command_validity": command_validity(
+                options.control_rate or round(1.0 / scenario.time_step, 6)),
+            "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel, "send_goals": True,
+            "goal_subscribers": goal_subscribers})
+    walls = NodeSpec("obstacle_server", "obstacle_server",
+                     parameters={"scenario": path, "use_sim_time": options.use_sim_time})
+    plan = [simulator, walls]
+    if options.supervisor:
+        plan.append(NodeSpec("supervisor_node", "supervisor", parameters={
+            "scenario": path, "use_sim_time": options.use_sim_time,
+            "rate": round(1.0 / scenario.time_step, 6),
+            "with_orca": method_spec(options.method).avoids}))
+    for agent in scenario.agents:
+        parameters = robot_parameters(scenario, agent.name, options)
+        if options.backend == "toio-sim":
+            parameters.update(TOIO_ROBOT, tracking=method_spec(options.method).cube_tracking)
+        elif options.control_rate is None:
+            # fleet_sim publishes odometry at the control rate: plan as each arrives.
+            parameters["control_trigger"] = "odom"
+        if scenario.obstacles or scenario.mat_edges:
+            parameters["obstacle_sources"] = [walls.marker_namespace]
+        parameters.update(dict(options.robot_parameters))
+        plan.append(NodeSpec("orca_node", "orca_node", namespace=agent.name,
+                             parameters=parameters))
+    return plan
+
+
+def process_plan(plan: Sequence[NodeSpec], robots_per_process: int) -> List[NodeSpec]:
+    """The processes that run ``plan``: its nodes, but the orca_nodes in groups of
+    ``robots_per_process`` (the last group smaller), each group one ``orca_robots``
+    process (``orca_robots_0``, ...) whose robots keep their own node name, namespace
+    and parameters. 1: one process per orca_node, as :func:`fleet_plan` lists them."""
+    _check_robots_per_process(robots_per_process)
+    robots = [spec for spec in plan if spec.executable == "orca_node"]
+    others = [spec for spec in plan if spec.executable != "orca_node"]
+    if robots_per_process == 1:
+        return list(plan)
+    groups = [tuple(robots[i:i + robots_per_process])
+              for i in range(0, len(robots), robots_per_process)]
+    return others + [NodeSpec("orca_robots", f"orca_robots_{k}", hosted=group)
+                     for k, group in enumerate(groups)]
+
+
+def launch_actions(processes: Sequence[NodeSpec], sigterm_timeout: str) -> List[Any]:
+    """launch_ros ``Node`` actions for the plan's processes, as the launch files start
+    them: output on screen, launch's SIGTERM after ``sigterm_timeout`` s, and the
+    shutdown environment (:func:`shutdown_environment`). An ``orca_robots`` host gets
+    its robots' parameters as a file keyed by their full node names (written to a
+    temporary directory, as launch_ros does with parameter dictionaries) and no node
+    name or namespace of its own, which would rename every node it hosts."""
+    import tempfile
+
+    import yaml
+    from launch_ros.actions import Node
+
+    actions = []
+    for spec in processes:
+        common = dict(package=spec.package, executable=spec.executable, output="screen",
+                      sigterm_timeout=sigterm_timeout,
+                      additional_env=shutdown_environment(sigterm_timeout))
+        if spec.hosted:
+            handle, path = tempfile.mkstemp(prefix=f"{spec.name}_", suffix=".yaml")
+            with open(handle, "w") as stream:
+                yaml.safe_dump(spec.parameters_file(), stream)
+            actions.append(Node(arguments=spec.arguments, parameters=[path], **common))
+        else:
+            actions.append(Node(name=spec.name, namespace=spec.namespace or None,
+                                parameters=[spec.parameters],
+                                remappings=list(spec.remappings), **common))
+    return actions
+
+
+TOIO_ROBOT = dict(CUBE_ROBOT_PARAMETERS)
+"""orca_node parameters of a toio cube (one source: :mod:`orca_ros.core.models.toio_cube`, which the
+world's ``kinematics="toio"`` uses too). toio_bridge times motor commands to end when
+the command's validity does; the plan gives the bridge the same value."""
+
+
+def node_classes() -> Dict[str, Callable]:
+    """Executable name -> node class, for running a plan in this process."""
+    from ..nodes.fleet_sim import FleetSim
+    from ..nodes.obstacle_server import ObstacleServer
+    from ..nodes.orca_node import OrcaNode
+
+    classes = {"fleet_sim": FleetSim, "obstacle_server": ObstacleServer, "orca_node": OrcaNode}
+    try:
+        from ..nodes.toio_bridge import ToioBridge
+    except ImportError:  # pragma: no cover - part of this package
+        pass
+    else:
+        classes["toio_bridge"] = ToioBridge
+    try:
+        from ..nodes.supervisor_node import SupervisorNode
+    except ImportError:
+        pass
+    else:
+        classes["supervisor_node"] = SupervisorNode
+    return classes
+
+
+def instantiate(spec: NodeSpec, context) -> Any:
+    from rclpy.parameter import Parameter
+
+    classes = node_classes()
+    if spec.executable not in classes:
+        raise RuntimeError(f"executable {spec.executable!r} is not part of this package build")
+    overrides = [Parameter(key, value=value) for key, value in spec.parameters.items()]
+    return classes[spec.executable](context=context, namespace=spec.namespace or None,
+                                    parameter_overrides=overrides)
+
+
+def make_executor(context):
+    """The executor the package's processes spin
+    (:func:`orca_ros.nodes.ros_common.make_executor`)."""
+    from ..nodes.ros_common import make_executor as events_or_single_threaded
+
+    return events_or_single_threaded(context)
+
+
+@dataclass
+class SimRun:
+    """What a ``run_fleet`` produced: the bench-like summary and the trajectory."""
+
+    summary: Dict[str, Any]
+    scenario: Scenario
+    trajectory: Any
+    frame_times: Any
+    collision_points: List[Tuple[float, float]]
+    deepest_penetration: float
+    conflicts: List[Dict[str, Any]]
+    injector: Any = None  # the FaultInjector of a run with faults (its counters, drop log)
+
+
+def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
+              progress: Optional[Callable[[float, int], Optional[bool]]] = None,
+              max_time: Optional[float] = None, faults: Any = None,
+              observer: Optional[bool] = None, record: Optional[str] = None) -> SimRun:
+    """Run the plan's nodes in this process until every robot arrives or ``max_time`` (sim s).
+
+    fleet_sim sends each robot its goal on ``goal_pose`` (its waypoints on
+    ``plan``) as a user would in RViz, once the robot's orca_node listens.
+
+    ``faults`` (a SPEC string or :class:`~orca_ros.testing.faults.FaultSpec`) are
+    injected by a :class:`~orca_ros.testing.faults.FaultInjector`; the run then also
+    ends when every robot that still can has arrived (killed or jittering
+    robots cannot), and the summary gets ``"faults"``. ``observer`` runs
+    ``orca_ros.testing.observer`` in its own process beside the run and puts its
+    verdict in the summary (``"observer"``); None: on when there are faults.
+    ``record`` (a ``.mcap`` path) records every topic of the run into a ROS 2 bag
+    (:class:`orca_ros.tools.bag.Recorder`); the summary gets ``"record"``.
+    """
+    import numpy as np
+    import rclpy
+    from rclpy.context import Context
+
+    from ..testing.faults import FaultInjector, FaultSpec, filter_plan, parse_faults
+
+    spec = faults if isinstance(faults, FaultSpec) or faults is None else parse_faults(faults)
+    if spec is not None and spec.empty:
+        spec = None
+    plan = fleet_plan(scenario_path, options)
+    scenario = load_scenario(resolve_scenario(scenario_path))
+    limit = scenario.max_time if max_time is None else max_time
+    if spec is not None:
+        spec.check([a.name for a in scenario.agents], options.supervisor)
+        plan = filter_plan(plan, spec)
+    watcher = _Observer(str(resolve_scenario(scenario_path))) \
+        if _observer_wanted(observer, spec) else None
+    injector = None
+    recorder = None
+    context = Context()
+    rclpy.init(context=context)
+    started = time.perf_counter()
+    nodes = []
+    executor = None
+    try:
+        nodes = [instantiate(spec, context) for spec in plan]
+        sim = next(n for n, spec in zip(nodes, plan) if spec.executable in SIMULATORS)
+        robots = {spec.namespace: n for n, spec in zip(nodes, plan)
+                  if spec.executable == "orca_node"}
+        supervisor = next((n for n, spec in zip(nodes, plan)
+                           if spec.executable == "supervisor_node"), None)
+        executor = make_executor(context)
+        for node in nodes:
+            executor.add_node(node)
+        if record:
+            from ..tools.bag import Recorder
+
+            recorder = Recorder(context, record, use_sim_time=options.use_sim_time)
+            recorder.scan()
+            executor.add_node(recorder.node)
+        record_path, record = record, sim.record
+        if spec is not None:
+            sim_spec = next(s for s in plan if s.executable in SIMULATORS)
+            injector = FaultInjector(spec, scenario, lambda: record.sim_time)
+            injector.attach(
+                context, executor, nodes, sim, robots, supervisor=supervisor,
+                obstacle_server=next((n for n, s in zip(list(nodes), plan)
+                                      if s.executable == "obstacle_server"), None),
+                kinematics="diff_drive" if options.backend == "toio-sim"
+                else (options.kinematics or "holonomic"),
+                stamped_cmd=bool(sim_spec.parameters.get("enable_stamped_cmd_vel")),
+                use_sim_time=options.use_sim_time)
+        if watcher is not None:
+            watcher.wait_ready(sim, [f"/{a.name}/odom" for a in scenario.agents])
+        strangers = _GraphWatch(sim, nodes, observer=watcher is not None,
+                                also=[recorder.node] if recorder else [])
+        next_scan = time.perf_counter() + 1.0
+        all_arrived_at: Optional[float] = None
+        while record.sim_time < limit - 1e-9:
+            executor.spin_once(timeout_sec=0.05)
+            if injector is not None:
+                injector.poll()
+            strangers.poll()
+            if recorder is not None and time.perf_counter() >= next_scan:
+                recorder.scan()  # topics that appeared since (a fault's stand-in, ...)
+                next_scan = time.perf_counter() + 1.0
+            arrived = record.arrived
+            if progress is not None and progress(record.sim_time, arrived):
+                break  # a true return asks to end here (orca-ros sim: SIGINT or SIGTERM)
+            if arrived == len(scenario.agents) and watcher is not None:
+                # The observer judges the robots' odometry, which trails the simulated
+                # truth (a cube reports its position 0.1-0.2 s late): it gets
+                # OBSERVER_SETTLE_S of simulated time to see the last arrival too.
+                all_arrived_at = record.sim_time if all_arrived_at is None else all_arrived_at
+                if record.sim_time - all_arrived_at >= OBSERVER_SETTLE_S - 1e-9:
+                    break
+            elif arrived == len(scenario.agents) or (injector is not None
+                                                     and injector.finished(record)):
+                break
+        wall_time = time.perf_counter() - started
+        summary = _summary(scenario, record, options, wall_time)
+        summary.update(_timing(robots.values(), record.sim_time))
+        conflicts = supervisor.decisions if supervisor is not None else []
+        if options.supervisor:
+            summary["conflicts"] = conflicts
+        if injector is not None:
+            summary["faults"] = injector.report(record)
+        strangers.poll(force=True)
+        if strangers.others:
+            summary["other_nodes_on_domain"] = sorted(strangers.others)
+        if watcher is not None:
+            summary["observer"] = watcher.stop()
+        if recorder is not None:
+            executor.remove_node(recorder.node)
+            counts = recorder.close()
+            recorder = None
+            summary["record"] = {"path": str(record_path), "messages": sum(counts.values()),
+                                 "topics": len(counts)}
+        return SimRun(summary, scenario, np.array(record.trajectory),
+                      np.array(record.frame_times), list(record.ledger.points),
+                      record.ledger.deepest, conflicts, injector)
+    finally:
+        if recorder is not None:
+            recorder.close()  # a run that failed keeps what it recorded, in a valid file
+        if watcher is not None:
+            watcher.close()
+        if injector is not None:
+            injector.detach()  # SimRun keeps the injector; it must not keep the executor
+        if executor is not None:
+            executor.shutdown(timeout_sec=1.0)  # before the context (see nodes.ros_common.run_node)
+        for node in nodes:
+            node.destroy_node()
+        rclpy.try_shutdown(context=context)
+
+
+def _timing(robots, sim_time: float) -> Dict[str, Any]:
+    """Control-loop figures pooled over the orca_nodes of a run."""
+    import numpy as np
+
+    cycles = [r.cycles for r in robots]
+    late = sum(r.late_cycles for r in robots)
+    latencies = np.concatenate([np.asarray(r.latencies_s) for r in robots] or [np.empty(0)])
+    return {
+        "control_rate_hz": round(float(np.mean(cycles)) / sim_time, 3) if sim_time > 0 else None,
+        "late_cycle_share": round(late / sum(cycles), 4) if sum(cycles) else None,
+        "odom_to_cmd_latency_ms_p50": round(float(np.percentile(latencies, 50)) * 1e3, 2)
+        if len(latencies) else None,
+        "odom_to_cmd_latency_ms_p99": round(float(np.percentile(latencies, 99)) * 1e3, 2)
+        if len(latencies) else None,
+    }
+
+
+def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float) -> Dict[str, Any]:
+    """The bench-like summary of a run from its :class:`~orca_ros.core.sim.metrics.FleetRecord`."""
+    import numpy as np
+
+    arrived = ~np.isnan(record.arrival_time)
+    reference = np.array([a.reference_length for a in scenario.agents])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = record.path_length[arrived] / reference[arrived]
+    ratios = ratios[np.isfinite(ratios)]
+
+    def rounded(value):
+        return None if value is None or not math.isfinite(value) else round(float(value), 6)
+
+    summary = {
+        "scenario": scenario.name, "method": options.method,
+        "kinematics": "diff_drive" if options.backend == "toio-sim" else
+        (options.kinematics or "holonomic"), "agents": len(scenario.agents),
+        "reached": int(arrived.sum()), "collisions": len(record.ledger.pairs),
+        "min_separation": rounded(record.ledger.min_separation),
+        "makespan": rounded(float(np.nanmax(record.arrival_time))) if arrived.any() else None,
+        "mean_time_to_goal": rounded(float(np.nanmean(record.arrival_time)))
+        if arrived.any() else None,
+        "path_length_ratio": rounded(float(ratios.mean())) if len(ratios) else None,
+        "steps": record.steps, "wall_time_s": round(wall_time, 3),
+        "speed_factor": options.speed_factor,
+    }
+    if record.obstacles:  # the walls' share of the collisions, ground truth
+        summary["wall_contacts"] = len(record.ledger.wall_pairs)
+        summary["min_wall_gap"] = rounded(record.ledger.min_wall_gap)
+    if scenario.links:  # as orca-ros bench's rows
+        summary["link_crossings"] = len(record.link_ledger.crossings)
+        summary["link_overstretches"] = len(record.link_ledger.overstretched)
+    return summary
+
+
+class _GraphWatch:
+    """Nodes on this ROS domain that are not this run's (another process on the same
+    ``ROS_DOMAIN_ID`` can mix its odometry, commands or obstacles into the run)."""
+
+    PERIOD_S = 2.0  # wall seconds between looks at the graph
+
+    def __init__(self, node, ours: List[Any], observer: bool = False,
+                 also: Sequence[Any] = ()) -> None:
+        # ``ours`` is the run's own list: nodes a fault kills leave it
+        self.node, self.ours, self.observer, self.also = node, ours, observer, list(also)
+        self.next = time.perf_counter() + 1.0
+        self.others: set = set()
+
+    def poll(self, force: bool = False) -> None:
+        from collections import Counter
+
+        now = time.perf_counter()
+        if not force and now < self.next:
+            return
+        self.next = now + self.PERIOD_S
+        try:
+            seen = Counter(self.node.get_node_names_and_namespaces())
+        except Exception:  # the graph is not there any more: nothing to learn
+            return
+        mine = Counter((n.get_name(), n.get_namespace()) for n in self.ours + self.also)
+        if self.observer:
+            mine[("orca_observer", "/")] += 1
+        for name, namespace in (seen - mine):
+            self.others.add(f"{namespace.rstrip('/')}/{name}")
+
+
+def observer_available() -> bool:
+    """Whether ``orca_ros.testing.observer`` (the independent observer process) is part of
+    this build."""
+    try:
+        from ..testing import observer
+    except ImportError:
+        return False
+    return hasattr(observer, "start_observer") and hasattr(observer, "stop_observer")
+
+
+def _observer_wanted(observer: Optional[bool], spec) -> bool:
+    if observer is None:
+        return spec is not None and observer_available()
+    if observer and not observer_available():
+        raise RuntimeError("--observer: orca_ros.testing.observer is not part of this build")
+    return observer
+
+
+OBSERVER_FIELDS = ("colliding_pairs", "robot_pairs", "obstacle_pairs", "collisions",
+                   "min_separation", "min_obstacle_gap", "deepest_penetration", "reached",
+                   "arrived", "robots", "stamps_compared", "stamps_single", "odom_rate_hz_mean",
+                   "link_crossings", "link_overstretches", "max_link_stretch")
+OBSERVER_DRAIN_S = 1.0  # wall seconds between the end of a run and stopping the observer
+OBSERVER_SETTLE_S = 1.0  # simulated seconds a watched run goes on after every robot arrived
+
+
+class _Observer:
+    """``python -m orca_ros.testing.observer`` beside one run: started first, stopped after
+    the run."""
+
+    def __init__(self, scenario_path: str) -> None:
+        import os
+        import tempfile
+
+        from ..testing.observer import start_observer
+
+        self.directory = tempfile.mkdtemp(prefix="orca_observer_")
+        self.json_path = os.path.join(self.directory, "observer.json")
+        self.status_path = os.path.join(self.directory, "status.json")
+        try:
+            self.proc = start_observer(scenario_path, self.json_path,
+                                       status_path=self.status_path,
+                                       log_path=os.path.join(self.directory, "observer.log"))
+        except TypeError:  # an observer without the optional arguments
+            self.status_path = None
+            self.proc = start_observer(scenario_path, self.json_path)
+        self.ready: Optional[bool] = None
+
+    def wait_ready(self, graph_node=None, topics: Sequence[str] = (),
+                   timeout: float = 30.0) -> None:
+        """Wait until the observer has subscribed (its first status file), and until
+        ``graph_node`` sees its subscription on every one of ``topics`` (DDS matching)."""
+        from ..testing import observer
+
+        end = time.monotonic() + timeout
+        if self.status_path and hasattr(observer, "wait_ready"):
+            self.ready = observer.wait_ready(self.status_path, self.proc, timeout)
+        if graph_node is None or self.ready is False:
+            return
+        waiting = list(topics)
+        while waiting and time.monotonic() < end and self.proc.poll() is None:
+            waiting = [t for t in waiting if not any(
+                info.node_name == "orca_observer"
+                for info in graph_node.get_subscriptions_info_by_topic(t))]
+            if waiting:
+                time.sleep(0.05)
+        self.ready = not waiting
+
+    def stop(self) -> Dict[str, Any]:
+        """SIGINT it and return the main figures of its report (or ``{"error": ...}``)."""
+        from ..testing.observer import stop_observer
+
+        time.sleep(OBSERVER_DRAIN_S)  # let it take in the last poses in flight
+        try:
+            report = stop_observer(self.proc, self.json_path)
+        except RuntimeError as error:
+            return {"error": str(error)}
+        result = {key: report[key] for key in OBSERVER_FIELDS if key in report}
+        if self.ready is False:
+            result["warning"] = "the observer was not ready when the run started"
+        return result
+
+    def close(self) -> None:
+        import shutil
+
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+TOIO_CUBE_DEFAULTS = {
+    # A toio Core Cube: 31.8 mm square (a 22.5 mm disc covers it), about 0.32 m/s top speed.
+    "radius": 0.023, "max_speed": 0.15, "pref_speed": 0.12, "neighbor_dist": 0.3,
+    "max_neighbors": 10, "time_horizon": 2.0, "time_horizon_obst": 1.0, "control_rate": 20.0,
+    "goal_tolerance": 0.01, "neighbor_radius": 0.023,
+}
+
+
+def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
+              mat: str = "collection_ring", simulated: bool = False,
+              send_goals: bool = False, method: str = "orca") -> List[NodeSpec]:
+    """toio_bridge, obstacle_server (the mat's edges, and a scenario's walls) and one
+    orca_node per cube (``launch/toio.launch.py``).
+
+    ``cubes`` are bridge entries (``name=ble:<address or name fragment>``,
+    ``name=simulated``); with a scenario and ``simulated``, every scenario agent
+    becomes a simulated cube. Real cubes run on wall time. Commands are
+    TwistStamped on both sides, so the bridge can tell a command's age.
+    """
+    from ..toio.transport import parse_cube
+
+    loaded = load_scenario(resolve_scenario(scenario)) if scenario else None
+    entries = list(cubes)
+    if not entries and loaded is not None and simulated:
+        entries = [f"{a.name}=simulated" for a in loaded.agents]
+    if not entries:
+        raise ValueError("no cubes: give cube entries, or a scenario with simulated:=true")
+    names = [parse_cube(entry)[0] for entry in entries]
+    use_sim_time = all(parse_cube(entry)[1] == "sim" for entry in entries)
+    options = FleetOptions(method=method, use_sim_time=use_sim_time, backend="toio-sim")
+    bridge = {"cubes": entries, "mat": mat, "send_goals": send_goals,
+              "goal_subscribers": 1, "command_validity": TOIO_ROBOT["command_validity"],
+              "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel}
+    plan = [NodeSpec("toio_bridge", "toio_bridge", parameters=bridge)]
+    walls = {"toio_mat": mat, "use_sim_time": use_sim_time}  # the mat's edges, at least
+    if loaded is not None:
+        bridge["scenario"] = walls["scenario"] = str(resolve_scenario(scenario))
+    server = NodeSpec("obstacle_server", "obstacle_server", parameters=walls)
+    plan.append(server)
+    for name in names:
+        if loaded is not None and name in {a.name for a in loaded.agents}:
+            parameters = robot_parameters(loaded, name, options)
+        else:
+            parameters = dict(TOIO_CUBE_DEFAULTS, use_sim_time=use_sim_time, method=method,
+                              neighbors=[n for n in names if n != name] or [""],
+                              enable_stamped_cmd_vel=options.enable_stamped_cmd_vel)
+        parameters.update(TOIO_ROBOT, tracking=method_spec(method).cube_tracking,
+                          obstacle_sources=[server.marker_namespace])  # the mat's edges
+        plan.append(NodeSpec("orca_node", "orca_node", namespace=name, parameters=parameters))
+    return plan

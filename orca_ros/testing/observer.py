@@ -1,0 +1,454 @@
+"""An independent observer of a running fleet: a separate process that watches odometry.
+
+    python -m orca_ros.testing.observer SCENARIO --json OUT [--duration WALL_S] [--status FILE]
+
+It has its own rclpy context and subscribes every ``/<robot>/odom`` of the
+scenario (reliable, depth 50). Poses are grouped by header stamp and only
+poses with the same stamp are compared (``orca_ros.testing.audit``), so its
+verdict does not depend on the simulator's own collision bookkeeping. It
+also listens to ``/diagnostics`` and notes fleet_sim's ``arrived`` value.
+For a scenario with ``links:`` it judges the links at the same stamps
+(:class:`LinkAudit`): ``link_crossings`` (robots whose disc touched another
+group's link, the segment between two linked robots' centres) and
+``link_overstretches`` (linked pairs ever farther apart than ``max_length``
++ 1 mm). For a 3D scenario (``dimensions: 3``, aerial robots) it reads each
+pose's height too and judges spheres in 3D.
+
+On SIGINT/SIGTERM, or after ``--duration`` wall seconds, it writes the JSON
+report, prints one summary line and exits 0. With ``--status FILE`` it
+rewrites a small JSON progress file every second (``launch_run`` stops a run
+on it).
+
+Other programs start and stop it with :func:`start_observer` and
+:func:`stop_observer`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from .audit import TOUCH, StampAudit
+from ..core.methods.links import point_segment_distance
+from ..core.scenario.loader import LinkSpec, Scenario, load_scenario, resolve_scenario
+
+ODOM_DEPTH = 50
+STATUS_PERIOD = 1.0  # wall seconds between status files
+LINK_SLACK = 1e-3  # m a linked pair may exceed max_length before it counts as over-stretched
+
+
+class LinkAudit:
+    """The scenario's links judged at one instant after another (same-stamp poses).
+
+    A crossing: a robot's disc touches (deeper than :data:`~orca_ros.testing.audit.TOUCH`)
+    the segment between the centres of a linked pair of another group. An
+    over-stretch: a linked pair farther apart than ``max_length`` + :data:`LINK_SLACK`.
+    Each is counted once per (robot, link) or pair, with its first stamp, the stamps
+    it lasted and its worst value. A pose that is missing at a stamp judges nothing
+    that needs it.
+    """
+
+    def __init__(self, links: Sequence[LinkSpec], radii: Mapping[str, float],
+                 slack: float = LINK_SLACK) -> None:
+        self.radii = dict(radii)
+        self.slack = slack
+        self.pairs = [(a, b, link.max_length, k) for k, link in enumerate(links)
+                      for a, b in link.pairs]
+        self.group = {name: k for k, link in enumerate(links) for name in link.agents}
+        self.crossings: Dict[Tuple[str, str, str], Dict[str, float]] = {}
+        self.overstretches: Dict[Tuple[str, str], Dict[str, float]] = {}
+        self.max_stretch: Optional[float] = None  # largest distance / max_length seen
+
+    def judge(self, stamp_ns: int, positions: Mapping[str, Tuple[float, float]]) -> None:
+        if not self.pairs:
+            return
+        stamp = stamp_ns * 1e-9
+        for a, b, max_length, k in self.pairs:
+            if a not in positions or b not in positions:
+                continue
+            apart = math.dist(positions[a], positions[b])
+            ratio = apart / max_length
+            self.max_stretch = ratio if self.max_stretch is None else max(self.max_stretch, ratio)
+            if apart > max_length + self.slack:
+                _note(self.overstretches, (a, b), stamp, apart - max_length)
+            for robot, position in positions.items():
+                if robot not in self.radii or self.group.get(robot) == k:
+                    continue
+                depth = self.radii[robot] - point_segment_distance(position, positions[a],
+                                                                   positions[b])
+                if depth > TOUCH:
+                    _note(self.crossings, (robot, a, b), stamp, depth)
+
+    def report(self) -> Dict[str, object]:
+        return {
+            "link_crossings": len(self.crossings),
+            "link_overstretches": len(self.overstretches),
+            "link_crossing_events": [{"robot": r, "a": a, "b": b, **_rounded(e)}
+                                     for (r, a, b), e in sorted(self.crossings.items())],
+            "link_overstretch_events": [{"a": a, "b": b, **_rounded(e)}
+                                        for (a, b), e in sorted(self.overstretches.items())],
+            "max_link_stretch": None if self.max_stretch is None
+            else round(self.max_stretch, 6),
+        }
+
+
+def _note(events: Dict, key, stamp: float, value: float) -> None:
+    event = events.get(key)
+    if event is None:
+        events[key] = {"first_stamp": stamp, "worst_m": value, "stamps": 1}
+    else:
+        event["first_stamp"] = min(event["first_stamp"], stamp)
+        event["worst_m"] = max(event["worst_m"], value)
+        event["stamps"] += 1
+
+
+def _rounded(event: Dict[str, float]) -> Dict[str, float]:
+    return {"first_stamp": round(event["first_stamp"], 6), "worst_m": event["worst_m"],
+            "stamps": event["stamps"]}
+
+
+class LinkedStampAudit(StampAudit):
+    """A :class:`StampAudit` that also hands each compared stamp's poses to a
+    :class:`LinkAudit`, and adds its figures to the report."""
+
+    def __init__(self, *args, links: Sequence[LinkSpec] = (), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.links = LinkAudit(links, self.radii)
+
+    def _compare(self, stamp_ns: int) -> None:
+        group = dict(self.pending.get(stamp_ns, {}))
+        super()._compare(stamp_ns)
+        self.links.judge(stamp_ns, group)
+
+    def report(self) -> Dict[str, object]:
+        return {**super().report(), **self.links.report()}
+
+
+def audit_for(scenario: Scenario) -> StampAudit:
+    """An empty audit for the scenario's robots, radii, goals, obstacles and links."""
+    agents = scenario.agents
+    return LinkedStampAudit(radii={a.name: a.radius for a in agents},
+                            goals={a.name: a.goal for a in agents},
+                            goal_tolerance={a.name: scenario.goal_tolerance_of(a)
+                                            for a in agents},
+                            polygons=scenario.wall_outlines, links=scenario.links)
+
+
+class Watch:
+    """The rclpy side: subscriptions that feed a :class:`StampAudit`, and wall-clock rates."""
+
+    def __init__(self, scenario: Scenario, context) -> None:
+        from diagnostic_msgs.msg import DiagnosticArray
+        from nav_msgs.msg import Odometry
+        from rclpy.node import Node
+        from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+        self.audit = audit_for(scenario)
+        self.aerial = scenario.dimensions == 3
+        self.names = [a.name for a in scenario.agents]
+        self.first_wall: Dict[str, float] = {}
+        self.last_wall: Dict[str, float] = {}
+        self.fleet_sim_arrived: Optional[int] = None
+        self.fleet_sim_values: Dict[str, str] = {}  # fleet_sim's latest diagnostics
+        self.sim_clock: List[Tuple[float, float]] = []  # (wall monotonic, fleet_sim sim_time)
+        self.controllers: Dict[str, Dict[str, str]] = {}  # robot -> its latest diagnostics
+        self.node = Node("orca_observer", context=context)
+        qos = QoSProfile(depth=ODOM_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
+                         history=HistoryPolicy.KEEP_LAST)
+        for name in self.names:
+            self.node.create_subscription(Odometry, f"/{name}/odom",
+                                          lambda msg, name=name: self.on_odom(name, msg), qos)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, 50)
+
+    def on_odom(self, name: str, msg) -> None:
+        now = time.monotonic()
+        self.first_wall.setdefault(name, now)
+        self.last_wall[name] = now
+        stamp = msg.header.stamp
+        p = msg.pose.pose.position
+        self.audit.add(name, stamp.sec * 1_000_000_000 + stamp.nanosec, p.x, p.y,
+                       p.z if self.aerial else None)
+
+    def on_diagnostics(self, msg) -> None:
+        """fleet_sim's ``arrived`` and ``sim_time`` (with the wall time it was heard), and
+        each orca_node's control-loop figures (its latest status)."""
+        for status in msg.status:
+            values = {kv.key: kv.value for kv in status.values}
+            if status.name == "fleet_sim":
+                self.fleet_sim_values = values
+                try:
+                    self.fleet_sim_arrived = int(values.get("arrived", ""))
+                except ValueError:
+                    pass
+                try:
+                    sim_time = float(values.get("sim_time", ""))
+                except ValueError:
+                    continue
+                self.sim_clock.append((time.monotonic(), sim_time))
+            elif status.name.startswith("orca_node: "):
+                stamp = msg.header.stamp  # the node's clock: simulated time under fleet_sim
+                values["clock_s"] = str(stamp.sec + stamp.nanosec * 1e-9)
+                self.controllers[status.name[len("orca_node: "):]] = values
+
+    def control_figures(self, wall_s: float) -> Dict[str, object]:
+        """The fleet's control loop as its orca_nodes report it on /diagnostics: late
+        cycles over all cycles, the median robot's odom->cmd_vel p50 and the worst
+        robot's p99 (ms), neighbour odometry delivered per wall second (all robots), the
+        simulated clock's real-time factor (fleet_sim's sim_time over wall time), and the
+        median robot's control rate (its cycles over its clock's time, Hz). Beside the
+        worst wall p99, the worst robot's p99 of the CPU time its cycles took: what of
+        the latency is the computation, not waiting for a core."""
+        def numbers(key):
+            out = []
+            for values in self.controllers.values():
+                try:
+                    out.append(float(values.get(key, "")))
+                except ValueError:
+                    pass
+            return out
+        cycles, late = sum(numbers("control_cycles")), sum(numbers("late_control_cycles"))
+        p50s, p99s = sorted(numbers("odom_to_cmd_ms_p50")), numbers("odom_to_cmd_ms_p99")
+        cpu_p99s = numbers("odom_to_cmd_cpu_ms_p99")
+        rates = []
+        for values in self.controllers.values():
+            try:
+                robot_cycles = float(values["control_cycles"])
+                clock = float(values["clock_s"])
+            except (KeyError, ValueError):
+                continue
+            if clock > 0:
+                rates.append(robot_cycles / clock)
+        rates.sort()
+        real_time = None
+        if len(self.sim_clock) >= 2:
+            (wall0, sim0), (wall1, sim1) = self.sim_clock[0], self.sim_clock[-1]
+            real_time = round((sim1 - sim0) / (wall1 - wall0), 3) if wall1 > wall0 else None
+        return {
+            "robots_reporting": len(self.controllers),
+            "late_cycle_share": round(late / cycles, 4) if cycles else None,
+            "odom_to_cmd_ms_p50_median": p50s[len(p50s) // 2] if p50s else None,
+            "odom_to_cmd_ms_p99_worst": max(p99s) if p99s else None,
+            "odom_to_cmd_cpu_ms_p99_worst": max(cpu_p99s) if cpu_p99s else None,
+            "neighbor_messages_per_s": round(self._neighbor_messages() / wall_s, 1)
+            if wall_s > 0 else None,
+            "real_time_factor": real_time,
+            "control_rate_hz": round(rates[len(rates) // 2], 2) if rates else None,
+        }
+
+    def fleet_sim_commands(self) -> Dict[str, float]:
+        """fleet_sim's last word on the commands: how many it took, the robot-steps braked
+        because the latest had expired (``expired_command_steps``), how many it rejected
+        as malformed, and its simulated time then."""
+        out = {}
+        for key in ("taken_commands", "expired_command_steps", "rejected_commands", "sim_time"):
+            try:
+                out[key] = float(self.fleet_sim_values[key])
+            except (KeyError, ValueError):
+                pass
+        return out
+
+    def _neighbor_messages(self) -> float:
+        """Neighbours' odometry taken in by the fleet's processes: each orca_node reports
+        its process's count and how many nodes share it (``neighbor_messages_shared_by``)."""
+        total = 0.0
+        for values in self.controllers.values():
+            try:
+                shared_by = max(1.0, float(values.get("neighbor_messages_shared_by") or 1))
+                total += float(values.get("neighbor_messages", "")) / shared_by
+            except ValueError:
+                pass
+        return total
+
+    def rates(self) -> Dict[str, float]:
+        """Odometry messages per wall second, per robot (first to last message)."""
+        rates = {}
+        for name in self.names:
+            count = self.audit.poses.get(name, 0)
+            span = self.last_wall.get(name, 0.0) - self.first_wall.get(name, 0.0)
+            rates[name] = round((count - 1) / span, 3) if count > 1 and span > 0 else 0.0
+        return rates
+
+    def status(self) -> Dict[str, object]:
+        return {"robots": len(self.names), "reached": len(self.audit.reached_goal),
+                "arrived": len(self.audit.arrived()),
+                "fleet_sim_arrived": self.fleet_sim_arrived,
+                "stamps_compared": self.audit.stamps_compared,
+                "colliding_pairs": len(self.audit.contacts), "time": time.time()}
+
+    def report(self, scenario_path: str, wall_s: float) -> Dict[str, object]:
+        self.audit.flush()
+        report = {"scenario": scenario_path, **self.audit.report(),
+                  "fleet_sim_arrived": self.fleet_sim_arrived,
+                  "fleet_sim_commands": self.fleet_sim_commands(),
+                  "odom_rate_hz": self.rates(), "wall_time_s": round(wall_s, 3),
+                  "control": self.control_figures(wall_s)}
+        rates = list(report["odom_rate_hz"].values())
+        report["odom_rate_hz_mean"] = round(sum(rates) / len(rates), 3) if rates else 0.0
+        report["odom_rate_hz_min"] = min(rates) if rates else 0.0
+        return report
+
+
+def write_json(path: str, data: Dict[str, object]) -> None:
+    """Write atomically (a reader never sees half a file)."""
+    target = pathlib.Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(target.name + f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, target)
+
+
+def summary_line(report: Dict[str, object]) -> str:
+    separation = report["min_separation"]
+    return (f"observer: {report['stamps_compared']} stamps compared, "
+            f"{report['colliding_pairs']} colliding pairs, "
+            f"deepest overlap {report['deepest_penetration']:.4f} m, min separation "
+            f"{'n/a' if separation is None else f'{separation:.4f} m'}, "
+            f"reached their goals {report['reached']}/{report['robots']} (at them at the end "
+            f"{report['arrived']}), "
+            f"odom {report['odom_rate_hz_mean']:.1f} Hz per robot"
+            + (f", link crossings {report['link_crossings']}, over-stretched links "
+               f"{report['link_overstretches']}" if report.get("max_link_stretch") is not None
+               else ""))
+
+
+def make_executor(context):
+    try:
+        from rclpy.experimental import EventsExecutor
+
+        return EventsExecutor(context=context)
+    except ImportError:  # older rclpy
+        from rclpy.executors import SingleThreadedExecutor
+
+        return SingleThreadedExecutor(context=context)
+
+
+def observe(scenario_path: str, json_path: str, duration: Optional[float] = None,
+            status_path: Optional[str] = None) -> Dict[str, object]:
+    """Watch until SIGINT/SIGTERM or ``duration`` wall seconds; write and return the report."""
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.signals import SignalHandlerOptions
+
+    scenario = load_scenario(resolve_scenario(scenario_path))
+    stop = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda number, frame: stop.append(number))
+    context = Context()
+    rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
+    started = time.monotonic()
+    watch = Watch(scenario, context)
+    executor = make_executor(context)
+    executor.add_node(watch.node)
+    next_status = started
+    try:
+        while not stop and (duration is None or time.monotonic() - started < duration):
+            executor.spin_once(timeout_sec=0.1)
+            if status_path and time.monotonic() >= next_status:
+                write_json(status_path, watch.status())
+                next_status = time.monotonic() + STATUS_PERIOD
+    finally:
+        report = watch.report(scenario_path, time.monotonic() - started)
+        write_json(json_path, report)
+        if status_path:
+            write_json(status_path, watch.status())
+        executor.shutdown()
+        watch.node.destroy_node()
+        rclpy.try_shutdown(context=context)
+    return report
+
+
+# -- as a subprocess of another program ---------------------------------------
+
+def start_observer(scenario_path: str, json_path: str, status_path: Optional[str] = None,
+                   duration: Optional[float] = None, log_path: Optional[str] = None,
+                   env: Optional[Dict[str, str]] = None) -> subprocess.Popen:
+    """Start ``python -m orca_ros.testing.observer`` in its own process (same ROS_DOMAIN_ID)."""
+    command: List[str] = [sys.executable, "-m", "orca_ros.testing.observer", str(scenario_path),
+                          "--json", str(json_path)]
+    if status_path:
+        command += ["--status", str(status_path)]
+    if duration is not None:
+        command += ["--duration", str(duration)]
+    output = open(log_path, "w", encoding="utf-8") if log_path else subprocess.DEVNULL
+    try:
+        return subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
+                                env=env if env is not None else os.environ.copy())
+    finally:
+        if log_path:
+            output.close()
+
+
+def wait_ready(status_path: str, proc: subprocess.Popen, timeout: float = 30.0) -> bool:
+    """True once the observer has written its first status file (it is subscribed)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if os.path.exists(status_path):
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.05)
+    return False
+
+
+def read_status(status_path: str) -> Optional[Dict[str, object]]:
+    try:
+        return json.loads(pathlib.Path(status_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def stop_observer(proc: subprocess.Popen, json_path: str,
+                  timeout: float = 60.0) -> Dict[str, object]:
+    """SIGINT the observer, wait for it, and return its JSON report.
+
+    The observer writes its report before it tears ROS down, so on a starved
+    machine a report may exist although the process had to be killed
+    afterwards; it is returned with ``"observer_killed": true``. Raises
+    RuntimeError when there is no report.
+    """
+    killed = False
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            killed = True
+    try:
+        report = json.loads(pathlib.Path(json_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise RuntimeError(f"observer (exit {proc.returncode}"
+                           f"{', killed after ' + str(timeout) + ' s' if killed else ''}) "
+                           f"wrote no report to {json_path}: {error}") from None
+    report["observer_killed"] = killed
+    report["observer_exit_code"] = proc.returncode
+    return report
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m orca_ros.testing.observer",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenario", help="scenario file or built-in scenario name")
+    parser.add_argument("--json", required=True, help="where to write the report")
+    parser.add_argument("--duration", type=float, default=None,
+                        help="stop after this many wall seconds (default: at SIGINT/SIGTERM)")
+    parser.add_argument("--status", default=None,
+                        help="rewrite this JSON progress file every second")
+    args = parser.parse_args(argv)
+    report = observe(args.scenario, args.json, args.duration, args.status)
+    print(summary_line(report), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""``orca-ros bench``: run scenarios in the pure-core world and report what happened."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Dict, List, Optional, Sequence
+
+from dataclasses import dataclass, replace
+
+from tqdm import tqdm
+
+from ..core.supervisor.cocoon import config_from_scenario
+from ..core.methods import method_spec
+from ..core.scenario.loader import jitter_starts, load_scenario, resolve_scenario
+from ..core.geometry.types import as_finite
+from ..core.sim.world import RunResult, WorldOptions
+from ..core.sim.world3d import create_world
+from .plotting import animate_trajectories, plot_trajectories, run_title
+
+tqdm.monitor_interval = 0  # no monitor thread: our bars update from the loop they measure
+
+
+@dataclass(frozen=True)
+class Runs:
+    """How often each scenario runs: ``count`` runs, run ``k`` (1..count) with every
+    start moved by up to ``jitter`` m in x and y (:func:`jitter_starts`, seed ``k``);
+    ``full_time``: on to the scenario's ``max_time`` after all have arrived, counting
+    who stands on its goal at the end."""
+
+    count: int = 1
+    jitter: float = 0.0
+    full_time: bool = False
+
+    def __post_init__(self) -> None:
+        if self.count < 1:
+            raise ValueError(f"runs must be at least 1, got {self.count}")
+        as_finite(self.jitter, "start jitter", minimum=0.0)
+
+    @property
+    def repeated(self) -> bool:
+        return self.count > 1 or self.jitter > 0.0
+
+
+def run_scenario(path: str, options: WorldOptions, progress: bool = True,
+                 supervisor: bool = False, jitter: float = 0.0, seed: int = 1,
+                 full_time: bool = False) -> RunResult:
+    scenario = load_scenario(resolve_scenario(path))
+    if jitter > 0.0:
+        scenario = jitter_starts(scenario, jitter, seed)
+    if supervisor:
+        options = replace(options, supervisor=config_from_scenario(
+            scenario.supervisor, f"{path}: supervisor",
+            with_orca=method_spec(options.method).avoids))
+    world = create_world(scenario, options)
+    if not progress:
+        return world.run(full_time=full_time)
+    with tqdm(total=round(scenario.max_time, 2), unit="sim s", leave=False,
+              desc=f"{scenario.name} [{options.method}/{options.kinematics}]",
+              bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total:.0f} {unit} "
+                         "[{elapsed}<{remaining}]") as bar:
+        def advance(sim_time: float) -> None:
+            bar.update(sim_time - bar.n)
+
+        result = world.run(progress=advance, full_time=full_time)
+    return result
+
+
+def runs_summary(rows: Sequence[Dict[str, object]]) -> str:
+    """Per scenario, what its runs add up to: arrivals, colliding pairs (and runs with
+    any), the smallest separation, the longest makespan, who stood on its goal at the
+    end."""
+    lines = []
+    for name in dict.fromkeys(row["scenario"] for row in rows):
+        mine = [row for row in rows if row["scenario"] == name]
+        separations = [row["min_separation"] for row in mine if row["min_separation"] is not None]
+        makespans = [row["makespan"] for row in mine if row["makespan"] is not None]
+        line = (f"{name}: {len(mine)} runs, {sum(r['reached'] for r in mine)}/"
+                f"{sum(r['agents'] for r in mine)} arrived, "
+                f"{sum(r['collisions'] for r in mine)} colliding pairs in "
+                f"{sum(1 for r in mine if r['collisions'])} runs")
+        if separations:
+            line += f", min separation {min(separations):.4f} m"
+        if makespans:
+            line += f", longest makespan {max(makespans):.1f} s"
+        at_goal = [r["at_goal_at_end"] for r in mine if "at_goal_at_end" in r]
+        if at_goal:
+            line += f", {sum(at_goal)}/{sum(r['agents'] for r in mine)} on their goals at the end"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def lag_prediction_summary(rows: Sequence[Dict[str, object]]) -> Optional[str]:
+    """For toio cubes: how far from the controllers' predictions the cubes were when
+    their commands acted, over all rows (the worst row's max and p99)."""
+    errors = [row["lag_prediction_error"] for row in rows if row.get("lag_prediction_error")]
+    if not errors:
+        return None
+    return (f"toio cubes, position when each command acted against the controller's "
+            f"prediction: max {1000 * max(e['max'] for e in errors):.2f} mm, p99 up to "
+            f"{1000 * max(e['p99'] for e in errors):.2f} mm, median up to "
+            f"{1000 * max(e['median'] for e in errors):.2f} mm "
+            f"({sum(e['count'] for e in errors)} predictions)")
+
+
+def _row_name(row: Dict[str, object]) -> str:
+    return f"{row['scenario']} run {row['run']}" if "run" in row else str(row["scenario"])
+
+
+def markdown_table(rows: Sequence[Dict[str, object]]) -> str:
+    header = ("| scenario | method | kinematics | reached | colliding pairs | min separation m "
+              "| makespan s | mean time s | path ratio | µs/agent-step | link crossings "
+              "| over-stretched links |")
+    lines = [header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def num(value, digits=2):
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    for row in rows:
+        lines.append(
+            f"| {_row_name(row)} | {row['method']} | {row['kinematics']} | "
+            f"{row['reached']}/{row['agents']} | {row['collisions']} | "
+            f"{num(row['min_separation'], 3)} | {num(row['makespan'], 1)} | "
+            f"{num(row['mean_time_to_goal'], 1)} | {num(row['path_length_ratio'], 3)} | "
+            f"{num(row['compute_us_per_agent_step'], 1)} | {row.get('link_crossings', '-')} | "
+            f"{row.get('link_overstretches', '-')} |")
+    return "\n".join(lines)
+
+
+def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] = None,
+          plot_dir: Optional[str] = None, gif: bool = False, progress: bool = True,
+          supervisor: bool = False, runs: Runs = Runs()) -> List[Dict[str, object]]:
+    """One row per scenario, or per run of each (``runs``: its ``run`` number and the
+    ``start_jitter``)."""
+    rows = []
+    jobs = [(path, k) for path in paths for k in range(1, runs.count + 1)]
+    for path, k in tqdm(jobs, desc="runs" if runs.repeated else "scenarios",
+                        unit="run" if runs.repeated else "scenario",
+                        disable=not progress or len(jobs) < 2):
+        result = run_scenario(path, options, progress=progress, supervisor=supervisor,
+                              jitter=runs.jitter, seed=k, full_time=runs.full_time)
+        summary = result.summary()
+        if runs.repeated:
+            summary.update(run=k, start_jitter=runs.jitter)
+        if result.conflicts is not None:
+            summary["conflicts"] = result.conflicts
+        rows.append(summary)
+        if plot_dir:
+            scenario = load_scenario(resolve_scenario(path))
+            if runs.jitter > 0.0:  # the starts this run had
+                scenario = jitter_starts(scenario, runs.jitter, k)
+            stem = f"{scenario.name}_{options.method}_{options.kinematics}"
+            if runs.repeated:
+                stem += f"_run{k}"
+            title = run_title(summary, result.deepest_penetration)
+            plot_trajectories(scenario, result.trajectory, pathlib.Path(plot_dir) / f"{stem}.png",
+                              title, result.collision_points, times=result.frame_times)
+            if gif:
+                animate_trajectories(scenario, result.trajectory, result.frame_times,
+                                     pathlib.Path(plot_dir) / f"{stem}.gif",
+                                     f"{scenario.name} [{options.method}]")
+    if json_out:
+        pathlib.Path(json_out).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(json_out).write_text(json.dumps(rows, indent=2) + "\n")
+    return rows
