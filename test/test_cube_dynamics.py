@@ -13,7 +13,7 @@ from orca_ros.core.scenario.loader import (jitter_starts, load_scenario, parse_s
                                            resolve_scenario)
 from orca_ros.core.sim.world import World, WorldOptions
 from orca_ros.toio import protocol as p
-from orca_ros.toio.mat import mat_named
+from orca_ros.core.models.toio_cube import mat_named
 from orca_ros.toio.transport import SimulatedCube
 
 FINE = 0.001  # s: steps fine enough to time the lag and the time constant
@@ -313,7 +313,7 @@ def test_the_cube_drive_replays_sent_commands_to_where_the_cube_is_when_the_next
     pose; speeds moving at the acceleration limits miss by millimetres (4.2 mm
     here)."""
     from orca_ros.core.models.toio_cube import CubeDrive, twist_to_wheels
-    from orca_ros.core.robot.controller import RobotState
+    from orca_ros.core.robot.state import RobotState
     from orca_ros.core.models.bodies import DiffDriveLimits
     from orca_ros.core.robot.perception import SentCommands
 

@@ -336,7 +336,9 @@ def test_links_can_be_cleared_and_set_at_run_time(ros, link_spy):
 def _core_keeps_tethers() -> bool:
     """Whether the avoidance math already keeps a tether (the core controller, no ROS):
     with the partner at max_length behind it, ORCA does not head on for the goal."""
-    from orca_ros.core.robot.controller import ControllerConfig, RobotController, RobotState
+    from orca_ros.core.robot.config import ControllerConfig
+    from orca_ros.core.robot.controller import RobotController
+    from orca_ros.core.robot.state import RobotState
     from orca_ros.core.methods import TetherView
 
     controller = RobotController(ControllerConfig(

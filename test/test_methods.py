@@ -11,7 +11,9 @@ from dataclasses import dataclass
 import pytest
 
 from orca_ros.tools import cli
-from orca_ros.core.robot.controller import ControllerConfig, Neighbor, RobotController, RobotState
+from orca_ros.core.robot.config import ControllerConfig
+from orca_ros.core.robot.state import Neighbor, RobotState
+from orca_ros.core.robot.controller import RobotController
 from orca_ros.core.methods import (AvoidanceMethod, MethodOutput, MethodSpec, method_names,
                                    method_spec, register_method, unregister_method)
 from orca_ros.core.geometry.obstacles import build_obstacle_edges

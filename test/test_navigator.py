@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from orca_ros.core.models.toio_cube import TOIO, move_to_target, twist_to_wheels
+from orca_ros.core.models.toio_cube import TOIO, twist_to_wheels
+from orca_ros.core.robot.tracking import move_to_target
 from orca_ros.core.methods.navigator import (CUBE_RADIUS_DOTS, Ego, HLAvoid, NavigatorParameters,
                                              Other, Wall, boids_force, wrap)
 from orca_ros.core.scenario.loader import load_scenario, parse_scenario, resolve_scenario
@@ -203,7 +204,9 @@ def test_a_unicycle_held_at_speed_zero_still_turns_towards_the_waypoint(tracking
     """HLAvoid's speed limit 0 (heading into a robot it touches): the SDK's Move2Target
     with top speed 0 keeps its full turn, so the cube turns on the spot, away; our
     unicycle tracking does the same with a method that gives a waypoint."""
-    from orca_ros.core.robot.controller import ControllerConfig, RobotController, RobotState
+    from orca_ros.core.robot.config import ControllerConfig
+    from orca_ros.core.robot.controller import RobotController
+    from orca_ros.core.robot.state import RobotState
     from orca_ros.core.methods import (AvoidanceMethod, MethodOutput, MethodSpec,
                                        register_method, unregister_method)
 

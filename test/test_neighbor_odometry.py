@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orca_ros.core.robot.controller import Neighbor
+from orca_ros.core.robot.state import Neighbor
 from orca_ros.core.robot.perception import beyond_reach, perceive_neighbor, select_neighbors
 
 coordinate = st.floats(-20.0, 20.0)

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from orca_ros.core.geometry.linprog3d import (HalfSpace, linear_program_3d_in_sphere,
                                               linear_program_3d_least_violation, solve_half_spaces)
-from orca_ros.core.orca.orca3d import (agent_orca_half_space, compute_new_velocity_3d,
-                                       one_step_safety_half_space)
+from orca_ros.core.orca.orca3d import agent_orca_half_space, compute_new_velocity_3d
+from orca_ros.core.robot.safety_filter import one_step_safety_half_space
 from orca_ros.core.geometry.types import AgentState3D, NeighborState3D
 
 coord = st.floats(-20, 20, allow_nan=False, allow_infinity=False)

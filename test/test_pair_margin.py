@@ -8,7 +8,9 @@ import math
 
 import pytest
 
-from orca_ros.core.robot.controller import ControllerConfig, Neighbor, RobotController, RobotState
+from orca_ros.core.robot.config import ControllerConfig
+from orca_ros.core.robot.state import Neighbor, RobotState
+from orca_ros.core.robot.controller import RobotController
 from orca_ros.core.sim.world import CUBE_CONTROLLER
 
 RADIUS = 0.0225

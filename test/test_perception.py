@@ -7,9 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orca_ros.core.robot.controller import ControllerConfig, Neighbor, RobotController, RobotState
-from orca_ros.core.orca.orca2d import (agent_orca_half_plane, braking_speed,
-                                       one_step_safety_half_plane)
+from orca_ros.core.robot.config import ControllerConfig
+from orca_ros.core.robot.state import Neighbor, RobotState
+from orca_ros.core.robot.controller import RobotController
+from orca_ros.core.orca.orca2d import agent_orca_half_plane
+from orca_ros.core.robot.safety_filter import braking_speed, one_step_safety_half_plane
 from orca_ros.core.robot.perception import (OdometryGate, ReciprocityMonitor, perceive_neighbor,
                                             position_uncertainty, reciprocity_violation)
 
@@ -230,7 +232,7 @@ def test_replaying_sent_commands_predicts_a_lagging_unicycle_where_constant_velo
     """A robot answering 0.14 s late is, when a new command acts, where the commands already
     sent take it: a turn and a speed-up inside the lag are invisible to a constant-velocity
     guess, not to a replay of the commands."""
-    from orca_ros.core.robot.controller import RobotState, predict_state
+    from orca_ros.core.robot.state import RobotState, predict_state
     from orca_ros.core.models.bodies import Body, DiffDriveLimits, step_body
     from orca_ros.core.robot.perception import SentCommands
 

@@ -12,7 +12,7 @@ from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import Twist  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 
-from orca_ros.core.robot.controller import Neighbor
+from orca_ros.core.robot.state import Neighbor
 from orca_ros.core.robot.perception import (SharedPrediction, perceive_neighbor,
                                             perceive_predicted_neighbor)
 from orca_ros.core.sim.world import World, WorldOptions

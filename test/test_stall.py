@@ -5,7 +5,9 @@ rounded readings while it goes nowhere, and so never turned to escape."""
 
 import pytest
 
-from orca_ros.core.robot.controller import ControllerConfig, RobotController, RobotState
+from orca_ros.core.robot.config import ControllerConfig
+from orca_ros.core.robot.controller import RobotController
+from orca_ros.core.robot.state import RobotState
 from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
 from orca_ros.core.sim.world import World, WorldOptions
 
@@ -20,7 +22,7 @@ def test_a_robot_spinning_in_place_counts_as_stalled_whatever_its_speed_estimate
                        angular_speed=4.0)
     for _ in range(20):
         pref = controller.preferred_velocity(noisy)
-    assert controller.stalled_time == pytest.approx(19 * CONFIG.time_step)
+    assert controller.path.stalled_time == pytest.approx(19 * CONFIG.time_step)
     assert pref[1] < -0.01  # the stall escape turns its preferred velocity right
 
 
@@ -30,7 +32,7 @@ def test_a_robot_that_moves_is_not_stalled_even_if_its_estimate_says_zero():
     for step in range(20):
         x = step * 0.05 * CONFIG.time_step  # half the preferred speed
         controller.preferred_velocity(RobotState((x, 0.0), velocity=(0.0, 0.0)))
-    assert controller.stalled_time == 0.0
+    assert controller.path.stalled_time == 0.0
 
 
 def test_a_new_path_starts_without_a_stall():
@@ -38,9 +40,9 @@ def test_a_new_path_starts_without_a_stall():
     controller.set_path([(1.0, 0.0)])
     for _ in range(5):
         controller.preferred_velocity(RobotState((0.0, 0.0)))
-    assert controller.stalled_time > 0.0
+    assert controller.path.stalled_time > 0.0
     controller.set_path([(0.0, 1.0)])
-    assert controller.stalled_time == 0.0
+    assert controller.path.stalled_time == 0.0
 
 
 @pytest.mark.parametrize("name", ["toio_boids_tutorial", "toio_e_4v4_longitudinal"])
@@ -59,7 +61,7 @@ def test_two_unicycles_rushing_at_each_other_brake_in_time_on_the_safety_layer_a
     stops them apart."""
     import math
 
-    from orca_ros.core.robot.controller import Neighbor
+    from orca_ros.core.robot.state import Neighbor
     from orca_ros.core.models.bodies import unicycle_step
 
     config = ControllerConfig(radius=0.2, max_speed=2.0, pref_speed=2.0, time_step=0.1,
@@ -102,22 +104,22 @@ def test_a_robot_stalled_near_its_goal_releases_its_margin_then_takes_it_back():
     controller = RobotController(config, key="a")
     controller.set_path([(1.5, 0.0)])  # 1.5 m away: within 2 s at 1 m/s
     _stand(controller, (0.0, 0.0), 29)
-    assert controller.margin_held == 1.0  # a stall no longer than stall_escape_time
+    assert controller.path.margin_held == 1.0  # a stall no longer than stall_escape_time
     _stand(controller, (0.0, 0.0), 15)
-    assert 0.4 < controller.margin_held < 0.6
+    assert 0.4 < controller.path.margin_held < 0.6
     _stand(controller, (0.0, 0.0), 20)
-    assert controller.margin_held == 0.0
+    assert controller.path.margin_held == 0.0
     # A neighbour 1 m away now looks its true size plus tracking error, no margin.
-    from orca_ros.core.robot.controller import Neighbor
-    view = controller._neighbor_view(RobotState((0.0, 0.0)), config.radius,
+    from orca_ros.core.robot.state import Neighbor
+    view = controller.neighbor_view(RobotState((0.0, 0.0)), config.radius,
                                      Neighbor((1.0, 0.0), (0.0, 0.0), 0.2, "b"))
     assert view.radius == pytest.approx(0.2 + config.tracking_error
                                         - config.margin_ratio * config.radius)
     for step in range(1, 16):  # moving at the preferred speed
         controller.preferred_velocity(RobotState((0.1 * step, 0.0)))
-    assert 0.4 < controller.margin_held < 0.6
+    assert 0.4 < controller.path.margin_held < 0.6
     controller.set_path([(0.0, 5.0)])
-    assert controller.margin_held == 1.0
+    assert controller.path.margin_held == 1.0
 
 
 def test_a_robot_shuffling_near_its_goal_without_getting_nearer_releases_its_margin():
@@ -133,13 +135,13 @@ def test_a_robot_shuffling_near_its_goal_without_getting_nearer_releases_its_mar
     controller.set_path([(1.0, 0.0)])
     for step in range(60):  # 0.3 m/s to and fro across the line to the goal
         controller.preferred_velocity(RobotState((0.0, 0.03 * (step % 2))))
-    assert controller.stalled_time == 0.0
-    assert controller.unprogressed_time > 5.0
-    assert controller.margin_held < 0.2
+    assert controller.path.stalled_time == 0.0
+    assert controller.path.unprogressed_time > 5.0
+    assert controller.path.margin_held < 0.2
     for step in range(1, 16):  # on towards the goal
         controller.preferred_velocity(RobotState((0.05 * step, 0.0)))
-    assert controller.unprogressed_time < 1.0
-    assert controller.margin_held > 0.2
+    assert controller.path.unprogressed_time < 1.0
+    assert controller.path.margin_held > 0.2
 
 
 def test_with_progress_escape_time_0_only_a_stall_releases_the_margin():
@@ -152,8 +154,8 @@ def test_with_progress_escape_time_0_only_a_stall_releases_the_margin():
     controller.set_path([(1.0, 0.0)])
     for step in range(60):
         controller.preferred_velocity(RobotState((0.0, 0.03 * (step % 2))))
-    assert controller.unprogressed_time > 5.0
-    assert controller.margin_held == 1.0
+    assert controller.path.unprogressed_time > 5.0
+    assert controller.path.margin_held == 1.0
 
 
 def test_a_robot_stalled_far_from_its_goal_keeps_its_margin():
@@ -164,8 +166,8 @@ def test_a_robot_stalled_far_from_its_goal_keeps_its_margin():
     controller = RobotController(config, key="a")
     controller.set_path([(2.5, 0.0)])
     _stand(controller, (0.0, 0.0), 100)
-    assert controller.stalled_time > 9.0
-    assert controller.margin_held == 1.0
+    assert controller.path.stalled_time > 9.0
+    assert controller.path.margin_held == 1.0
 
 
 def test_menge_circle_diff_drive_every_robot_reaches_its_goal(shared_dir):
@@ -205,16 +207,16 @@ def test_the_stall_escape_starts_over_after_twice_its_time_near_a_goal_and_on_th
 
     held = RobotController(config, key="cube1")
     held.set_path([goal])
-    held.goal_reached = True
-    held.stalled_time = 1.45
+    held.path.goal_reached = True
+    held.path.stalled_time = 1.45
     assert _escape_turn_deg(held, pushed_off, goal) == pytest.approx(8.0 + 67.0 / 2.0)
-    held.stalled_time = 6.45  # past twice the escape time: 0.5 s into the next count
+    held.path.stalled_time = 6.45  # past twice the escape time: 0.5 s into the next count
     assert _escape_turn_deg(held, pushed_off, goal) == pytest.approx(8.0 + 67.0 / 6.0)
 
     for position in (pushed_off, on_the_way):  # a goal not yet reached
         jammed = RobotController(config, key="cube1")
         jammed.set_path([goal])
-        jammed.stalled_time = 4.45
+        jammed.path.stalled_time = 4.45
         assert _escape_turn_deg(jammed, position, goal) == pytest.approx(75.0)
-        jammed.stalled_time = 6.45
+        jammed.path.stalled_time = 6.45
         assert _escape_turn_deg(jammed, position, goal) == pytest.approx(8.0 + 67.0 / 6.0)

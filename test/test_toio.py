@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orca_ros.toio import protocol as p
-from orca_ros.toio.wheels import TOIO, twist_to_wheels, wheels_to_twist
-from orca_ros.toio.mat import MatFrame, body_velocity, mat_named
+from orca_ros.core.models.toio_cube import TOIO, twist_to_wheels, wheels_to_twist
+from orca_ros.core.models.toio_cube import MatFrame, body_velocity, mat_named
 
 u8, u16 = st.integers(0, 255), st.integers(0, 65535)
 speed = st.integers(-115, 115)

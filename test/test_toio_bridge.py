@@ -12,9 +12,10 @@ from geometry_msgs.msg import Twist  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 
 from orca_ros.nodes.ros_common import RELIABLE_10  # noqa: E402
-from orca_ros.nodes.toio_bridge import ToioBridge, parse_cube  # noqa: E402
+from orca_ros.nodes.toio_bridge import ToioBridge
+from orca_ros.toio.transport import parse_cube
 from orca_ros.toio import protocol as p  # noqa: E402
-from orca_ros.toio.mat import MatFrame, mat_named  # noqa: E402
+from orca_ros.core.models.toio_cube import MatFrame, mat_named
 from orca_ros.toio.transport import SimulatedCube  # noqa: E402
 
 

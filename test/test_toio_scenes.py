@@ -204,7 +204,7 @@ def test_single_targets_are_goals_and_shared_ones_become_a_ring_around_them(name
 @pytest.mark.parametrize("name", sorted(n for n in SDK_TARGETS if shared_groups(n)))
 def test_parked_cubes_of_a_shared_target_stand_outside_each_others_orca_margin(name):
     # Closer, ORCA sees two parked cubes overlap and pushes them apart: the goal dance.
-    from orca_ros.core.robot.controller import ControllerConfig
+    from orca_ros.core.robot.config import ControllerConfig
     from orca_ros.core.sim.world import CUBE_CONTROLLER
 
     scenario = load(name)

@@ -4,10 +4,12 @@ import math
 
 import pytest
 
-from orca_ros.core.robot.controller import (TURN_FLOOR, ControllerConfig, Neighbor, RobotController,
-                                            RobotState)
-from orca_ros.core.models.bodies import (Body, drive_direction, kinematic_half_planes, step_body,
-                                         unicycle_command)
+from orca_ros.core.robot.tracking import TURN_FLOOR
+from orca_ros.core.robot.config import ControllerConfig
+from orca_ros.core.robot.state import Neighbor, RobotState
+from orca_ros.core.robot.controller import RobotController
+from orca_ros.core.models.bodies import Body, step_body
+from orca_ros.core.robot.tracking import drive_direction, kinematic_half_planes, unicycle_command
 from orca_ros.core.geometry.polygons import point_polygon_signed_distance
 from orca_ros.core.geometry.obstacles import build_obstacle_edges
 from orca_ros.core.geometry.types import Polygon
@@ -74,7 +76,7 @@ def test_a_unicycle_whose_stall_escape_points_into_the_wall_it_nearly_faces_stil
     start_y = config.radius + 0.3 * margin
     controller = RobotController(config, key="r")
     controller.set_path([(5.0, start_y)])
-    controller.stalled_time = 100.0  # the escape at its full 75° to the right: into the wall
+    controller.path.stalled_time = 100.0  # the escape at its full 75° to the right: into the wall
     body = Body(0.0, start_y, math.radians(-13.0))
     edges = build_obstacle_edges([WALL])
     for _ in range(30):
@@ -108,7 +110,7 @@ def test_a_unicycle_held_almost_still_faces_its_goal_only_on_or_back_near_it(
     controller.set_path([(0.0, goal_distance)])
     if reached_before:  # one period standing on the goal first
         controller.compute(RobotState((0.0, goal_distance), heading=math.pi / 2), [], [])
-        assert controller.goal_reached
+        assert controller.path.goal_reached
     method = controller._run_method
     tiny_left = (-0.5 * TURN_FLOOR * config.max_speed, 0.0)  # the goal is straight ahead
     controller._run_method = lambda view: method(view)._replace(velocity=tiny_left)

@@ -9,14 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orca_ros.core import HalfPlane, linear_program_2d
-from orca_ros.core.models.bodies import (DiffDriveLimits, kinematic_half_planes,
-                                         tracking_error_bound, unicycle_command, unicycle_step,
-                                         wrap_angle)
+from orca_ros.core.models.bodies import DiffDriveLimits, unicycle_step, wrap_angle
+from orca_ros.core.robot.tracking import (kinematic_half_planes, tracking_error_bound,
+                                          unicycle_command)
 from orca_ros.core.robot.guidance import VisibilityRoadmap
 from orca_ros.core.geometry.obstacles import build_obstacle_edges
-from orca_ros.core.orca.orca2d import one_step_obstacle_half_plane, one_step_safety_half_plane
+from orca_ros.core.robot.safety_filter import (one_step_obstacle_half_plane,
+                                               one_step_safety_half_plane)
 from orca_ros.core.scenario.loader import load_scenario, parse_scenario, resolve_scenario
-from orca_ros.core.robot.controller import ControllerConfig, RobotController, RobotState
+from orca_ros.core.robot.config import ControllerConfig
+from orca_ros.core.robot.controller import RobotController
+from orca_ros.core.robot.state import RobotState
 from orca_ros.core.geometry.types import Polygon, Segment
 from orca_ros.core.sim.metrics import CollisionLedger
 from orca_ros.core.sim.world import World, WorldOptions
@@ -160,7 +163,7 @@ def test_a_goal_close_to_a_wall_is_headed_for_not_a_corner_across_the_wall():
     state = RobotState((-0.15, -0.1), (0.0, 0.0), 0.0, 0.0, 0.0)
     pref = controller.preferred_velocity(state, edges)
     to_goal = np.subtract(goal, state.position)
-    assert controller._guide_target is None
+    assert controller.path.guide_target is None
     assert np.dot(pref, to_goal) / (np.linalg.norm(pref) * np.linalg.norm(to_goal)) \
         == pytest.approx(1.0)
 
@@ -327,7 +330,7 @@ def test_simulated_bodies_respect_speed_and_acceleration_limits():
 def test_the_worlds_neighbour_lists_follow_the_one_neighbour_rule():
     """World._neighbors (k-d tree, for N up to thousands) picks what
     perception.select_neighbors picks, capped at max_neighbors."""
-    from orca_ros.core.robot.controller import Neighbor
+    from orca_ros.core.robot.state import Neighbor
     from orca_ros.core.robot.perception import select_neighbors
 
     rng = np.random.default_rng(4)

@@ -154,7 +154,7 @@ def test_bench_refuses_a_3d_scenario_with_diff_drive(capsys):
 
 
 def test_aerial_controller_flies_straight_at_its_goal_when_alone():
-    from orca_ros.core.robot.controller import ControllerConfig
+    from orca_ros.core.robot.config import ControllerConfig
 
     controller = AerialController(ControllerConfig(radius=0.3, max_speed=2.0, pref_speed=1.0,
                                                    time_step=0.1, keep_right_deg=0.0),
@@ -167,7 +167,7 @@ def test_aerial_controller_flies_straight_at_its_goal_when_alone():
 def test_aerial_controller_safety_half_spaces_hold_a_pair_apart_in_one_step():
     """Two robots 5 cm apart rushing at each other: each keeps to its one-step safety
     half-space, so after the step they have not touched."""
-    from orca_ros.core.robot.controller import ControllerConfig
+    from orca_ros.core.robot.config import ControllerConfig
 
     config = ControllerConfig(radius=0.3, max_speed=2.0, pref_speed=2.0, time_step=0.1,
                               keep_right_deg=0.0)

@@ -9,7 +9,7 @@ from geometry_msgs.msg import Point
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.robot.controller import Command, Neighbor, RobotState
+from ..core.robot.state import Command, Neighbor, RobotState
 
 HALF_PLANE_LENGTH = 2.0  # m of each half-plane boundary drawn, in velocity units around the robot
 

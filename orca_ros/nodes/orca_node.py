@@ -47,8 +47,9 @@ from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.robot.controller import (Command, ControllerConfig, Neighbor, RobotController,
-                                     RobotState, predict_state)
+from ..core.robot.state import Command, Neighbor, RobotState, predict_state
+from ..core.robot.config import ControllerConfig
+from ..core.robot.controller import RobotController
 from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
 from ..core.robot.aerial import AerialController, Neighbor3D, perceive_neighbor_3d
 from ..core.models.toio_cube import DRIVE_MODELS, drive_model

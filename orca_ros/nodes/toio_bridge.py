@@ -41,8 +41,8 @@ from ..core.models.toio_cube import VelocityEstimator
 from ..core.scenario.loader import load_scenario, resolve_scenario
 from ..core.sim.metrics import FleetRecord
 from ..toio import protocol as p
-from ..toio.wheels import twist_to_wheels
-from ..toio.mat import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
+from ..core.models.toio_cube import twist_to_wheels
+from ..core.models.toio_cube import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
 from ..toio.transport import BleakLink, CubeLink, SimulatedCube, parse_cube
 from .ros_common import (LATEST, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, GoalSender,
                          described, diagnostic_array, diagnostic_status, float_param, int_param,

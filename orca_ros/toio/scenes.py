@@ -91,7 +91,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from ..core.geometry.types import signed_area
-from .mat import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
+from ..core.models.toio_cube import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
 
 Point = Tuple[float, float]
 

@@ -14,7 +14,7 @@ from typing import Callable, List, Optional, Tuple
 from ..core.models.toio_cube import (ID_INTERVAL_S, LAG_S, TIME_CONSTANT_S, TOIO, CubeBody,
                                      WheelModel)
 from . import protocol as p
-from .mat import Mat, MatFrame
+from ..core.models.toio_cube import Mat, MatFrame
 
 Notify = Callable[[str, bytes], None]
 NOTIFYING = (p.ID_INFORMATION, p.MOTOR, p.SENSOR, p.BUTTON, p.BATTERY, p.CONFIGURATION)

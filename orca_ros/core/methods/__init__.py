@@ -17,9 +17,9 @@ from . import rvo_sampling  # noqa: F401  (rvo_sampling)
 from . import hrvo  # noqa: F401  (hrvo)
 from . import rfunction  # noqa: F401  (rfunction)
 from .base import (TRACKING, AvoidanceMethod, LinkView, MethodOutput, MethodSpec,
-                   NeighborView, NoParameters, RobotView, TetherView, filter_velocity,
+                   NeighborView, NoParameters, RobotView, TetherView,
                    method_names, method_spec, register_method, unregister_method)
 
 __all__ = ["TRACKING", "AvoidanceMethod", "LinkView", "MethodOutput", "MethodSpec",
-           "NeighborView", "NoParameters", "RobotView", "TetherView", "filter_velocity",
+           "NeighborView", "NoParameters", "RobotView", "TetherView",
            "method_names", "method_spec", "register_method", "unregister_method"]

@@ -18,7 +18,8 @@ with: the exact reference methods (``orca_strict``, ``rvo2``) run with none.
 A method that optimises under constraints (ORCA's linear program) takes the
 view's ``hard_half_planes`` into its own optimisation; for every other method
 the controller projects the method's velocity onto them afterwards
-(:func:`filter_velocity`), so the safety filter protects any method.
+(:func:`~orca_ros.core.robot.safety_filter.filter_velocity`), so the safety filter
+protects any method.
 
 Registering a method: one module with a parameter dataclass, a class
 implementing :class:`AvoidanceMethod`, and a call to :func:`register_method`.
@@ -29,12 +30,11 @@ and the ``method:=`` launch argument all read :func:`method_names`.
 from __future__ import annotations
 
 import dataclasses
-import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Type
 
-from ..geometry.linprog import HalfPlane, linear_program_2d, linear_program_3d
+from ..geometry.linprog import HalfPlane
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2
 
@@ -266,19 +266,3 @@ def method_spec(name: str) -> MethodSpec:
     return spec
 
 
-def filter_velocity(velocity: Vector2, max_speed: float,
-                    hard_half_planes: Sequence[HalfPlane]) -> Tuple[Vector2, bool]:
-    """The velocity nearest ``velocity`` (within ``max_speed``) that satisfies every hard
-    half-plane: the one-step safety filter behind a method that does not take
-    constraints itself. When they cannot all hold, RVO2's ``linearProgram3`` finds the
-    velocity that violates them least. Returns ``(velocity, relaxed)``."""
-    lines = list(hard_half_planes)
-    if not lines:
-        speed = math.hypot(*velocity)
-        if speed <= max_speed:
-            return velocity, False
-        return (velocity[0] * max_speed / speed, velocity[1] * max_speed / speed), False
-    fail, result = linear_program_2d(lines, max_speed, velocity, False)
-    if fail < len(lines):
-        return linear_program_3d(lines, 0, fail, max_speed, result), True
-    return result, False

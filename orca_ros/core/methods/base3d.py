@@ -13,16 +13,15 @@ as in 2D: the preferred velocity, the planning margin (the spheres in the
 view are already inflated by it) and the one-step safety half-spaces, which a
 method that optimises under constraints takes into its own program
 (``takes_constraints``) and which otherwise project its velocity afterwards
-(:func:`filter_velocity_3d`).
+(:func:`~orca_ros.core.robot.safety_filter.filter_velocity_3d`).
 """
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from typing import Any, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from ..geometry.linprog3d import HalfSpace, solve_half_spaces
+from ..geometry.linprog3d import HalfSpace
 from ..geometry.types import Vector3
 
 
@@ -85,16 +84,3 @@ class AvoidanceMethod3D(ABC):
         """The velocity to fly this period."""
 
 
-def filter_velocity_3d(velocity: Vector3, max_speed: float,
-                       hard_half_spaces: Sequence[HalfSpace]) -> Tuple[Vector3, bool]:
-    """The velocity nearest ``velocity`` (within ``max_speed``) in every hard half-space:
-    the safety filter behind a 3D method that does not take constraints itself. When
-    they cannot all hold, the least violation (RVO2-3D's ``linearProgram4``). Returns
-    ``(velocity, relaxed)``."""
-    if not hard_half_spaces:
-        speed = math.sqrt(sum(c * c for c in velocity))
-        if speed <= max_speed:
-            return velocity, False
-        scale = max_speed / speed
-        return (velocity[0] * scale, velocity[1] * scale, velocity[2] * scale), False
-    return solve_half_spaces(list(hard_half_spaces), max_speed, velocity)

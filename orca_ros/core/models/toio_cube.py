@@ -169,43 +169,6 @@ def wheels_to_twist(left: int, right: int, model: WheelModel = TOIO) -> Tuple[fl
     return (v_left + v_right) / 2.0, (v_right - v_left) / model.track_m
 
 
-def move_to_target(position: Tuple[float, float], heading: float,
-                   waypoint: Tuple[float, float], max_speed: float,
-                   mm_per_unit: float = DEFAULT_MM_PER_UNIT, rotate_time: float = 0.25,
-                   tolerance_units: float = 8.0,
-                   model: WheelModel = TOIO) -> Tuple[float, float]:
-    """The toio SDK's ``CubeHandle.Move2Target`` as a body twist ``(v, omega)`` (m/s, rad/s).
-
-    In the SDK's units (mat dots, motor units, degrees): within ``tolerance_units`` of
-    the waypoint it stops; otherwise the forward part is the top speed times
-    ``clip(1 - (|bearing error| - 10 deg) / end, 0, 1)``, ``end = 110 deg x min(1,
-    max(dist, 20) / max(1, top) / 2.0655 / 1.5 / rotate_time)`` (it slows while it turns,
-    less so far from the waypoint), times ``clip(dist, dz/2, max(top, dz)/2) / (max(top,
-    dz)/2)`` (it slows within half the top speed's dots of the waypoint); it turns at
-    ``bearing error / rotate_time``, weakened as it drives faster (``mu = |forward| /
-    115``: ``x (|forward / 50| mu + 1 - mu)``). ``twist_to_wheels`` then makes the same
-    ``uL = forward + turn / 2``, ``uR = forward - turn / 2`` as the SDK (our frame is
-    counter-clockwise, the mat's clockwise: the signs follow). Prediction is off, as
-    the SDK's default.
-    """
-    dot = mm_per_unit / 1000.0
-    units_per_mps = 1.0 / model.mps_per_unit
-    dx, dy = waypoint[0] - position[0], waypoint[1] - position[1]
-    distance = math.hypot(dx, dy) / dot
-    if distance < tolerance_units:
-        return 0.0, 0.0
-    top = max(0.0, max_speed) * units_per_mps
-    error = wrap_angle(math.atan2(dy, dx) - heading)
-    end = math.radians(110.0) * min(1.0, max(distance, 20.0) / max(1.0, top)
-                                    / (model.mps_per_unit / dot) / 1.5 / rotate_time)
-    forward = top * min(max(1.0 - (abs(error) - math.radians(10.0)) / end, 0.0), 1.0)
-    half = 0.5 * max(top, model.dead_zone)
-    forward *= min(max(distance, 0.5 * model.dead_zone), half) / half
-    mu = abs(forward) / model.saturation
-    turn = error / rotate_time * (abs(forward / 50.0) * mu + (1.0 - mu))
-    return forward * model.mps_per_unit, turn
-
-
 def timed_duration_ms(seconds: float) -> int:
     """A timed motor command's duration for ``seconds``: whole 10 ms, 10..2550 ms."""
     steps = int(seconds * 1000.0) // 10

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from ..geometry.linprog3d import HalfSpace, solve_half_spaces
-from .orca2d import braking_speed, least_retreat
 from ..geometry.types import AgentState3D, NeighborState3D, Vector3, as_finite
 
 TIE_DIRECTION: Vector3 = (1.0, 0.0, 0.0)
@@ -223,53 +222,6 @@ def agent_orca_half_space(velocity: Vector3, other_position_rel: Vector3,
                                              combined_radius, inv_time_step)
     return HalfSpace((velocity[0] + responsibility * u[0], velocity[1] + responsibility * u[1],
                       velocity[2] + responsibility * u[2]), normal)
-
-
-def one_step_safety_half_space(other_position_rel: Vector3, combined_radius: float,
-                               time_step: float, tie_direction: Vector3 = TIE_DIRECTION,
-                               braking_accel: Optional[float] = None,
-                               horizon: Optional[float] = None,
-                               other_velocity: Optional[Vector3] = None) -> HalfSpace:
-    """Velocities that cannot close this pair's gap while the command acts, if both comply.
-
-    Not in the paper: our addition, the 3D form of
-    :func:`orca_ros.core.orca.orca2d.one_step_safety_half_plane`. With ``n`` the unit
-    vector towards the neighbour, ``g`` the gap (centre distance less
-    ``combined_radius``) and ``T`` the ``horizon`` (how long a command may act:
-    one ``time_step`` in the world, the command's validity through ROS), the
-    half-space is ``v . n <= g / (2 T)``: if both keep to theirs, their
-    distance along ``n`` shrinks by at most ``g``, and motion across ``n``
-    only adds distance. ``v = 0`` meets it whenever the pair does not overlap,
-    so it can be kept hard; an overlapping pair backs off by half the overlap.
-    A body that can only decelerate at ``braking_accel`` also keeps ``v . n``
-    within its braking envelope for its half of the gap. A neighbour that does
-    not reciprocate (``other_velocity`` given) leaves the whole gap to us, less
-    what it closes (coming at us) or plus the least it retreats (moving away,
-    even if it brakes). ``tie_direction``: ``n`` for coincident centres.
-    """
-    rx, ry, rz = other_position_rel
-    distance = math.sqrt(rx * rx + ry * ry + rz * rz)
-    if distance > 1e-12:
-        n = (rx / distance, ry / distance, rz / distance)
-    else:
-        n = tie_direction
-    hold = time_step if horizon is None else max(horizon, time_step)
-    share = 0.5 if other_velocity is None else 1.0
-    gap = distance - combined_radius
-    retreat = closing = 0.0
-    if other_velocity is not None:
-        along = other_velocity[0] * n[0] + other_velocity[1] * n[1] + other_velocity[2] * n[2]
-        if along > 0.0:
-            retreat = least_retreat(other_velocity, n, braking_accel, hold, time_step)
-        else:
-            closing = along
-    room = share * gap + retreat
-    limit = room / hold
-    if braking_accel is not None and gap > 0.0:
-        limit = min(limit, braking_speed(room, braking_accel, time_step, hold))
-    offset = limit + closing
-    # v . n <= offset  <=>  (-n) . (v - offset n) >= 0
-    return HalfSpace((n[0] * offset, n[1] * offset, n[2] * offset), (-n[0], -n[1], -n[2]))
 
 
 def solve_orca_3d(position: Vector3, velocity: Vector3, radius: float, max_speed: float,

@@ -29,14 +29,13 @@ from __future__ import annotations
 import math
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
-from .controller import ControllerConfig, FollowsWaypoints
-from ..models.bodies import keep_right_angle
 from ..geometry.linprog3d import HalfSpace
-from ..methods.base3d import (AvoidanceMethod3D, MethodOutput3D, NeighborView3D, RobotView3D,
-                              filter_velocity_3d)
-from ..orca.orca3d import one_step_safety_half_space
-from .perception import position_uncertainty
 from ..geometry.types import Vector3
+from ..methods.base3d import AvoidanceMethod3D, MethodOutput3D, NeighborView3D, RobotView3D
+from .config import ControllerConfig
+from .perception import position_uncertainty
+from .preferred_velocity import FollowsWaypoints, keep_right_angle
+from .safety_filter import filter_velocity_3d, one_step_safety_half_space
 
 __all__ = ["AerialCommand", "AerialController", "Neighbor3D", "perceive_neighbor_3d"]
 

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Deque, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from .controller import Neighbor
+from .state import Neighbor
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
 

@@ -19,7 +19,9 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from ..supervisor.cocoon import CocoonConfig, CocoonSupervisor, Track
-from ..robot.controller import ControllerConfig, Neighbor, RobotController, RobotState
+from ..robot.config import ControllerConfig
+from ..robot.state import Neighbor, RobotState
+from ..robot.controller import RobotController
 from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S,
                                 CubeBody, CubeOdometry, MatFrame, drive_model, timed_duration_ms,
                                 twist_to_wheels)
@@ -28,6 +30,7 @@ from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
 from ..methods import LinkView, TetherView, method_names, method_spec
 from ..geometry.obstacles import ObstacleVertex, build_obstacle_edges
+from ..robot.safety_filter import SafetyFilter
 from ..robot.perception import (SentCommands, SharedPrediction, perceive_neighbor_best,
                                 select_neighbors)
 from ..scenario.loader import AgentSpec, LinkSpec, Scenario
@@ -378,10 +381,11 @@ class World(RunBook):
         self.odometry: List[CubeOdometry] = []
         if options.kinematics == "toio":
             self._place_cubes()
-        # The k-d tree's radius for RobotController.within_one_step's candidates.
+        # The k-d tree's radius for SafetyFilter.within_one_step's candidates.
         self._close_reach = 2.0 * max(c.config.safety_radius(c.config.radius)
                                       for c in self.controllers) \
-            + 2.0 * max(max(c.closing_distance((c.config.max_speed, 0.0), (1.0, 0.0)),
+            + 2.0 * max(max(SafetyFilter(c.config).closing_distance((c.config.max_speed, 0.0),
+                                                                    (1.0, 0.0)),
                             c.config.max_speed * c.config.command_horizon)
                         for c in self.controllers)
 

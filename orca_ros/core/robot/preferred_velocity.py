@@ -1,0 +1,342 @@
+"""The preferred velocity: where the robot wants to go before it avoids anyone (Menge's
+preferred-velocity concept, kept apart from the avoidance method).
+
+Each control period :class:`PreferredVelocity` points at the current waypoint (or,
+when an obstacle blocks the straight line, at the next corner of a
+:class:`~orca_ros.core.robot.guidance.VisibilityRoadmap` path) at ``pref_speed``,
+capped so as not to overshoot, and turned right by :func:`keep_right_angle`: a small
+constant turn breaks the symmetry of head-on meetings, and a robot that has stalled
+turns further (the stall escape). Stalled behind robots standing in its way, it heads
+round them (:func:`~orca_ros.core.robot.guidance.detour_around_discs`); stuck near its
+goal, it lets its planning margin go so it can pass between robots parked on theirs.
+The supervisor's detour, when one is in force, comes first on the path.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..geometry.obstacles import ObstacleVertex
+from ..geometry.types import Vector2
+from .guidance import SIGHT_LINE, VisibilityRoadmap, detour_around_discs
+
+
+def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_time: float):
+    """Clockwise turn (degrees) of the preferred velocity: symmetry breaking and stall escape.
+
+    Every agent turns its preferred velocity ``base_deg`` to the right, so two
+    agents meeting head-on both veer right rather than freeze face to face.
+    An agent stalled for ``stalled_time`` seconds turns further, linearly up to
+    ``escape_deg`` after ``escape_time``: because all agents turn the same way,
+    a jammed group starts to circulate instead of pressing inwards. Works on
+    floats and numpy arrays alike.
+    """
+    if isinstance(stalled_time, np.ndarray):
+        fraction = np.clip(stalled_time / escape_time, 0.0, 1.0) if escape_time > 0 else 1.0
+    else:  # plain floats: np.clip on a scalar costs microseconds per call
+        fraction = min(max(stalled_time / escape_time, 0.0), 1.0) if escape_time > 0 else 1.0
+    return base_deg + (escape_deg - base_deg) * fraction
+
+
+class FollowsWaypoints:
+    """A robot's progress along its ``waypoints`` (2D or 3D points; the last is the goal):
+    ``waypoint_index``, and ``config``'s ``waypoint_tolerance_m`` and
+    ``goal_tolerance_m``. Shared by :class:`PreferredVelocity` and the 3D
+    :class:`~orca_ros.core.robot.aerial.AerialController`."""
+
+    waypoints: list
+    waypoint_index: int
+    config: object  # a ControllerConfig
+
+    def at_goal(self, position: Sequence[float]) -> bool:
+        return (bool(self.waypoints) and self.waypoint_index == len(self.waypoints) - 1
+                and math.dist(position, self.waypoints[-1]) <= self.config.goal_tolerance_m)
+
+    def current_target(self, position: Sequence[float]):
+        """The waypoint to head for, moving on past those already within tolerance."""
+        if not self.waypoints:
+            return None
+        tolerance = self.config.waypoint_tolerance_m
+        while self.waypoint_index < len(self.waypoints) - 1 and \
+                math.dist(position, self.waypoints[self.waypoint_index]) <= tolerance:
+            self.waypoint_index += 1
+        return self.waypoints[self.waypoint_index]
+
+
+@dataclass
+class PreferredVelocity(FollowsWaypoints):
+    """One robot's path and its preferred velocity along it, with the state that needs:
+    how long it has stalled or made no progress, the share of its planning margin it
+    holds, the way round standing robots it chose, and its guidance corner.
+
+    ``config`` is the robot's own configuration; the methods that take ``c`` take the
+    effective one (the supervisor's speed limit applied).
+    """
+
+    config: object  # ControllerConfig
+    waypoints: List[Vector2] = field(default_factory=list)
+    waypoint_index: int = 0
+    stalled_time: float = 0.0
+    margin_held: float = 1.0  # share of the planning margin kept, see _hold_margin
+    goal_reached: bool = False  # within tolerance of the goal at some period of this path
+    unprogressed_time: float = 0.0  # s since the robot last got a radius nearer its target
+    _progress_mark: Optional[Tuple[Vector2, float]] = None  # (target, best distance)
+    roadmaps: Dict[float, VisibilityRoadmap] = field(default_factory=dict)
+    base_path: List[Vector2] = field(default_factory=list)
+    detour: Tuple[Vector2, ...] = ()  # the supervisor's, gone through first
+    guide_target: Optional[Vector2] = None  # the roadmap corner headed for, if any
+    periods: int = 0  # control periods computed (guidance re-plans every guidance_period)
+    _last_position: Optional[Vector2] = None
+    target: Optional[Vector2] = None  # where the last preferred velocity pointed
+    _detour_side: int = 0  # the way round standing robots being taken (see _detour)
+
+    def set_path(self, waypoints: Sequence[Vector2]) -> None:
+        """Follow these points in order; the last one is the goal. Empty: stand still."""
+        self.base_path = [(float(x), float(y)) for x, y in waypoints]
+        self._follow(list(self.detour) + self.base_path if self.base_path else [])
+
+    def set_detour(self, detour: Sequence[Vector2]) -> None:
+        """Go through ``detour`` first (the supervisor's); empty: straight on again."""
+        detour = tuple((float(x), float(y)) for x, y in detour)
+        if detour != self.detour:
+            self.detour = detour
+            self._follow(list(detour) + self.base_path if self.base_path else [])
+
+    def _follow(self, waypoints: List[Vector2]) -> None:
+        self.waypoints = waypoints
+        self.waypoint_index = 0
+        self.guide_target = None
+        self._last_position = None
+        self.stalled_time = 0.0
+        self.margin_held = 1.0
+        self._detour_side = 0
+        self.goal_reached = False
+        self.unprogressed_time = 0.0
+        self._progress_mark = None
+
+    @property
+    def goal(self) -> Optional[Vector2]:
+        return self.waypoints[-1] if self.waypoints else None
+
+    @property
+    def goal_of_base_path(self) -> Optional[Vector2]:
+        """The goal of the robot's own task (not counting any detour)."""
+        return self.base_path[-1] if self.base_path else None
+
+    def _roadmap(self, edges: Sequence[ObstacleVertex]) -> VisibilityRoadmap:
+        c = self.config
+        clearance = round(c.avoidance_radius(c.radius) + c.guidance_clearance_ratio * c.radius, 3)
+        key = (clearance, len(edges), id(edges[0]) if edges else 0)
+        roadmap = self.roadmaps.get(key)
+        if roadmap is None:
+            roadmap = self.roadmaps[key] = VisibilityRoadmap(edges, clearance)
+        return roadmap
+
+    def _guided(self, position: Vector2, target: Vector2,
+                edges: Sequence[ObstacleVertex]) -> Vector2:
+        """``target``, or the next roadmap corner when an obstacle blocks the way to it."""
+        c = self.config
+        if self.periods % c.guidance_period != 0:
+            if self.guide_target is not None and \
+                    math.dist(position, self.guide_target) > 0.5 * c.waypoint_tolerance_m:
+                return self.guide_target
+            if self.guide_target is None:
+                return target
+        roadmap = self._roadmap(edges)
+        # The straight line is free if it keeps the robot's radius from every
+        # wall, or, for a goal closer to a wall than that, the goal's distance.
+        target_clearance = 0.98 * roadmap.wall_distance(target)
+        if roadmap.visible(position, target, max(min(c.radius, target_clearance), SIGHT_LINE))[0]:
+            self.guide_target = None
+            return target
+        self.guide_target = roadmap.next_corner(
+            position, target, c.radius,
+            max(min(roadmap.check_clearance, target_clearance), SIGHT_LINE))
+        return target if self.guide_target is None else self.guide_target
+
+    def compute(self, c, state, edges: Sequence[ObstacleVertex] = (),
+                standing: Sequence[Tuple[Vector2, float]] = ()) -> Vector2:
+        """Towards the current waypoint (or guidance corner) at ``pref_speed``, turned
+        by keep-right and the stall escape; round the ``standing`` robots
+        (``(centre, combined radius)``, see :meth:`_detour`) once stalled. ``c``: the
+        effective configuration."""
+        target = self.current_target(state.position)
+        if target is not None and not c.strict and c.guidance and edges:
+            target = self._guided(state.position, target, edges)
+        if target is None:
+            self.target = None
+            return (0.0, 0.0)
+        distance = math.dist(target, state.position)
+        keep_right = c.method_spec.keep_right
+        if keep_right:
+            stalled = self._displacement_speed(c, state) < 0.1 * c.pref_speed and \
+                distance > c.goal_tolerance_m
+            self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
+            self._note_progress(c, target, distance)
+            self._hold_margin(c, stalled, state.position)
+            target = self._detour(c, state.position, target, standing, edges)
+        self.target = target
+        dx, dy = target[0] - state.position[0], target[1] - state.position[1]
+        distance = math.hypot(dx, dy)
+        if distance < 1e-12:
+            return (0.0, 0.0)
+        speed = min(c.pref_speed, distance / c.time_step)
+        px, py = dx / distance * speed, dy / distance * speed
+        if not keep_right:
+            return (px, py)
+        escape_time = self.escape_time(c)
+        angle = -math.radians(keep_right_angle(escape_time, c.keep_right_deg,
+                                               c.stall_escape_deg, c.stall_escape_time))
+        cos_a, sin_a = math.cos(angle), math.sin(angle)
+        return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
+
+    def escape_time(self, c) -> float:
+        """How long the stall escape counts the robot stalled (:func:`keep_right_angle`):
+        :attr:`stalled_time`, started over after every twice ``stall_escape_time``, so
+        a robot stalled for long looks at its target again.
+
+        Held at the full turn, robots pressed sideways for good where a jam cannot
+        circulate: in block crowd ``converge`` diff-drive seed 5 robots headed
+        elsewhere stood on the shared goal in the lane beside the central block and
+        those headed for it pressed round them, each boxed in by neighbours inside
+        its safety distance (ORCA then leaves only ``v = 0``), motionless from about
+        t = 80 s: 50 of 100 arrived in 300 s. Starting over, all 100 arrive in
+        178 s. Near a goal it reached (:meth:`held_by_goal`) the same restart had been
+        needed first: the turn pointed a unicycle pushed 31 mm off its goal into a
+        parked neighbour for the rest of the run (toio_cross_4v4 through fleet_sim).
+        Not turning there at all slowed menge_circle diff-drive (42.9 -> 52.0 s):
+        pushed off their goals in the crowd, robots need the escape to circulate.
+        """
+        if c.stall_escape_time > 0.0:
+            return self.stalled_time % (2.0 * c.stall_escape_time)
+        return self.stalled_time
+
+    def held_by_goal(self, c, position: Vector2) -> bool:
+        """Whether the robot reached its goal on this path and stands within two radii
+        of it (pushed off by others, or coming back)."""
+        return self.goal_reached and bool(self.waypoints) and \
+            math.dist(position, self.waypoints[-1]) <= 2.0 * c.radius
+
+    def _detour(self, c, position: Vector2, target: Vector2,
+                standing: Sequence[Tuple[Vector2, float]],
+                edges: Sequence[ObstacleVertex] = ()) -> Vector2:
+        """``target``, or the way round the robots standing in front of it.
+
+        Robots parked on their goals (or jammed) are a wall that roadmap guidance
+        does not know: a robot whose target lies behind them finds no velocity
+        that makes progress (toio_cross_4v4: a cube pushed out of its group's
+        2 x 2 block of goals stood 10 cm from its own, on the far side of two
+        parked cubes, for the rest of the run). After ``stall_detour_time``
+        stalled, the robot heads round the cluster of standing robots in its way
+        (:func:`~orca_ros.core.robot.guidance.detour_around_discs`) and keeps to the
+        side it chose until the straight line is clear.
+
+        A way between a standing robot and a wall (``edges``) too close for the
+        robot to pass is closed (see :func:`detour_around_discs`): a cube sent
+        round a parked cube's far side stood for 25 s between it and the mat's
+        edge, its preferred velocity into the edge (toio_e_4v4_lateral through
+        fleet_sim, 2 of 8 runs).
+        """
+        if c.stall_detour_time <= 0.0 or not standing or \
+                (self._detour_side == 0 and not self.detour_due(c, 0.0, position)):
+            self._detour_side = 0
+            return target
+        walls = [(edge.point, edge.next.point) for edge in edges if edge.next is not None]
+        way = detour_around_discs(position, target, standing, self._detour_side,
+                                  offset=0.25 * c.radius, walls=walls,
+                                  clearance=c.avoidance_radius(c.radius))
+        if way is None:
+            self._detour_side = 0
+            return target
+        waypoint, self._detour_side = way
+        return waypoint
+
+    def detour_due(self, c, ahead: float, position: Vector2) -> bool:
+        """Whether the robot should go round the robots standing in its way ``ahead``
+        seconds from now: stalled for ``stall_detour_time``, or, farther than two radii
+        beyond its goal tolerance from the goal, no nearer its target for
+        ``progress_escape_time`` though it moves (a unicycle that wiggles sideways behind a
+        parked robot is never stalled by its displacement). Not that near the goal, where
+        a robot that just missed it and comes back is no nearer for a while
+        (toio_d_to_target4 through toio_bridge, 10 runs each: a cube short of its goal at
+        the end of the minute in 3 runs with the rule near the goal, 1 without)."""
+        if self.stalled_time + ahead >= c.stall_detour_time:
+            return True
+        goal = self.goal
+        return self._unprogressed(c, ahead) and (
+            goal is None or math.dist(goal, position) > 2.0 * c.radius + c.goal_tolerance_m)
+
+    def _unprogressed(self, c, ahead: float = 0.0) -> bool:
+        """No nearer the target for ``progress_escape_time`` (``ahead`` s from now)."""
+        return c.progress_escape_time > 0.0 and \
+            self.unprogressed_time + ahead >= c.progress_escape_time
+
+    def _note_progress(self, c, target: Vector2, distance: float) -> None:
+        """Count :attr:`unprogressed_time`: reset whenever the robot is a radius nearer
+        ``target`` (its waypoint or guidance corner) than ever since it took it."""
+        mark = self._progress_mark
+        if mark is None or mark[0] != target or distance < mark[1] - c.radius \
+                or distance <= c.goal_tolerance_m:
+            self._progress_mark = (target, distance)
+            self.unprogressed_time = 0.0
+        else:
+            self.unprogressed_time += c.time_step
+
+    def standing(self, c, state, own_radius: float, neighbors: Sequence,
+                 views: Callable[[], Sequence]) -> List[Tuple[Vector2, float]]:
+        """The neighbours slower than half the preferred speed, as ``(centre, combined
+        radius)`` discs the robot's centre must keep out of (its own and the
+        neighbour's radius as the method sees them, ``views()``), when :meth:`_detour`
+        may need them (the robot is stalled or on its way round); else none."""
+        if c.strict or c.stall_detour_time <= 0.0 or (
+                self._detour_side == 0 and not self.detour_due(c, c.time_step,
+                                                               state.position)):
+            return []
+        return [(n.position, own_radius + view.radius) for n, view in zip(neighbors, views())
+                if math.hypot(*n.velocity) < 0.5 * c.pref_speed]
+
+    def _hold_margin(self, c, stalled: bool, position: Vector2) -> None:
+        """Release the planning margin while stuck near the goal; take it back once moving on.
+
+        The margin covers tracking error, which comes with speed; a robot that has
+        stood for longer than ``stall_escape_time``, or got no nearer its target for
+        ``progress_escape_time`` (:attr:`unprogressed_time`), within one time horizon of
+        its goal (``time_horizon * pref_speed``) has little, and may need the margin's
+        room to pass between robots parked on their goals (menge_circle diff-drive:
+        one robot stood 0.94 m short of its goal for 20 s, inside the margins of two
+        parked neighbours 0.50 m away). :attr:`margin_held` then falls to 0 over
+        ``stall_escape_time`` and comes back at the same rate once the robot moves.
+        The neighbours keep their own margins, so they give way; the hard safety
+        half-planes keep true radii throughout. Only near the goal: released in
+        traffic, stalled robots press into the crowd (block crowd ``cross``
+        diff-drive 99 -> 77 of 100 when released anywhere).
+        """
+        if c.stall_escape_time <= 0.0:
+            return
+        step = c.time_step / c.stall_escape_time
+        goal = self.goal
+        near_goal = goal is not None and math.dist(goal, position) <= c.time_horizon * c.pref_speed
+        stuck = self.stalled_time > c.stall_escape_time or self._unprogressed(c)
+        if stuck and near_goal:
+            self.margin_held = max(0.0, self.margin_held - step)
+        elif not stalled and not stuck:
+            self.margin_held = min(1.0, self.margin_held + step)
+
+    def _displacement_speed(self, c, state) -> float:
+        """How fast the robot's position moved since the last period (m/s).
+
+        Stalled means this stays below a tenth of the preferred speed. It is
+        measured from positions, not from the velocity estimate: a cube that
+        spins in place under lag reports speeds of several cm/s from its
+        rounded readings while it goes nowhere. (For a robot whose velocity is
+        exactly its displacement, as in the world, the two are the same; the
+        first period, with no position before it, uses the estimate.)
+        """
+        last, self._last_position = self._last_position, state.position
+        if last is None:
+            return math.hypot(*state.velocity)
+        return math.dist(last, state.position) / c.time_step

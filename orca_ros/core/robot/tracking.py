@@ -1,0 +1,249 @@
+"""How a unicycle (differential drive) follows the velocity avoidance chose, in the
+spirit of NH-ORCA.
+
+Alonso-Mora, Breitenmoser, Rufli, Beardsley, Siegwart, "Optimal Reciprocal
+Collision Avoidance for Multiple Non-Holonomic Robots", DARS 2010: a unicycle
+tracks a holonomic velocity ``u`` only approximately, so each robot (a) limits
+ORCA to velocities it can follow within a tracking error ``E`` and (b) enlarges
+its radius by ``E``. Then the holonomic guarantee carries over.
+
+Here the horizon of the tracking bound is one control period ``dt`` (ORCA
+re-plans every period from the measured state), which makes every limit a
+half-plane that joins ORCA's linear program as a hard constraint
+(:func:`kinematic_half_planes`):
+
+* lateral: ``|u . n| <= E_lat / dt`` where ``n`` is normal to the heading
+  ``h``, so the sideways part the unicycle cannot execute moves it at most
+  ``E_lat`` off the planned straight motion in one period;
+* longitudinal: ``v_prev - a_max dt <= u . h <= v_prev + a_max dt``, and
+  ``0 <= u . h`` driving forward or ``-v_rev <= u . h <= 0`` in reverse
+  (``v_rev`` the robot's ``max_reverse_speed``; 0: it never reverses), so the
+  speed the LP plans is reachable under the acceleration limit and has the
+  sign of the direction the robot drives in (:func:`drive_direction`).
+
+The command is ``v = u . h`` (then clipped to the limits) and
+``omega = wrap(angle(s u_free) - theta) / dt`` clipped to the angular speed and
+acceleration limits (:func:`unicycle_command`), where ``u_free`` is ORCA's
+velocity without the kinematic half-planes and ``s = +1`` forward, ``-1`` in
+reverse: the robot turns its axis towards where avoidance wants it to go while it
+moves only as far as it can follow. A robot that may reverse backs off when
+avoidance sends it back, instead of turning round before it can move.
+
+The position error over one period is then at most
+``E = E_lat + v_max * omega_max * dt**2 / 2`` (the second term is the arc
+driven while turning, against the straight chord); :func:`tracking_error_bound`
+returns it and the avoidance radius is ``radius + E``.
+
+toio cubes may instead follow the toio SDK's ``CubeHandle.Move2Target``
+(:func:`move_to_target`, :func:`move_to_target_command`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import List, Tuple
+
+from ..geometry.linprog import HalfPlane
+from ..geometry.types import Vector2
+from ..models.bodies import DiffDriveLimits, wrap_angle
+from ..models.toio_cube import CUBE_RADIUS_UNITS, DEFAULT_MM_PER_UNIT, TOIO, WheelModel
+
+TURN_FLOOR = 0.02
+"""A unicycle on its goal, or within two radii of a goal it has reached, whose avoidance
+velocity is under this share of its top speed turns to its preferred velocity instead
+(:func:`turn_to`)."""
+
+
+def tracking_error_bound(limits: DiffDriveLimits, dt: float) -> float:
+    """Largest distance between the driven and the planned position after one period (m)."""
+    return limits.lateral_error + 0.5 * limits.max_linear_speed * limits.max_angular_speed * dt * dt
+
+
+REVERSE_HYSTERESIS = math.radians(20.0)
+"""How far past a right angle the velocity to follow must point before a robot that
+may reverse changes the direction it drives in (either way)."""
+
+
+def drive_direction(heading: float, towards: Vector2, current: int, may_reverse: bool,
+                    preferred: Vector2 = (0.0, 0.0)) -> int:
+    """The direction a unicycle drives in to follow ``towards``: +1 forward, -1 in reverse.
+
+    A robot that may reverse backs off while avoidance sends it back: ``towards``
+    points more than a right angle plus :data:`REVERSE_HYSTERESIS` away from its
+    heading and against its ``preferred`` velocity (``towards . preferred <= 0``).
+    It keeps backing while ``towards`` stays more than a right angle less the
+    hysteresis from its heading and within the same hysteresis of against
+    ``preferred``, so a velocity near its side does not flip it from period to
+    period; then it drives forward again. A goal behind the robot is not a reason
+    to reverse: it turns round and drives there forward. (Block crowd ``converge``
+    diff-drive, seeds 1-4, makespan: backing off 167.7, 152.2, 152.9 and 91 s; never
+    176.2, 201.2, 120.8 and 137 s. The README's "Backing off" has the table.)
+    """
+    if not may_reverse:
+        return 1
+    if towards[0] * towards[0] + towards[1] * towards[1] < 1e-12:
+        return current
+    error = abs(wrap_angle(math.atan2(towards[1], towards[0]) - heading))
+    against = abs(wrap_angle(math.atan2(towards[1], towards[0])
+                             - math.atan2(preferred[1], preferred[0]))) \
+        if preferred[0] * preferred[0] + preferred[1] * preferred[1] > 1e-24 else math.pi
+    slack = REVERSE_HYSTERESIS if current < 0 else -REVERSE_HYSTERESIS
+    if error > 0.5 * math.pi - slack and against >= 0.5 * math.pi - max(slack, 0.0):
+        return -1
+    return 1
+
+
+def kinematic_half_planes(heading: float, linear_speed: float, limits: DiffDriveLimits,
+                          dt: float, direction: int = 1,
+                          reverse_speed: float = 0.0) -> List[HalfPlane]:
+    """The velocities a unicycle can follow within ``lateral_error`` over ``dt``, as half-planes.
+
+    ``direction``: +1 driving forward, -1 in reverse (at most ``reverse_speed``).
+    A robot still moving the other way may only brake towards it. Allowed side is
+    to the left of each direction, as for ORCA half-planes.
+    """
+    hx, hy = math.cos(heading), math.sin(heading)
+    lateral = limits.lateral_error / dt
+    change = limits.max_linear_accel * dt
+    if direction < 0:
+        lowest = max(-reverse_speed, linear_speed - change)
+        highest = min(0.0, linear_speed + change)
+        if lowest > highest:  # still moving forward: brake as hard as it can
+            lowest = highest = linear_speed - change
+    else:
+        lowest = max(0.0, linear_speed - change)
+        highest = min(limits.max_linear_speed, linear_speed + change)
+        if lowest > highest:  # still moving in reverse: brake as hard as it can
+            lowest = highest = linear_speed + change
+    # n = (-hy, hx) is the heading's left normal.
+    return [
+        HalfPlane(-hy * lateral, hx * lateral, -hx, -hy),   # u . n <= lateral
+        HalfPlane(hy * lateral, -hx * lateral, hx, hy),     # u . n >= -lateral
+        HalfPlane(hx * lowest, hy * lowest, hy, -hx),       # u . h >= lowest
+        HalfPlane(hx * highest, hy * highest, -hy, hx),     # u . h <= highest
+    ]
+
+
+def unicycle_command(planned: Vector2, free: Vector2, heading: float,
+                     current: Tuple[float, float], limits: DiffDriveLimits,
+                     dt: float, heading_time_constant: float = 0.0, direction: int = 1,
+                     reverse_speed: float = 0.0) -> Tuple[float, float]:
+    """Map ORCA's velocities to ``(v, omega)`` for a unicycle.
+
+    ``planned`` is ORCA's velocity with the kinematic half-planes (what the
+    robot drives), ``free`` the one without them (where it turns its axis to:
+    its front driving forward, ``direction`` +1, its back in reverse, -1, at
+    most ``reverse_speed``).
+    ``current`` is the present ``(v, omega)``; acceleration limits apply to it.
+    The heading error is closed in ``max(dt, heading_time_constant)`` seconds:
+    robots that answer late (toio cubes, ~0.14 s) need a longer time constant
+    or they overshoot and circle.
+    """
+    v_now, omega_now = current
+    hx, hy = math.cos(heading), math.sin(heading)
+    v = planned[0] * hx + planned[1] * hy
+    lowest, highest = (0.0, limits.max_linear_speed) if direction > 0 else (-reverse_speed, 0.0)
+    v = min(max(v, lowest), highest)
+    # The acceleration limit wins: a robot still moving the other way brakes.
+    v = min(max(v, v_now - limits.max_linear_accel * dt), v_now + limits.max_linear_accel * dt)
+
+    if free[0] * free[0] + free[1] * free[1] > 1e-12:
+        facing = heading if direction > 0 else heading + math.pi
+        omega = wrap_angle(math.atan2(free[1], free[0]) - facing) / max(dt, heading_time_constant)
+    else:
+        omega = 0.0
+    step = limits.max_angular_accel * dt
+    omega = min(max(omega, omega_now - step), omega_now + step)
+    omega = min(max(omega, -limits.max_angular_speed), limits.max_angular_speed)
+    return v, omega
+
+
+def move_to_target(position: Tuple[float, float], heading: float,
+                   waypoint: Tuple[float, float], max_speed: float,
+                   mm_per_unit: float = DEFAULT_MM_PER_UNIT, rotate_time: float = 0.25,
+                   tolerance_units: float = 8.0,
+                   model: WheelModel = TOIO) -> Tuple[float, float]:
+    """The toio SDK's ``CubeHandle.Move2Target`` as a body twist ``(v, omega)`` (m/s, rad/s).
+
+    In the SDK's units (mat dots, motor units, degrees): within ``tolerance_units`` of
+    the waypoint it stops; otherwise the forward part is the top speed times
+    ``clip(1 - (|bearing error| - 10 deg) / end, 0, 1)``, ``end = 110 deg x min(1,
+    max(dist, 20) / max(1, top) / 2.0655 / 1.5 / rotate_time)`` (it slows while it turns,
+    less so far from the waypoint), times ``clip(dist, dz/2, max(top, dz)/2) / (max(top,
+    dz)/2)`` (it slows within half the top speed's dots of the waypoint); it turns at
+    ``bearing error / rotate_time``, weakened as it drives faster (``mu = |forward| /
+    115``: ``x (|forward / 50| mu + 1 - mu)``). ``twist_to_wheels`` then makes the same
+    ``uL = forward + turn / 2``, ``uR = forward - turn / 2`` as the SDK (our frame is
+    counter-clockwise, the mat's clockwise: the signs follow). Prediction is off, as
+    the SDK's default.
+    """
+    dot = mm_per_unit / 1000.0
+    units_per_mps = 1.0 / model.mps_per_unit
+    dx, dy = waypoint[0] - position[0], waypoint[1] - position[1]
+    distance = math.hypot(dx, dy) / dot
+    if distance < tolerance_units:
+        return 0.0, 0.0
+    top = max(0.0, max_speed) * units_per_mps
+    error = wrap_angle(math.atan2(dy, dx) - heading)
+    end = math.radians(110.0) * min(1.0, max(distance, 20.0) / max(1.0, top)
+                                    / (model.mps_per_unit / dot) / 1.5 / rotate_time)
+    forward = top * min(max(1.0 - (abs(error) - math.radians(10.0)) / end, 0.0), 1.0)
+    half = 0.5 * max(top, model.dead_zone)
+    forward *= min(max(distance, 0.5 * model.dead_zone), half) / half
+    mu = abs(forward) / model.saturation
+    turn = error / rotate_time * (abs(forward / 50.0) * mu + (1.0 - mu))
+    return forward * model.mps_per_unit, turn
+
+
+TURN_FLOOR = 0.02
+"""A unicycle on its goal, or within two radii of a goal it has reached, whose avoidance
+velocity is under this share of its top speed turns to its preferred velocity instead (see
+:meth:`RobotController.compute`)."""
+
+
+def turn_to(c, state, free: Vector2, pref: Vector2, result, held: bool) -> Vector2:
+    """Where a unicycle turns its axis to: the method's velocity without the kinematic
+    half-planes (``free``), but for a robot ``held`` still on or by its goal (at its
+    goal, or within two radii of a goal it reached). ``c``: its effective
+    configuration; ``result``: the method's output."""
+    if not c.method_spec.takes_constraints and free == (0.0, 0.0) and \
+            result.waypoint is not None:
+        # Held at speed 0 with a waypoint: stand, but face it (as the SDK's cube does).
+        return (result.waypoint[0] - state.position[0],
+                result.waypoint[1] - state.position[1])
+    if math.hypot(*free) < TURN_FLOOR * c.max_speed and held:
+        # Held (nearly) still on its goal, or pushed off it by others: a velocity
+        # this small is the linear program's rounding, its direction jumps from
+        # period to period, and turning after it made parked unicycles spin and
+        # wander off their goals. Face the preferred velocity (the goal) instead.
+        # Only there: in a jam on the way, or short of a goal not yet reached among
+        # parked robots, turning after those small velocities is what shuffles
+        # robots apart (facing the preferred velocity everywhere gridlocked
+        # diff-drive block crowds; within two radii of a goal not yet reached it
+        # kept a menge_circle robot 0.5 m short for 40 s).
+        return pref
+    return free
+
+
+def move_to_target_command(c, state, output) -> Tuple[float, float]:
+    """``(v, omega)`` from the toio SDK's follower (:func:`move_to_target`): towards the
+    method's waypoint at its ``waypoint_speed`` (without a waypoint, or when the safety
+    filter changed the velocity: one second along the velocity, at its speed); the
+    robot's mat units are its radius over a cube's
+    (:data:`~orca_ros.core.models.toio_cube.CUBE_RADIUS_UNITS`). ``c``: the robot's
+    effective configuration; ``output``: the method's."""
+    speed = math.hypot(*output.velocity)
+    if output.waypoint is not None:
+        # Towards the waypoint even at a speed limit of 0: the SDK's cube then turns
+        # on the spot, towards it.
+        target = output.waypoint
+        cruise = speed if output.waypoint_speed is None else output.waypoint_speed
+    elif speed < 1e-9:
+        return 0.0, 0.0
+    else:
+        target = (state.position[0] + output.velocity[0],
+                  state.position[1] + output.velocity[1])
+        cruise = speed
+    v, omega = move_to_target(state.position, state.heading, target, cruise,
+                              mm_per_unit=1000.0 * c.radius / CUBE_RADIUS_UNITS)
+    return min(v, c.max_speed), max(-c.max_angular_speed, min(omega, c.max_angular_speed))
