@@ -315,7 +315,7 @@ def test_a_node_started_with_bad_links_says_so_and_holds_until_they_are_fixed(ro
     [result] = rig.node.set_parameters(params(links=LINKED))
     assert result.successful
     cmd = rig.drive(0.4, poses)
-    assert cmd.linear.x == pytest.approx(1.0) and rig.node.links_error == ""
+    assert cmd.linear.x == pytest.approx(1.0) and rig.node.cycle.links_error == ""
     assert [t.key for t in link_spy.views[-1].tethers] == ["partner"]
 
 

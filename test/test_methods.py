@@ -158,7 +158,7 @@ def test_the_safety_filter_keeps_a_method_without_avoidance_from_contact(straigh
     filtered = World(scenario, WorldOptions(method="test_straight_on")).run()
     assert filtered.collisions == 0
     unfiltered = World(scenario, WorldOptions(
-        method="test_straight_on", controller=(("one_step_safety", False),))).run()
+        method="test_straight_on", controller=(("safety_filter", "off"),))).run()
     assert unfiltered.collisions > 0
 
 

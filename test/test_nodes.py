@@ -140,7 +140,8 @@ def test_stale_own_odometry_stops_the_robot_and_silent_neighbours_grow_then_go(r
     rig.drive(0.3, odom(0.0, 0.0))
     assert "other" in rig.node.neighbors
     config = rig.node.controller.effective_config
-    [seen] = rig.node._perceived_neighbors(config, rig.node.state, rig.node._now_ns())
+    [seen] = rig.node.cycle._perceived_neighbors(config, rig.node.state, rig.node._now_ns(),
+                                                 rig.node.neighbors)
     assert seen.uncertainty == pytest.approx(1.1, abs=0.4)  # ~1.1 s of silence at 1 m/s
     assert rig.ros.spin_until(lambda: "other" in rig.my_status()[1].get("stale_neighbors", ""),
                               3.0)
@@ -181,8 +182,8 @@ def test_invalid_parameters_are_rejected_with_a_reason(ros):
     assert not results[0].successful and "kinematics" in results[0].reason
     results = rig.node.set_parameters(params(radius=-1.0))
     assert not results[0].successful
-    results = rig.node.set_parameters(params(neighbor_radius_overrides=["bob=minus"]))
-    assert not results[0].successful and "bob=minus" in results[0].reason
+    results = rig.node.set_parameters(params(drive_model="toio"))  # read at start only
+    assert not results[0].successful and "drive_model" in results[0].reason
     results = rig.node.set_parameters(params(neighbor_radii=[0.5, 0.1]))  # one neighbour
     assert not results[0].successful and "neighbor_radii" in results[0].reason
     results = rig.node.set_parameters(params(neighbor_radii=[0.7]))
@@ -201,10 +202,19 @@ def test_invalid_parameters_are_rejected_with_a_reason(ros):
     assert rig.node.radius_of == {"other": 0.7}
 
 
-@pytest.mark.parametrize("setting", [{"method": "direct"}, {"planner": "direct"}],
-                         ids=["method", "deprecated planner"])
-def test_direct_method_ignores_neighbours(ros, setting):
-    rig = Rig(ros, **setting)
+@pytest.mark.parametrize("removed, replacement", [
+    ({"planner": "direct"}, "method"), ({"strict_rvo2": True}, "orca_strict"),
+    ({"neighbor_radius_overrides": ["bob=0.3"]}, "neighbor_radii")])
+def test_a_removed_parameter_stops_the_node_naming_its_replacement(ros, removed, replacement):
+    """planner, strict_rvo2 and neighbor_radius_overrides are gone: a parameters file that
+    still sets one is refused at start (run_nodes then exits 2 with the reason), not
+    silently ignored."""
+    with pytest.raises(ValueError, match=f"{next(iter(removed))} was removed.*{replacement}"):
+        OrcaNode(context=ros.context, namespace="me", parameter_overrides=params(**removed))
+
+
+def test_direct_method_ignores_neighbours(ros):
+    rig = Rig(ros, method="direct")
     rig.goal.publish(goal(6.0, 0.0))
     cmd = rig.drive(0.6, odom(0.0, 0.0), odom(1.0, 0.0, yaw=math.pi, vx=1.0))
     assert cmd.linear.x == pytest.approx(1.0) and abs(cmd.linear.y) < 1e-9
@@ -419,7 +429,7 @@ def test_orca_node_spots_a_neighbour_that_does_not_give_way(ros):
         rig.other.publish(odom(x, 0.0, yaw=math.pi, vx=0.8))
         rig.ros.spin_for(0.05)
         x -= 0.8 * 0.05
-    assert not rig.node.reciprocity.reciprocates("other", rig.node._now_ns() * 1e-9)
+    assert not rig.node.cycle.reciprocity.reciprocates("other", rig.node._now_ns() * 1e-9)
     assert rig.ros.spin_until(
         lambda: "other" in rig.my_status()[1].get("non_reciprocating_neighbors", ""), 3.0)
 
@@ -428,8 +438,9 @@ def test_declared_non_reciprocating_neighbours_get_the_whole_avoidance(ros):
     rig = Rig(ros, non_reciprocating=["other"])
     rig.goal.publish(goal(6.0, 0.0))
     rig.drive(0.3, odom(0.0, 0.0), odom(2.0, 0.0, yaw=math.pi, vx=1.0))
-    [seen] = rig.node._perceived_neighbors(rig.node.controller.effective_config,
-                                           rig.node.state, rig.node._now_ns())
+    [seen] = rig.node.cycle._perceived_neighbors(rig.node.controller.effective_config,
+                                                 rig.node.state, rig.node._now_ns(),
+                                                 rig.node.neighbors)
     assert seen.reciprocates is False
 
 

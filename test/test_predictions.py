@@ -106,7 +106,7 @@ class CubeRig:
     def other_as_seen(self):
         node = self.node
         config = node.controller.effective_config
-        seen = node._perceived_neighbors(config, node.state, self.now_ns())
+        seen = node.cycle._perceived_neighbors(config, node.state, self.now_ns(), node.neighbors)
         return next(n for n in seen if n.key == "other")
 
 
@@ -186,6 +186,6 @@ def test_a_cubes_orca_node_takes_every_cube_setting_and_replays_the_cube_drive(r
     missing = [name for name in TOIO_ROBOT if not node.has_parameter(name)]
     assert not missing
     assert node.get_parameter("lag_error").value == TOIO_ROBOT["lag_error"]
-    assert isinstance(node.sent.drive, CubeDrive)
+    assert isinstance(node.cycle.sent.drive, CubeDrive)
     result = node.set_parameters(params(drive_model="bicycle"))[0]
     assert not result.successful and "drive_model" in result.reason

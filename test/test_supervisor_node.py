@@ -103,4 +103,4 @@ def test_orca_node_obeys_a_speed_limit_until_it_expires(ros):
         own.publish(odom(0.0, 0.0))
         ros.spin_for(0.05)
     assert commands[-1].linear.x == pytest.approx(1.0)
-    assert node.speed_limit is None
+    assert node.cycle.speed_limit is None

@@ -24,26 +24,12 @@ ignored.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ..core.robot.cells import Cell, CellGrid, cell_topic
+from ..core.robot.perception import NeighborReading
 from .ros_common import (CELL, LATEST, BadMessage, odometry_from_cdr, odometry_height,
                          odometry_state)
-
-
-@dataclass(frozen=True)
-class Seen:
-    """A robot's last odometry: when it was measured (its stamp, on the owning node's
-    clock; see :meth:`NeighborOdometry.measured_ns`) and what it said: the position and
-    world velocity on the floor, and the height ``z`` and climb rate ``vz`` (what
-    aerial robots, ``dimensions: 3``, plan with too)."""
-
-    stamp_ns: int
-    position: Tuple[float, float]
-    velocity: Tuple[float, float]
-    z: float = 0.0
-    vz: float = 0.0
 
 
 class NeighborOdometry:
@@ -56,7 +42,7 @@ class NeighborOdometry:
 
     def __init__(self) -> None:
         self.owner = None
-        self.latest: Dict[str, Seen] = {}
+        self.latest: Dict[str, NeighborReading] = {}
         self.subscriptions: Dict[str, object] = {}
         self.followers: Dict[str, List[object]] = {}  # robot -> the nodes following it
         self.messages = 0  # messages taken in by this process
@@ -158,4 +144,4 @@ class NeighborOdometry:
         previous = self.latest.get(name)
         if previous is not None and stamp_ns < previous.stamp_ns:
             return  # older than what we have
-        self.latest[name] = Seen(stamp_ns, position, velocity, z, vz)
+        self.latest[name] = NeighborReading(stamp_ns, position, velocity, z, vz)

@@ -104,7 +104,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             controller.append(("method_parameters", _robot_parameters(args.method_param,
                                                                       "--method-param")))
         if args.safety_filter is not None:
-            controller.append(("one_step_safety", args.safety_filter))
+            controller.append(("safety_filter", "on" if args.safety_filter else "off"))
         if args.max_reverse_speed is not None:
             controller.append(("max_reverse_speed", None if args.max_reverse_speed < 0
                                else args.max_reverse_speed))

@@ -159,7 +159,7 @@ class MethodSpec:
     ``strict``: the method reproduces a reference exactly, so none of the
     shared additions apply (no guidance, keep-right, stall escape, margin or
     safety filter). ``keep_right``, ``safety_filter``: whether the shared
-    keep-right/stall escape and one-step safety filter run (``one_step_safety``
+    keep-right/stall escape and one-step safety filter run (``safety_filter``
     in the controller settings can still turn the filter off).
     ``takes_constraints``: the method honours ``RobotView.hard_half_planes``
     itself; otherwise the controller filters its output. ``avoids``: it avoids

@@ -39,7 +39,7 @@ false for the symmetric test); when the target is within 0.01 rad of straight
 behind, the extra sample stays at angle 0.
 
 These methods make no promise of collision freedom and run, like the SDK,
-without our safety filter and keep-right (``one_step_safety: true`` puts the
+without our safety filter and keep-right (``safety_filter: on`` puts the
 filter behind them).
 """
 

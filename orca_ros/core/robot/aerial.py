@@ -196,7 +196,7 @@ class AerialController(FollowsWaypoints):
             return AerialCommand((0.0, 0.0, 0.0), pref)
         own_radius = c.avoidance_radius(c.radius) + own_uncertainty
         hard: Tuple[HalfSpace, ...] = ()
-        if c.safety_filter and not c.strict:
+        if c.runs_safety_filter and not c.strict:
             hard = tuple(self.safety_half_spaces(position, neighbors if close is None
                                                  else close, own_uncertainty))
         view = RobotView3D(

@@ -18,6 +18,9 @@ from ..models.bodies import KINEMATICS, DiffDriveLimits
 from .safety_filter import SAFETY_HAIR
 from .tracking import tracking_error_bound
 
+SAFETY_FILTER_SETTINGS = ("method", "on", "off")
+"""orca_node's ``safety_filter`` values: as the method says, or always on or off."""
+
 
 @dataclass(frozen=True)
 class ControllerConfig:
@@ -43,12 +46,12 @@ class ControllerConfig:
     # s moving without getting a radius nearer the target before that counts as stuck too
     # (detours, the margin release near the goal); 0: never
     progress_escape_time: float = 3.0
-    one_step_safety: Optional[bool] = None  # the safety filter; None: as the method says
+    safety_filter: str = "method"  # the one-step safety filter: method (as it says), on, off
     guidance: bool = True
     guidance_clearance_ratio: float = 0.25
     guidance_period: int = 5
     goal_tolerance: Optional[float] = None  # None: the radius
-    waypoint_tolerance: Optional[float] = None  # None: the radius
+    lookahead: Optional[float] = None  # a waypoint counts as passed within this; None: radius
     max_angular_speed: float = 3.0
     max_linear_accel: float = 4.0
     max_angular_accel: float = 20.0
@@ -87,7 +90,10 @@ class ControllerConfig:
             as_finite(self.lag_error, "lag_error", minimum=0.0)
         if self.max_reverse_speed is not None:
             as_finite(self.max_reverse_speed, "max_reverse_speed", minimum=0.0)
-        for name in ("goal_tolerance", "waypoint_tolerance", "command_validity"):
+        if self.safety_filter not in SAFETY_FILTER_SETTINGS:
+            raise ValueError(f"safety_filter must be one of {SAFETY_FILTER_SETTINGS}, got "
+                             f"{self.safety_filter!r}")
+        for name in ("goal_tolerance", "lookahead", "command_validity"):
             if getattr(self, name) is not None:
                 as_finite(getattr(self, name), name, strictly_positive=True)
 
@@ -102,11 +108,12 @@ class ControllerConfig:
         return self.method_spec.strict
 
     @property
-    def safety_filter(self) -> bool:
-        """Whether the one-step safety filter runs: ``one_step_safety``, or by default
-        what the method's :class:`MethodSpec` says."""
-        return self.method_spec.safety_filter if self.one_step_safety is None \
-            else bool(self.one_step_safety)
+    def runs_safety_filter(self) -> bool:
+        """Whether the one-step safety filter runs: ``safety_filter`` ``on`` or ``off``,
+        or, with ``method``, what the method's :class:`MethodSpec` says."""
+        if self.safety_filter == "method":
+            return self.method_spec.safety_filter
+        return self.safety_filter == "on"
 
     def method_arguments(self) -> Dict[str, object]:
         """The method's parameters: the fields of this configuration that its parameter
@@ -221,5 +228,5 @@ class ControllerConfig:
         return self.radius if self.goal_tolerance is None else self.goal_tolerance
 
     @property
-    def waypoint_tolerance_m(self) -> float:
-        return self.radius if self.waypoint_tolerance is None else self.waypoint_tolerance
+    def lookahead_m(self) -> float:
+        return self.radius if self.lookahead is None else self.lookahead

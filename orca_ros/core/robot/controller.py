@@ -219,7 +219,7 @@ class RobotController:
 
         safety: List[HalfPlane] = []
         driving: List[HalfPlane] = []
-        if c.safety_filter:
+        if c.runs_safety_filter:
             guard = SafetyFilter(c, self.key)
             close = guard.within_one_step(state, neighbors if close is None else close,
                                           own_uncertainty)

@@ -27,6 +27,21 @@ from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
 
 
+@dataclass(frozen=True)
+class NeighborReading:
+    """A neighbour as measured: its odometry (or state message), when it was measured
+    (``stamp_ns``, on the receiving robot's clock: a stamp it cannot trust counts as
+    received now), the position and world velocity on the floor, and the height ``z``
+    and climb rate ``vz`` of an aerial robot. orca_node keeps the latest per neighbour;
+    the world hands its cycles the same, timed as the ROS path times them."""
+
+    stamp_ns: int
+    position: Tuple[float, float]
+    velocity: Tuple[float, float]
+    z: float = 0.0
+    vz: float = 0.0
+
+
 def select_neighbors(position: Sequence[float], perceived: Iterable[Neighbor],
                      neighbor_dist: float) -> List[Neighbor]:
     """The neighbour rule, one for orca_node and the world, in 2D and 3D (aerial robots,

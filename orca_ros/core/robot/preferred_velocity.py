@@ -44,7 +44,7 @@ def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_ti
 
 class FollowsWaypoints:
     """A robot's progress along its ``waypoints`` (2D or 3D points; the last is the goal):
-    ``waypoint_index``, and ``config``'s ``waypoint_tolerance_m`` and
+    ``waypoint_index``, and ``config``'s ``lookahead_m`` and
     ``goal_tolerance_m``. Shared by :class:`PreferredVelocity` and the 3D
     :class:`~orca_ros.core.robot.aerial.AerialController`."""
 
@@ -60,7 +60,7 @@ class FollowsWaypoints:
         """The waypoint to head for, moving on past those already within tolerance."""
         if not self.waypoints:
             return None
-        tolerance = self.config.waypoint_tolerance_m
+        tolerance = self.config.lookahead_m
         while self.waypoint_index < len(self.waypoints) - 1 and \
                 math.dist(position, self.waypoints[self.waypoint_index]) <= tolerance:
             self.waypoint_index += 1
@@ -142,7 +142,7 @@ class PreferredVelocity(FollowsWaypoints):
         c = self.config
         if self.periods % c.guidance_period != 0:
             if self.guide_target is not None and \
-                    math.dist(position, self.guide_target) > 0.5 * c.waypoint_tolerance_m:
+                    math.dist(position, self.guide_target) > 0.5 * c.lookahead_m:
                 return self.guide_target
             if self.guide_target is None:
                 return target

@@ -107,7 +107,7 @@ class WorldOptions:
                       time_horizon=agent.time_horizon,
                       time_horizon_obst=agent.time_horizon_obst, kinematics=self.kinematics,
                       method=self.method, goal_tolerance=scenario.goal_tolerance,
-                      waypoint_tolerance=scenario.waypoint_tolerance)
+                      lookahead=scenario.waypoint_tolerance)
         if self.kinematics == "toio":
             fields.update(CUBE_CONTROLLER)  # diff_drive, with the cube's lag, limits, validity
             fields["tracking"] = method_spec(self.method).cube_tracking

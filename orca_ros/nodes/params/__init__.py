@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 Number = float
 
@@ -32,16 +32,26 @@ class Param:
     ``default``: a bool, int, float, str, or a list of str or of float (ROS's
     ``[""]`` / ``[-1.0]`` stand for an empty list, as a ROS array parameter cannot
     be empty and typed at once). ``range``: inclusive ``(low, high)`` for numbers;
-    ``choices``: the strings it may take. ``read_only``: read when the node starts
-    (ROS refuses a later ``ros2 param set``); otherwise live.
+    ``choices``: the strings it may take, or a function that gives them when asked
+    (the registered avoidance methods: another package may add one). ``description``
+    may be such a function too. ``read_only``: read when the node starts (ROS refuses a
+    later ``ros2 param set``); otherwise live.
     """
 
     name: str
     default: Any
-    description: str
+    description: Union[str, Callable[[], str]]
     range: Optional[Tuple[Number, Number]] = None
-    choices: Optional[Tuple[str, ...]] = None
+    choices: Union[None, Tuple[str, ...], Callable[[], Tuple[str, ...]]] = None
     read_only: bool = False
+
+    def describe(self) -> str:
+        """The description (made now, if it is a function)."""
+        return self.description() if callable(self.description) else self.description
+
+    def allowed(self) -> Optional[Tuple[str, ...]]:
+        """The choices (asked now, if they are a function), or None."""
+        return tuple(self.choices()) if callable(self.choices) else self.choices
 
     def __post_init__(self) -> None:
         problem = value_problem(self, self.default)
@@ -55,9 +65,10 @@ class Param:
     @property
     def full_description(self) -> str:
         """The description as ``ros2 param describe`` shows it: with the choices."""
-        if self.choices:
-            return f"{self.description} (one of: {', '.join(self.choices)})"
-        return self.description
+        choices = self.allowed()
+        if choices:
+            return f"{self.describe()} (one of: {', '.join(choices)})"
+        return self.describe()
 
 
 @dataclass(frozen=True)
@@ -110,8 +121,9 @@ def value_problem(param: Param, value: Any) -> Optional[str]:
         for v in values:
             if not (math.isfinite(float(v)) and low <= v <= high):
                 return f"must be within [{low:g}, {high:g}], got {value!r}"
-    if param.choices is not None and value not in param.choices:
-        return f"must be one of {list(param.choices)}, got {value!r}"
+    choices = param.allowed()
+    if choices is not None and value not in choices:
+        return f"must be one of {list(choices)}, got {value!r}"
     return None
 
 
@@ -163,8 +175,8 @@ def descriptor(param: Param):
             and not isinstance(param.default, bool):
         desc.integer_range = [IntegerRange(from_value=int(param.range[0]),
                                            to_value=int(param.range[1]), step=1)]
-    if param.choices:
-        desc.additional_constraints = f"one of: {', '.join(param.choices)}"
+    if param.allowed():
+        desc.additional_constraints = f"one of: {', '.join(param.allowed())}"
     return desc
 
 

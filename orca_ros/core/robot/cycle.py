@@ -1,0 +1,434 @@
+"""One robot's control cycle: the one function orca_node and the simulated world both call.
+
+Each control period, from what the robot has received to the command it sends:
+
+1. **perception** (:meth:`RobotCycle.perceive`): the robot's own state carried to when
+   the command acts (its odometry's age plus ``command_lag``; a lagging unicycle's by
+   replaying the commands it already sent, :class:`~.perception.SentCommands`), every
+   neighbour's reading carried there too and grown by what that guess may miss
+   (:func:`~.perception.perceive_neighbor_best`, with what the neighbour said it would
+   do where that is surer), neighbours that do not answer their half-planes flagged
+   (:class:`~.perception.ReciprocityMonitor`), linked partners and other groups' links;
+2. the **preferred velocity**, the **method**, the **safety filter** and **tracking**
+   (:meth:`RobotController.compute <orca_ros.core.robot.controller.RobotController.compute>`);
+3. what follows the command: the half-planes the neighbours are expected to keep, the
+   command recorded for the lag replay, and the prediction shared with neighbours.
+
+The cycle holds still, and says why (:class:`GoalState`), while it lacks its own
+odometry, a goal, the walls it was told to wait for, or a linked partner.
+
+orca_node turns messages into :class:`~.perception.NeighborReading` and
+:class:`OwnReading` and the :class:`CycleResult` into ``cmd_vel``, markers and
+diagnostics. The world (:mod:`orca_ros.core.sim.world`) hands its cycles readings
+timed as the ROS path times them (``orca-ros bench --ros-timing``), so that it
+predicts what the nodes do; with ideal timing it perceives the ground truth and calls
+:meth:`RobotCycle.decide` directly.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+
+from ..geometry.obstacles import ObstacleVertex
+from ..geometry.types import Vector2
+from ..methods import LinkView, TetherView
+from ..scenario.loader import LinkSpec
+from .aerial import AerialCommand, AerialController, Neighbor3D, perceive_neighbor_3d
+from .config import ControllerConfig
+from .controller import RobotController
+from .links import LinkedViews, linked_views
+from .perception import (NeighborReading, ReciprocityMonitor, SentCommands, SharedPrediction,
+                         beyond_reach, perceive_neighbor_best, select_neighbors)
+from .state import Command, Neighbor, RobotState, predict_state
+
+
+class GoalState(str, enum.Enum):
+    """What the robot is doing, as its diagnostics say it (``goal_state``)."""
+
+    WAITING_FOR_ODOM = "waiting for odom"
+    OWN_ODOM_STALE = "own odom stale"
+    NO_GOAL = "no goal"
+    HOLDING = "holding"
+    DRIVING = "driving"
+    GOAL_REACHED = "goal reached"
+
+
+@dataclass(frozen=True)
+class Status:
+    """A :class:`GoalState` and, for ``HOLDING``, why."""
+
+    state: GoalState
+    reason: str = ""
+
+    def __str__(self) -> str:
+        return f"holding: {self.reason}" if self.state is GoalState.HOLDING else self.state.value
+
+    @property
+    def warns(self) -> bool:
+        return self.state in (GoalState.WAITING_FOR_ODOM, GoalState.OWN_ODOM_STALE,
+                              GoalState.HOLDING)
+
+
+class OwnReading(NamedTuple):
+    """The robot's own odometry: its state and when it was measured (ns, robot clock)."""
+
+    state: RobotState
+    stamp_ns: int
+
+
+@dataclass(frozen=True)
+class PerceptionSettings:
+    """How a robot perceives others (orca_node's parameters of these names).
+
+    ``neighbor_max_speed``: how fast neighbours may move (0: the robot's own
+    ``max_speed``); ``neighbor_timeout`` (s): how long a reading is carried forward at
+    its velocity before the neighbour counts as stale (still avoided, as a growing
+    disc); ``detect_non_reciprocating``: flag neighbours that do not answer their
+    half-planes; ``non_reciprocating``: robots that never do; ``share_predictions``:
+    plan with what neighbours said they will do where that is surer; ``odom_timeout``
+    (s): own odometry older than this stops the robot.
+    """
+
+    neighbor_max_speed: float = 0.0
+    neighbor_timeout: float = 1.0
+    detect_non_reciprocating: bool = True
+    non_reciprocating: frozenset = frozenset()
+    share_predictions: bool = False
+    odom_timeout: float = 0.5
+
+
+class Perceived(NamedTuple):
+    """What perception hands the controller: the own state when the command acts, how
+    uncertain it is (m), the neighbours nearest first (every one that may be inside
+    ``neighbor_dist``), the linked partners and other groups' links."""
+
+    state: RobotState
+    own_uncertainty: float
+    neighbors: List[Neighbor]
+    tethers: Sequence[TetherView] = ()
+    links: Sequence[LinkView] = ()
+
+
+@dataclass
+class CycleResult:
+    """One cycle's outcome: the status, the command (None: stand still, the robot holds
+    or has nothing to do), what it perceived, and the prediction to share."""
+
+    status: Status
+    command: Optional[Command] = None
+    perceived: Optional[Perceived] = None
+    prediction: Optional[SharedPrediction] = None
+
+    @property
+    def holds(self) -> bool:
+        return self.command is None
+
+
+@dataclass
+class RobotCycle:
+    """One robot's control cycle (module docstring) and the state it keeps between
+    periods: the controller (path, stall, margins, method), the commands sent (lag
+    replay), the reciprocity monitor, the neighbours' shared predictions, the
+    supervisor's directives and the linked groups.
+
+    ``radius_of``: a neighbour's radius by name; ``drive``: how the robot's drive
+    carries out commands, for the lag replay (:func:`~orca_ros.core.models.toio_cube.drive_model`).
+    """
+
+    config: ControllerConfig
+    key: str = ""
+    perception: PerceptionSettings = field(default_factory=PerceptionSettings)
+    radius_of: Callable[[str], float] = lambda name: 0.2
+    drive: Optional[object] = None
+    link_groups: Tuple[LinkSpec, ...] = ()
+    controller: Optional[RobotController] = None
+
+    def __post_init__(self) -> None:
+        if self.controller is None:
+            self.controller = RobotController(self.config, key=self.key)
+        self.sent = SentCommands(self.config.command_lag, self.config.command_horizon,
+                                 drive=self.drive)
+        self.reciprocity = self._monitor()
+        self.predictions: Dict[str, SharedPrediction] = {}
+        self.observed_ns: Dict[str, int] = {}  # stamp last handed to the reciprocity monitor
+        self.speed_limit: Optional[Tuple[float, int]] = None  # (m/s, received ns)
+        self.detour: Optional[Tuple[List[Vector2], int]] = None  # (points, received ns)
+        self.directive_timeout_ns = 1_000_000_000
+        self.links_error = ""
+        self.link_missing: List[str] = []  # own partners without a reading
+        self.link_stale: List[str] = []  # own partners whose reading is stale
+        self.links_seen = 0  # other groups' links handed to the method last cycle
+        self.last_command: Optional[Command] = None
+
+    def _monitor(self) -> ReciprocityMonitor:
+        return ReciprocityMonitor(tolerance=0.1 * self.neighbor_max_speed,
+                                  declared=frozenset(self.perception.non_reciprocating))
+
+    @property
+    def neighbor_max_speed(self) -> float:
+        return self.perception.neighbor_max_speed or self.config.max_speed
+
+    def reconfigure(self, config: ControllerConfig, perception: PerceptionSettings) -> None:
+        """New settings (parameters changed): the controller keeps its path and state."""
+        self.config = config
+        self.perception = perception
+        self.controller.config = config
+        self.reciprocity = self._monitor()
+        self.sent.lag = config.command_lag
+        self.sent.validity = config.command_horizon
+
+    # --- inputs that come between cycles ------------------------------------------------
+
+    def set_path(self, waypoints: Sequence[Vector2]) -> None:
+        self.controller.set_path(waypoints)
+
+    def set_speed_limit(self, speed: Optional[float], received_ns: int = 0) -> None:
+        """The supervisor's speed limit (m/s), in force for ``directive_timeout_ns``."""
+        self.speed_limit = None if speed is None else (speed, received_ns)
+
+    def set_detour(self, points: Sequence[Vector2], received_ns: int = 0) -> None:
+        """The supervisor's detour (empty: none), in force for ``directive_timeout_ns``."""
+        self.detour = (list(points), received_ns) if points else None
+
+    def share(self, name: str, prediction: SharedPrediction) -> None:
+        """What neighbour ``name`` said it will do (its ``orca/prediction``)."""
+        self.predictions[name] = prediction
+
+    def forget(self, names: Sequence[str]) -> None:
+        """Neighbours silent for too long: forget what was known of them."""
+        for name in names:
+            self.observed_ns.pop(name, None)
+            self.predictions.pop(name, None)
+            self.reciprocity.forget(name)
+
+    # --- the cycle ------------------------------------------------------------------------
+
+    def step(self, now_ns: int, own: Optional[OwnReading],
+             neighbors: Mapping[str, NeighborReading],
+             obstacle_edges: Sequence[ObstacleVertex] = (),
+             awaited_obstacles: Sequence[str] = ()) -> CycleResult:
+        """One control period at ``now_ns`` (the robot's clock): perceive, decide, and
+        keep what the next periods need (module docstring). ``awaited_obstacles``: the
+        obstacle sources not heard from yet (the robot holds until they are)."""
+        result = self._step(now_ns, own, neighbors, obstacle_edges, awaited_obstacles)
+        command = result.command
+        self.sent.record(now_ns * 1e-9, command.linear if command else 0.0,
+                         command.angular if command else 0.0)
+        return result
+
+    def _step(self, now_ns: int, own: Optional[OwnReading],
+              neighbors: Mapping[str, NeighborReading],
+              obstacle_edges: Sequence[ObstacleVertex],
+              awaited_obstacles: Sequence[str]) -> CycleResult:
+        if own is None:
+            return CycleResult(Status(GoalState.WAITING_FOR_ODOM))
+        if now_ns - own.stamp_ns > self.perception.odom_timeout * 1e9:
+            return CycleResult(Status(GoalState.OWN_ODOM_STALE))
+        self.forget([n for n in self.observed_ns if n not in neighbors])
+        if not self.controller.waypoints:
+            return CycleResult(Status(GoalState.NO_GOAL))
+        if awaited_obstacles:
+            return CycleResult(Status(GoalState.HOLDING, "waiting for obstacles from "
+                                      + ", ".join(awaited_obstacles)))
+        self._apply_directives(now_ns)
+        config = self.controller.effective_config
+        state, own_uncertainty = self._own_state(config, own, now_ns)
+        views = self._link_views(config, state, now_ns, neighbors)
+        hold = self._link_hold()
+        if hold:
+            return CycleResult(Status(GoalState.HOLDING, hold))
+        seen = self._perceived_neighbors(config, state, now_ns, neighbors)
+        perceived = Perceived(state, own_uncertainty, seen, views.tethers, views.links)
+        command = self.decide(perceived, obstacle_edges)
+        self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors)
+        status = Status(GoalState.GOAL_REACHED if self.controller.at_goal(own.state.position)
+                        else GoalState.DRIVING)
+        prediction = None
+        if config.diff_drive:
+            if self.perception.share_predictions:
+                # Until the sent commands reach back over the lag (just started), the
+                # prediction is partly a constant-velocity guess: say so.
+                guess = 0.0 if self.sent.covers(own.stamp_ns * 1e-9) else config.lag_guess_error
+                prediction = SharedPrediction(
+                    now_ns * 1e-9 + config.command_lag, state.position, state.heading,
+                    command.linear, command.angular, own_uncertainty + guess)
+        return CycleResult(status, command, perceived, prediction)
+
+    def decide(self, perceived: Perceived, obstacle_edges: Sequence[ObstacleVertex] = (),
+               agent_half_planes=None, close: Optional[Sequence[Neighbor]] = None
+               ) -> Command:
+        """The command from what was perceived: ORCA reasons about the nearest
+        ``max_neighbors``; the hard safety half-planes cover every robot within reach,
+        however many (``close``: those, when the caller knows them; default all the
+        perceived). ``agent_half_planes``: ORCA's half-planes built in a batch."""
+        config = self.controller.effective_config
+        neighbors = perceived.neighbors[:config.max_neighbors]
+        command = self.controller.compute(
+            perceived.state, neighbors, obstacle_edges,
+            close=perceived.neighbors if close is None else close,
+            agent_half_planes=agent_half_planes, own_uncertainty=perceived.own_uncertainty,
+            tethers=perceived.tethers, links=perceived.links)
+        self.last_command = command
+        return command
+
+    # --- perception -----------------------------------------------------------------------
+
+    def _own_state(self, config: ControllerConfig, own: OwnReading,
+                   now_ns: int) -> Tuple[RobotState, float]:
+        """The own state carried to when the command acts, and how uncertain it is (m):
+        a lagging unicycle by replaying the commands it sent, anything else at constant
+        velocity over the odometry's age and the lag; ``a age**2 / 2`` of uncertainty."""
+        own_age = (now_ns - own.stamp_ns) * 1e-9
+        if config.diff_drive and config.lag_error is not None and config.command_lag > 0.0:
+            state = self.sent.predict(own.state, own.stamp_ns * 1e-9,
+                                      now_ns * 1e-9 + config.command_lag, config.limits)
+        else:
+            state = predict_state(own.state, own_age + config.command_lag,
+                                  unicycle=config.diff_drive)
+        return state, 0.5 * config.max_linear_accel * own_age * own_age
+
+    def _perceived_neighbors(self, config: ControllerConfig, state: RobotState, now_ns: int,
+                             readings: Mapping[str, NeighborReading]) -> List[Neighbor]:
+        """Neighbours as they may be when the command acts, nearest first (all of them
+        that may be inside ``neighbor_dist``).
+
+        From the reading, or, where that is surer, from what the neighbour said it
+        would do (its :class:`SharedPrediction`, with ``share_predictions``). A
+        neighbour that cannot be within reach, wherever it went since its reading, is
+        passed over before that (:func:`~.perception.beyond_reach`); the reciprocity
+        monitor sees each new reading of the others."""
+        max_speed = self.neighbor_max_speed
+        extrapolate = self.perception.neighbor_timeout
+        detect = self.perception.detect_non_reciprocating
+        now_s = now_ns * 1e-9
+        predictions = self.predictions if self.perception.share_predictions else {}
+        perceived = []
+        for name, s in readings.items():
+            age = (now_ns - s.stamp_ns) * 1e-9 + config.command_lag
+            if name not in predictions and beyond_reach(
+                    state.position, s.position, s.velocity, age, max_speed,
+                    config.neighbor_dist):
+                continue
+            if self.observed_ns.get(name) != s.stamp_ns:
+                self.observed_ns[name] = s.stamp_ns
+                self.reciprocity.observe(name, s.stamp_ns * 1e-9, s.velocity)
+            reciprocates = self.reciprocity.reciprocates(name, now_s) if detect \
+                else name not in self.reciprocity.declared
+            seen_as = Neighbor(s.position, s.velocity, self.radius_of(name), name,
+                               reciprocates=reciprocates)
+            perceived.append(perceive_neighbor_best(
+                seen_as, age, max_speed, config.max_linear_accel, extrapolate,
+                predictions.get(name), now_s + config.command_lag, config.max_angular_speed))
+        return select_neighbors(state.position, perceived, config.neighbor_dist)
+
+    def _expect_reciprocity(self, command: Command, state: RobotState,
+                            neighbors: List[Neighbor],
+                            readings: Mapping[str, NeighborReading]) -> None:
+        """Hand this period's half-plane against each neighbour to the reciprocity monitor."""
+        lines = command.output.neighbor_half_planes if command.output is not None else ()
+        if not neighbors or len(lines) != len(neighbors):
+            return
+        for neighbor, line in zip(neighbors, lines):
+            self.reciprocity.expect(neighbor.key, readings[neighbor.key].stamp_ns * 1e-9,
+                                    line, state.velocity, neighbor.velocity)
+
+    def _apply_directives(self, now_ns: int) -> None:
+        """Hand the supervisor's unexpired directives to the controller. Directives
+        expire ``directive_timeout_ns`` after their last message, so a dead supervisor
+        leaves the robot running on its method alone."""
+        timeout_ns = self.directive_timeout_ns
+        if self.speed_limit and now_ns - self.speed_limit[1] > timeout_ns:
+            self.speed_limit = None
+        if self.detour and now_ns - self.detour[1] > timeout_ns:
+            self.detour = None
+        self.controller.set_directive(self.speed_limit[0] if self.speed_limit else None,
+                                      self.detour[0] if self.detour else ())
+
+    # --- links --------------------------------------------------------------------------
+
+    def _link_views(self, config: ControllerConfig, state: RobotState, now_ns: int,
+                    readings: Mapping[str, NeighborReading]) -> LinkedViews:
+        """This robot's partners and the other groups' links near it
+        (:func:`~.links.linked_views`); the partners it cannot see are noted for
+        :meth:`_link_hold`."""
+        observed = {name: (s.position, s.velocity, (now_ns - s.stamp_ns) * 1e-9)
+                    for name, s in readings.items()}
+        views = linked_views(self.key, self.link_groups, observed, self.radius_of,
+                             config.command_lag, self.perception.neighbor_timeout,
+                             state.position, config.neighbor_dist)
+        self.link_missing, self.link_stale = views.missing, views.stale
+        self.links_seen = len(views.links)
+        return views
+
+    def _link_hold(self) -> str:
+        """Why the robot must hold still for its links ('' when it need not): the
+        ``links`` setting it started with is invalid, or a partner's reading is missing
+        or stale."""
+        if self.links_error:
+            return "invalid links parameter"
+        reasons = []
+        if self.link_missing:
+            reasons.append(f"no odometry of link partner(s) {', '.join(self.link_missing)}")
+        if self.link_stale:
+            reasons.append(f"stale odometry of link partner(s) {', '.join(self.link_stale)}")
+        return "; ".join(reasons)
+
+
+@dataclass
+class AerialCycle:
+    """The cycle of an aerial robot (``dimensions: 3``, holonomic): the same shape as
+    :class:`RobotCycle` in 3D. Its own state and its neighbours are carried forward to
+    now at their velocity, each neighbour's sphere grown by what that guess may miss
+    (:func:`~.aerial.perceive_neighbor_3d`); then
+    :meth:`~.aerial.AerialController.compute`. Walls, links, the supervisor and the
+    reciprocity monitor are 2D only and play no part (a neighbour named in
+    ``non_reciprocating`` still gets the whole avoidance)."""
+
+    config: ControllerConfig
+    key: str = ""
+    perception: PerceptionSettings = field(default_factory=PerceptionSettings)
+    radius_of: Callable[[str], float] = lambda name: 0.2
+
+    def __post_init__(self) -> None:
+        self.controller = AerialController(self.config, key=self.key)  # ValueError: cannot fly
+        self.last_command: Optional[AerialCommand] = None
+
+    def set_path(self, waypoints: Sequence) -> None:
+        self.controller.set_path(waypoints)
+
+    def step(self, now_ns: int, own: Optional[OwnReading],
+             position: Optional[Tuple[float, float, float]],
+             velocity: Tuple[float, float, float],
+             neighbors: Mapping[str, NeighborReading]) -> CycleResult:
+        """One control period from the own odometry (``own``, with its ``position`` and
+        ``velocity`` in 3D); the command's ``velocity`` is 3D (world frame)."""
+        if own is None:
+            return CycleResult(Status(GoalState.WAITING_FOR_ODOM))
+        if now_ns - own.stamp_ns > self.perception.odom_timeout * 1e9:
+            return CycleResult(Status(GoalState.OWN_ODOM_STALE))
+        if not self.controller.waypoints or position is None:
+            return CycleResult(Status(GoalState.NO_GOAL))
+        stamp_ns = own.stamp_ns
+        config = self.controller.config
+        own_age = (now_ns - stamp_ns) * 1e-9
+        carried = tuple(p + v * own_age for p, v in zip(position, velocity))
+        own_uncertainty = 0.5 * config.max_linear_accel * own_age * own_age
+        max_speed = self.perception.neighbor_max_speed or config.max_speed
+        declared = self.perception.non_reciprocating
+        perceived = []
+        for name, s in neighbors.items():
+            seen_as = Neighbor3D((s.position[0], s.position[1], s.z),
+                                 (s.velocity[0], s.velocity[1], s.vz),
+                                 self.radius_of(name), name, reciprocates=name not in declared)
+            perceived.append(perceive_neighbor_3d(seen_as, (now_ns - s.stamp_ns) * 1e-9,
+                                                  max_speed, config.max_linear_accel,
+                                                  self.perception.neighbor_timeout))
+        close = select_neighbors(carried, perceived, config.neighbor_dist)
+        command = self.controller.compute(carried, velocity, close[:config.max_neighbors],
+                                          close=close, own_uncertainty=own_uncertainty)
+        self.last_command = command
+        status = Status(GoalState.GOAL_REACHED if self.controller.at_goal(position)
+                        else GoalState.DRIVING)
+        return CycleResult(status, command)
