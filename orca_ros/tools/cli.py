@@ -110,7 +110,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                                else args.max_reverse_speed))
         options = WorldOptions(method=_method(args, "bench"), kinematics=args.kinematics,
                                controller=tuple(controller),
-                               command_validity_periods=args.command_validity_periods)
+                               command_validity_periods=args.command_validity_periods,
+                               ros_timing=args.ros_timing)
         runs = Runs(args.runs, args.jitter_starts, args.full_time)
         rows = bench(args.scenarios, options, json_out=args.json, plot_dir=args.plot,
                      gif=args.gif, progress=not args.no_progress, supervisor=args.supervisor,
@@ -428,9 +429,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--max-reverse-speed", type=float, metavar="M",
                        help="unicycles back off at up to M m/s while avoidance sends them "
                             "back (-1: their max_speed; default 0: they never reverse)")
+    bench.add_argument("--ros-timing", action="store_true",
+                       help="time every robot's cycle as the ROS path through fleet_sim "
+                            "times it (orca-ros sim): the neighbours' odometry published "
+                            "after its own one step old, commands valid for two steps, "
+                            "fleet_sim's bodies and orca_node's perception; the world then "
+                            "predicts the nodes")
     bench.add_argument("--command-validity-periods", type=float, metavar="K",
                        help="plan as the ROS nodes do: commands act up to K time steps, "
-                            "bodies brake at their acceleration limit (default: 1 step)")
+                            "bodies brake at their acceleration limit (default: 1 step; 2 "
+                            "with --ros-timing)")
     bench.add_argument("--runs", type=int, default=1, metavar="N",
                        help="run each scenario N times (run k with seed k for --jitter-starts), "
                             "and sum the runs up per scenario")

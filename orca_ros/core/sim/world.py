@@ -20,27 +20,27 @@ from scipy.spatial import cKDTree
 
 from ..supervisor.cocoon import CocoonConfig, CocoonSupervisor, Track
 from ..robot.config import ControllerConfig
-from ..robot.state import Neighbor, RobotState
 from ..robot.controller import RobotController
+from ..robot.cycle import OwnReading, Perceived, PerceptionSettings, RobotCycle
+from ..robot.state import Neighbor, RobotState
 from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S,
                                 CubeBody, CubeOdometry, MatFrame, drive_model, timed_duration_ms,
                                 twist_to_wheels)
-from ..models.bodies import WORLD_KINEMATICS, unicycle_step
+from ..models.bodies import WORLD_KINEMATICS, Body, DiffDriveLimits, step_body, unicycle_step
 from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
 from ..methods import LinkView, TetherView, method_names, method_spec
 from ..geometry.obstacles import ObstacleVertex, build_obstacle_edges
 from ..robot.safety_filter import SafetyFilter
-from ..robot.perception import (SentCommands, SharedPrediction, perceive_neighbor_best,
-                                select_neighbors)
+from ..robot.perception import (NeighborReading, SharedPrediction)
 from ..scenario.loader import AgentSpec, LinkSpec, Scenario
 
 CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
                    if name in {f.name for f in dataclass_fields(ControllerConfig)}}
 """The :class:`ControllerConfig` fields a toio cube's orca_node runs with."""
-NEIGHBOR_EXTRAPOLATION_S = 1.0
-"""How long a cube's controller carries a neighbour's reading forward at its velocity
-(orca_node's ``neighbor_timeout`` default)."""
+FLEET_SIM_LIMITS = dict(max_angular_speed=3.0, max_linear_accel=4.0, max_angular_accel=20.0)
+"""The body limits fleet_sim steps its robots with (its parameters' defaults, and
+orca_node's): under ``ros_timing`` the world's bodies are fleet_sim's."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,10 @@ class WorldOptions:
     command_validity_periods: Optional[float] = None
     """Plan as the ROS nodes do: a command may act this many time steps (their
     ``command_validity``) and bodies brake at their acceleration limit. None:
-    one step, as commands come every step here."""
+    one step, as commands come every step here (two with ``ros_timing``)."""
+    ros_timing: bool = False
+    """Time the robots' cycles as the ROS path through fleet_sim times them
+    (:class:`RosTiming`), so the world predicts what the nodes do."""
 
     def __post_init__(self) -> None:
         if self.method not in method_names():
@@ -90,6 +93,9 @@ class WorldOptions:
                              f"got {self.kinematics!r}")
         if method_spec(self.method).holonomic_only and self.kinematics != "holonomic":
             raise ValueError(f"method {self.method} is holonomic only")
+        if self.ros_timing and self.kinematics == "toio":
+            raise ValueError("kinematics toio times the cubes as toio_bridge does already; "
+                             "ros_timing is for fleet_sim's holonomic and diff_drive robots")
         if self.command_validity_periods is not None and not self.command_validity_periods >= 1:
             raise ValueError("command_validity_periods must be >= 1, got "
                              f"{self.command_validity_periods}")
@@ -111,11 +117,52 @@ class WorldOptions:
         if self.kinematics == "toio":
             fields.update(CUBE_CONTROLLER)  # diff_drive, with the cube's lag, limits, validity
             fields["tracking"] = method_spec(self.method).cube_tracking
-        if self.command_validity_periods is not None:
-            fields.update(command_validity=self.command_validity_periods * scenario.time_step,
-                          accel_limited=True)
+        periods = self.command_validity_periods
+        if periods is None and self.ros_timing:
+            periods = RosTiming.COMMAND_VALIDITY_PERIODS
+        if periods is not None:
+            fields.update(command_validity=periods * scenario.time_step, accel_limited=True)
         fields.update(dict(self.controller))
         return ControllerConfig(**fields)
+
+    def perception_settings(self) -> PerceptionSettings:
+        """How the world's robots perceive each other: neighbours carried forward as in
+        orca_node, and toio cubes share their predictions as cubes' orca_nodes do. The
+        reciprocity monitor runs under ``ros_timing``, as in orca_node; otherwise not
+        (every robot of a scenario runs its method: none to flag; with it on, the toio
+        scenes in the world with cube dynamics lost a cube of toio_d_to_target4)."""
+        return PerceptionSettings(
+            detect_non_reciprocating=self.ros_timing,
+            share_predictions=self.kinematics == "toio" and self.share_predictions,
+            odom_timeout=float(CUBE_ROBOT_PARAMETERS["odom_timeout"]))
+
+
+class RosTiming:
+    """How the ROS path through fleet_sim times a robot's cycle, as ``orca-ros sim``
+    runs it (orca_node's ``control_trigger: odom``, the fleet plan's settings):
+
+    - fleet_sim steps every body, then publishes ``/clock`` and every robot's
+      odometry, in the scenario's order, stamped with the new time;
+    - each orca_node plans as its own odometry arrives, on that clock: its own state
+      is fresh, and so is every neighbour whose odometry was published before its own;
+      the neighbours published after it are still at the step before (one step old,
+      carried forward by perception);
+    - its command reaches fleet_sim before the next step and acts for that step; a
+      command is valid for two steps (``command_validity``), so the safety filter
+      plans over two;
+    - bodies move at fleet_sim's limits (:data:`FLEET_SIM_LIMITS`,
+      :func:`~orca_ros.core.models.bodies.step_body`).
+
+    Measured in ``orca-ros sim`` (corridor_wall, diff-drive, speed factor 4): every
+    robot's own odometry was 0 s old when it planned, and of its neighbours' readings
+    half were fresh and half one step old, as modelled.
+    """
+
+    COMMAND_VALIDITY_PERIODS = 2.0
+
+
+def _ns(seconds: float) -> int:
+    return int(round(seconds * 1e9))
 
 
 @dataclass(frozen=True)
@@ -351,7 +398,16 @@ class RunBook:
 
 
 class World(RunBook):
-    """Agents of a scenario, each with its own :class:`RobotController`, stepped together."""
+    """Agents of a scenario, each with its own control cycle
+    (:class:`~orca_ros.core.robot.cycle.RobotCycle`, the one orca_node runs), stepped
+    together.
+
+    With ideal timing (the default) every cycle perceives the ground truth of the
+    step's start and decides at once (:meth:`RobotCycle.decide`). With ``ros_timing``
+    each cycle gets readings timed as the ROS path through fleet_sim times them
+    (:class:`RosTiming`) and runs whole (:meth:`RobotCycle.step`); so do toio cubes,
+    from the readings toio_bridge would report.
+    """
 
     def __init__(self, scenario: Scenario, options: WorldOptions = WorldOptions()) -> None:
         if scenario.dimensions != 2:
@@ -367,12 +423,19 @@ class World(RunBook):
         self._previous_positions = self.positions.copy()
 
         roadmaps: Dict = {}  # shared: agents of one size share a roadmap
-        self.controllers = []
+        radius_of = {a.name: a.radius for a in agents}.get
+        perception = options.perception_settings()
+        self.cycles: List[RobotCycle] = []
         for agent in agents:
             config = options.controller_config(agent, scenario)
-            controller = RobotController(config, key=agent.name, roadmaps=roadmaps)
-            controller.set_path(agent.waypoints)
-            self.controllers.append(controller)
+            cycle = RobotCycle(
+                config, key=agent.name, perception=perception, radius_of=radius_of,
+                drive=drive_model(str(CUBE_ROBOT_PARAMETERS["drive_model"]))
+                if options.kinematics == "toio" else None, link_groups=scenario.links,
+                controller=RobotController(config, key=agent.name, roadmaps=roadmaps))
+            cycle.set_path(agent.waypoints)
+            self.cycles.append(cycle)
+        self.controllers = [cycle.controller for cycle in self.cycles]
         # Unicycles start at rest, facing their first waypoint unless the scenario says.
         self.headings = np.array([a.start_heading for a in agents], dtype=float)
         self.linear_speed = np.zeros(n)
@@ -381,6 +444,13 @@ class World(RunBook):
         self.odometry: List[CubeOdometry] = []
         if options.kinematics == "toio":
             self._place_cubes()
+        self.bodies: Optional[List[Body]] = None  # fleet_sim's, under ros_timing
+        self._published: Optional[List[NeighborReading]] = None  # the last step's odometry
+        if options.ros_timing:
+            self.bodies = [Body(float(x), float(y), float(h))
+                           for (x, y), h in zip(self.positions, self.headings)]
+            self._body_limits = [DiffDriveLimits(c.config.max_speed, **FLEET_SIM_LIMITS)
+                                 for c in self.cycles]
         # The k-d tree's radius for SafetyFilter.within_one_step's candidates.
         self._close_reach = 2.0 * max(c.config.safety_radius(c.config.radius)
                                       for c in self.controllers) \
@@ -419,14 +489,19 @@ class World(RunBook):
             tracks.append(Track(self.names[i], position, float(self.radius[i]),
                                 controller.config.pref_speed, goal))
         directives = self.supervisor.update(self.time, tracks)
+        now_ns = _ns(self.time)
         for i, controller in enumerate(self.controllers):
             directive = directives.get(self.names[i])
-            if directive is None:
+            speed = None if directive is None or directive.resolution == "side_step" else \
+                directive.speed_factor * controller.config.pref_speed
+            detour = () if directive is None else directive.detour
+            if self.bodies is not None:  # as orca_node gets them: through its cycle
+                self.cycles[i].set_speed_limit(speed, now_ns)
+                self.cycles[i].set_detour(detour, now_ns)
+            elif directive is None:
                 controller.set_directive()
             else:
-                controller.set_directive(directive.speed_factor * controller.config.pref_speed
-                                         if directive.resolution != "side_step" else None,
-                                         directive.detour)
+                controller.set_directive(speed, detour)
 
     def step(self) -> None:
         started = time.perf_counter()
@@ -438,6 +513,8 @@ class World(RunBook):
             new_positions, new_velocities = self._backend.step(pref)
         elif self.cubes is not None:
             new_positions, new_velocities = self._cube_step()
+        elif self.bodies is not None:
+            new_positions, new_velocities = self._timed_step()
         else:
             new_positions, new_velocities = self._controller_step()
         self.compute_seconds += time.perf_counter() - started
@@ -481,12 +558,11 @@ class World(RunBook):
             else [None] * len(active_idx)
         commands = {}
         for row, i in enumerate(active_idx.tolist()):
-            controller = self.controllers[i]
             close = None if close_lists is None else [seen[j] for j in close_lists[row]]
-            commands[i] = controller.compute(
-                self._state(i), [seen[j] for j in neighbor_lists[row]], self.edges, close,
-                batch[row], tethers=self._tethers(i, self.positions, self.velocities),
-                links=self._links(i, self.positions, self.velocities))
+            perceived = Perceived(self._state(i), 0.0, [seen[j] for j in neighbor_lists[row]],
+                                  self._tethers(i, self.positions, self.velocities),
+                                  self._links(i, self.positions, self.velocities))
+            commands[i] = self.cycles[i].decide(perceived, self.edges, batch[row], close)
         new_positions = self.positions.copy()
         new_velocities = np.zeros_like(self.velocities)
         diff_drive = self.options.kinematics == "diff_drive"
@@ -505,6 +581,54 @@ class World(RunBook):
             self.angular_speed[i] = command.angular
         return new_positions, new_velocities
 
+    # --- the ROS path's timing (ros_timing) ----------------------------------------------
+
+    def _reading(self, i: int, stamp_ns: int) -> NeighborReading:
+        body = self.bodies[i]
+        return NeighborReading(stamp_ns, (body.x, body.y), body.world_velocity)
+
+    def _timed_step(self) -> Tuple[np.ndarray, np.ndarray]:
+        """One step as fleet_sim and the orca_nodes run it (:class:`RosTiming`): each
+        robot's cycle with its own odometry and the neighbours published before it
+        fresh, those after it one step old; then fleet_sim's bodies under the commands."""
+        now_ns = _ns(self.time)
+        fresh = [self._reading(i, now_ns) for i in range(len(self.names))]
+        before = self._published or fresh
+        active_idx = np.flatnonzero(self.active).tolist()
+        commands = {}
+        for i in active_idx:
+            body = self.bodies[i]
+            own = OwnReading(RobotState((body.x, body.y), body.world_velocity, body.heading,
+                                        body.vx, body.omega), now_ns)
+            readings = {self.names[j]: fresh[j] if j < i else before[j]
+                        for j in active_idx if j != i}
+            result = self.cycles[i].step(now_ns, own, readings, self.edges)
+            commands[i] = (0.0, 0.0, 0.0) if result.holds else \
+                self._body_twist(i, result.command)
+        self._published = fresh
+        new_positions = self.positions.copy()
+        new_velocities = np.zeros_like(self.velocities)
+        kinematics = self.options.kinematics
+        for i in active_idx:
+            body = step_body(self.bodies[i], commands[i], kinematics, self._body_limits[i],
+                             self.dt)
+            self.bodies[i] = body
+            new_positions[i] = (body.x, body.y)
+            new_velocities[i] = body.world_velocity
+            self.headings[i] = body.heading
+            self.linear_speed[i], self.angular_speed[i] = body.vx, body.omega
+        return new_positions, new_velocities
+
+    def _body_twist(self, i: int, command) -> Tuple[float, float, float]:
+        """A command as orca_node sends it: ``(v, 0, omega)`` for a unicycle, a holonomic
+        robot's world velocity turned into its body frame."""
+        if self.options.kinematics == "diff_drive":
+            return (command.linear, 0.0, command.angular)
+        heading = self.bodies[i].heading
+        c, s = math.cos(heading), math.sin(heading)
+        vx, vy = command.velocity
+        return (c * vx + s * vy, -s * vx + c * vy, 0.0)
+
     # --- toio cubes ------------------------------------------------------------------------
 
     def _place_cubes(self) -> None:
@@ -513,9 +637,6 @@ class World(RunBook):
         self.cubes = [CubeBody.at_world_pose(float(x), float(y), float(yaw), frame)
                       for (x, y), yaw in zip(self.positions, self.headings)]
         self.odometry = [CubeOdometry(frame, cube.reading(), 0.0) for cube in self.cubes]
-        drive = drive_model(str(CUBE_ROBOT_PARAMETERS["drive_model"]))
-        self.sent = [SentCommands(c.config.command_lag, c.config.command_horizon, drive=drive)
-                     for c in self.controllers]
         self.predictions: Dict[int, SharedPrediction] = {}
         # Where each cube's controller planned it to be when its command acts, and how
         # far off that was (RunResult.lag_prediction_error).
@@ -535,53 +656,45 @@ class World(RunBook):
     def _cube_step(self) -> Tuple[np.ndarray, np.ndarray]:
         """One control period of toio cubes, as orca_node and toio_bridge run them.
 
-        Each controller plans, like orca_node, for when its command acts: its own
-        odometry carried forward over the reading's age plus ``command_lag`` (and
-        uncertain by ``a age**2 / 2``), every neighbour's over its age plus the lag
-        (:func:`~orca_ros.core.robot.perception.perceive_neighbor`). At its goal it goes on
-        avoiding, as everywhere in the world. The command reaches the cube as toio_bridge
-        sends it: :func:`~orca_ros.core.models.toio_cube.twist_to_wheels`, timed to end when the
+        Each cube's cycle (:meth:`RobotCycle.step`, as in its orca_node) gets its own
+        last reading and every other cube's, each with the time it was taken, and what
+        each neighbour said one period ago it would do (with ``share_predictions``).
+        The command reaches the cube as toio_bridge sends it:
+        :func:`~orca_ros.core.models.toio_cube.twist_to_wheels`, timed to end when the
         command's validity does. Then the cubes' physics runs in sub-steps of at
-        most :data:`~orca_ros.core.models.toio_cube.PHYSICS_STEP_S`, readings arriving as they
-        fall due. Perception is O(N^2): fine for the cubes a mat holds.
+        most :data:`~orca_ros.core.models.toio_cube.PHYSICS_STEP_S`, readings arriving
+        as they fall due. Perception is O(N^2): fine for the cubes a mat holds.
         """
         active_idx = np.flatnonzero(self.active).tolist()
         now = self.time
+        now_ns = _ns(now)
         shared = dict(self.predictions)  # what each said last period (orca_node's topic)
-        measured = {i: self._cube_state(i) for i in active_idx}
-        ages = {i: max(0.0, now - self.odometry[i].time) for i in active_idx}
+        readings = {}
         for i in active_idx:
-            controller = self.controllers[i]
-            config = controller.effective_config
-            state = self.sent[i].predict(measured[i], self.odometry[i].time,
-                                         now + config.command_lag, config.limits)
-            if self.sent[i].covers(self.odometry[i].time):  # else a guess, uncertain as one
-                self._planned_at[i].append((now + config.command_lag, state.position))
-            own_uncertainty = 0.5 * config.max_linear_accel * ages[i] * ages[i]
-            perceived = []
-            for j in active_idx:
-                if j == i:
-                    continue
-                other = measured[j]
-                seen_as = Neighbor(other.position, other.velocity, float(self.radius[j]),
-                                   self.names[j])
-                perceived.append(perceive_neighbor_best(
-                    seen_as, ages[j] + config.command_lag, controller.config.max_speed,
-                    config.max_linear_accel, NEIGHBOR_EXTRAPOLATION_S,
-                    shared.get(j) if self.options.share_predictions else None,
-                    now + config.command_lag, config.max_angular_speed))
-            close = select_neighbors(state.position, perceived, config.neighbor_dist)
-            command = controller.compute(state, close[:config.max_neighbors], self.edges,
-                                         close=close, own_uncertainty=own_uncertainty,
-                                         tethers=self._tethers(i, self.positions, self.velocities),
-                                         links=self._links(i, self.positions, self.velocities))
-            linear, angular = command.linear, command.angular  # at its goal too: it yields
-            self.sent[i].record(now, linear, angular)
-            guess = 0.0 if self.sent[i].covers(self.odometry[i].time) else config.lag_guess_error
-            self.predictions[i] = SharedPrediction(now + config.command_lag, state.position,
-                                                   state.heading, linear, angular,
-                                                   own_uncertainty + guess)
-            left, right = twist_to_wheels(linear, angular)
+            state = self._cube_state(i)
+            readings[i] = NeighborReading(_ns(self.odometry[i].time), state.position,
+                                          state.velocity)
+        for i in active_idx:
+            cycle = self.cycles[i]
+            config = cycle.controller.effective_config
+            for j, prediction in shared.items():
+                if j != i:
+                    cycle.share(self.names[j], prediction)
+            covered = cycle.sent.covers(self.odometry[i].time)
+            own = OwnReading(self._cube_state(i), readings[i].stamp_ns)
+            result = cycle.step(now_ns, own,
+                                {self.names[j]: readings[j] for j in active_idx if j != i},
+                                self.edges)
+            if result.holds:
+                linear = angular = 0.0
+            else:
+                linear, angular = result.command.linear, result.command.angular
+                if covered:  # else a guess, uncertain as one
+                    self._planned_at[i].append((now + config.command_lag,
+                                                result.perceived.state.position))
+                if result.prediction is not None:
+                    self.predictions[i] = result.prediction
+            left, right = twist_to_wheels(linear, angular)  # at its goal too: it yields
             self.cubes[i].command(left, right, timed_duration_ms(config.command_horizon) / 1000.0)
         substeps = max(1, math.ceil(self.dt / PHYSICS_STEP_S - 1e-9))
         for _ in range(substeps):
@@ -604,7 +717,6 @@ class World(RunBook):
             new_velocities[i] = (new_positions[i] - self.positions[i]) / self.dt
             self.linear_speed[i], self.angular_speed[i] = self.cubes[i].twist
         return new_positions, new_velocities
-
 
     # --- bookkeeping -------------------------------------------------------------
 
