@@ -484,7 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "drop_cmd=[R:]P, delay=[R:]S, starve=[R|all:]F, kill=R@T, "
                           "kill_supervisor@T, kill_obstacles@T, bad_obstacles=PERIOD, "
                           "foreign=R[:straight|jitter], seed=N (times in sim s; see "
-                          "orca_ros/faults.py)")
+                          "orca_ros/testing/faults/spec.py)")
     sim.add_argument("--observer", action=argparse.BooleanOptionalAction, default=None,
                      help="run the independent observer process beside the run and report "
                           "its verdict (default: on with --faults)")
