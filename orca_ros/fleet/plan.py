@@ -148,20 +148,6 @@ def shutdown_grace(processes: int) -> float:
     return max(5.0, 0.5 * processes)
 
 
-def shutdown_environment(sigterm_timeout: str) -> dict:
-    """Environment for a node under ``ros2 launch``: when to end, come what may.
-
-    launch sends SIGKILL ``sigterm_timeout`` + 5 s (its ``sigkill_timeout``)
-    after SIGINT; a node still stopping three seconds before that ends itself
-    with status 0 (see :func:`orca_ros.nodes.stop._arm_deadline`): on a loaded
-    machine the signal reaches Python, and the deadline's thread wakes, late. A node
-    killed by a fatal signal (a crash in a C library) prints its Python stack first
-    (``PYTHONFAULTHANDLER``), so the launch log says where."""
-    from ..nodes.stop import STOP_WITHIN_ENV
-
-    return {STOP_WITHIN_ENV: f"{float(sigterm_timeout) + 2.0:g}", "PYTHONFAULTHANDLER": "1"}
-
-
 def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> List[NodeSpec]:
     """fleet_sim, obstacle_server, one orca_node per robot (and the supervisor when asked)."""
     path = str(resolve_scenario(scenario_path))
@@ -222,35 +208,6 @@ def process_plan(plan: Sequence[NodeSpec], robots_per_process: int) -> List[Node
               for i in range(0, len(robots), robots_per_process)]
     return others + [NodeSpec("orca_robots", f"orca_robots_{k}", hosted=group)
                      for k, group in enumerate(groups)]
-
-
-def launch_actions(processes: Sequence[NodeSpec], sigterm_timeout: str) -> List[Any]:
-    """launch_ros ``Node`` actions for the plan's processes, as the launch files start
-    them: output on screen, launch's SIGTERM after ``sigterm_timeout`` s, and the
-    shutdown environment (:func:`shutdown_environment`). An ``orca_robots`` host gets
-    its robots' parameters as a file keyed by their full node names (written to a
-    temporary directory, as launch_ros does with parameter dictionaries) and no node
-    name or namespace of its own, which would rename every node it hosts."""
-    import tempfile
-
-    import yaml
-    from launch_ros.actions import Node
-
-    actions = []
-    for spec in processes:
-        common = dict(package=spec.package, executable=spec.executable, output="screen",
-                      sigterm_timeout=sigterm_timeout,
-                      additional_env=shutdown_environment(sigterm_timeout))
-        if spec.hosted:
-            handle, path = tempfile.mkstemp(prefix=f"{spec.name}_", suffix=".yaml")
-            with open(handle, "w") as stream:
-                yaml.safe_dump(spec.parameters_file(), stream)
-            actions.append(Node(arguments=spec.arguments, parameters=[path], **common))
-        else:
-            actions.append(Node(name=spec.name, namespace=spec.namespace or None,
-                                parameters=[spec.parameters],
-                                remappings=list(spec.remappings), **common))
-    return actions
 
 
 TOIO_ROBOT = dict(CUBE_ROBOT_PARAMETERS)
