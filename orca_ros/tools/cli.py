@@ -154,7 +154,8 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     tqdm.monitor_interval = 0  # no monitor thread: the bar updates from the run's loop
     from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
     from ..testing.faults import parse_faults, result_lines
-    from ..fleet.plan import FleetOptions, run_fleet
+    from ..fleet.plan import FleetOptions
+    from ..fleet.runner import run_fleet
     from .plotting import plot_trajectories, run_title
 
     try:
@@ -312,7 +313,8 @@ def _cmd_fault_suite(args: argparse.Namespace) -> int:
 
     from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
     from ..testing.faults import standard_faults, suite_table
-    from ..fleet.plan import FleetOptions, observer_available, run_fleet
+    from ..fleet.plan import FleetOptions
+    from ..fleet.runner import observer_available, run_fleet
 
     try:
         scenario = load_scenario(resolve_scenario(args.scenario))
