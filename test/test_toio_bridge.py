@@ -177,7 +177,7 @@ def test_the_observer_judges_a_lone_cube_against_the_wall_and_sees_it_arrive():
     and the run ended the moment the simulated truth arrived, before the cube's late
     position report of it: the observer counted 0 of 1 at the goal."""
     from orca_ros.fleet.plan import FleetOptions
-    from orca_ros.fleet.runner import run_fleet
+    from orca_ros.tools.harness import run_fleet
 
     run = run_fleet("toio_v_wall", FleetOptions(backend="toio-sim", speed_factor=1.0),
                     observer=True)

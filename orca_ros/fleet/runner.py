@@ -1,13 +1,17 @@
 """The in-process runner behind ``orca-ros sim``: :func:`run_fleet` starts the nodes of a
 fleet plan (:func:`~orca_ros.fleet.plan.fleet_plan`) as rclpy objects in this process
 (they still talk over DDS, so another process can watch ``/<robot>/odom`` and
-``/<robot>/cmd_vel``), spins them until every robot arrives, and sums the run up."""
+``/<robot>/cmd_vel``), spins them until every robot arrives, and sums the run up.
+
+What else takes part in a run (faults, an observer, a recorder) the caller hands in as
+:class:`Attachment` objects; this package imports none of them
+(:mod:`orca_ros.tools.harness` builds them)."""
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
@@ -55,6 +59,83 @@ def make_executor(context):
     return events_or_single_threaded(context)
 
 
+class Attachment:
+    """A part a caller adds to a :func:`run_fleet` run (a fault injector, an observer
+    process beside the run, a bag recorder, ...), so that the runner knows none of them.
+
+    Every hook does nothing unless overridden. The runner calls them in this order:
+
+    1. :meth:`prepare`, in the order handed in, before any node exists (it may change
+       the plan);
+    2. :meth:`attach`, in the order handed in, once the plan's nodes are in the executor
+       and before anything spins;
+    3. after every ``spin_once``: :meth:`poll` of each. The run ends when every robot has
+       arrived, then goes on for the largest :attr:`settle_s`; it ends before that when
+       :meth:`finished` says so;
+    4. at the end of the run: :meth:`report` of each, in the order handed in, while every
+       node still runs; the runner's last look at the ROS graph; :meth:`stop` of each,
+       last attached first;
+    5. :meth:`close`, last attached first, however the run ended (also after a failure,
+       and whichever hooks were reached).
+
+    What :meth:`report` or :meth:`stop` returns, unless None, goes in the run's summary
+    under :attr:`key`.
+    """
+
+    key: str = ""  # its entry in the summary
+    settle_s: float = 0.0  # simulated seconds the run goes on after every robot arrived
+
+    def prepare(self, plan: List[NodeSpec], scenario: Scenario,
+                options: FleetOptions) -> List[NodeSpec]:
+        """Before any node exists: refuse what cannot run, and return the plan to run."""
+        return plan
+
+    def attach(self, fleet: Fleet) -> None:
+        """The plan's nodes exist and are in ``fleet.executor``; nothing has spun yet."""
+
+    def poll(self) -> None:
+        """After every ``spin_once`` of the run."""
+
+    def finished(self, record) -> bool:
+        """Whether the run may end before every robot has arrived (some never will)."""
+        return False
+
+    def report(self) -> Optional[Dict[str, Any]]:
+        """Its summary entry as the run ends, while every node still runs."""
+        return None
+
+    def stop(self) -> Optional[Dict[str, Any]]:
+        """Stop at the end of a run that ended normally; its summary entry, if it has one
+        only now (what a process beside the run saw, what a file holds)."""
+        return None
+
+    def close(self) -> None:
+        """Let go of what it holds, however the run ended."""
+
+
+@dataclass
+class Fleet:
+    """The nodes of one :func:`run_fleet` run, as its attachments see them."""
+
+    context: Any  # the run's rclpy Context
+    executor: Any
+    nodes: List[Any]  # the run's own list: what is in it at the end, the runner destroys
+    plan: List[NodeSpec]  # the specs of the first len(plan) nodes, in their order
+    scenario: Scenario
+    options: FleetOptions
+    sim: Any  # the node that keeps the ground truth (fleet_sim or toio_bridge)
+    record: Any  # its FleetRecord: sim time, arrivals, collisions
+    robots: Dict[str, Any]  # robot name -> its orca_node
+    supervisor: Any = None
+    obstacle_server: Any = None
+    expected: List[Tuple[str, str]] = field(default_factory=list)
+
+    def expect_node(self, name: str, namespace: str = "/") -> None:
+        """A node of this run outside :attr:`nodes` (its own, in this process or another):
+        not a stranger on the ROS domain."""
+        self.expected.append((name, namespace))
+
+
 @dataclass
 class SimRun:
     """What a ``run_fleet`` produced: the bench-like summary and the trajectory."""
@@ -66,52 +147,40 @@ class SimRun:
     collision_points: List[Tuple[float, float]]
     deepest_penetration: float
     conflicts: List[Dict[str, Any]]
-    injector: Any = None  # the FaultInjector of a run with faults (its counters, drop log)
 
 
 def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
               progress: Optional[Callable[[float, int], Optional[bool]]] = None,
-              max_time: Optional[float] = None, faults: Any = None,
-              observer: Optional[bool] = None, record: Optional[str] = None) -> SimRun:
+              max_time: Optional[float] = None,
+              attachments: Sequence[Attachment] = ()) -> SimRun:
     """Run the plan's nodes in this process until every robot arrives or ``max_time`` (sim s).
 
     fleet_sim sends each robot its goal on ``goal_pose`` (its waypoints on
     ``plan``) as a user would in RViz, once the robot's orca_node listens.
 
-    ``faults`` (a SPEC string or :class:`~orca_ros.testing.faults.FaultSpec`) are
-    injected by a :class:`~orca_ros.testing.faults.FaultInjector`; the run then also
-    ends when every robot that still can has arrived (killed or jittering
-    robots cannot), and the summary gets ``"faults"``. ``observer`` runs
-    ``orca_ros.testing.observer`` in its own process beside the run and puts its
-    verdict in the summary (``"observer"``); None: on when there are faults.
-    ``record`` (a ``.mcap`` path) records every topic of the run into a ROS 2 bag
-    (:class:`orca_ros.tools.bag.Recorder`); the summary gets ``"record"``.
+    ``progress(sim_time, arrived)`` is called after every step; a true return ends the
+    run there. ``attachments`` (:class:`Attachment`) take part in the run; each may
+    change the plan, hook into the nodes, end the run early or make it go on, and add
+    an entry to the summary (:mod:`orca_ros.tools.harness`: faults, the observer, a
+    bag).
     """
     import numpy as np
     import rclpy
     from rclpy.context import Context
 
-    from ..testing.faults import FaultInjector, FaultSpec, filter_plan, parse_faults
-
-    spec = faults if isinstance(faults, FaultSpec) or faults is None else parse_faults(faults)
-    if spec is not None and spec.empty:
-        spec = None
+    attachments = list(attachments)
     plan = fleet_plan(scenario_path, options)
     scenario = load_scenario(resolve_scenario(scenario_path))
     limit = scenario.max_time if max_time is None else max_time
-    if spec is not None:
-        spec.check([a.name for a in scenario.agents], options.supervisor)
-        plan = filter_plan(plan, spec)
-    watcher = _Observer(str(resolve_scenario(scenario_path))) \
-        if _observer_wanted(observer, spec) else None
-    injector = None
-    recorder = None
-    context = Context()
-    rclpy.init(context=context)
-    started = time.perf_counter()
+    context = None
     nodes = []
     executor = None
     try:
+        for attachment in attachments:
+            plan = attachment.prepare(plan, scenario, options)
+        context = Context()
+        rclpy.init(context=context)
+        started = time.perf_counter()
         nodes = [instantiate(spec, context) for spec in plan]
         sim = next(n for n, spec in zip(nodes, plan) if spec.executable in SIMULATORS)
         robots = {spec.namespace: n for n, spec in zip(nodes, plan)
@@ -121,50 +190,33 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
         executor = make_executor(context)
         for node in nodes:
             executor.add_node(node)
-        if record:
-            from ..tools.bag import Recorder
-
-            recorder = Recorder(context, record, use_sim_time=options.use_sim_time)
-            recorder.scan()
-            executor.add_node(recorder.node)
-        record_path, record = record, sim.record
-        if spec is not None:
-            sim_spec = next(s for s in plan if s.executable in SIMULATORS)
-            injector = FaultInjector(spec, scenario, lambda: record.sim_time)
-            injector.attach(
-                context, executor, nodes, sim, robots, supervisor=supervisor,
-                obstacle_server=next((n for n, s in zip(list(nodes), plan)
-                                      if s.executable == "obstacle_server"), None),
-                kinematics="diff_drive" if options.backend == "toio-sim"
-                else (options.kinematics or "holonomic"),
-                stamped_cmd=bool(sim_spec.parameters.get("enable_stamped_cmd_vel")),
-                use_sim_time=options.use_sim_time)
-        if watcher is not None:
-            watcher.wait_ready(sim, [f"/{a.name}/odom" for a in scenario.agents])
-        strangers = _GraphWatch(sim, nodes, observer=watcher is not None,
-                                also=[recorder.node] if recorder else [])
-        next_scan = time.perf_counter() + 1.0
+        record = sim.record
+        fleet = Fleet(context, executor, nodes, list(plan), scenario, options, sim, record,
+                      robots, supervisor=supervisor,
+                      obstacle_server=next((n for n, s in zip(list(nodes), plan)
+                                            if s.executable == "obstacle_server"), None))
+        for attachment in attachments:
+            attachment.attach(fleet)
+        strangers = _GraphWatch(sim, nodes, fleet.expected)
+        settle = max((attachment.settle_s for attachment in attachments), default=0.0)
         all_arrived_at: Optional[float] = None
         while record.sim_time < limit - 1e-9:
             executor.spin_once(timeout_sec=0.05)
-            if injector is not None:
-                injector.poll()
+            for attachment in attachments:
+                attachment.poll()
             strangers.poll()
-            if recorder is not None and time.perf_counter() >= next_scan:
-                recorder.scan()  # topics that appeared since (a fault's stand-in, ...)
-                next_scan = time.perf_counter() + 1.0
             arrived = record.arrived
             if progress is not None and progress(record.sim_time, arrived):
                 break  # a true return asks to end here (orca-ros sim: SIGINT or SIGTERM)
-            if arrived == len(scenario.agents) and watcher is not None:
-                # The observer judges the robots' odometry, which trails the simulated
-                # truth (a cube reports its position 0.1-0.2 s late): it gets
-                # OBSERVER_SETTLE_S of simulated time to see the last arrival too.
+            if arrived == len(scenario.agents) and settle > 0.0:
+                # An attachment that judges the robots' odometry, which trails the
+                # simulated truth (a cube reports its position 0.1-0.2 s late), gets
+                # settle_s of simulated time to see the last arrival too.
                 all_arrived_at = record.sim_time if all_arrived_at is None else all_arrived_at
-                if record.sim_time - all_arrived_at >= OBSERVER_SETTLE_S - 1e-9:
+                if record.sim_time - all_arrived_at >= settle - 1e-9:
                     break
-            elif arrived == len(scenario.agents) or (injector is not None
-                                                     and injector.finished(record)):
+            elif arrived == len(scenario.agents) or any(attachment.finished(record)
+                                                        for attachment in attachments):
                 break
         wall_time = time.perf_counter() - started
         summary = _summary(scenario, record, options, wall_time)
@@ -172,34 +224,29 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
         conflicts = supervisor.decisions if supervisor is not None else []
         if options.supervisor:
             summary["conflicts"] = conflicts
-        if injector is not None:
-            summary["faults"] = injector.report(record)
+        for attachment in attachments:
+            entry = attachment.report()
+            if entry is not None:
+                summary[attachment.key] = entry
         strangers.poll(force=True)
         if strangers.others:
             summary["other_nodes_on_domain"] = sorted(strangers.others)
-        if watcher is not None:
-            summary["observer"] = watcher.stop()
-        if recorder is not None:
-            executor.remove_node(recorder.node)
-            counts = recorder.close()
-            recorder = None
-            summary["record"] = {"path": str(record_path), "messages": sum(counts.values()),
-                                 "topics": len(counts)}
+        for attachment in reversed(attachments):
+            entry = attachment.stop()
+            if entry is not None:
+                summary[attachment.key] = entry
         return SimRun(summary, scenario, np.array(record.trajectory),
                       np.array(record.frame_times), list(record.ledger.points),
-                      record.ledger.deepest, conflicts, injector)
+                      record.ledger.deepest, conflicts)
     finally:
-        if recorder is not None:
-            recorder.close()  # a run that failed keeps what it recorded, in a valid file
-        if watcher is not None:
-            watcher.close()
-        if injector is not None:
-            injector.detach()  # SimRun keeps the injector; it must not keep the executor
+        for attachment in reversed(attachments):
+            attachment.close()
         if executor is not None:
             executor.shutdown(timeout_sec=1.0)  # before the context (see nodes.ros_common.run_node)
         for node in nodes:
             node.destroy_node()
-        rclpy.try_shutdown(context=context)
+        if context is not None:
+            rclpy.try_shutdown(context=context)
 
 
 def _timing(robots, sim_time: float) -> Dict[str, Any]:
@@ -260,10 +307,10 @@ class _GraphWatch:
 
     PERIOD_S = 2.0  # wall seconds between looks at the graph
 
-    def __init__(self, node, ours: List[Any], observer: bool = False,
-                 also: Sequence[Any] = ()) -> None:
-        # ``ours`` is the run's own list: nodes a fault kills leave it
-        self.node, self.ours, self.observer, self.also = node, ours, observer, list(also)
+    def __init__(self, node, ours: List[Any], expected: Sequence[Tuple[str, str]] = ()) -> None:
+        # ``ours`` is the run's own list: nodes a fault kills leave it. ``expected``: the
+        # (name, namespace) of the run's nodes outside it (Fleet.expect_node).
+        self.node, self.ours, self.expected = node, ours, expected
         self.next = time.perf_counter() + 1.0
         self.others: set = set()
 
@@ -278,99 +325,7 @@ class _GraphWatch:
             seen = Counter(self.node.get_node_names_and_namespaces())
         except Exception:  # the graph is not there any more: nothing to learn
             return
-        mine = Counter((n.get_name(), n.get_namespace()) for n in self.ours + self.also)
-        if self.observer:
-            mine[("orca_observer", "/")] += 1
+        mine = Counter((n.get_name(), n.get_namespace()) for n in self.ours)
+        mine.update(self.expected)
         for name, namespace in (seen - mine):
             self.others.add(f"{namespace.rstrip('/')}/{name}")
-
-
-def observer_available() -> bool:
-    """Whether ``orca_ros.testing.observer`` (the independent observer process) is part of
-    this build."""
-    try:
-        from ..testing import observer
-    except ImportError:
-        return False
-    return hasattr(observer, "start_observer") and hasattr(observer, "stop_observer")
-
-
-def _observer_wanted(observer: Optional[bool], spec) -> bool:
-    if observer is None:
-        return spec is not None and observer_available()
-    if observer and not observer_available():
-        raise RuntimeError("--observer: orca_ros.testing.observer is not part of this build")
-    return observer
-
-
-OBSERVER_FIELDS = ("colliding_pairs", "robot_pairs", "obstacle_pairs", "collisions",
-                   "min_separation", "min_obstacle_gap", "deepest_penetration", "reached",
-                   "arrived", "robots", "stamps_compared", "stamps_single", "odom_rate_hz_mean",
-                   "link_crossings", "link_overstretches", "max_link_stretch")
-OBSERVER_DRAIN_S = 1.0  # wall seconds between the end of a run and stopping the observer
-OBSERVER_SETTLE_S = 1.0  # simulated seconds a watched run goes on after every robot arrived
-
-
-class _Observer:
-    """``python -m orca_ros.testing.observer`` beside one run: started first, stopped after
-    the run."""
-
-    def __init__(self, scenario_path: str) -> None:
-        import os
-        import tempfile
-
-        from ..testing.observer import start_observer
-
-        self.directory = tempfile.mkdtemp(prefix="orca_observer_")
-        self.json_path = os.path.join(self.directory, "observer.json")
-        self.status_path = os.path.join(self.directory, "status.json")
-        try:
-            self.proc = start_observer(scenario_path, self.json_path,
-                                       status_path=self.status_path,
-                                       log_path=os.path.join(self.directory, "observer.log"))
-        except TypeError:  # an observer without the optional arguments
-            self.status_path = None
-            self.proc = start_observer(scenario_path, self.json_path)
-        self.ready: Optional[bool] = None
-
-    def wait_ready(self, graph_node=None, topics: Sequence[str] = (),
-                   timeout: float = 30.0) -> None:
-        """Wait until the observer has subscribed (its first status file), and until
-        ``graph_node`` sees its subscription on every one of ``topics`` (DDS matching)."""
-        from ..testing import observer
-
-        end = time.monotonic() + timeout
-        if self.status_path and hasattr(observer, "wait_ready"):
-            self.ready = observer.wait_ready(self.status_path, self.proc, timeout)
-        if graph_node is None or self.ready is False:
-            return
-        waiting = list(topics)
-        while waiting and time.monotonic() < end and self.proc.poll() is None:
-            waiting = [t for t in waiting if not any(
-                info.node_name == "orca_observer"
-                for info in graph_node.get_subscriptions_info_by_topic(t))]
-            if waiting:
-                time.sleep(0.05)
-        self.ready = not waiting
-
-    def stop(self) -> Dict[str, Any]:
-        """SIGINT it and return the main figures of its report (or ``{"error": ...}``)."""
-        from ..testing.observer import stop_observer
-
-        time.sleep(OBSERVER_DRAIN_S)  # let it take in the last poses in flight
-        try:
-            report = stop_observer(self.proc, self.json_path)
-        except RuntimeError as error:
-            return {"error": str(error)}
-        result = {key: report[key] for key in OBSERVER_FIELDS if key in report}
-        if self.ready is False:
-            result["warning"] = "the observer was not ready when the run started"
-        return result
-
-    def close(self) -> None:
-        import shutil
-
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.directory, ignore_errors=True)

@@ -155,7 +155,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
     from ..testing.faults import parse_faults, result_lines
     from ..fleet.plan import FleetOptions
-    from ..fleet.runner import run_fleet
+    from .harness import run_fleet
     from .plotting import plot_trajectories, run_title
 
     try:
@@ -314,7 +314,7 @@ def _cmd_fault_suite(args: argparse.Namespace) -> int:
     from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
     from ..testing.faults import standard_faults, suite_table
     from ..fleet.plan import FleetOptions
-    from ..fleet.runner import observer_available, run_fleet
+    from .harness import observer_available, run_fleet
 
     try:
         scenario = load_scenario(resolve_scenario(args.scenario))
