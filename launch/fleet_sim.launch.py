@@ -14,8 +14,9 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
 from orca_ros.core.methods import method_names
+from orca_ros.fleet.launch import launch_actions
 from orca_ros.fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, fleet_plan,
-                                 launch_actions, process_plan, shutdown_grace)
+                                 process_plan, shutdown_grace)
 from orca_ros.tools.rviz import rviz_actions
 
 ARGUMENTS = {

@@ -41,7 +41,8 @@ def read_with_rosbags(path):
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """crossing_4 with the supervisor through real nodes, recorded."""
-    from orca_ros.fleet.plan import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.tools.harness import run_fleet
 
     path = tmp_path_factory.mktemp("bag") / "run.mcap"
     run = run_fleet("crossing_4", FleetOptions(speed_factor=4.0, supervisor=True),

@@ -122,7 +122,8 @@ rclpy = pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[
 
 
 def _run(scenario, faults, max_time, observer=False, **options):
-    from orca_ros.fleet.plan import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.tools.harness import run_fleet
 
     return run_fleet(scenario, FleetOptions(speed_factor=4.0, **options), max_time=max_time,
                      faults=faults, observer=observer)
@@ -245,7 +246,7 @@ def test_kill_foreign_and_bad_obstacles_in_a_walled_corridor():
         assert len(node.edges) > 0 and "/obstacles" not in node.rejected, node.rejected
 
     observer = run.summary.get("observer")
-    from orca_ros.fleet.plan import observer_available
+    from orca_ros.tools.harness import observer_available
 
     if observer_available():
         assert "colliding_pairs" in observer and observer["stamps_compared"] > 10, observer

@@ -372,7 +372,8 @@ def test_each_linked_method_runs_a_linked_scenario_through_real_nodes(method):
     """fleet_sim, four orca_nodes with the scenario's links, and the independent observer:
     every robot arrives, no contact and no link crossed, by the observer's count; ORCA's
     tethers also never stretch past max_length (the other two have no tether term)."""
-    from orca_ros.fleet.plan import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.tools.harness import run_fleet
 
     run = run_fleet("linked_pairs_crossing", FleetOptions(method=method, speed_factor=2.0),
                     observer=True)

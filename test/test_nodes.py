@@ -348,7 +348,8 @@ def test_obstacle_server_latches_the_scenario_walls_as_a_line_list(ros):
 # --- end to end -----------------------------------------------------------------------------
 
 def test_diff_drive_fleet_passes_a_walled_corridor_through_real_nodes():
-    from orca_ros.fleet.plan import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.fleet.runner import run_fleet
 
     run = run_fleet("corridor_wall", FleetOptions(kinematics="diff_drive", speed_factor=4.0))
     summary = run.summary

@@ -108,7 +108,8 @@ def test_a_3d_scenario_through_real_nodes_arrives_without_contact():
     """octahedron_swap_3d (six aerial robots meeting at the centre) through fleet_sim,
     obstacle_server and one orca_node per robot over DDS, judged by the independent
     observer process (same-stamp odometry, spheres in 3D)."""
-    from orca_ros.fleet.plan import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.tools.harness import run_fleet
 
     run = run_fleet("octahedron_swap_3d", FleetOptions(speed_factor=4.0), observer=True)
     summary = run.summary

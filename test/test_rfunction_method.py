@@ -251,7 +251,8 @@ def test_orca_node_runs_rfunction_with_its_own_parameters(ros):
 def test_rfunction_runs_a_scenario_through_real_nodes(variant):
     """fleet_sim and four orca_nodes running rfunction, judged by the independent observer."""
     pytest.importorskip("rclpy")
-    from orca_ros.fleet.plan import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.tools.harness import run_fleet
 
     run = run_fleet("crossing_4", FleetOptions(
         method="rfunction", speed_factor=2.0,

@@ -8,7 +8,8 @@ import yaml
 
 pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
 
-from orca_ros.fleet.plan import FleetOptions, fleet_plan, instantiate  # noqa: E402
+from orca_ros.fleet.plan import FleetOptions, fleet_plan  # noqa: E402
+from orca_ros.fleet.runner import instantiate  # noqa: E402
 from orca_ros.tools.rviz import config_text, displayed_topics, robots_of, rviz_config  # noqa: E402
 
 CONFIG = pathlib.Path(__file__).resolve().parent.parent / "config" / "fleet.rviz"

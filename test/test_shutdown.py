@@ -253,7 +253,7 @@ def test_a_process_stuck_after_the_signal_still_ends_with_status_0_in_time():
     """A wind-down that never returns (Fast DDS can deadlock in ``unregister_timer`` when
     dozens of participants leave together) must not wait for launch's SIGKILL."""
     stuck = ("import os, signal, threading\n"
-             "from orca_ros import stop\n"
+             "from orca_ros.nodes import stop\n"
              "stop.install()\n"
              "os.kill(os.getpid(), signal.SIGINT)\n"
              "threading.Event().wait()  # a teardown that never returns\n")
@@ -263,7 +263,7 @@ def test_a_process_stuck_after_the_signal_still_ends_with_status_0_in_time():
     assert "still stopping 0.5 s after the signal" in run.stderr
     assert time.monotonic() - started < 30
     quiet = ("import os, signal, time\n"
-             "from orca_ros import stop\n"
+             "from orca_ros.nodes import stop\n"
              "stop.install()\n"
              "time.sleep(1.0)\n"
              "raise SystemExit(3)  # no signal: no deadline\n")
@@ -275,7 +275,7 @@ def test_a_signal_during_a_weakref_callback_still_interrupts_plain_work_quietly(
     """A signal landing in a callback Python cannot raise from (an import's module-lock
     callback, a ``__del__``) must neither print "Exception ignored" nor be lost."""
     script = ("import os, signal, sys, time, weakref\n"
-              "from orca_ros import stop\n"
+              "from orca_ros.nodes import stop\n"
               "stop.install(interrupt=True)\n"
               "class Thing: pass\n"
               "def callback(ref):\n"
@@ -298,7 +298,7 @@ def test_a_signal_that_an_import_turns_into_another_error_still_ends_orca_ros_wi
     matplotlib's import runs one) in a RuntimeError; ``orca-ros bench`` reports a RuntimeError
     as a bad input with status 2, which after a signal it must not."""
     script = ("import os, signal, sys\n"
-              "from orca_ros import cli, scenario_bench\n"
+              "from orca_ros.tools import cli, scenario_bench\n"
               "class Named:\n"
               "    def __set_name__(self, owner, name):\n"
               "        os.kill(os.getpid(), signal.SIGTERM)  # handled inside __set_name__\n"
@@ -319,7 +319,7 @@ def test_after_a_signal_orca_ros_ends_with_its_output_and_without_python_teardow
     teardown runs (it once aborted ``orca-ros bench`` interrupted about when its imports ended:
     "Fatal Python error ... finalizing", status -6); an atexit handler stands in for it."""
     script = ("import atexit, os, signal, sys\n"
-              "from orca_ros import cli, scenario_bench\n"
+              "from orca_ros.tools import cli, scenario_bench\n"
               "atexit.register(os.abort)  # a teardown that crashes\n"
               "def bench(*args, **kwargs):\n"
               "    print('half of the table')\n"

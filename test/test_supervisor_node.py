@@ -11,7 +11,8 @@ from nav_msgs.msg import Odometry, Path  # noqa: E402
 from std_msgs.msg import Float64  # noqa: E402
 
 from orca_ros.core.scenario.loader import load_scenario  # noqa: E402
-from orca_ros.fleet.plan import FleetOptions, run_fleet  # noqa: E402
+from orca_ros.fleet.plan import FleetOptions  # noqa: E402
+from orca_ros.fleet.runner import run_fleet  # noqa: E402
 from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
 from orca_ros.nodes.ros_common import RELIABLE_10, quaternion_from_yaw  # noqa: E402
 from orca_ros.nodes.supervisor_node import SupervisorNode  # noqa: E402

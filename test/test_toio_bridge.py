@@ -163,7 +163,8 @@ def test_malformed_bytes_from_a_cube_become_a_diagnostic(ros):
 
 
 def test_six_simulated_cubes_swap_places_through_the_bridge_and_orca():
-    from orca_ros.fleet.plan import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.fleet.runner import run_fleet
 
     # Real cubes run on wall time: speed factor 1, as they would.
     run = run_fleet("toio_ring_swap_6", FleetOptions(backend="toio-sim", speed_factor=1.0))
@@ -176,7 +177,8 @@ def test_the_observer_judges_a_lone_cube_against_the_wall_and_sees_it_arrive():
     compared no stamp with a single robot, so it never judged the cube against the wall,
     and the run ended the moment the simulated truth arrived, before the cube's late
     position report of it: the observer counted 0 of 1 at the goal."""
-    from orca_ros.fleet.plan import FleetOptions, run_fleet
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.tools.harness import run_fleet
 
     run = run_fleet("toio_v_wall", FleetOptions(backend="toio-sim", speed_factor=1.0),
                     observer=True)

@@ -1,2 +1,2 @@
-"""Tools around the nodes: the orca-ros command, benchmarks, timing, plots, bags, RViz
-configurations."""
+"""Tools around the nodes: the orca-ros command and what its runs carry (faults, the
+observer, a bag recorder: harness), benchmarks, timing, plots, bags, RViz configurations."""

@@ -155,7 +155,8 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     tqdm.monitor_interval = 0  # no monitor thread: the bar updates from the run's loop
     from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
     from ..testing.faults import parse_faults, result_lines
-    from ..fleet.plan import FleetOptions, run_fleet
+    from ..fleet.plan import FleetOptions
+    from .harness import run_fleet
     from .plotting import plot_trajectories, run_title
 
     try:
@@ -313,7 +314,8 @@ def _cmd_fault_suite(args: argparse.Namespace) -> int:
 
     from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
     from ..testing.faults import standard_faults, suite_table
-    from ..fleet.plan import FleetOptions, observer_available, run_fleet
+    from ..fleet.plan import FleetOptions
+    from .harness import observer_available, run_fleet
 
     try:
         scenario = load_scenario(resolve_scenario(args.scenario))
@@ -492,7 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "drop_cmd=[R:]P, delay=[R:]S, starve=[R|all:]F, kill=R@T, "
                           "kill_supervisor@T, kill_obstacles@T, bad_obstacles=PERIOD, "
                           "foreign=R[:straight|jitter], seed=N (times in sim s; see "
-                          "orca_ros/faults.py)")
+                          "orca_ros/testing/faults/spec.py)")
     sim.add_argument("--observer", action=argparse.BooleanOptionalAction, default=None,
                      help="run the independent observer process beside the run and report "
                           "its verdict (default: on with --faults)")

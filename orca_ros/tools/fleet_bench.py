@@ -35,8 +35,9 @@ from typing import Dict, List, Optional, Sequence
 
 import yaml
 
+from ..fleet.launch import shutdown_environment
 from ..fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, NodeSpec, fleet_plan,
-                          process_plan, shutdown_environment, shutdown_grace)
+                          process_plan, shutdown_grace)
 from ..testing.observer import read_status, start_observer, stop_observer, wait_ready
 from ..core.scenario.builders import circle_scenario_yaml
 

@@ -140,7 +140,8 @@ def ros_fleet_benchmark(counts: Sequence[int] = (10, 20, 40), duration: float = 
     """Run N robots through real nodes in one process; report the control loop's timing."""
     import tempfile
 
-    from ..fleet.plan import FleetOptions, run_fleet
+    from ..fleet.plan import FleetOptions
+    from ..fleet.runner import run_fleet
 
     rows = []
     with tempfile.TemporaryDirectory() as folder:

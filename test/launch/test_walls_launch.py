@@ -35,8 +35,8 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # launch_test FILE too
 from fleet_watch import FleetWatch  # noqa: E402
 
-from orca_ros.fleet.plan import (FleetOptions, fleet_plan, launch_actions,  # noqa: E402
-                            process_plan)
+from orca_ros.fleet.launch import launch_actions  # noqa: E402
+from orca_ros.fleet.plan import FleetOptions, fleet_plan, process_plan  # noqa: E402
 
 SCENARIO = "walls_swap_6"
 WALLS_LATE_S = 4.0
