@@ -30,6 +30,7 @@ import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist, TwistStamped
 from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import qos_profile_system_default
@@ -37,43 +38,27 @@ from rclpy.time import Time
 from rosgraph_msgs.msg import Clock as ClockMsg
 from visualization_msgs.msg import MarkerArray
 
-from ..core.models.bodies import KINEMATICS, Body, Body3D, DiffDriveLimits, step_body, step_body_3d
+from ..core.models.bodies import Body, Body3D, DiffDriveLimits, step_body, step_body_3d
 from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
 from ..core.sim.metrics import FleetRecord
 from . import markers
+from .params import check_start, check_values, declare_table, table_by_name
+from .params.fleet_sim import PARAMETERS
 from .ros_common import (LEVEL_ERROR, LEVEL_OK, LATEST, RELIABLE_10, BadMessage, GoalSender,
-                         check_choices, described, diagnostic_array, diagnostic_status, float_param,
-                         int_param, quaternion_from_yaw, run_node, twist_of)
+                         diagnostic_array, diagnostic_status, quaternion_from_yaw, run_node,
+                         twist_of)
 
+BY_NAME = table_by_name(PARAMETERS)
 
 
 class FleetSim(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("fleet_sim", **kwargs)
-        self.declare_parameter("scenario", "crossing_4",
-                               described("scenario file, or the name of a built-in scenario"))
-        self.declare_parameter("kinematics", "holonomic", described("robot kinematics", KINEMATICS))
-        self.declare_parameter("speed_factor", 1.0,
-                               float_param("sim seconds per wall second", 0.01, 1000.0))
-        self.declare_parameter("time_step", 0.0,
-                               float_param("simulation step (s); 0 = the scenario's", 0.0, 10.0))
-        self.declare_parameter("publish_clock", True, described("publish /clock"))
-        self.declare_parameter("command_validity", 0.25, float_param(
-            "a cmd_vel acts at most this long after its stamp (TwistStamped) or arrival "
-            "(Twist); then the robot brakes (s)", 0.001, 60.0))
-        self.declare_parameter("enable_stamped_cmd_vel", False,
-                               described("cmd_vel is TwistStamped"))
-        self.declare_parameter("world_frame", "world", described("frame of poses"))
-        self.declare_parameter("send_goals", False, described(
-            "send each robot its scenario goal on goal_pose (its waypoints on plan) once "
-            "its subscribers are there, as a user would in RViz"))
-        self.declare_parameter("goal_subscribers", 1, int_param(
-            "send a goal once this many nodes listen (orca_node, and the supervisor)", 1, 100))
-        self.declare_parameter("max_angular_speed", 3.0, float_param("rad/s", 0.01, 100.0))
-        self.declare_parameter("max_linear_accel", 4.0, float_param("m/s^2", 0.01, 1000.0))
-        self.declare_parameter("max_angular_accel", 20.0, float_param("rad/s^2", 0.01, 1e4))
-        self.add_on_set_parameters_callback(
-            lambda params: check_choices(params, {"kinematics": KINEMATICS}))
+        declare_table(self, PARAMETERS)
+        problem = check_start(self, BY_NAME)
+        if problem is not None:
+            raise ValueError(problem)
+        self.add_on_set_parameters_callback(self._check_parameters)
 
         self.scenario: Scenario = load_scenario(resolve_scenario(self._param("scenario")))
         self.kinematics = self._param("kinematics")
@@ -122,6 +107,11 @@ class FleetSim(Node):
         if self.goal_sender is not None:
             self.create_timer(0.1, lambda: self.goal_sender.send(self._stamp()), clock=wall)
         self._publish_state()
+
+    @staticmethod
+    def _check_parameters(params) -> SetParametersResult:
+        reason = check_values(BY_NAME, {p.name: p.value for p in params})
+        return SetParametersResult(successful=reason is None, reason=reason or "")
 
     def _param(self, name):
         return self.get_parameter(name).value

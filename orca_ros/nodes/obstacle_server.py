@@ -16,13 +16,18 @@ from typing import List
 
 import yaml
 from geometry_msgs.msg import Point
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from visualization_msgs.msg import Marker
 
-from ..core.models.toio_cube import DEFAULT_MM_PER_UNIT, mat_border
+from ..core.models.toio_cube import mat_border
 from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
 from ..core.geometry.types import Polygon, Segment
-from .ros_common import LATCHED, described, float_param, run_node
+from .params import check_start, check_values, declare_table, table_by_name
+from .params.obstacle_server import PARAMETERS
+from .ros_common import LATCHED, run_node
+
+BY_NAME = table_by_name(PARAMETERS)
 
 
 def segments_of(polygons: List[Polygon], segments: List[Segment]) -> List[Segment]:
@@ -63,15 +68,11 @@ class ObstacleServer(Node):
 
     def __init__(self, **kwargs) -> None:
         super().__init__("obstacle_server", **kwargs)
-        self.declare_parameter("scenario", "", described("scenario file or built-in name"))
-        self.declare_parameter("obstacles_file", "", described("YAML with obstacles/segments"))
-        self.declare_parameter("world_frame", "world", described("frame of the points"))
-        self.declare_parameter("republish_period", 0.0,
-                               float_param("republish every so often (s); 0 = once", 0.0, 3600.0))
-        self.declare_parameter("toio_mat", "", described(
-            "a toio mat whose edges are walls (with no scenario, or one without a toio block)"))
-        self.declare_parameter("mm_per_unit", DEFAULT_MM_PER_UNIT, float_param(
-            "the toio_mat's scale (mm per mat unit)", 0.1, 100.0))
+        declare_table(self, PARAMETERS)
+        problem = check_start(self, BY_NAME)
+        if problem is not None:
+            raise ValueError(problem)
+        self.add_on_set_parameters_callback(self._check_parameters)
         scenario = self.get_parameter("scenario").value
         obstacles_file = self.get_parameter("obstacles_file").value
         mat_edges: List[Segment] = []
@@ -95,6 +96,11 @@ class ObstacleServer(Node):
         if period > 0:
             self.create_timer(period, self.publish)
         self.get_logger().info(f"publishing {len(self.segments)} obstacle segments on /obstacles")
+
+    @staticmethod
+    def _check_parameters(params) -> SetParametersResult:
+        reason = check_values(BY_NAME, {p.name: p.value for p in params})
+        return SetParametersResult(successful=reason is None, reason=reason or "")
 
     def marker(self) -> Marker:
         marker = Marker()

@@ -24,50 +24,31 @@ from typing import Dict, List, Optional, Tuple
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import Odometry, Path
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.supervisor.cocoon import (MODES, YIELD_MODES, CocoonSupervisor, Directive, Track,
-                                      config_from_scenario)
+from ..core.supervisor.cocoon import CocoonSupervisor, Directive, Track, config_from_scenario
 from ..core.scenario.loader import load_scenario, resolve_scenario
-from .ros_common import (LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10, BadMessage, check_choices,
-                         described, diagnostic_array, diagnostic_status, float_param,
-                         odometry_state, run_node)
+from .params import check_start, check_values, declare_table, table_by_name
+from .params.supervisor_node import PARAMETERS, SCENARIO_SETTINGS
+from .ros_common import (LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10, BadMessage, diagnostic_array,
+                         diagnostic_status, odometry_state, run_node)
+
+BY_NAME = table_by_name(PARAMETERS)
 
 
 class SupervisorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("supervisor", **kwargs)
-        d = self.declare_parameter
-        defaults = {"cocoon_k": 1.0, "mode": "exact", "yield_mode": "stop", "margin": 0.05,
-                    "horizon": 30.0, "hysteresis": 0.02}
-        d("scenario", "", described("scenario file or built-in name: robots, radii, speeds, "
-                                    "goal tolerance and its supervisor: block"))
-        d("robots", [""], described("robot namespaces to supervise; [''] = discover */odom"))
-        d("robot_radius", 0.2, float_param("default robot radius (m)", 0.001, 10.0))
-        d("robot_speed", 0.4, float_param("default nominal speed (m/s)", 0.001, 20.0))
-        d("goal_tolerance", 0.1, float_param("a robot this close to its goal stands (m)",
-                                             0.0, 100.0))
-        d("cocoon_k", defaults["cocoon_k"], float_param("cocoon radius (1 + k) r", 0.01, 20.0))
-        d("mode", defaults["mode"], described("conflict test", MODES))
-        d("yield_mode", defaults["yield_mode"],
-          described("how a yielding robot yields first", YIELD_MODES))
-        d("margin", defaults["margin"],
-          float_param("clearance required by predictions (m)", 0.0, 10.0))
-        d("horizon", defaults["horizon"], float_param("prediction horizon (s)", 0.1, 3600.0))
-        d("hysteresis", defaults["hysteresis"],
-          float_param("cocoon separation that clears a ban (m)", 0.0, 10.0))
-        d("priority_order", [""], described("tie-break order of robot names"))
-        d("with_orca", False, described("robots run ORCA under the supervisor: waits lapse "
-                                        "after max_wait (else they hold until clear)"))
-        d("max_wait", 0.0, float_param("longest wait on a directive (s); 0 = the default "
-                                       "(5 s with ORCA, unlimited without)", 0.0, 3600.0))
-        d("rate", 20.0, float_param("supervisor ticks per second (node clock)", 0.5, 1000.0))
-        d("discovery_period", 1.0, float_param("graph scan period (s)", 0.05, 60.0))
-        self.add_on_set_parameters_callback(
-            lambda params: check_choices(params, {"mode": MODES, "yield_mode": YIELD_MODES}))
+        declare_table(self, PARAMETERS)
+        problem = check_start(self, BY_NAME)
+        if problem is not None:
+            raise ValueError(problem)
+        self.add_on_set_parameters_callback(self._check_parameters)
+        defaults = {name: BY_NAME[name].default for name in SCENARIO_SETTINGS}
 
         self.radius: Dict[str, float] = {}
         self.speed: Dict[str, float] = {}
@@ -116,6 +97,11 @@ class SupervisorNode(Node):
         self.create_timer(self.get_parameter("discovery_period").value, self._discover)
         self.create_timer(1.0 / self.get_parameter("rate").value, self.tick)
         self.create_timer(1.0, self._publish_diagnostics)
+
+    @staticmethod
+    def _check_parameters(params) -> SetParametersResult:
+        reason = check_values(BY_NAME, {p.name: p.value for p in params})
+        return SetParametersResult(successful=reason is None, reason=reason or "")
 
     @property
     def decisions(self) -> List[Dict[str, object]]:

@@ -29,6 +29,7 @@ import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist, TwistStamped
 from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import qos_profile_system_default
@@ -44,10 +45,13 @@ from ..toio import protocol as p
 from ..core.models.toio_cube import twist_to_wheels
 from ..core.models.toio_cube import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
 from ..toio.transport import BleakLink, CubeLink, SimulatedCube, parse_cube
+from .params import check_start, check_values, declare_table, table_by_name
+from .params.toio_bridge import PARAMETERS
 from .ros_common import (LATEST, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, GoalSender,
-                         described, diagnostic_array, diagnostic_status, float_param, int_param,
-                         quaternion_from_yaw, run_node, twist_of)
+                         diagnostic_array, diagnostic_status, quaternion_from_yaw, run_node,
+                         twist_of)
 
+BY_NAME = table_by_name(PARAMETERS)
 STALE_COVARIANCE = 1e6
 
 
@@ -75,27 +79,11 @@ class Cube:
 class ToioBridge(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("toio_bridge", **kwargs)
-        d = self.declare_parameter
-        d("scenario", "", described("scenario file or built-in name (its toio: block, and the "
-                                    "start poses of simulated cubes)"))
-        d("cubes", [""], described("'name=simulated' | 'name=sim:x,y,yaw' | "
-                                   "'name=ble:<address or name fragment>'; [''] = every "
-                                   "scenario agent, simulated"))
-        d("mat", "", described("mat name (default: the scenario's toio.mat, else collection_ring)"))
-        d("mm_per_unit", 0.0, float_param("mm per mat unit; 0 = the scenario's or 1.3625",
-                                          0.0, 10.0))
-        d("command_rate", 20.0, float_param("motor commands per second per cube", 1.0, 100.0))
-        d("command_duration_ms", 200, int_param("timed motor command duration (watchdog)",
-                                                10, 2550))
-        d("command_validity", 0.2, float_param(
-            "a cmd_vel acts at most this long after its stamp (TwistStamped) or arrival "
-            "(Twist): motor commands are timed to end then (s)", 0.01, 10.0))
-        d("speed_factor", 1.0, float_param("simulated seconds per wall second", 0.1, 100.0))
-        d("sim_step", 0.01, float_param("simulated cubes' physics step (s)", 0.001, 0.1))
-        d("enable_stamped_cmd_vel", False, described("cmd_vel is TwistStamped"))
-        d("world_frame", "world", described("frame of poses"))
-        d("send_goals", False, described("send the scenario's goals (see fleet_sim)"))
-        d("goal_subscribers", 1, int_param("send a goal once this many nodes listen", 1, 100))
+        declare_table(self, PARAMETERS)
+        problem = check_start(self, BY_NAME)
+        if problem is not None:
+            raise ValueError(problem)
+        self.add_on_set_parameters_callback(self._check_parameters)
 
         scenario_path = self.get_parameter("scenario").value
         self.scenario = load_scenario(resolve_scenario(scenario_path)) if scenario_path else None
@@ -152,6 +140,11 @@ class ToioBridge(Node):
             self.create_timer(0.1, lambda: self.goal_sender.send(self._stamp()), clock=wall)
 
     # --- set-up ----------------------------------------------------------------------
+
+    @staticmethod
+    def _check_parameters(params) -> SetParametersResult:
+        reason = check_values(BY_NAME, {p.name: p.value for p in params})
+        return SetParametersResult(successful=reason is None, reason=reason or "")
 
     def _cube_entries(self) -> List[Tuple[str, str, str]]:
         entries = [e for e in self.get_parameter("cubes").value if e]

@@ -1,0 +1,43 @@
+"""fleet_sim's parameters (node ``fleet_sim``, executable ``fleet_sim``)."""
+
+from ...core.models.bodies import KINEMATICS
+from . import Param
+
+PARAMETERS = (
+    Param("scenario", "crossing_4",
+          "the scenario to simulate: a scenario file's path or the name of a built-in "
+          "scenario (its robots' start poses, radii, speeds and goals, and its walls)",
+          read_only=True),
+    Param("kinematics", "holonomic",
+          "how the robots move: holonomic (any direction) or diff_drive (forward speed and "
+          "turn rate); a 3D scenario's aerial robots are holonomic only",
+          choices=KINEMATICS, read_only=True),
+    Param("speed_factor", 1.0,
+          "simulated seconds per wall-clock second (2 = twice as fast as real time)",
+          range=(0.01, 1000.0), read_only=True),
+    Param("time_step", 0.0,
+          "simulation step in simulated seconds; 0 = the scenario's time_step",
+          range=(0.0, 10.0), read_only=True),
+    Param("publish_clock", True,
+          "publish the simulated time on /clock (for nodes with use_sim_time)",
+          read_only=True),
+    Param("command_validity", 0.25,
+          "a cmd_vel acts at most this long (simulated seconds) after its stamp "
+          "(TwistStamped) or its arrival (Twist); then the robot brakes at its "
+          "acceleration limits", range=(0.001, 60.0)),
+    Param("enable_stamped_cmd_vel", False,
+          "cmd_vel is geometry_msgs/TwistStamped (else Twist)", read_only=True),
+    Param("world_frame", "world", "frame_id of the odometry poses and the robot markers"),
+    Param("send_goals", False,
+          "send each robot its scenario goal on goal_pose (its waypoints on plan) once its "
+          "subscribers are there, as a user would in RViz", read_only=True),
+    Param("goal_subscribers", 1,
+          "send a robot its goal once this many nodes listen on its goal topic (its "
+          "orca_node, and the supervisor: 2)", range=(1, 100), read_only=True),
+    Param("max_angular_speed", 3.0, "every robot's turn-rate limit (rad/s)",
+          range=(0.01, 100.0), read_only=True),
+    Param("max_linear_accel", 4.0, "every robot's linear acceleration limit (m/s^2)",
+          range=(0.01, 1000.0), read_only=True),
+    Param("max_angular_accel", 20.0, "every robot's angular acceleration limit (rad/s^2)",
+          range=(0.01, 1e4), read_only=True),
+)
