@@ -140,7 +140,7 @@ def test_stale_own_odometry_stops_the_robot_and_silent_neighbours_grow_then_go(r
     rig.drive(0.3, odom(0.0, 0.0))
     assert "other" in rig.node.neighbors
     config = rig.node.controller.effective_config
-    [seen] = rig.node.cycle._perceived_neighbors(config, rig.node.state, rig.node._now_ns(),
+    [seen] = rig.node.cycle._perceived_neighbors(config, rig.node.state, rig.node._now_ns() * 1e-9,
                                                  rig.node.neighbors)
     assert seen.uncertainty == pytest.approx(1.1, abs=0.4)  # ~1.1 s of silence at 1 m/s
     assert rig.ros.spin_until(lambda: "other" in rig.my_status()[1].get("stale_neighbors", ""),
@@ -440,7 +440,7 @@ def test_declared_non_reciprocating_neighbours_get_the_whole_avoidance(ros):
     rig.goal.publish(goal(6.0, 0.0))
     rig.drive(0.3, odom(0.0, 0.0), odom(2.0, 0.0, yaw=math.pi, vx=1.0))
     [seen] = rig.node.cycle._perceived_neighbors(rig.node.controller.effective_config,
-                                                 rig.node.state, rig.node._now_ns(),
+                                                 rig.node.state, rig.node._now_ns() * 1e-9,
                                                  rig.node.neighbors)
     assert seen.reciprocates is False
 

@@ -106,7 +106,8 @@ class CubeRig:
     def other_as_seen(self):
         node = self.node
         config = node.controller.effective_config
-        seen = node.cycle._perceived_neighbors(config, node.state, self.now_ns(), node.neighbors)
+        seen = node.cycle._perceived_neighbors(config, node.state, self.now_ns() * 1e-9,
+                                               node.neighbors)
         return next(n for n in seen if n.key == "other")
 
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from orca_ros.core.robot.tracking import TURN_FLOOR
+from orca_ros.core.robot.tracking import HELD_TURN_SPEED_SHARE
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.state import Neighbor, RobotState
 from orca_ros.core.robot.controller import RobotController
@@ -98,8 +98,8 @@ def test_a_unicycle_whose_stall_escape_points_into_the_wall_it_nearly_faces_stil
 ])
 def test_a_unicycle_held_almost_still_faces_its_goal_only_on_or_back_near_it(
         goal_distance, reached_before, faces_goal):
-    """An avoidance velocity under TURN_FLOOR is the linear program's rounding. On its goal,
-    or pushed off it by others, the unicycle faces its preferred velocity instead (parked
+    """An avoidance velocity under HELD_TURN_SPEED_SHARE is the linear program's rounding. On
+    its goal, or pushed off it by others, the unicycle faces its preferred velocity instead (parked
     cubes stop spinning off their goals); elsewhere it still turns after it (facing the
     preferred velocity everywhere gridlocked diff-drive block crowds: 20-35 of 100
     arrived, not 77-100; within two radii of a goal not yet reached it kept a
@@ -112,7 +112,7 @@ def test_a_unicycle_held_almost_still_faces_its_goal_only_on_or_back_near_it(
         controller.compute(RobotState((0.0, goal_distance), heading=math.pi / 2), [], [])
         assert controller.path.goal_reached
     method = controller._run_method
-    tiny_left = (-0.5 * TURN_FLOOR * config.max_speed, 0.0)  # the goal is straight ahead
+    tiny_left = (-0.5 * HELD_TURN_SPEED_SHARE * config.max_speed, 0.0)  # the goal is straight ahead
     controller._run_method = lambda view: method(view)._replace(velocity=tiny_left)
     command = controller.compute(RobotState((0.0, 0.0), heading=math.pi / 2), [], [])
     # The preferred velocity is the goal's direction turned 10 degrees right (keep-right).

@@ -142,6 +142,6 @@ class NeighborOdometry:
         self.messages_from[name] = self.messages_from.get(name, 0) + 1
         stamp_ns = self.owner.measured_ns(msg)
         previous = self.latest.get(name)
-        if previous is not None and stamp_ns < previous.stamp_ns:
+        if previous is not None and stamp_ns * 1e-9 < previous.stamp:
             return  # older than what we have
-        self.latest[name] = NeighborReading(stamp_ns, position, velocity, z, vz)
+        self.latest[name] = NeighborReading(stamp_ns * 1e-9, position, velocity, z, vz)

@@ -136,7 +136,7 @@ class OrcaNode(Node):
                                 radius_of=self._neighbor_radius,
                                 drive=drive_model(self._param("drive_model")))
         self._configure_links()
-        self.cycle.directive_timeout_ns = int(self._param("supervisor_timeout") * 1e9)
+        self.cycle.directive_timeout = self._param("supervisor_timeout")
         self.aerial, self.aerial_error = self._aerial_cycle()
         self.stamped = bool(self._param("enable_stamped_cmd_vel"))
         self.cmd_pub = self.create_publisher(TwistStamped if self.stamped else Twist, "cmd_vel",
@@ -328,7 +328,7 @@ class OrcaNode(Node):
         self._declare_method()
         self.radius_of = self._neighbor_radii()
         self.cycle.reconfigure(self._controller_config(), self._perception_settings())
-        self.cycle.directive_timeout_ns = int(self._param("supervisor_timeout") * 1e9)
+        self.cycle.directive_timeout = self._param("supervisor_timeout")
         self._configure_links()
         self._discover()  # follow robots named in new links at once
         changed = int(self._param("dimensions")) != self.dimensions
@@ -375,7 +375,7 @@ class OrcaNode(Node):
             self._reject("own odom", str(error))
             return
         stamp_ns = self.measured_ns(msg)
-        if self.own is not None and stamp_ns < self.own.stamp_ns:
+        if self.own is not None and stamp_ns * 1e-9 < self.own.stamp:
             return  # older than what we have
         problem = self.odometry_gate.check(
             stamp_ns * 1e-9, position if self.dimensions != 3 else
@@ -383,7 +383,7 @@ class OrcaNode(Node):
         if problem is not None:
             self._reject("own odom", problem)
             return
-        self.own = OwnReading(RobotState(position, velocity, yaw, v, omega), stamp_ns)
+        self.own = OwnReading(RobotState(position, velocity, yaw, v, omega), stamp_ns * 1e-9)
         if self.dimensions == 3:
             z, vz = odometry_height(msg)
             self.position3 = (position[0], position[1], z)
@@ -455,7 +455,7 @@ class OrcaNode(Node):
         seen = {}
         for name in names:
             s = latest.get(name)
-            if s is not None and now_ns - s.stamp_ns <= forget_ns:
+            if s is not None and now_ns * 1e-9 - s.stamp <= forget_ns * 1e-9:
                 seen[name] = s
         return seen
 
@@ -546,14 +546,14 @@ class OrcaNode(Node):
         if not (math.isfinite(msg.data) and msg.data >= 0.0):
             self._reject("supervisor/speed_limit", f"speed limit must be >= 0, got {msg.data}")
             return
-        self.cycle.set_speed_limit(msg.data, self._now_ns())
+        self.cycle.set_speed_limit(msg.data, self._now_ns() * 1e-9)
 
     def _on_detour(self, msg: Path) -> None:
         points = [(p.pose.position.x, p.pose.position.y) for p in msg.poses]
         if not all(math.isfinite(c) for point in points for c in point):
             self._reject("supervisor/detour", "non-finite point in detour")
             return
-        self.cycle.set_detour(points, self._now_ns())
+        self.cycle.set_detour(points, self._now_ns() * 1e-9)
 
     def _update_path(self) -> None:
         path = list(self.plan) if self.plan else ([self.goal] if self.goal else [])
@@ -609,7 +609,7 @@ class OrcaNode(Node):
             return
         awaited = self.obstacles.missing_sources([n for n in self._param("obstacle_sources")
                                                   if n])
-        result = self.cycle.step(now_ns, self.own, readings, self.edges, awaited)
+        result = self.cycle.step(now_ns * 1e-9, self.own, readings, self.edges, awaited)
         self.last_result = result
         self.goal_state = str(result.status)
         if result.holds:
@@ -642,7 +642,7 @@ class OrcaNode(Node):
         if self.aerial is None:
             result = CycleResult(Status(GoalState.HOLDING, self.aerial_error))
         else:
-            result = self.aerial.step(now_ns, self.own, self.position3, self.velocity3,
+            result = self.aerial.step(now_ns * 1e-9, self.own, self.position3, self.velocity3,
                                       readings)
         self.goal_state = str(result.status)
         if result.holds:
@@ -688,7 +688,7 @@ class OrcaNode(Node):
         now_ns = self._now_ns()
         neighbors_seen = self._neighbors(now_ns)
         stale = sorted(n for n, s in neighbors_seen.items()
-                       if now_ns - s.stamp_ns > self._param("neighbor_timeout") * 1e9)
+                       if now_ns * 1e-9 - s.stamp > self._param("neighbor_timeout"))
         shared = self.neighbor_odometry
         cycle = self.cycle
         command = cycle.last_command
@@ -728,7 +728,7 @@ class OrcaNode(Node):
             "neighbor_predictions": ",".join(sorted(
                 n for n, p in cycle.predictions.items()
                 if abs(now_ns * 1e-9 - p.time) <= self._param("neighbor_timeout"))),
-            "own_odom_age_s": round((now_ns - self.own.stamp_ns) * 1e-9, 3)
+            "own_odom_age_s": round(now_ns * 1e-9 - self.own.stamp, 3)
             if self.own is not None else "",
             "obstacle_edges": len(self.edges), "method": cycle.config.method,
             "dimensions": self.dimensions,

@@ -15,7 +15,7 @@ from typing import Dict, Optional, Tuple
 from ..geometry.types import as_finite
 from ..methods import TRACKING, MethodSpec, method_spec
 from ..models.bodies import KINEMATICS, DiffDriveLimits
-from .safety_filter import SAFETY_HAIR
+from .safety_filter import SAFETY_ROUNDING_MARGIN
 from .tracking import tracking_error_bound
 
 SAFETY_FILTER_SETTINGS = ("method", "on", "off")
@@ -221,7 +221,7 @@ class ControllerConfig:
 
     def safety_radius(self, radius: float) -> float:
         """A disc's radius in the hard one-step safety half-planes (true size, tracking error)."""
-        return radius + self.tracking_error + SAFETY_HAIR
+        return radius + self.tracking_error + SAFETY_ROUNDING_MARGIN
 
     @property
     def goal_tolerance_m(self) -> float:

@@ -72,10 +72,10 @@ class Status:
 
 
 class OwnReading(NamedTuple):
-    """The robot's own odometry: its state and when it was measured (ns, robot clock)."""
+    """The robot's own odometry: its state and when it was measured (s, robot clock)."""
 
     state: RobotState
-    stamp_ns: int
+    stamp: float
 
 
 @dataclass(frozen=True)
@@ -152,10 +152,10 @@ class RobotCycle:
                                  drive=self.drive)
         self.reciprocity = self._monitor()
         self.predictions: Dict[str, SharedPrediction] = {}
-        self.observed_ns: Dict[str, int] = {}  # stamp last handed to the reciprocity monitor
-        self.speed_limit: Optional[Tuple[float, int]] = None  # (m/s, received ns)
-        self.detour: Optional[Tuple[List[Vector2], int]] = None  # (points, received ns)
-        self.directive_timeout_ns = 1_000_000_000
+        self.observed: Dict[str, float] = {}  # stamp last handed to the reciprocity monitor
+        self.speed_limit: Optional[Tuple[float, float]] = None  # (m/s, received s)
+        self.detour: Optional[Tuple[List[Vector2], float]] = None  # (points, received s)
+        self.directive_timeout = 1.0  # s a supervisor directive stays in force
         self.links_error = ""
         self.link_missing: List[str] = []  # own partners without a reading
         self.link_stale: List[str] = []  # own partners whose reading is stale
@@ -184,13 +184,13 @@ class RobotCycle:
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
         self.controller.set_path(waypoints)
 
-    def set_speed_limit(self, speed: Optional[float], received_ns: int = 0) -> None:
-        """The supervisor's speed limit (m/s), in force for ``directive_timeout_ns``."""
-        self.speed_limit = None if speed is None else (speed, received_ns)
+    def set_speed_limit(self, speed: Optional[float], received: float = 0.0) -> None:
+        """The supervisor's speed limit (m/s), in force for ``directive_timeout`` (s)."""
+        self.speed_limit = None if speed is None else (speed, received)
 
-    def set_detour(self, points: Sequence[Vector2], received_ns: int = 0) -> None:
-        """The supervisor's detour (empty: none), in force for ``directive_timeout_ns``."""
-        self.detour = (list(points), received_ns) if points else None
+    def set_detour(self, points: Sequence[Vector2], received: float = 0.0) -> None:
+        """The supervisor's detour (empty: none), in force for ``directive_timeout`` (s)."""
+        self.detour = (list(points), received) if points else None
 
     def share(self, name: str, prediction: SharedPrediction) -> None:
         """What neighbour ``name`` said it will do (its ``orca/prediction``)."""
@@ -199,47 +199,47 @@ class RobotCycle:
     def forget(self, names: Sequence[str]) -> None:
         """Neighbours silent for too long: forget what was known of them."""
         for name in names:
-            self.observed_ns.pop(name, None)
+            self.observed.pop(name, None)
             self.predictions.pop(name, None)
             self.reciprocity.forget(name)
 
     # --- the cycle ------------------------------------------------------------------------
 
-    def step(self, now_ns: int, own: Optional[OwnReading],
+    def step(self, now: float, own: Optional[OwnReading],
              neighbors: Mapping[str, NeighborReading],
              obstacle_edges: Sequence[ObstacleVertex] = (),
              awaited_obstacles: Sequence[str] = ()) -> CycleResult:
-        """One control period at ``now_ns`` (the robot's clock): perceive, decide, and
+        """One control period at ``now`` (s, the robot's clock): perceive, decide, and
         keep what the next periods need (module docstring). ``awaited_obstacles``: the
         obstacle sources not heard from yet (the robot holds until they are)."""
-        result = self._step(now_ns, own, neighbors, obstacle_edges, awaited_obstacles)
+        result = self._step(now, own, neighbors, obstacle_edges, awaited_obstacles)
         command = result.command
-        self.sent.record(now_ns * 1e-9, command.linear if command else 0.0,
+        self.sent.record(now, command.linear if command else 0.0,
                          command.angular if command else 0.0)
         return result
 
-    def _step(self, now_ns: int, own: Optional[OwnReading],
+    def _step(self, now: float, own: Optional[OwnReading],
               neighbors: Mapping[str, NeighborReading],
               obstacle_edges: Sequence[ObstacleVertex],
               awaited_obstacles: Sequence[str]) -> CycleResult:
         if own is None:
             return CycleResult(Status(GoalState.WAITING_FOR_ODOM))
-        if now_ns - own.stamp_ns > self.perception.odom_timeout * 1e9:
+        if now - own.stamp > self.perception.odom_timeout:
             return CycleResult(Status(GoalState.OWN_ODOM_STALE))
-        self.forget([n for n in self.observed_ns if n not in neighbors])
+        self.forget([n for n in self.observed if n not in neighbors])
         if not self.controller.waypoints:
             return CycleResult(Status(GoalState.NO_GOAL))
         if awaited_obstacles:
             return CycleResult(Status(GoalState.HOLDING, "waiting for obstacles from "
                                       + ", ".join(awaited_obstacles)))
-        self._apply_directives(now_ns)
+        self._apply_directives(now)
         config = self.controller.effective_config
-        state, own_uncertainty = self._own_state(config, own, now_ns)
-        views = self._link_views(config, state, now_ns, neighbors)
+        state, own_uncertainty = self._own_state(config, own, now)
+        views = self._link_views(config, state, now, neighbors)
         hold = self._link_hold()
         if hold:
             return CycleResult(Status(GoalState.HOLDING, hold))
-        seen = self._perceived_neighbors(config, state, now_ns, neighbors)
+        seen = self._perceived_neighbors(config, state, now, neighbors)
         perceived = Perceived(state, own_uncertainty, seen, views.tethers, views.links)
         command = self.decide(perceived, obstacle_edges)
         self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors)
@@ -250,9 +250,9 @@ class RobotCycle:
             if self.perception.share_predictions:
                 # Until the sent commands reach back over the lag (just started), the
                 # prediction is partly a constant-velocity guess: say so.
-                guess = 0.0 if self.sent.covers(own.stamp_ns * 1e-9) else config.lag_guess_error
+                guess = 0.0 if self.sent.covers(own.stamp) else config.lag_guess_error
                 prediction = SharedPrediction(
-                    now_ns * 1e-9 + config.command_lag, state.position, state.heading,
+                    now + config.command_lag, state.position, state.heading,
                     command.linear, command.angular, own_uncertainty + guess)
         return CycleResult(status, command, perceived, prediction)
 
@@ -276,20 +276,20 @@ class RobotCycle:
     # --- perception -----------------------------------------------------------------------
 
     def _own_state(self, config: ControllerConfig, own: OwnReading,
-                   now_ns: int) -> Tuple[RobotState, float]:
+                   now: float) -> Tuple[RobotState, float]:
         """The own state carried to when the command acts, and how uncertain it is (m):
         a lagging unicycle by replaying the commands it sent, anything else at constant
         velocity over the odometry's age and the lag; ``a age**2 / 2`` of uncertainty."""
-        own_age = (now_ns - own.stamp_ns) * 1e-9
+        own_age = max(0.0, now - own.stamp)
         if config.diff_drive and config.lag_error is not None and config.command_lag > 0.0:
-            state = self.sent.predict(own.state, own.stamp_ns * 1e-9,
-                                      now_ns * 1e-9 + config.command_lag, config.limits)
+            state = self.sent.predict(own.state, own.stamp, now + config.command_lag,
+                                      config.limits)
         else:
             state = predict_state(own.state, own_age + config.command_lag,
                                   unicycle=config.diff_drive)
         return state, 0.5 * config.max_linear_accel * own_age * own_age
 
-    def _perceived_neighbors(self, config: ControllerConfig, state: RobotState, now_ns: int,
+    def _perceived_neighbors(self, config: ControllerConfig, state: RobotState, now: float,
                              readings: Mapping[str, NeighborReading]) -> List[Neighbor]:
         """Neighbours as they may be when the command acts, nearest first (all of them
         that may be inside ``neighbor_dist``).
@@ -302,25 +302,24 @@ class RobotCycle:
         max_speed = self.neighbor_max_speed
         extrapolate = self.perception.neighbor_timeout
         detect = self.perception.detect_non_reciprocating
-        now_s = now_ns * 1e-9
         predictions = self.predictions if self.perception.share_predictions else {}
         perceived = []
         for name, s in readings.items():
-            age = (now_ns - s.stamp_ns) * 1e-9 + config.command_lag
+            age = max(0.0, now - s.stamp) + config.command_lag
             if name not in predictions and beyond_reach(
                     state.position, s.position, s.velocity, age, max_speed,
                     config.neighbor_dist):
                 continue
-            if self.observed_ns.get(name) != s.stamp_ns:
-                self.observed_ns[name] = s.stamp_ns
-                self.reciprocity.observe(name, s.stamp_ns * 1e-9, s.velocity)
-            reciprocates = self.reciprocity.reciprocates(name, now_s) if detect \
+            if self.observed.get(name) != s.stamp:
+                self.observed[name] = s.stamp
+                self.reciprocity.observe(name, s.stamp, s.velocity)
+            reciprocates = self.reciprocity.reciprocates(name, now) if detect \
                 else name not in self.reciprocity.declared
             seen_as = Neighbor(s.position, s.velocity, self.radius_of(name), name,
                                reciprocates=reciprocates)
             perceived.append(perceive_neighbor_best(
                 seen_as, age, max_speed, config.max_linear_accel, extrapolate,
-                predictions.get(name), now_s + config.command_lag, config.max_angular_speed))
+                predictions.get(name), now + config.command_lag, config.max_angular_speed))
         return select_neighbors(state.position, perceived, config.neighbor_dist)
 
     def _expect_reciprocity(self, command: Command, state: RobotState,
@@ -331,29 +330,29 @@ class RobotCycle:
         if not neighbors or len(lines) != len(neighbors):
             return
         for neighbor, line in zip(neighbors, lines):
-            self.reciprocity.expect(neighbor.key, readings[neighbor.key].stamp_ns * 1e-9,
+            self.reciprocity.expect(neighbor.key, readings[neighbor.key].stamp,
                                     line, state.velocity, neighbor.velocity)
 
-    def _apply_directives(self, now_ns: int) -> None:
+    def _apply_directives(self, now: float) -> None:
         """Hand the supervisor's unexpired directives to the controller. Directives
-        expire ``directive_timeout_ns`` after their last message, so a dead supervisor
+        expire ``directive_timeout`` after their last message, so a dead supervisor
         leaves the robot running on its method alone."""
-        timeout_ns = self.directive_timeout_ns
-        if self.speed_limit and now_ns - self.speed_limit[1] > timeout_ns:
+        timeout = self.directive_timeout
+        if self.speed_limit and now - self.speed_limit[1] > timeout:
             self.speed_limit = None
-        if self.detour and now_ns - self.detour[1] > timeout_ns:
+        if self.detour and now - self.detour[1] > timeout:
             self.detour = None
         self.controller.set_directive(self.speed_limit[0] if self.speed_limit else None,
                                       self.detour[0] if self.detour else ())
 
     # --- links --------------------------------------------------------------------------
 
-    def _link_views(self, config: ControllerConfig, state: RobotState, now_ns: int,
+    def _link_views(self, config: ControllerConfig, state: RobotState, now: float,
                     readings: Mapping[str, NeighborReading]) -> LinkedViews:
         """This robot's partners and the other groups' links near it
         (:func:`~.links.linked_views`); the partners it cannot see are noted for
         :meth:`_link_hold`."""
-        observed = {name: (s.position, s.velocity, (now_ns - s.stamp_ns) * 1e-9)
+        observed = {name: (s.position, s.velocity, now - s.stamp)
                     for name, s in readings.items()}
         views = linked_views(self.key, self.link_groups, observed, self.radius_of,
                              config.command_lag, self.perception.neighbor_timeout,
@@ -398,7 +397,7 @@ class AerialCycle:
     def set_path(self, waypoints: Sequence) -> None:
         self.controller.set_path(waypoints)
 
-    def step(self, now_ns: int, own: Optional[OwnReading],
+    def step(self, now: float, own: Optional[OwnReading],
              position: Optional[Tuple[float, float, float]],
              velocity: Tuple[float, float, float],
              neighbors: Mapping[str, NeighborReading]) -> CycleResult:
@@ -406,13 +405,12 @@ class AerialCycle:
         ``velocity`` in 3D); the command's ``velocity`` is 3D (world frame)."""
         if own is None:
             return CycleResult(Status(GoalState.WAITING_FOR_ODOM))
-        if now_ns - own.stamp_ns > self.perception.odom_timeout * 1e9:
+        if now - own.stamp > self.perception.odom_timeout:
             return CycleResult(Status(GoalState.OWN_ODOM_STALE))
         if not self.controller.waypoints or position is None:
             return CycleResult(Status(GoalState.NO_GOAL))
-        stamp_ns = own.stamp_ns
         config = self.controller.config
-        own_age = (now_ns - stamp_ns) * 1e-9
+        own_age = now - own.stamp
         carried = tuple(p + v * own_age for p, v in zip(position, velocity))
         own_uncertainty = 0.5 * config.max_linear_accel * own_age * own_age
         max_speed = self.perception.neighbor_max_speed or config.max_speed
@@ -422,7 +420,7 @@ class AerialCycle:
             seen_as = Neighbor3D((s.position[0], s.position[1], s.z),
                                  (s.velocity[0], s.velocity[1], s.vz),
                                  self.radius_of(name), name, reciprocates=name not in declared)
-            perceived.append(perceive_neighbor_3d(seen_as, (now_ns - s.stamp_ns) * 1e-9,
+            perceived.append(perceive_neighbor_3d(seen_as, now - s.stamp,
                                                   max_speed, config.max_linear_accel,
                                                   self.perception.neighbor_timeout))
         close = select_neighbors(carried, perceived, config.neighbor_dist)

@@ -30,12 +30,12 @@ from ..geometry.types import Vector2
 @dataclass(frozen=True)
 class NeighborReading:
     """A neighbour as measured: its odometry (or state message), when it was measured
-    (``stamp_ns``, on the receiving robot's clock: a stamp it cannot trust counts as
+    (``stamp``, s on the receiving robot's clock: a stamp it cannot trust counts as
     received now), the position and world velocity on the floor, and the height ``z``
     and climb rate ``vz`` of an aerial robot. orca_node keeps the latest per neighbour;
     the world hands its cycles the same, timed as the ROS path times them."""
 
-    stamp_ns: int
+    stamp: float
     position: Tuple[float, float]
     velocity: Tuple[float, float]
     z: float = 0.0

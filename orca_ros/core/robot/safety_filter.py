@@ -25,7 +25,7 @@ from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2, Vector3
 from ..orca.orca3d import TIE_DIRECTION
 
-SAFETY_HAIR = 1e-4
+SAFETY_ROUNDING_MARGIN = 1e-4
 """m added to true radii in the hard safety half-planes, so rounding never makes contact."""
 
 

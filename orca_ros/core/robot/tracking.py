@@ -48,12 +48,6 @@ from ..geometry.types import Vector2
 from ..models.bodies import DiffDriveLimits, wrap_angle
 from ..models.toio_cube import CUBE_RADIUS_UNITS, DEFAULT_MM_PER_UNIT, TOIO, WheelModel
 
-TURN_FLOOR = 0.02
-"""A unicycle on its goal, or within two radii of a goal it has reached, whose avoidance
-velocity is under this share of its top speed turns to its preferred velocity instead
-(:func:`turn_to`)."""
-
-
 def tracking_error_bound(limits: DiffDriveLimits, dt: float) -> float:
     """Largest distance between the driven and the planned position after one period (m)."""
     return limits.lateral_error + 0.5 * limits.max_linear_speed * limits.max_angular_speed * dt * dt
@@ -195,7 +189,7 @@ def move_to_target(position: Tuple[float, float], heading: float,
     return forward * model.mps_per_unit, turn
 
 
-TURN_FLOOR = 0.02
+HELD_TURN_SPEED_SHARE = 0.02
 """A unicycle on its goal, or within two radii of a goal it has reached, whose avoidance
 velocity is under this share of its top speed turns to its preferred velocity instead (see
 :meth:`RobotController.compute`)."""
@@ -211,7 +205,7 @@ def turn_to(c, state, free: Vector2, pref: Vector2, result, held: bool) -> Vecto
         # Held at speed 0 with a waypoint: stand, but face it (as the SDK's cube does).
         return (result.waypoint[0] - state.position[0],
                 result.waypoint[1] - state.position[1])
-    if math.hypot(*free) < TURN_FLOOR * c.max_speed and held:
+    if math.hypot(*free) < HELD_TURN_SPEED_SHARE * c.max_speed and held:
         # Held (nearly) still on its goal, or pushed off it by others: a velocity
         # this small is the linear program's rounding, its direction jumps from
         # period to period, and turning after it made parked unicycles spin and

@@ -161,9 +161,6 @@ class RosTiming:
     COMMAND_VALIDITY_PERIODS = 2.0
 
 
-def _ns(seconds: float) -> int:
-    return int(round(seconds * 1e9))
-
 
 @dataclass(frozen=True)
 class LagPredictionError:
@@ -489,15 +486,14 @@ class World(RunBook):
             tracks.append(Track(self.names[i], position, float(self.radius[i]),
                                 controller.config.pref_speed, goal))
         directives = self.supervisor.update(self.time, tracks)
-        now_ns = _ns(self.time)
         for i, controller in enumerate(self.controllers):
             directive = directives.get(self.names[i])
             speed = None if directive is None or directive.resolution == "side_step" else \
                 directive.speed_factor * controller.config.pref_speed
             detour = () if directive is None else directive.detour
             if self.bodies is not None:  # as orca_node gets them: through its cycle
-                self.cycles[i].set_speed_limit(speed, now_ns)
-                self.cycles[i].set_detour(detour, now_ns)
+                self.cycles[i].set_speed_limit(speed, self.time)
+                self.cycles[i].set_detour(detour, self.time)
             elif directive is None:
                 controller.set_directive()
             else:
@@ -583,26 +579,26 @@ class World(RunBook):
 
     # --- the ROS path's timing (ros_timing) ----------------------------------------------
 
-    def _reading(self, i: int, stamp_ns: int) -> NeighborReading:
+    def _reading(self, i: int, stamp: float) -> NeighborReading:
         body = self.bodies[i]
-        return NeighborReading(stamp_ns, (body.x, body.y), body.world_velocity)
+        return NeighborReading(stamp, (body.x, body.y), body.world_velocity)
 
     def _timed_step(self) -> Tuple[np.ndarray, np.ndarray]:
         """One step as fleet_sim and the orca_nodes run it (:class:`RosTiming`): each
         robot's cycle with its own odometry and the neighbours published before it
         fresh, those after it one step old; then fleet_sim's bodies under the commands."""
-        now_ns = _ns(self.time)
-        fresh = [self._reading(i, now_ns) for i in range(len(self.names))]
+        now = self.time
+        fresh = [self._reading(i, now) for i in range(len(self.names))]
         before = self._published or fresh
         active_idx = np.flatnonzero(self.active).tolist()
         commands = {}
         for i in active_idx:
             body = self.bodies[i]
             own = OwnReading(RobotState((body.x, body.y), body.world_velocity, body.heading,
-                                        body.vx, body.omega), now_ns)
+                                        body.vx, body.omega), now)
             readings = {self.names[j]: fresh[j] if j < i else before[j]
                         for j in active_idx if j != i}
-            result = self.cycles[i].step(now_ns, own, readings, self.edges)
+            result = self.cycles[i].step(now, own, readings, self.edges)
             commands[i] = (0.0, 0.0, 0.0) if result.holds else \
                 self._body_twist(i, result.command)
         self._published = fresh
@@ -667,12 +663,11 @@ class World(RunBook):
         """
         active_idx = np.flatnonzero(self.active).tolist()
         now = self.time
-        now_ns = _ns(now)
         shared = dict(self.predictions)  # what each said last period (orca_node's topic)
         readings = {}
         for i in active_idx:
             state = self._cube_state(i)
-            readings[i] = NeighborReading(_ns(self.odometry[i].time), state.position,
+            readings[i] = NeighborReading(self.odometry[i].time, state.position,
                                           state.velocity)
         for i in active_idx:
             cycle = self.cycles[i]
@@ -681,8 +676,8 @@ class World(RunBook):
                 if j != i:
                     cycle.share(self.names[j], prediction)
             covered = cycle.sent.covers(self.odometry[i].time)
-            own = OwnReading(self._cube_state(i), readings[i].stamp_ns)
-            result = cycle.step(now_ns, own,
+            own = OwnReading(self._cube_state(i), readings[i].stamp)
+            result = cycle.step(now, own,
                                 {self.names[j]: readings[j] for j in active_idx if j != i},
                                 self.edges)
             if result.holds:

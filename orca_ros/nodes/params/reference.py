@@ -126,8 +126,8 @@ def _limits(param: Param) -> str:
     if param.range is not None:
         low, high = param.range
         return f"{_number(low)} to {_number(high)}"
-    if param.choices:
-        return ", ".join(_code(choice) for choice in param.choices)
+    if param.allowed():
+        return ", ".join(_code(choice) for choice in param.allowed())
     return ""
 
 
@@ -138,7 +138,7 @@ def table(params: Sequence[Param]) -> str:
     for param in params:
         cells = (_code(param.name), param.type_name, _code(format_value(param.default)),
                  _limits(param), "read-only" if param.read_only else "live",
-                 _escape(param.description))
+                 _escape(param.describe()))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
