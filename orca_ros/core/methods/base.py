@@ -167,8 +167,16 @@ class MethodSpec:
     no contact between robots that all run it (ORCA's reciprocal guarantee). ``world_only``: it
     needs the whole world at once (a reference library stepping all agents),
     so it cannot run in orca_node. ``holonomic_only``: no unicycle version.
-    ``batch``: optional ``batch(world, active_idx, neighbor_lists)`` building
-    every agent's ``agent_half_planes`` in one go for the world.
+    ``half_planes_batch`` (optional): the method's half-planes against its neighbours
+    can be built for many robots at once by this function of plain arrays, ``(params,
+    velocity (N, 2), other_position_rel (N, K, 2), other_velocity (N, K, 2),
+    combined_radius (N, K), inv_time_horizon (N,), inv_time_step) -> (lines (N, K, 4),
+    kept)``: ``params`` the N robots' parameter values, in row order; ``lines`` the rows
+    ``(point_x, point_y, direction_x, direction_y)``; ``kept`` an (N, K) mask of the
+    half-planes that count, or None for all. The world then gathers every robot's pairs
+    and hands each robot its half-planes in ``RobotView.agent_half_planes``
+    (:mod:`orca_ros.core.sim.batch`), which the method must then use in place of
+    building its own; the numbers must be the ones it would build.
     ``cube_tracking``: how a toio cube follows this method by default:
     ``unicycle`` (ours: NH-ORCA style tracking) or ``move2target`` (the toio
     SDK's ``CubeHandle.Move2Target``).
@@ -195,7 +203,7 @@ class MethodSpec:
     collision_free: bool = False
     world_only: bool = False
     holonomic_only: bool = False
-    batch: Optional[Callable[..., Any]] = None
+    half_planes_batch: Optional[Callable[..., Tuple[Any, Any]]] = None
     cube_tracking: str = "unicycle"
     world_backend: Optional[Callable[[Any], Any]] = None
     factory_3d: Optional[Callable[[Any], Any]] = None
