@@ -33,7 +33,8 @@ from .links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
                     tether_sweep_half_plane)
 from ..orca.orca2d import agent_orca_half_planes_batch, solve_orca
 from ..geometry.types import as_finite
-from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
+from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
+                   register_method)
 from .orca3d import Orca3D
 
 
@@ -153,12 +154,20 @@ def orca_half_planes_batch(params, velocity, other_position_rel, other_velocity,
                                         combined_radius, inv_time_horizon, inv_time_step), None
 
 
-ORCA = register_method(MethodSpec(
+ORCA = MethodSpec(
     "orca", "ORCA with guidance, keep-right, planning margin and the one-step safety filter",
-    Orca, OrcaParameters, takes_constraints=True, collision_free=True,
-    half_planes_batch=orca_half_planes_batch, factory_3d=Orca3D))
-ORCA_STRICT = register_method(MethodSpec(
+    Orca, OrcaParameters, factory_3d=Orca3D,
+    capabilities=Capabilities(takes_constraints=True, collision_free=True),
+    half_planes_batch=orca_half_planes_batch)
+ORCA_STRICT = MethodSpec(
     "orca_strict", "exactly RVO2's ORCA: no guidance, keep-right, margin or safety filter",
-    OrcaStrict, OrcaParameters, strict=True, keep_right=False, safety_filter=False,
-    takes_constraints=True, collision_free=True, half_planes_batch=orca_half_planes_batch,
-    factory_3d=Orca3D))
+    OrcaStrict, OrcaParameters, factory_3d=Orca3D,
+    capabilities=Capabilities(strict=True, keep_right=False, safety_filter=False,
+                              takes_constraints=True, collision_free=True),
+    half_planes_batch=orca_half_planes_batch)
+
+
+def register() -> None:
+    """Register ``orca`` and ``orca_strict`` (the entry point ``orca``)."""
+    register_method(ORCA)
+    register_method(ORCA_STRICT)

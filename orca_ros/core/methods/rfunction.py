@@ -45,7 +45,7 @@ from ..orca.orca2d import agent_orca_half_plane, solve_orca
 from ..orca.rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
                               half_planes_batch, shared_template, template_shape, truncated_cone_3d)
 from ..geometry.types import Vector2, as_finite
-from .base import MethodOutput, MethodSpec, RobotView, register_method
+from .base import Capabilities, MethodOutput, MethodSpec, RobotView, register_method
 from .base3d import AvoidanceMethod3D, MethodOutput3D, RobotView3D
 from .orca import Orca
 
@@ -242,9 +242,14 @@ def rfunction_half_planes_batch(params: Sequence[RfunctionParameters], velocity,
 
 
 # collision_free: the default variant's promise (ORCA's); ``variant: paper`` has none.
-RFUNCTION = register_method(MethodSpec(
+RFUNCTION = MethodSpec(
     "rfunction", "ORCA's half-planes from the R-function velocity obstacle (Loktev et al. "
     "2020): variant orca (ORCA's, the default) or paper (only inside the VO, full share); "
-    "backend exact or voxel template", Rfunction, RfunctionParameters,
-    takes_constraints=True, collision_free=True, half_planes_batch=rfunction_half_planes_batch,
-    factory_3d=Rfunction3D))
+    "backend exact or voxel template", Rfunction, RfunctionParameters, factory_3d=Rfunction3D,
+    capabilities=Capabilities(takes_constraints=True, collision_free=True),
+    half_planes_batch=rfunction_half_planes_batch)
+
+
+def register() -> None:
+    """Register ``rfunction`` (the entry point ``rfunction``)."""
+    register_method(RFUNCTION)
