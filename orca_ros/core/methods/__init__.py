@@ -8,8 +8,10 @@ RVO2 library, ``rvo2``, is a world backend (:mod:`orca_ros.core.sim.backends`) t
 shares their names.
 
 The registry fills itself on first use (:func:`method_names`, :func:`method_spec`):
-the built-in methods in that order (:mod:`.plugins`). A new built-in method is one
-module here with a ``register`` function, listed in :data:`.plugins.BUILT_IN`.
+the built-in methods in that order, then those other packages declare in the
+entry-point group ``orca_ros.methods`` (:mod:`.plugins`). A new built-in method is one
+module here with a ``register`` function, listed in :data:`.plugins.BUILT_IN` and in
+setup.py's entry points.
 """
 
 from .base import (TRACKING, AvoidanceMethod, Capabilities, LinkView, MethodOutput,

@@ -24,10 +24,11 @@ protects any method.
 
 Registering a method: a parameter dataclass, a class implementing
 :class:`AvoidanceMethod`, and a :class:`MethodSpec` (name, summary, parameters,
-factory, 3D factory, :class:`Capabilities`) given to :func:`register_method`. The
-CLI's choices, the world, orca_node's ``method`` parameter, the fleet plan and the
-``method:=`` launch argument all read :func:`method_names`; the registry fills itself
-on first use.
+factory, 3D factory, :class:`Capabilities`) given to :func:`register_method`.
+Another package makes its methods known through the entry-point group
+``orca_ros.methods`` (:mod:`.plugins`). The CLI's choices, the world, orca_node's
+``method`` parameter, the fleet plan and the ``method:=`` launch argument all read
+:func:`method_names`; the registry fills itself on first use.
 """
 
 from __future__ import annotations
@@ -322,7 +323,8 @@ class MethodSpec(CapabilityFlags):
 #
 # Every name ``method`` can take, in the order they were registered: the methods, and the
 # world backends (:mod:`orca_ros.core.sim.backends`), which only the world runs. Filled on
-# first use (:func:`_ensure_loaded`): the built-in ones in a fixed order (:mod:`.plugins`).
+# first use (:func:`_ensure_loaded`): the built-in ones in a fixed order, then those of
+# other packages' entry points (:mod:`.plugins`).
 
 _REGISTRY: Dict[str, Any] = {}
 _LOCK = threading.RLock()
@@ -331,7 +333,7 @@ _loading = False
 
 
 def _ensure_loaded() -> None:
-    """Load the built-in methods and backends (once per process)."""
+    """Load the built-in methods and backends, then the entry points' (once per process)."""
     global _loaded, _loading
     if _loaded:
         return

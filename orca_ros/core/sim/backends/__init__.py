@@ -9,7 +9,8 @@ method (``orca-ros bench --method rvo2``,
 (:func:`~orca_ros.core.methods.base.method_names` lists it, not with ``ros=True``).
 
 Built in: ``rvo2`` (:mod:`.rvo2`: the RVO2 library through ``pyrvo``, RVO2-3D through
-``rvo23d`` in 3D; optional installs).
+``rvo23d`` in 3D; optional installs). Another package adds one through the entry-point
+group ``orca_ros.world_backends`` (:mod:`orca_ros.core.methods.plugins`).
 
 A backend object, made by :attr:`WorldBackendSpec.backend` (2D) or
 :attr:`WorldBackendSpec.backend_3d` (3D) from the world, has ``step(pref)``: with
