@@ -61,5 +61,19 @@ setup(
             "supervisor_node = orca_ros.nodes.scripts:supervisor_node",
             "toio_bridge = orca_ros.nodes.scripts:toio_bridge",
         ],
+        # Avoidance methods and world backends, found through these groups (another
+        # package adds its own the same way); orca_ros.core.methods.plugins.BUILT_IN
+        # lists the same, in the same order, and loads them without the metadata too.
+        "orca_ros.methods": [
+            "orca = orca_ros.core.methods.orca:register",  # orca, orca_strict
+            "direct = orca_ros.core.methods.direct:register",
+            "navigator = orca_ros.core.methods.navigator:register",  # hlavoid, boids, ...
+            "rvo_sampling = orca_ros.core.methods.rvo_sampling:register",
+            "hrvo = orca_ros.core.methods.hrvo:register",
+            "rfunction = orca_ros.core.methods.rfunction:register",
+        ],
+        "orca_ros.world_backends": [
+            "rvo2 = orca_ros.core.sim.backends.rvo2:register",
+        ],
     },
 )

@@ -15,6 +15,7 @@ from orca_ros.core.methods.rfunction import (Rfunction, RfunctionParameters, rfu
 from orca_ros.core.orca.orca2d import agent_orca_half_plane
 from orca_ros.core.orca.rfunction import VoxelTemplate
 from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
+from orca_ros.core.sim.batch import rfunction_half_planes_batch
 from orca_ros.core.sim.world import World, WorldOptions
 
 coordinate = st.floats(-8.0, 8.0, allow_nan=False, allow_infinity=False)
@@ -462,7 +463,7 @@ def test_the_world_batch_keeps_the_papers_rows_and_matches_the_robots_own_half_p
             world.step()
             active = np.flatnonzero(world.active)
             neighbor_lists, _ = world._neighbors(active)
-            batch = method_spec("rfunction").batch(world, active, neighbor_lists)
+            batch = rfunction_half_planes_batch(world, active, neighbor_lists)
             for row, i in enumerate(active.tolist()):
                 controller = world.controllers[i]
                 view = _view([NeighborView(tuple(world.positions[j] - world.positions[i]),

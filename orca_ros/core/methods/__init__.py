@@ -1,25 +1,23 @@
 """Avoidance methods behind one interface (:mod:`.base`), registered by name.
 
-Built in: ``orca`` and ``orca_strict`` (:mod:`.orca`), ``rvo2`` (:mod:`.rvo2_reference`,
-world only), ``direct`` (:mod:`.direct`), and the toio SDK Navigator's ``hlavoid``,
-``boids`` and ``boids_avoid`` (:mod:`.navigator`), the sampling RVO ``rvo_sampling``
-(:mod:`.rvo_sampling`), ``hrvo`` (:mod:`.hrvo`) and the R-function velocity obstacle
-``rfunction`` (:mod:`.rfunction`). A new method is one module here plus
-its import below.
+Built in: ``orca`` and ``orca_strict`` (:mod:`.orca`), ``direct`` (:mod:`.direct`), the
+toio SDK Navigator's ``hlavoid``, ``boids`` and ``boids_avoid`` (:mod:`.navigator`),
+the sampling RVO ``rvo_sampling`` (:mod:`.rvo_sampling`), ``hrvo`` (:mod:`.hrvo`) and
+the R-function velocity obstacle ``rfunction`` (:mod:`.rfunction`). The reference
+RVO2 library, ``rvo2``, is a world backend (:mod:`orca_ros.core.sim.backends`) that
+shares their names.
+
+The registry fills itself on first use (:func:`method_names`, :func:`method_spec`):
+the built-in methods in that order, then those other packages declare in the
+entry-point group ``orca_ros.methods`` (:mod:`.plugins`). A new built-in method is one
+module here with a ``register`` function, listed in :data:`.plugins.BUILT_IN` and in
+setup.py's entry points.
 """
 
-# Registration, in the order the choices are listed.
-from . import orca  # noqa: F401  (orca, orca_strict)
-from . import rvo2_reference  # noqa: F401  (rvo2)
-from . import direct  # noqa: F401  (direct)
-from . import navigator  # noqa: F401  (hlavoid, boids, boids_avoid)
-from . import rvo_sampling  # noqa: F401  (rvo_sampling)
-from . import hrvo  # noqa: F401  (hrvo)
-from . import rfunction  # noqa: F401  (rfunction)
-from .base import (TRACKING, AvoidanceMethod, LinkView, MethodOutput, MethodSpec,
-                   NeighborView, NoParameters, RobotView, TetherView,
+from .base import (TRACKING, AvoidanceMethod, Capabilities, LinkView, MethodOutput,
+                   MethodSpec, NeighborView, NoParameters, RobotView, TetherView,
                    method_names, method_spec, register_method, unregister_method)
 
-__all__ = ["TRACKING", "AvoidanceMethod", "LinkView", "MethodOutput", "MethodSpec",
-           "NeighborView", "NoParameters", "RobotView", "TetherView",
+__all__ = ["TRACKING", "AvoidanceMethod", "Capabilities", "LinkView", "MethodOutput",
+           "MethodSpec", "NeighborView", "NoParameters", "RobotView", "TetherView",
            "method_names", "method_spec", "register_method", "unregister_method"]

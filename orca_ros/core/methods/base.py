@@ -12,8 +12,9 @@ What is not the method is shared by all of them and stays in
 guidance, keep-right and the stall escape (both shape the *preferred*
 velocity), the tracking margin (the discs in the view are already inflated by
 it), the one-step safety filter (hard half-planes any method runs behind) and
-unicycle tracking. A :class:`MethodSpec` says which of those a method runs
-with: the exact reference methods (``orca_strict``, ``rvo2``) run with none.
+unicycle tracking. A method's :class:`Capabilities` say which of those it runs
+with: the exact reference ``orca_strict`` (and the ``rvo2`` world backend) run
+with none.
 
 A method that optimises under constraints (ORCA's linear program) takes the
 view's ``hard_half_planes`` into its own optimisation; for every other method
@@ -21,15 +22,19 @@ the controller projects the method's velocity onto them afterwards
 (:func:`~orca_ros.core.robot.safety_filter.filter_velocity`), so the safety filter
 protects any method.
 
-Registering a method: one module with a parameter dataclass, a class
-implementing :class:`AvoidanceMethod`, and a call to :func:`register_method`.
-The CLI's choices, the world, orca_node's ``method`` parameter, the fleet plan
-and the ``method:=`` launch argument all read :func:`method_names`.
+Registering a method: a parameter dataclass, a class implementing
+:class:`AvoidanceMethod`, and a :class:`MethodSpec` (name, summary, parameters,
+factory, 3D factory, :class:`Capabilities`) given to :func:`register_method`.
+Another package makes its methods known through the entry-point group
+``orca_ros.methods`` (:mod:`.plugins`). The CLI's choices, the world, orca_node's
+``method`` parameter, the fleet plan and the ``method:=`` launch argument all read
+:func:`method_names`; the registry fills itself on first use.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Type
@@ -146,123 +151,259 @@ class AvoidanceMethod(ABC):
     def compute_velocity(self, view: RobotView) -> MethodOutput:
         """The velocity to track this period (Nav2's ``computeVelocityCommands``)."""
 
+    def reset(self) -> None:
+        """Forget whatever the method keeps from one period to the next: the robot has a
+        new path (:meth:`~orca_ros.core.robot.controller.RobotController.set_path`), or a
+        run starts again. Stateless methods (all the built-in ones) need not override it."""
+        return None
+
     def sensing_range(self, radius: float) -> float:
         """How far (m) the method wants to see walls, for a robot of ``radius`` (beyond
         ORCA's own reach; 0: ORCA's is enough)."""
         return 0.0
 
 
-@dataclass(frozen=True)
-class MethodSpec:
-    """A registered method: how to build it and which shared behaviours it runs with.
+TRACKING = ("unicycle", "move2target")
 
-    ``strict``: the method reproduces a reference exactly, so none of the
-    shared additions apply (no guidance, keep-right, stall escape, margin or
-    safety filter). ``keep_right``, ``safety_filter``: whether the shared
-    keep-right/stall escape and one-step safety filter run (``safety_filter``
-    in the controller settings can still turn the filter off).
-    ``takes_constraints``: the method honours ``RobotView.hard_half_planes``
-    itself; otherwise the controller filters its output. ``avoids``: it avoids
-    other robots at all (``direct`` does not); ``collision_free``: it promises
-    no contact between robots that all run it (ORCA's reciprocal guarantee). ``world_only``: it
-    needs the whole world at once (a reference library stepping all agents),
-    so it cannot run in orca_node. ``holonomic_only``: no unicycle version.
-    ``batch``: optional ``batch(world, active_idx, neighbor_lists)`` building
-    every agent's ``agent_half_planes`` in one go for the world.
-    ``cube_tracking``: how a toio cube follows this method by default:
-    ``unicycle`` (ours: NH-ORCA style tracking) or ``move2target`` (the toio
-    SDK's ``CubeHandle.Move2Target``).
-    ``world_backend``: for a world-only method, ``world_backend(world)`` gives an
-    object whose ``step(pref)`` moves every agent (``pref``: (N, 2) preferred
-    velocities) and returns ``(positions, velocities)``, and ``remove(i)``
-    takes an agent out.
-    ``factory_3d``: the method's 3D version for aerial robots
-    (:mod:`.base3d`: ``factory_3d(params)`` gives an
-    :class:`~.base3d.AvoidanceMethod3D`), None: 2D only.
-    ``world_backend_3d``: a world-only method's backend for 3D scenarios
-    (``step(pref)`` with (N, 3) preferred velocities), None: none.
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a method promises and which of the shared behaviours it runs with.
+
+    ``strict`` (default False): the method reproduces a reference exactly, so none of
+    the shared additions apply: no guidance, keep-right, stall escape, planning margin
+    or safety filter (``orca_strict``).
+
+    ``keep_right`` (default True): the shared keep-right and stall escape turn its
+    preferred velocity.
+
+    ``safety_filter`` (default True): the one-step safety filter runs behind it (the
+    controller's ``safety_filter`` setting, ``method``/``on``/``off``, can still
+    overrule this).
+
+    ``takes_constraints`` (default False): the method honours
+    ``RobotView.hard_half_planes`` itself, inside its own optimisation; otherwise the
+    controller projects its velocity onto them afterwards.
+
+    ``avoids`` (default True): it avoids other robots at all (``direct`` does not; the
+    supervisor then knows no robot will yield).
+
+    ``collision_free`` (default False): it promises no contact between robots that all
+    run it (ORCA's reciprocal guarantee).
+
+    ``holonomic_only`` (default False): it has no unicycle version.
+
+    ``cube_tracking`` (default ``unicycle``): how a toio cube follows the method's
+    velocity by default, ``unicycle`` (ours: NH-ORCA style tracking) or
+    ``move2target`` (the toio SDK's ``CubeHandle.Move2Target``).
     """
 
-    name: str
-    summary: str
-    factory: Callable[[Any], AvoidanceMethod]
-    parameters: Type = NoParameters
     strict: bool = False
     keep_right: bool = True
     safety_filter: bool = True
     takes_constraints: bool = False
     avoids: bool = True
     collision_free: bool = False
-    world_only: bool = False
     holonomic_only: bool = False
-    batch: Optional[Callable[..., Any]] = None
     cube_tracking: str = "unicycle"
-    world_backend: Optional[Callable[[Any], Any]] = None
+
+    def __post_init__(self) -> None:
+        if self.cube_tracking not in TRACKING:
+            raise ValueError(f"cube_tracking must be one of {TRACKING}, "
+                             f"got {self.cube_tracking!r}")
+
+
+CAPABILITY_FLAGS = tuple(f.name for f in dataclasses.fields(Capabilities))
+
+
+class CapabilityFlags:
+    """Read access to a registered entry's :class:`Capabilities` by flag name
+    (``spec.strict`` is ``spec.capabilities.strict``), for everything that asks a
+    registered name how it runs."""
+
+    capabilities: Capabilities
+
+    strict = property(lambda self: self.capabilities.strict)
+    keep_right = property(lambda self: self.capabilities.keep_right)
+    safety_filter = property(lambda self: self.capabilities.safety_filter)
+    takes_constraints = property(lambda self: self.capabilities.takes_constraints)
+    avoids = property(lambda self: self.capabilities.avoids)
+    collision_free = property(lambda self: self.capabilities.collision_free)
+    holonomic_only = property(lambda self: self.capabilities.holonomic_only)
+    cube_tracking = property(lambda self: self.capabilities.cube_tracking)
+
+
+HalfPlanesBatch = Callable[..., Tuple[Any, Any]]
+"""``half_planes_batch(params, velocity, other_position_rel, other_velocity,
+combined_radius, inv_time_horizon, inv_time_step) -> (lines, kept)``: see
+:attr:`MethodSpec.half_planes_batch`."""
+
+
+@dataclass(frozen=True, init=False)
+class MethodSpec(CapabilityFlags):
+    """A registered method: its ``name`` (letters, digits and ``_``), a one-line
+    ``summary`` (the CLI's and orca_node's help), its ``parameters`` dataclass, the
+    ``factory`` making one robot's instance from a ``parameters`` value, its 3D version's
+    ``factory_3d`` (:mod:`.base3d`: gives an :class:`~.base3d.AvoidanceMethod3D`; None:
+    2D only) and its :class:`Capabilities`.
+
+    ``half_planes_batch`` (optional): the method's half-planes against its neighbours
+    can be built for many robots at once by this function of plain arrays, ``(params,
+    velocity (N, 2), other_position_rel (N, K, 2), other_velocity (N, K, 2),
+    combined_radius (N, K), inv_time_horizon (N,), inv_time_step) -> (lines (N, K, 4),
+    kept)``: ``params`` the N robots' parameter values, in row order; ``lines`` the rows
+    ``(point_x, point_y, direction_x, direction_y)``; ``kept`` an (N, K) mask of the
+    half-planes that count, or None for all. The world then gathers every robot's pairs
+    and hands each robot its half-planes in ``RobotView.agent_half_planes``
+    (:mod:`orca_ros.core.sim.batch`), which the method must then use in place of
+    building its own; the numbers must be the ones it would build.
+
+    The capability flags may also be given as keywords (``MethodSpec(name, summary,
+    factory, keep_right=False)`` is ``capabilities=Capabilities(keep_right=False)``),
+    and read as attributes (:class:`CapabilityFlags`).
+    """
+
+    name: str
+    summary: str
+    factory: Callable[[Any], AvoidanceMethod]
+    parameters: Type = NoParameters
     factory_3d: Optional[Callable[[Any], Any]] = None
-    world_backend_3d: Optional[Callable[[Any], Any]] = None
+    capabilities: Capabilities = Capabilities()
+    half_planes_batch: Optional[HalfPlanesBatch] = None
+
+    def __init__(self, name: str, summary: str, factory: Callable[[Any], AvoidanceMethod],
+                 parameters: Type = NoParameters, *,
+                 factory_3d: Optional[Callable[[Any], Any]] = None,
+                 capabilities: Optional[Capabilities] = None,
+                 half_planes_batch: Optional[HalfPlanesBatch] = None, **flags: Any) -> None:
+        unknown = sorted(set(flags) - set(CAPABILITY_FLAGS))
+        if unknown:
+            raise TypeError(f"MethodSpec got unknown keyword(s) {unknown}; the capability "
+                            f"flags are {list(CAPABILITY_FLAGS)}")
+        if flags and capabilities is not None:
+            raise TypeError("give the capabilities or capability flags, not both")
+        if capabilities is None:
+            capabilities = Capabilities(**flags)
+        for field, value in (("name", name), ("summary", summary), ("factory", factory),
+                             ("parameters", parameters), ("factory_3d", factory_3d),
+                             ("capabilities", capabilities),
+                             ("half_planes_batch", half_planes_batch)):
+            object.__setattr__(self, field, value)
+
+    world_only = False
+    """A method runs for one robot (in orca_node as in the world); a world backend
+    (:mod:`orca_ros.core.sim.backends`) is the one kind of registered name that does not."""
 
     @property
     def supports_3d(self) -> bool:
-        """The method runs in 3D (aerial robots): a 3D version, or a 3D world backend."""
-        return self.factory_3d is not None or self.world_backend_3d is not None
+        """The method has a 3D version (aerial robots)."""
+        return self.factory_3d is not None
+
+    def _arguments(self, parameters: Mapping[str, Any]):
+        known = {f.name for f in dataclasses.fields(self.parameters)}
+        unknown = sorted(set(parameters) - known)
+        if unknown:
+            raise ValueError(f"method {self.name!r} has no parameter(s) {unknown}; "
+                             f"it has {sorted(known)}")
+        return self.parameters(**parameters)
 
     def create_3d(self, **parameters: Any):
         """A new instance of the method's 3D version for one aerial robot."""
         if self.factory_3d is None:
             raise ValueError(f"method {self.name!r} has no 3D version; in 3D: "
                              f"{', '.join(method_names(dimensions=3))}")
-        known = {f.name for f in dataclasses.fields(self.parameters)}
-        unknown = sorted(set(parameters) - known)
-        if unknown:
-            raise ValueError(f"method {self.name!r} has no parameter(s) {unknown}; "
-                             f"it has {sorted(known)}")
-        return self.factory_3d(self.parameters(**parameters))
+        return self.factory_3d(self._arguments(parameters))
 
     def create(self, **parameters: Any) -> AvoidanceMethod:
         """A new instance for one robot, with these parameters over the defaults."""
-        known = {f.name for f in dataclasses.fields(self.parameters)}
-        unknown = sorted(set(parameters) - known)
-        if unknown:
-            raise ValueError(f"method {self.name!r} has no parameter(s) {unknown}; "
-                             f"it has {sorted(known)}")
-        return self.factory(self.parameters(**parameters))
+        return self.factory(self._arguments(parameters))
 
 
-_REGISTRY: Dict[str, MethodSpec] = {}
+# --- the registry ------------------------------------------------------------------------------
+#
+# Every name ``method`` can take, in the order they were registered: the methods, and the
+# world backends (:mod:`orca_ros.core.sim.backends`), which only the world runs. Filled on
+# first use (:func:`_ensure_loaded`): the built-in ones in a fixed order, then those of
+# other packages' entry points (:mod:`.plugins`).
+
+_REGISTRY: Dict[str, Any] = {}
+_LOCK = threading.RLock()
+_loaded = False
+_loading = False
 
 
-TRACKING = ("unicycle", "move2target")
+def _ensure_loaded() -> None:
+    """Load the built-in methods and backends, then the entry points' (once per process)."""
+    global _loaded, _loading
+    if _loaded:
+        return
+    with _LOCK:  # another thread waits here; the loading thread itself passes on
+        if _loaded or _loading:
+            return
+        _loading = True
+        try:
+            from .plugins import load_all
+
+            load_all()
+            _loaded = True
+        finally:
+            _loading = False
+
+
+def check_name(name: str) -> None:
+    if not isinstance(name, str) or not name or not name.replace("_", "").isalnum():
+        raise ValueError(f"a method name is letters, digits and '_', got {name!r}")
+
+
+def add_entry(spec: Any, replace: bool = False) -> Any:
+    """Put a checked entry (a :class:`MethodSpec`, or a world backend's spec) under its
+    name; :func:`register_method` and
+    :func:`~orca_ros.core.sim.backends.register_world_backend` check it first."""
+    _ensure_loaded()
+    check_name(spec.name)
+    with _LOCK:
+        if spec.name in _REGISTRY and not replace:
+            raise ValueError(f"method {spec.name!r} is already registered")
+        _REGISTRY[spec.name] = spec
+    return spec
 
 
 def register_method(spec: MethodSpec, replace: bool = False) -> MethodSpec:
     """Make ``spec.name`` available to the CLI, the world, orca_node and launch."""
-    if spec.cube_tracking not in TRACKING:
-        raise ValueError(f"cube_tracking must be one of {TRACKING}, got {spec.cube_tracking!r}")
-    if not spec.name or not spec.name.replace("_", "").isalnum():
-        raise ValueError(f"a method name is letters, digits and '_', got {spec.name!r}")
-    if spec.name in _REGISTRY and not replace:
-        raise ValueError(f"method {spec.name!r} is already registered")
-    _REGISTRY[spec.name] = spec
-    return spec
+    if not isinstance(spec, MethodSpec):
+        raise TypeError(f"register_method takes a MethodSpec, got {type(spec).__name__}")
+    if not isinstance(spec.capabilities, Capabilities):
+        raise TypeError(f"method {spec.name!r}: capabilities must be a Capabilities")
+    return add_entry(spec, replace)
 
 
 def unregister_method(name: str) -> None:
-    _REGISTRY.pop(name, None)
+    with _LOCK:
+        _REGISTRY.pop(name, None)
+
+
+def registered(name: str) -> Optional[Any]:
+    """The entry registered under ``name``, or None (no loading: for the loader)."""
+    return _REGISTRY.get(name)
 
 
 def method_names(ros: bool = False, dimensions: Optional[int] = None) -> Tuple[str, ...]:
-    """Registered method names, in registration order; ``ros``: only those that can run
-    in orca_node (not world-only); ``dimensions=3``: only those with a 3D version."""
-    return tuple(name for name, spec in _REGISTRY.items()
+    """Registered names, in registration order: the methods and the world backends
+    (:mod:`orca_ros.core.sim.backends`, which the world runs). ``ros``: only those that
+    can run in orca_node (the methods: a world backend steps a whole world at once);
+    ``dimensions=3``: only those with a 3D version."""
+    _ensure_loaded()
+    return tuple(name for name, spec in list(_REGISTRY.items())
                  if not (ros and spec.world_only)
                  and not (dimensions == 3 and not spec.supports_3d))
 
 
 def method_spec(name: str) -> MethodSpec:
-    """The registered method of that name, or a ValueError listing the names there are."""
+    """The registered method of that name (a world backend's name gives its
+    :class:`~orca_ros.core.sim.backends.WorldBackendSpec`, with the same capability flags,
+    whose ``create`` refuses), or a ValueError listing the names there are."""
+    _ensure_loaded()
     spec = _REGISTRY.get(name)
     if spec is None:
         raise ValueError(f"method must be one of {method_names()}, got {name!r}")
     return spec
-
-

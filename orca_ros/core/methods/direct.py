@@ -7,7 +7,8 @@ the safety filter: what it does is exactly the preferred velocity. In 3D too.
 
 from __future__ import annotations
 
-from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
+from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
+                   register_method)
 from .orca3d import Direct3D
 
 
@@ -18,6 +19,12 @@ class Direct(AvoidanceMethod):
         return MethodOutput(view.pref_velocity)
 
 
-DIRECT = register_method(MethodSpec(
+DIRECT = MethodSpec(
     "direct", "straight at the goal, no avoidance (a baseline; a supervisor alone)",
-    Direct, keep_right=False, safety_filter=False, avoids=False, factory_3d=Direct3D))
+    Direct, factory_3d=Direct3D,
+    capabilities=Capabilities(keep_right=False, safety_filter=False, avoids=False))
+
+
+def register() -> None:
+    """Register ``direct`` (the entry point ``direct``)."""
+    register_method(DIRECT)

@@ -59,7 +59,8 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from ..geometry.types import Vector2
-from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
+from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
+                   register_method)
 from .rvo_sampling import (LINK_MODES, closest_point_on_segment, link_counts, tether_partners,
                            wall_segments)
 
@@ -310,7 +311,12 @@ class Hrvo(AvoidanceMethod):
                             report={"cones": len(vos), "outside_all": found})
 
 
-HRVO = register_method(MethodSpec(
+HRVO = MethodSpec(
     "hrvo", "hybrid reciprocal velocity obstacles (Snape et al. 2011, snape/HRVO 1a13e4d), "
     "links and walls as segment obstacles", Hrvo, HrvoParameters,
-    keep_right=True, safety_filter=True, collision_free=False))
+    capabilities=Capabilities(keep_right=True, safety_filter=True, collision_free=False))
+
+
+def register() -> None:
+    """Register ``hrvo`` (the entry point ``hrvo``)."""
+    register_method(HRVO)

@@ -51,7 +51,8 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..models.toio_cube import CUBE_RADIUS_UNITS
 from ..geometry.types import as_finite
-from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
+from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
+                   register_method)
 
 VDOT_PER_MOTOR_UNIT = 2.0655
 """Wheel speed in dots/s per motor unit (the SDK's ``VDotOverU``)."""
@@ -553,15 +554,22 @@ def _navigator(mode: str):
     return create
 
 
-HLAVOID = register_method(MethodSpec(
+NAVIGATOR_CAPABILITIES = Capabilities(keep_right=False, safety_filter=False,
+                                      cube_tracking="move2target")
+HLAVOID = MethodSpec(
     "hlavoid", "the toio SDK Navigator's AVOID mode (HLAvoid, Guzzi et al. 2013)",
-    _navigator("AVOID"), NavigatorParameters, keep_right=False, safety_filter=False,
-    cube_tracking="move2target"))
-BOIDS = register_method(MethodSpec(
+    _navigator("AVOID"), NavigatorParameters, capabilities=NAVIGATOR_CAPABILITIES)
+BOIDS = MethodSpec(
     "boids", "the toio SDK Navigator's BOIDS mode (attraction, separation, cohesion, "
-    "alignment)", _navigator("BOIDS"), NavigatorParameters, keep_right=False,
-    safety_filter=False, cube_tracking="move2target"))
-BOIDS_AVOID = register_method(MethodSpec(
+    "alignment)", _navigator("BOIDS"), NavigatorParameters,
+    capabilities=NAVIGATOR_CAPABILITIES)
+BOIDS_AVOID = MethodSpec(
     "boids_avoid", "the toio SDK Navigator's BOIDS_AVOID mode (HLAvoid towards a target "
-    "shifted by Boids)", _navigator("BOIDS_AVOID"), NavigatorParameters, keep_right=False,
-    safety_filter=False, cube_tracking="move2target"))
+    "shifted by Boids)", _navigator("BOIDS_AVOID"), NavigatorParameters,
+    capabilities=NAVIGATOR_CAPABILITIES)
+
+
+def register() -> None:
+    """Register ``hlavoid``, ``boids`` and ``boids_avoid`` (the entry point ``navigator``)."""
+    for spec in (HLAVOID, BOIDS, BOIDS_AVOID):
+        register_method(spec)

@@ -33,7 +33,8 @@ from .links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
                     tether_sweep_half_plane)
 from ..orca.orca2d import agent_orca_half_planes_batch, solve_orca
 from ..geometry.types import as_finite
-from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
+from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
+                   register_method)
 from .orca3d import Orca3D
 
 
@@ -141,66 +142,32 @@ class OrcaStrict(Orca):
     uses_links = False
 
 
-def orca_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
-    """Every active agent's ORCA half-planes against its neighbours, built in one numpy
-    batch (:func:`~orca_ros.core.orca.orca2d.agent_orca_half_planes_batch`), with the radii
-    each agent plans with (:meth:`ControllerConfig.avoidance_radius`)."""
-    pairs = batch_pairs(world, active_idx, neighbor_lists)
-    if pairs is None:
-        return [[] for _ in range(len(active_idx))]
-    lines = agent_orca_half_planes_batch(*pairs).tolist()
-    return [row_lines[:len(neighbors)] for row_lines, neighbors in zip(lines, neighbor_lists)]
+def orca_half_planes_batch(params, velocity, other_position_rel, other_velocity,
+                           combined_radius, inv_time_horizon, inv_time_step):
+    """ORCA's half-planes of many robots against their neighbours at once, from plain
+    arrays (:attr:`~orca_ros.core.methods.base.MethodSpec.half_planes_batch`): the rows of
+    :func:`~orca_ros.core.orca.orca2d.agent_orca_half_planes_batch` (every neighbour
+    reciprocates, the share is 1/2), all kept. ``params`` (the robots' parameters) do not
+    enter: ``inv_time_horizon`` carries each robot's horizon."""
+    del params
+    return agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity,
+                                        combined_radius, inv_time_horizon, inv_time_step), None
 
 
-def batch_pairs(world, active_idx, neighbor_lists):
-    """The world's agent-neighbour pairs as
-    :func:`~orca_ros.core.orca.orca2d.agent_orca_half_planes_batch`
-    takes them: ``(velocity (N, 2), other_position_rel (N, K, 2), other_velocity (N, K, 2),
-    combined_radius (N, K), inv_time_horizon (N,), inv_time_step)``, the rows padded to
-    the longest neighbour list (the padding is dropped by the caller); None when no agent
-    has a neighbour."""
-    import numpy as np
-
-    count = len(active_idx)
-    width = max((len(n) for n in neighbor_lists), default=0)
-    if width == 0:
-        return None
-    index = np.zeros((count, width), dtype=int)
-    valid = np.zeros((count, width), dtype=bool)
-    for row, neighbors in enumerate(neighbor_lists):
-        index[row, :len(neighbors)] = neighbors
-        valid[row, :len(neighbors)] = True
-    index = np.where(valid, index, active_idx[:, None])  # padding: any agent, dropped below
-    configs = [world.controllers[i].config for i in active_idx]
-    margin = np.array([c.margin_ratio for c in configs])
-    tracking = np.array([c.tracking_error for c in configs])
-    own = np.array([c.avoidance_radius(c.radius) for c in configs])
-    others = world.radius[index] * (1.0 + margin[:, None]) + tracking[:, None]
-    combined = own[:, None] + others
-    # ControllerConfig.pair_margin_shortfall, in a batch
-    kept = np.array([world.controllers[i].path.margin_held for i in active_idx])[:, None]
-    speed_ratio = np.array([c.margin_speed_ratio for c in configs])
-    if np.any(speed_ratio > 0.0):
-        full_at = speed_ratio * np.array([c.max_speed for c in configs])
-        relative = np.linalg.norm(world.velocities[active_idx, None] - world.velocities[index],
-                                  axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            kept = kept * np.where(full_at[:, None] > 0.0,
-                                   np.minimum(1.0, relative / full_at[:, None]), 1.0)
-    combined -= (1.0 - kept) * margin[:, None] * (world.radius[active_idx, None]
-                                                  + world.radius[index])
-    return (world.velocities[active_idx],
-            world.positions[index] - world.positions[active_idx, None],
-            world.velocities[index], combined,
-            np.array([1.0 / c.time_horizon for c in configs]), 1.0 / world.dt)
-
-
-ORCA = register_method(MethodSpec(
+ORCA = MethodSpec(
     "orca", "ORCA with guidance, keep-right, planning margin and the one-step safety filter",
-    Orca, OrcaParameters, takes_constraints=True, collision_free=True,
-    batch=orca_half_planes_batch, factory_3d=Orca3D))
-ORCA_STRICT = register_method(MethodSpec(
+    Orca, OrcaParameters, factory_3d=Orca3D,
+    capabilities=Capabilities(takes_constraints=True, collision_free=True),
+    half_planes_batch=orca_half_planes_batch)
+ORCA_STRICT = MethodSpec(
     "orca_strict", "exactly RVO2's ORCA: no guidance, keep-right, margin or safety filter",
-    OrcaStrict, OrcaParameters, strict=True, keep_right=False, safety_filter=False,
-    takes_constraints=True, collision_free=True, batch=orca_half_planes_batch,
-    factory_3d=Orca3D))
+    OrcaStrict, OrcaParameters, factory_3d=Orca3D,
+    capabilities=Capabilities(strict=True, keep_right=False, safety_filter=False,
+                              takes_constraints=True, collision_free=True),
+    half_planes_batch=orca_half_planes_batch)
+
+
+def register() -> None:
+    """Register ``orca`` and ``orca_strict`` (the entry point ``orca``)."""
+    register_method(ORCA)
+    register_method(ORCA_STRICT)

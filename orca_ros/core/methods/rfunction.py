@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.linprog3d import HalfSpace, solve_half_spaces
@@ -45,9 +45,9 @@ from ..orca.orca2d import agent_orca_half_plane, solve_orca
 from ..orca.rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
                               half_planes_batch, shared_template, template_shape, truncated_cone_3d)
 from ..geometry.types import Vector2, as_finite
-from .base import MethodOutput, MethodSpec, RobotView, register_method
+from .base import Capabilities, MethodOutput, MethodSpec, RobotView, register_method
 from .base3d import AvoidanceMethod3D, MethodOutput3D, RobotView3D
-from .orca import Orca, batch_pairs
+from .orca import Orca
 
 VARIANTS = ("orca", "paper")
 BACKENDS = ("exact", "template")
@@ -213,33 +213,43 @@ class Rfunction3D(AvoidanceMethod3D):
                                       "agent_half_spaces": len(spaces)})
 
 
-def rfunction_half_planes_batch(world, active_idx, neighbor_lists) -> List[list]:
-    """Every active agent's R-function half-planes against its neighbours in one numpy
-    batch (:func:`~orca_ros.core.orca.rfunction.half_planes_batch`), with the radii each agent
-    plans with (:func:`~orca_ros.core.methods.orca.batch_pairs`, as ORCA's batch), for
-    each agent's own parameters (the paper variant's rows keep only its half-planes)."""
-    pairs = batch_pairs(world, active_idx, neighbor_lists)
-    if pairs is None:
-        return [[] for _ in range(len(active_idx))]
-    velocity, rel, other_velocity, combined, inv_tau, inv_dt = pairs
-    params = [world.controllers[i].method.params for i in active_idx]
-    out: List[list] = [[] for _ in range(len(active_idx))]
+def rfunction_half_planes_batch(params: Sequence[RfunctionParameters], velocity,
+                                other_position_rel, other_velocity, combined_radius,
+                                inv_time_horizon, inv_time_step):
+    """The R-function half-planes of many robots against their neighbours at once, from
+    plain arrays (:attr:`~orca_ros.core.methods.base.MethodSpec.half_planes_batch`):
+    :func:`~orca_ros.core.orca.rfunction.half_planes_batch` once per distinct parameter
+    value among the rows (``params``, one per row: its variant and template), every
+    neighbour reciprocating. Returns ``(lines (N, K, 4), kept (N, K))``: the paper
+    variant keeps only the half-planes it adds."""
+    import numpy as np
+
+    velocity = np.asarray(velocity, dtype=float)
+    combined_radius = np.asarray(combined_radius, dtype=float)
+    lines = np.zeros(combined_radius.shape + (4,))
+    kept = np.zeros(combined_radius.shape, dtype=bool)
+    other_position_rel = np.asarray(other_position_rel, dtype=float)
+    other_velocity = np.asarray(other_velocity, dtype=float)
+    inv_time_horizon = np.asarray(inv_time_horizon, dtype=float)
+    params = list(params)
     for p in set(params):
         rows = [k for k, q in enumerate(params) if q == p]
-        lines, kept = half_planes_batch(velocity[rows], rel[rows], other_velocity[rows],
-                                        combined[rows], inv_tau[rows], inv_dt, p.variant,
-                                        p.template())
-        for row, row_lines, row_kept in zip(rows, lines.tolist(), kept.tolist()):
-            width = len(neighbor_lists[row])
-            out[row] = [HalfPlane(*line) for line, keep in zip(row_lines[:width],
-                                                               row_kept[:width]) if keep]
-    return out
+        lines[rows], kept[rows] = half_planes_batch(
+            velocity[rows], other_position_rel[rows], other_velocity[rows],
+            combined_radius[rows], inv_time_horizon[rows], inv_time_step, p.variant,
+            p.template())
+    return lines, kept
 
 
 # collision_free: the default variant's promise (ORCA's); ``variant: paper`` has none.
-RFUNCTION = register_method(MethodSpec(
+RFUNCTION = MethodSpec(
     "rfunction", "ORCA's half-planes from the R-function velocity obstacle (Loktev et al. "
     "2020): variant orca (ORCA's, the default) or paper (only inside the VO, full share); "
-    "backend exact or voxel template", Rfunction, RfunctionParameters,
-    takes_constraints=True, collision_free=True, batch=rfunction_half_planes_batch,
-    factory_3d=Rfunction3D))
+    "backend exact or voxel template", Rfunction, RfunctionParameters, factory_3d=Rfunction3D,
+    capabilities=Capabilities(takes_constraints=True, collision_free=True),
+    half_planes_batch=rfunction_half_planes_batch)
+
+
+def register() -> None:
+    """Register ``rfunction`` (the entry point ``rfunction``)."""
+    register_method(RFUNCTION)

@@ -61,8 +61,8 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..geometry.types import Vector2
-from .base import (AvoidanceMethod, LinkView, MethodOutput, MethodSpec, NeighborView,
-                   RobotView, TetherView, register_method)
+from .base import (AvoidanceMethod, Capabilities, LinkView, MethodOutput, MethodSpec,
+                   NeighborView, RobotView, TetherView, register_method)
 
 LINK_MODES = ("always", "crossing")
 
@@ -295,7 +295,12 @@ class RvoSampling(AvoidanceMethod):
                             report={"cones": int(len(cones.axis)), "admissible": admissible})
 
 
-RVO_SAMPLING = register_method(MethodSpec(
+RVO_SAMPLING = MethodSpec(
     "rvo_sampling", "sampling reciprocal velocity obstacles (RVO_Py_MAS), with linked-robot "
     "apexes and link obstacles (Estevez et al. 2025)", RvoSampling, RvoSamplingParameters,
-    keep_right=True, safety_filter=True, collision_free=False))
+    capabilities=Capabilities(keep_right=True, safety_filter=True, collision_free=False))
+
+
+def register() -> None:
+    """Register ``rvo_sampling`` (the entry point ``rvo_sampling``)."""
+    register_method(RVO_SAMPLING)

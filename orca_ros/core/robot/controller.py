@@ -70,8 +70,11 @@ class RobotController:
     # --- the path, as the robot's users see it ------------------------------------
 
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
-        """Follow these points in order; the last one is the goal. Empty: stand still."""
+        """Follow these points in order; the last one is the goal. Empty: stand still.
+        The method forgets what it kept for the old path (:meth:`AvoidanceMethod.reset`)."""
         self.path.set_path(waypoints)
+        if self._method is not None:
+            self._method.reset()
 
     def set_directive(self, speed_limit: Optional[float] = None,
                       detour: Sequence[Vector2] = ()) -> None:

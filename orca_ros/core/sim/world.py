@@ -29,6 +29,8 @@ from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYS
 from ..models.bodies import WORLD_KINEMATICS, Body, DiffDriveLimits, step_body, unicycle_step
 from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
+from .backends import start_world_backend
+from .batch import batch_for
 from ..methods import LinkView, TetherView, method_names, method_spec
 from ..geometry.obstacles import ObstacleVertex, build_obstacle_edges
 from ..robot.safety_filter import SafetyFilter
@@ -456,9 +458,8 @@ class World(RunBook):
                             c.config.max_speed * c.config.command_horizon)
                         for c in self.controllers)
 
-        spec = method_spec(options.method)
-        self._backend = None if spec.world_backend is None else spec.world_backend(self)
-        self._batch = spec.batch
+        self._backend = start_world_backend(options.method, self)
+        self._batch = batch_for(options.method)
         self.supervisor = None
         if options.supervisor is not None:
             options.supervisor.check_names(self.names)

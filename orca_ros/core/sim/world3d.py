@@ -25,6 +25,7 @@ import numpy as np
 from ..robot.aerial import AerialController, Neighbor3D
 from ..methods import method_names, method_spec
 from ..scenario.loader import Scenario
+from .backends import start_world_backend
 from .world import RunBook, World, WorldOptions
 
 
@@ -57,10 +58,10 @@ class World3D(RunBook):
         spec = method_spec(options.method)
         self.controllers: List[AerialController] = []
         self._backend = None
-        if spec.factory_3d is None:  # a world-only library (rvo2: RVO2-3D)
+        if spec.world_only:  # a world backend (rvo2: RVO2-3D)
             self.controllers = [_PreferenceOnly(options.controller_config(a, scenario))
                                 for a in agents]
-            self._backend = spec.world_backend_3d(self)
+            self._backend = start_world_backend(options.method, self, dimensions=3)
         else:
             self.controllers = [AerialController(options.controller_config(a, scenario),
                                                  key=a.name) for a in agents]

@@ -1,9 +1,10 @@
-"""``rvo2``: the reference RVO2 library itself (through the ``pyrvo`` bindings), world only.
+"""The ``rvo2`` world backend: the reference RVO2 library itself, through the ``pyrvo``
+bindings (an optional install: ``pip install --no-deps pyrvo``).
 
 RVO2 steps all its agents at once, so it cannot run inside one robot's
 orca_node; in the world it replaces the controllers' avoidance and motion
 (holonomic only), while the controllers still give each agent its preferred
-velocity, exactly as RVO2's examples do.
+velocity, exactly as RVO2's examples do (``orca-ros bench --method rvo2``).
 
 In a 3D scenario ``rvo2`` is RVO2-3D, through the ``rvo23d`` bindings of the
 ``jt-pyrvo23d`` wheels (:class:`Rvo2Backend3D`; they reproduce the 240 RVO2-3D
@@ -12,15 +13,7 @@ conformance cases to 1e-9).
 
 from __future__ import annotations
 
-from .base import AvoidanceMethod, MethodOutput, MethodSpec, RobotView, register_method
-
-
-class Rvo2Reference(AvoidanceMethod):
-    """Stands for the library in the registry; the world runs :class:`Rvo2Backend` instead."""
-
-    def compute_velocity(self, view: RobotView) -> MethodOutput:
-        raise RuntimeError("method rvo2 steps the whole world at once: it runs only in "
-                           "`orca-ros bench`, not for one robot")
+from . import REFERENCE_CAPABILITIES, WorldBackendSpec, register_world_backend
 
 
 class Rvo2Backend:
@@ -111,8 +104,11 @@ class Rvo2Backend3D:
         self.sim.setAgentVelocity(int(i), (0.0, 0.0, 0.0))
 
 
-RVO2 = register_method(MethodSpec(
+RVO2 = WorldBackendSpec(
     "rvo2", "the reference RVO2 library through pyrvo, RVO2-3D through rvo23d in 3D (world "
-    "only, holonomic)",
-    Rvo2Reference, strict=True, keep_right=False, safety_filter=False, world_only=True,
-    holonomic_only=True, world_backend=Rvo2Backend, world_backend_3d=Rvo2Backend3D))
+    "only, holonomic)", Rvo2Backend, Rvo2Backend3D, REFERENCE_CAPABILITIES)
+
+
+def register() -> None:
+    """Register the ``rvo2`` world backend (the entry point ``rvo2``)."""
+    register_world_backend(RVO2)

@@ -1,0 +1,156 @@
+"""Finding the avoidance methods: ours, then other packages' through entry points.
+
+A package adds methods by declaring entry points in the group ``orca_ros.methods``
+(:data:`METHODS_GROUP`), for example in its ``pyproject.toml``::
+
+    [project.entry-points."orca_ros.methods"]
+    shift_left = "my_package.shift_left"
+
+Each entry point names a module, whose import registers its methods
+(:func:`~orca_ros.core.methods.base.register_method` at module level), a callable,
+called without arguments, that registers them or returns them (a
+:class:`~orca_ros.core.methods.base.MethodSpec` or several, registered here), or a
+:class:`~orca_ros.core.methods.base.MethodSpec` itself. A world
+backend (:mod:`orca_ros.core.sim.backends`) is found the same way in the group
+``orca_ros.world_backends`` (:data:`BACKENDS_GROUP`).
+
+The registry loads on first use (:func:`~orca_ros.core.methods.base.method_names`,
+:func:`~orca_ros.core.methods.base.method_spec`, a registration): first the built-in
+methods and backends, in :data:`BUILT_IN`'s order (the order the CLI lists them in),
+imported from this package itself, so they are there whether or not the package's
+metadata is installed (a source tree on ``PYTHONPATH``) or up to date; setup.py
+declares the same entry points, and an entry point of ours found in the metadata is
+not loaded twice. Then every other entry point of the two groups, in the order
+:func:`importlib.metadata.entry_points` gives them. One that fails to load, or whose
+methods cannot be registered (a name already taken, ...), is reported with a
+:class:`RuntimeWarning` naming it and skipped: whatever it registered before failing
+is taken out again, and the other methods are unaffected.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import warnings
+from typing import Any, Iterable, List, Tuple
+
+METHODS_GROUP = "orca_ros.methods"
+"""The entry-point group of avoidance methods."""
+BACKENDS_GROUP = "orca_ros.world_backends"
+"""The entry-point group of world backends (a library stepping the whole world)."""
+GROUPS = (METHODS_GROUP, BACKENDS_GROUP)
+
+BUILT_IN: Tuple[Tuple[str, str, str], ...] = (
+    (METHODS_GROUP, "orca", "orca_ros.core.methods.orca:register"),  # orca, orca_strict
+    (BACKENDS_GROUP, "rvo2", "orca_ros.core.sim.backends.rvo2:register"),  # rvo2
+    (METHODS_GROUP, "direct", "orca_ros.core.methods.direct:register"),
+    (METHODS_GROUP, "navigator", "orca_ros.core.methods.navigator:register"),  # hlavoid,
+    # boids, boids_avoid
+    (METHODS_GROUP, "rvo_sampling", "orca_ros.core.methods.rvo_sampling:register"),
+    (METHODS_GROUP, "hrvo", "orca_ros.core.methods.hrvo:register"),
+    (METHODS_GROUP, "rfunction", "orca_ros.core.methods.rfunction:register"),
+)
+"""Our own entry points ``(group, name, value)``, in the order their names are listed:
+setup.py declares exactly these."""
+
+OWN_PACKAGE = "orca_ros"
+
+
+def entry_point_lines(group: str) -> List[str]:
+    """``name = value`` lines of our entry points in ``group``, as setup.py declares them."""
+    return [f"{name} = {value}" for g, name, value in BUILT_IN if g == group]
+
+
+def _resolve(value: str) -> Any:
+    """What an entry point's ``module`` or ``module:attribute`` names."""
+    module_name, _, attribute = value.partition(":")
+    target: Any = importlib.import_module(module_name.strip())
+    for part in attribute.strip().split(".") if attribute.strip() else ():
+        target = getattr(target, part)
+    return target
+
+
+def _register_returned(result: Any) -> None:
+    """Register what a registering callable returned, if it returned specs."""
+    from .base import registered
+
+    if result is None:
+        return
+    items: Iterable[Any] = [result] if hasattr(result, "name") else result
+    for spec in items:
+        if registered(spec.name) is spec:
+            continue  # the callable registered it itself
+        if spec.world_only:
+            from ..sim.backends import register_world_backend
+
+            register_world_backend(spec)
+        else:
+            from .base import register_method
+
+            register_method(spec)
+
+
+def _run(target: Any) -> None:
+    """Load one entry point's target: a module is imported already; a spec is
+    registered; a callable is called."""
+    if inspect.ismodule(target):
+        return
+    if hasattr(target, "world_only") and hasattr(target, "name"):  # a spec itself
+        _register_returned(target)
+        return
+    if not callable(target):
+        raise TypeError(f"names a {type(target).__name__}, not a module or a callable")
+    _register_returned(target())
+
+
+def _is_ours(entry_point) -> bool:
+    return entry_point.value.partition(":")[0].strip().split(".")[0] == OWN_PACKAGE
+
+
+def _outside_entry_points(group: str) -> list:
+    try:
+        from importlib.metadata import entry_points
+
+        found = entry_points(group=group)
+    except Exception as error:  # a broken metadata directory must not stop ours
+        warnings.warn(f"orca_ros: could not list the entry points of group {group!r} "
+                      f"({type(error).__name__}: {error}); only the built-in methods are "
+                      "available", RuntimeWarning, stacklevel=4)
+        return []
+    seen = set()
+    out = []
+    for entry_point in found:
+        key = (entry_point.name, entry_point.value)
+        if key in seen or _is_ours(entry_point):
+            continue
+        seen.add(key)
+        out.append(entry_point)
+    return out
+
+
+def _load_outside(group: str, entry_point) -> None:
+    """One outside entry point, all or nothing: on failure a warning and no trace left."""
+    from . import base
+
+    before = dict(base._REGISTRY)
+    try:
+        _run(entry_point.load())
+    except Exception as error:
+        with base._LOCK:
+            base._REGISTRY.clear()
+            base._REGISTRY.update(before)
+        distribution = getattr(getattr(entry_point, "dist", None), "name", None)
+        where = f" of {distribution}" if distribution else ""
+        warnings.warn(f"orca_ros: skipped entry point {entry_point.name!r} "
+                      f"({entry_point.value}){where} in group {group!r}: "
+                      f"{type(error).__name__}: {error}", RuntimeWarning, stacklevel=4)
+
+
+def load_all() -> None:
+    """Register the built-in methods and backends, then the entry points' (module
+    docstring). Called once, by the registry, on its first use."""
+    for _, _, value in BUILT_IN:
+        _run(_resolve(value))
+    for group in GROUPS:
+        for entry_point in _outside_entry_points(group):
+            _load_outside(group, entry_point)
