@@ -105,12 +105,12 @@ def test_orca_node_sends_the_commands_the_worlds_cycle_sent_from_the_same_inputs
         stamp = Clock()
         stamp.clock.sec, stamp.clock.nanosec = divmod(int(round(now * 1e9)), 1_000_000_000)
         clock.publish(stamp)
-        assert ros.spin_until(lambda: abs(node.get_clock().now().nanoseconds * 1e-9 - now)
-                              < 1e-6, 5.0)
+        assert ros.spin_until(lambda now=now: abs(node.get_clock().now().nanoseconds * 1e-9
+                                                  - now) < 1e-6, 5.0)
         b = neighbors["b"]
         # a world-frame velocity, given with a zero heading: the node reads it back as is
         other.publish(_odometry(b.stamp, b.position, b.velocity, 0.0, 0.0))
-        assert ros.spin_until(lambda: "b" in node.neighbors and
+        assert ros.spin_until(lambda b=b: "b" in node.neighbors and
                               abs(node.neighbors["b"].stamp - b.stamp) < 1e-6, 5.0)
         state = own_reading.state
         c, s = math.cos(state.heading), math.sin(state.heading)
@@ -119,7 +119,8 @@ def test_orca_node_sends_the_commands_the_worlds_cycle_sent_from_the_same_inputs
         sent = len(commands)
         own.publish(_odometry(own_reading.stamp, state.position, body, state.heading,
                               state.angular_speed))
-        assert ros.spin_until(lambda: len(commands) > sent, 5.0), f"no command at {now:.1f} s"
+        assert ros.spin_until(lambda sent=sent: len(commands) > sent, 5.0), \
+            f"no command at {now:.1f} s"
         got = commands[-1].twist
         command = result.command
         if kinematics == "diff_drive":
