@@ -43,6 +43,8 @@ setup(
         "test": ["pytest<9", "hypothesis", "ruff", "rosbags"],
         # Real toio cubes over BLE (Linux: BlueZ).
         "toio": ["bleak"],
+        # The documentation site (doc/), as the ROS 2 buildfarm's rosdoc2 builds it.
+        "doc": ["sphinx", "myst-parser"],
     },
     zip_safe=True,
     maintainer="orca_ros maintainers",

@@ -112,7 +112,7 @@ class OrcaNode(Node):
         self.plan: List[Tuple[float, ...]] = []
         self.rejected: Dict[str, int] = {}
         self.last_problem = ""
-        self.goal_state = str(Status(GoalState.NO_GOAL))
+        self.status = Status(GoalState.NO_GOAL)  # what the robot is doing, from its cycle
         self.last_result: Optional[CycleResult] = None
         # Timing, for diagnostics and `orca-ros bench-ros`: control cycles that
         # came more than 1.5 periods after the previous one (node clock), and
@@ -346,6 +346,11 @@ class OrcaNode(Node):
         return self.cycle.controller
 
     @property
+    def goal_state(self) -> str:
+        """What the robot is doing, as its diagnostics say it ("driving", "holding: ...")."""
+        return str(self.status)
+
+    @property
     def state(self) -> Optional[RobotState]:
         """The robot's own state as its odometry last said."""
         return self.own.state if self.own is not None else None
@@ -562,7 +567,7 @@ class OrcaNode(Node):
                 self.aerial.set_path(path)
         else:
             self.cycle.set_path(path)
-        self.goal_state = str(Status(GoalState.DRIVING if path else GoalState.NO_GOAL))
+        self.status = Status(GoalState.DRIVING if path else GoalState.NO_GOAL)
 
     def _discover(self) -> None:
         """Follow the odom of every other robot: listed, or found in the graph."""
@@ -611,7 +616,7 @@ class OrcaNode(Node):
                                                   if n])
         result = self.cycle.step(now_ns * 1e-9, self.own, readings, self.edges, awaited)
         self.last_result = result
-        self.goal_state = str(result.status)
+        self.status = result.status
         if result.holds:
             self._publish_command(0.0, 0.0, 0.0)
             return
@@ -644,7 +649,7 @@ class OrcaNode(Node):
         else:
             result = self.aerial.step(now_ns * 1e-9, self.own, self.position3, self.velocity3,
                                       readings)
-        self.goal_state = str(result.status)
+        self.status = result.status
         if result.holds:
             self._publish_command(0.0, 0.0, 0.0)
             return
@@ -698,13 +703,11 @@ class OrcaNode(Node):
             fallback = bool(command3d and command3d.output and command3d.output.used_fallback)
         level = LEVEL_OK
         message = self.goal_state
-        if self.goal_state in (GoalState.OWN_ODOM_STALE.value, GoalState.WAITING_FOR_ODOM.value):
+        if self.status.warns:
             level = LEVEL_WARN
         if self.rejected:
             level = max(level, LEVEL_WARN)
             message = f"{self.goal_state}; rejected input: {self.last_problem}"
-        if self.goal_state.startswith(GoalState.HOLDING.value + ": "):
-            level = max(level, LEVEL_WARN)
         if cycle.links_error:
             level = LEVEL_ERROR
             message = f"{message}; parameter {cycle.links_error}"

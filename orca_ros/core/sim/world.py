@@ -247,14 +247,14 @@ def _round(value: Optional[float], digits: int = 6) -> Optional[float]:
     return round(float(value), digits)
 
 
-class RunBook:
+class ScenarioRun:
     """What a world keeps of a run and how it ends, for the 2D :class:`World` and the 3D
     :class:`~orca_ros.core.sim.world3d.World3D` alike: arrivals (within the goal tolerance
     on the last waypoint; ``on_goal: remove`` takes the agent out), the run to all
     arrived or ``max_time``, and the :class:`RunResult`. A world sets the attributes
     read here and steps with ``step()``."""
 
-    def _open_book(self, scenario, options: "WorldOptions") -> None:
+    def _start_run(self, scenario, options: "WorldOptions") -> None:
         """The run's state at its start, in the scenario's dimensions: agents at their
         starts and at rest, their sizes, neighbour settings and goals, nothing counted."""
         agents = scenario.agents
@@ -396,7 +396,7 @@ class RunBook:
         return neighbor_lists, close_lists
 
 
-class World(RunBook):
+class World(ScenarioRun):
     """Agents of a scenario, each with its own control cycle
     (:class:`~orca_ros.core.robot.cycle.RobotCycle`, the one orca_node runs), stepped
     together.
@@ -412,7 +412,7 @@ class World(RunBook):
         if scenario.dimensions != 2:
             raise ValueError(f"{scenario.path or scenario.name}: a 3D scenario (dimensions: "
                              f"3) runs in orca_ros.core.sim.world3d.World3D (create_world picks)")
-        self._open_book(scenario, options)
+        self._start_run(scenario, options)
         agents = scenario.agents
         n = len(agents)
         self.max_speed = np.array([a.max_speed for a in agents])

@@ -26,7 +26,7 @@ from ..robot.aerial import AerialController, Neighbor3D
 from ..methods import method_names, method_spec
 from ..scenario.loader import Scenario
 from .backends import start_world_backend
-from .world import RunBook, World, WorldOptions
+from .world import ScenarioRun, World, WorldOptions
 
 
 def check_3d_options(scenario: Scenario, options: WorldOptions) -> None:
@@ -43,7 +43,7 @@ def check_3d_options(scenario: Scenario, options: WorldOptions) -> None:
                          f"{', '.join(method_names(dimensions=3))}")
 
 
-class World3D(RunBook):
+class World3D(ScenarioRun):
     """Agents of a 3D scenario, each with its own :class:`AerialController`, stepped
     together."""
 
@@ -53,7 +53,7 @@ class World3D(RunBook):
             raise ValueError(f"{scenario.path or scenario.name}: World3D runs 3D scenarios "
                              f"(dimensions: 3); this one is 2D")
         check_3d_options(scenario, options)
-        self._open_book(scenario, options)
+        self._start_run(scenario, options)
         agents = scenario.agents
         spec = method_spec(options.method)
         self.controllers: List[AerialController] = []
