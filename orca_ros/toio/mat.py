@@ -2,7 +2,7 @@
 
 Mat coordinates are mat units with y growing downwards and angles in degrees
 clockwise. The world frame is x = X s, y = -Y s, yaw = -angle (s = metres per
-mat unit), as the toio_ros2 bridge does; see shared/design/toio.md.
+mat unit), as the toio_ros2 bridge does; see doc/how_it_works/toio.md.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ characteristic; ``decode_notification`` parses what the cube sends, and
 ``decode_command`` what the host writes (the simulated cube's side). Bytes
 that are not a message we know (wrong length, unknown type) raise
 :class:`ProtocolError` naming the characteristic and the bytes. All fields are
-little-endian (shared/design/toio.md).
+little-endian (doc/how_it_works/toio.md).
 """
 
 from __future__ import annotations

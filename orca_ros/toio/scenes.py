@@ -1,7 +1,7 @@
 """The toio SDK for Unity Navigator's reference scenes, as built-in toio scenarios.
 
 The table below keeps every scene in mat units, as the SDK writes it
-(shared/design/navigator.md, "Reference scenes"; the SDK's
+(doc/how_it_works/methods/navigator.md, "Reference scenes"; the SDK's
 ``Tests/PlayMode/D_Navigator.cs`` at commit e9e7278): start positions, start
 headings in degrees clockwise as on the mat, targets, and walls as segments.
 :func:`scenario_mapping` turns a scene into the mapping of a scenario file,
@@ -95,7 +95,7 @@ from ..core.models.toio_cube import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
 
 Point = Tuple[float, float]
 
-HEADER = "# orca_ros built-in scenario (Apache-2.0). Format: shared/scenarios/README.md.\n"
+HEADER = "# orca_ros built-in scenario (Apache-2.0). Format: doc/scenario_format.md.\n"
 MAT_NAME = "collection_ring"
 MAT = mat_named(MAT_NAME)
 GOAL_GAP_M = 0.050          # between neighbouring discs on a shared target's circle
@@ -496,7 +496,7 @@ def _r(value: float) -> float:
 
 
 def scenario_mapping(scene: Scene, mm_per_unit: float = DEFAULT_MM_PER_UNIT) -> Dict[str, Any]:
-    """The scene as a scenario mapping (shared/scenarios/README.md), in world metres."""
+    """The scene as a scenario mapping (doc/scenario_format.md), in world metres."""
     frame = MatFrame(mm_per_unit)
     if scene.origin:
         sdk_file = SDK_ROOT + scene.sdk_file

@@ -93,7 +93,7 @@ class SimulatedCube(CubeLink):
     A request for a shorter notification interval is honoured only down to
     ``ble_interval_s`` (default :data:`~orca_ros.core.models.toio_cube.ID_INTERVAL_S`,
     30 ms, as in the world): the cube accepts 10 ms, but a BLE link delivers
-    20-57 Hz (shared/design/toio.md), so a faster simulated cube would be
+    20-57 Hz (doc/how_it_works/toio.md), so a faster simulated cube would be
     better informed than a real one.
     """
 

@@ -2,7 +2,7 @@
 "The hybrid reciprocal velocity obstacle", IEEE T-RO 27(4), 2011).
 
 Our own code with the semantics of snape/HRVO at commit 1a13e4d (Apache-2.0), as
-summarised in ``shared/design/rvo_hrvo_tethers.md``. Velocities only; no time horizon
+summarised in ``doc/how_it_works/methods/linked_robots.md``. Velocities only; no time horizon
 (the cones are infinite, as in the reference).
 
 Another robot B (combined radius ``R``, both discs already inflated by the planning

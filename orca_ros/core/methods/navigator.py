@@ -2,7 +2,7 @@
 
 The SDK's ``Navigator`` (``Assets/toio-sdk/Scripts/Navigation``, commit
 e9e7278, MIT) has three modes, reimplemented here from the facts in
-``shared/design/navigator.md``:
+``doc/how_it_works/methods/navigator.md``:
 
 - ``hlavoid`` (mode AVOID): HLAvoid, after Guzzi et al., "Human-friendly robot
   navigation in dynamic environments" (ICRA 2013). It samples 19 headings

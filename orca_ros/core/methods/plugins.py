@@ -80,10 +80,10 @@ def _register_returned(result: Any) -> None:
     for spec in items:
         if registered(spec.name) is spec:
             continue  # the callable registered it itself
-        if spec.world_only:
-            from ..sim.backends import register_world_backend
+        if spec.world_only:  # a world backend (orca_ros.core.sim.backends): a name only
+            from .base import add_entry
 
-            register_world_backend(spec)
+            add_entry(spec)
         else:
             from .base import register_method
 

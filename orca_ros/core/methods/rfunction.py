@@ -1,7 +1,7 @@
 """``rfunction``: ORCA's half-planes from the R-function velocity obstacle.
 
 Loktev, Tolok, Romakin, "Functional-voxel Modeling of Navigation Algorithm ORCA"
-(2020), as reconstructed in ``shared/design/rfunction.md``; the geometry is
+(2020), as reconstructed in ``doc/how_it_works/methods/rfunction.md``; the geometry is
 :mod:`orca_ros.core.orca.rfunction`. Against each neighbour the R-function ``F`` of its
 truncated velocity obstacle says whether the relative velocity is inside, the
 region label which part of the boundary is nearest, and that part's primitive and

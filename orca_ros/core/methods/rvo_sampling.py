@@ -1,7 +1,7 @@
 """``rvo_sampling``: the sampling reciprocal velocity obstacle of RVO_Py_MAS, with the
 tether extension of Estevez et al. (ICAE 2025).
 
-Reimplemented from the facts in ``shared/design/rvo_hrvo_tethers.md`` (RVO_Py_MAS,
+Reimplemented from the facts in ``doc/how_it_works/methods/linked_robots.md`` (RVO_Py_MAS,
 MengGuo, commit e656e88, is GPL-2.0: none of its code is used here).
 
 Each period the robot scores a fixed fan of candidate velocities: ``angle_count``

@@ -3,7 +3,7 @@
 One model, used by the scenario world (``WorldOptions(kinematics="toio")``)
 and by the simulated cube behind ``toio_bridge``
 (:class:`orca_ros.toio.transport.SimulatedCube`), so the two cannot drift
-apart. The numbers come from shared/design/toio.md (the toio Core Cube
+apart. The numbers come from doc/how_it_works/toio.md (the toio Core Cube
 communication specification, toio SDK for Unity, toio.py).
 
 Wheels (:class:`WheelModel`). A wheel speed command ``c`` is an integer in

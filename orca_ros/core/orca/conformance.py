@@ -1,5 +1,5 @@
-"""Replay single-step ORCA cases recorded from RVO2 or RVO2-3D (format:
-shared/conformance/README.md).
+"""Replay single-step ORCA cases recorded from RVO2 or RVO2-3D (the JSON Lines format:
+doc/development.md, "Conformance cases").
 
 A case is 3D when its agent's position has three components; it is then
 solved by :func:`~orca_ros.core.orca.orca3d.compute_new_velocity_3d` (RVO2-3D has

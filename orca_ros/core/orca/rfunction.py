@@ -4,7 +4,7 @@ Loktev, Tolok, Romakin, "Functional-voxel Modeling of Navigation Algorithm ORCA"
 (2020) describe the velocity obstacle by one real function that is positive inside
 (built with Rvachev's R-operations) and precompute it as an image. The printed
 formulas have errors; this module follows the checked reconstruction in
-``shared/design/rfunction.md`` (the *design note*), whose names it uses.
+``doc/how_it_works/methods/rfunction.md`` (the *design note*), whose names it uses.
 
 Conventions (design note, "Conventions"; as RVO2): ``p = P_B - P_A`` (the paper
 writes ``P_A - P_B``), ``r = R_A + R_B``, ``tau`` the time horizon and

@@ -1,7 +1,7 @@
 """Linked robots as a text parameter: orca_node's ``links`` (pure, no ROS).
 
 The text is YAML (JSON is YAML too) of a list in the scenario format's
-``links:`` (``shared/scenarios/README.md``)::
+``links:`` (``doc/scenario_format.md``)::
 
     [{agents: [a0, a1], max_length: 1.2}, {agents: [b0, b1, b2], max_length: 0.8,
       rest_length: 0.6}]

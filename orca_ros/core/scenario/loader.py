@@ -1,4 +1,4 @@
-"""Scenario files (format: shared/scenarios/README.md) loaded into typed, validated data.
+"""Scenario files (format: doc/scenario_format.md) loaded into typed, validated data.
 
 A file is rejected, with a message naming the file, the agent and the field,
 when it has unknown keys, non-positive radius or speed, or an agent that

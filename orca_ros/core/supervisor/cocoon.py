@@ -5,7 +5,7 @@ cocoons touch, the pair is judged once: does their predicted motion collide?
 If so, the robot nearer the crossing of their paths keeps going (priority)
 and the other yields: it slows, stops, or side-steps to its right and returns
 to its line. The mathematics (reconstructed, and where the paper is only a
-heuristic) is in shared/design/cocoon.md; equation numbers refer to the paper.
+heuristic) is in doc/how_it_works/supervisor.md; equation numbers refer to the paper.
 
 Robots are assumed to drive straight at their goals at their nominal speed
 (the paper's setting); the prediction is the closest approach of those
