@@ -18,7 +18,7 @@ from orca_ros.core.scenario.loader import builtin_scenario_dir, load_scenario, r
 from orca_ros.toio import scenes
 
 S = 1.3625 / 1000.0          # metres per mat unit
-HEADER = "# orca_ros built-in scenario (Apache-2.0). Format: shared/scenarios/README.md.\n"
+HEADER = "# orca_ros built-in scenario (Apache-2.0). Format: doc/scenario_format.md.\n"
 
 NAMES = ["toio_a_to_target1", "toio_b_wall", "toio_c_intersect_lateral",
          "toio_c_intersect_longitudinal", "toio_d_to_target4", "toio_e_4v4_longitudinal",
