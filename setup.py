@@ -30,6 +30,8 @@ setup(
         ("share/" + package_name, ["package.xml"]),
         ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
         ("share/" + package_name + "/config", glob("config/*.yaml") + glob("config/*.rviz")),
+        ("share/" + package_name + "/config/nav2", glob("config/nav2/*")),
+        ("share/" + package_name + "/config/gazebo", glob("config/gazebo/*")),
     ],
     python_requires=">=3.10",
     install_requires=["setuptools", "numpy", "scipy", "PyYAML", "tqdm", "matplotlib"],
@@ -62,6 +64,7 @@ setup(
             "obstacle_server = orca_ros.nodes.scripts:obstacle_server",
             "supervisor_node = orca_ros.nodes.scripts:supervisor_node",
             "toio_bridge = orca_ros.nodes.scripts:toio_bridge",
+            "straight_driver = orca_ros.nodes.scripts:straight_driver",
         ],
         # Avoidance methods and world backends, found through these groups (another
         # package adds its own the same way); orca_ros.core.methods.plugins.BUILT_IN

@@ -4,6 +4,9 @@
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 method:=direct
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 robots_per_process:=1
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 supervisor:=true rviz:=true
+    ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 odom_frame:=per_robot
+    ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 preferred_velocity:=topic \
+        driver:=straight
 
 The node list comes from orca_ros.fleet.plan.fleet_plan, the same plan `orca-ros sim` runs;
 robots_per_process orca_nodes share one process (orca_robots), each still its own node.
@@ -15,7 +18,8 @@ from launch.substitutions import LaunchConfiguration
 
 from orca_ros.core.methods import method_names
 from orca_ros.fleet.launch import launch_actions
-from orca_ros.fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, fleet_plan,
+from orca_ros.fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, DRIVERS, ODOM_FRAMES,
+                                 PREFERRED_VELOCITY_SOURCES, FleetOptions, fleet_plan,
                                  process_plan, shutdown_grace)
 from orca_ros.tools.rviz import rviz_actions
 
@@ -32,10 +36,23 @@ ARGUMENTS = {
                       "(obstacles, robots, ORCA markers, supervisor cocoons)"),
     "robots_per_process": (str(DEFAULT_ROBOTS_PER_PROCESS),
                            "orca_nodes per process (1: one process per robot)"),
+    "odom_frame": ("shared", "shared: odometry in the shared frame; per_robot: each robot's "
+                   "drifting odometry in '<robot>/odom', placed by a localization on "
+                   "'<robot>/amcl_pose', the truth on '<robot>/ground_truth'"),
+    "preferred_velocity": ("goal", "goal: fleet_sim sends each robot its goal; topic: each "
+                           "orca_node in filter mode, its preferred velocity from "
+                           "'/<robot>/cmd_vel_in' (nobody sends goals)"),
+    "driver": ("none", "with preferred_velocity:=topic, straight: also start a naive driver "
+                       "that publishes each cmd_vel_in straight at the robot's goal; none: "
+                       "something else publishes them"),
     "neighbor_cell_size": ("0.0", "neighbours' odometry from the floor's squares of this "
                            "side (m) near each robot, not from every robot's odom "
                            "(orca_node's neighbor_cell_size); 0: every robot's odom"),
 }
+
+
+CHOICES = {"method": method_names(ros=True), "odom_frame": ODOM_FRAMES,
+           "preferred_velocity": PREFERRED_VELOCITY_SOURCES, "driver": DRIVERS}
 
 
 def _truthy(text: str) -> bool:
@@ -55,7 +72,10 @@ def _nodes(context):
                            speed_factor=float(value["speed_factor"]),
                            enable_stamped_cmd_vel=_truthy(value["enable_stamped_cmd_vel"]),
                            supervisor=_truthy(value["supervisor"]),
-                           robot_parameters=_cells(value["neighbor_cell_size"]))
+                           robot_parameters=_cells(value["neighbor_cell_size"]),
+                           odom_frame=value["odom_frame"],
+                           preferred_velocity=value["preferred_velocity"],
+                           driver=value["driver"])
     plan = fleet_plan(value["scenario"], options)
     processes = process_plan(plan, int(value["robots_per_process"]))
     # launch's own argument sigterm_timeout:=S wins; otherwise the fleet's size sets it.
@@ -66,7 +86,7 @@ def _nodes(context):
 
 def generate_launch_description():
     arguments = [DeclareLaunchArgument(name, default_value=default, description=text,
-                                       **({"choices": list(method_names(ros=True))}
-                                          if name == "method" else {}))
+                                       **({"choices": list(CHOICES[name])}
+                                          if name in CHOICES else {}))
                  for name, (default, text) in ARGUMENTS.items()]
     return LaunchDescription(arguments + [OpaqueFunction(function=_nodes)])

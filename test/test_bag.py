@@ -225,6 +225,24 @@ def test_a_robots_own_prediction_stream_is_not_another_robot(tmp_path):
     assert read_bag(folder).names == ["cube0", "cube1"]
 
 
+def test_a_robot_with_ground_truth_is_drawn_from_it_and_the_fleets_states_are_no_robot(
+        tmp_path):
+    """With each robot's odometry in its own frame (from its start), only the truth says
+    where it is; /orca/states holds every robot's state on one topic."""
+    typestore = get_typestore(Stores.ROS2_JAZZY)
+    t = np.arange(0.0, 1.0001, 0.1)
+    xy = np.stack([t, 0.0 * t], axis=1)
+    folder = tmp_path / "per_robot"
+    rosbags_odometry_bag(folder, typestore, {"/a/odom": (t, xy),
+                                             "/a/ground_truth": (t, xy + 5.0),
+                                             "/orca/states": (t, xy + 2.0),
+                                             "/b/odom": (t, xy + 1.0)})
+    tracks = read_bag(folder)
+    assert tracks.names == ["a", "b"]
+    assert tracks.topics["a"] == "/a/ground_truth"
+    assert tracks.positions[0][0] == pytest.approx((5.0, 5.0))
+
+
 def test_plot_takes_radii_and_obstacles_from_a_scenario(tmp_path, capsys):
     typestore = get_typestore(Stores.ROS2_KILTED)
     t = np.arange(0.0, 2.0001, 0.1)

@@ -89,12 +89,13 @@ def test_orca_node_sends_the_commands_the_worlds_cycle_sent_from_the_same_inputs
     tester = ros.node("replayer")
     clock = tester.create_publisher(Clock, "/clock", 10)
     own = tester.create_publisher(Odometry, "/a/odom", RELIABLE_10)
-    other = tester.create_publisher(Odometry, "/b/odom", RELIABLE_10)
+    other = tester.create_publisher(Odometry, "/orca/states", RELIABLE_10)  # b announces
     goal = tester.create_publisher(PoseStamped, "/a/goal_pose", RELIABLE_10)
     commands = []
     tester.create_subscription(TwistStamped, "/a/cmd_vel", commands.append, RELIABLE_10)
     assert ros.spin_until(lambda: own.get_subscription_count() and other.get_subscription_count()
                           and goal.get_subscription_count(), 10.0)
+    assert node.announcing  # as the fleet plan starts it: it hears b's state
     clock.publish(Clock())
     target = PoseStamped()
     target.pose.position.x, target.pose.position.y = world.scenario.agents[0].goal
@@ -108,10 +109,14 @@ def test_orca_node_sends_the_commands_the_worlds_cycle_sent_from_the_same_inputs
         assert ros.spin_until(lambda now=now: abs(node.get_clock().now().nanoseconds * 1e-9
                                                   - now) < 1e-6, 5.0)
         b = neighbors["b"]
-        # a world-frame velocity, given with a zero heading: the node reads it back as is
-        other.publish(_odometry(b.stamp, b.position, b.velocity, 0.0, 0.0))
+        # b's announced state: a world-frame velocity given with a zero heading, which
+        # the node reads back as is
+        state = _odometry(b.stamp, b.position, b.velocity, 0.0, 0.0)
+        state.child_frame_id = "b"
+        other.publish(state)
         assert ros.spin_until(lambda b=b: "b" in node.neighbors and
                               abs(node.neighbors["b"].stamp - b.stamp) < 1e-6, 5.0)
+        assert node.neighbors["b"].announced
         state = own_reading.state
         c, s = math.cos(state.heading), math.sin(state.heading)
         vx, vy = state.velocity

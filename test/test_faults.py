@@ -141,7 +141,8 @@ def test_dropped_odometry_and_commands_never_reach_their_callbacks():
     injector = run.injector
     north = injector.robots["north"]
     taps = [t for t in injector.taps if t.kind == "odom" and t.owner == "north"]
-    assert len(taps) == 4  # its own odometry and three neighbours' (found by discovery)
+    # its own odometry, three neighbours' (found by discovery), the fleet's announced states
+    assert sorted(t.robot for t in taps) == ["*", "east", "north", "south", "west"]
     assert all(t.received > 0 and t.dropped == t.received and t.delivered == 0 for t in taps)
     assert north.state is None and north.neighbors == {}  # sees nothing, not even itself
     for name in ("south", "east", "west"):  # the others are untouched
@@ -164,7 +165,7 @@ def test_same_seed_drops_the_same_odometry_messages():
         return {(t.owner, t.topic): t for t in run.injector.taps if t.kind == "odom"}
 
     first, second, other = dropped(7), dropped(7), dropped(8)
-    assert set(first) == set(second) == set(other) and len(first) == 16
+    assert set(first) == set(second) == set(other) and len(first) == 20  # 4 x (4 odom + states)
     same_drops, differs = 0, False
     for stream, a in first.items():
         b, c = second[stream], other[stream]

@@ -70,12 +70,12 @@ def test_two_robots_in_one_process_each_answer_on_their_own_topics(ros, tmp_path
             for ns, (x, y) in starts.items():
                 msg = Odometry()
                 msg.header.stamp = probe.get_clock().now().to_msg()
-                msg.header.frame_id = "map"
+                msg.header.frame_id = "world"  # the shared frame
                 msg.pose.pose.position.x, msg.pose.pose.position.y = x, y
                 msg.pose.pose.orientation.w = 1.0
                 odometry[ns].publish(msg)
             target = PoseStamped()
-            target.header.frame_id = "map"
+            target.header.frame_id = "world"  # the shared frame
             target.pose.position.x, target.pose.position.y = 0.0, -4.0
             target.pose.orientation.w = 1.0
             goal.publish(target)

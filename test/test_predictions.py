@@ -64,7 +64,8 @@ class CubeRig:
             max_speed=V_MAX, pref_speed=0.1, kinematics="diff_drive", command_lag=LAG,
             lag_error=0.0065, max_linear_accel=A, max_angular_speed=OMEGA_MAX,
             share_predictions=True, goal_tolerance=0.01,
-            detect_non_reciprocating=False)))  # the played neighbour never gives way
+            detect_non_reciprocating=False,  # the played neighbour never gives way
+            announce=False)))  # it plays a neighbour by its odometry alone
         self.tester = ros.node("tester")
         self.own = self.tester.create_publisher(Odometry, "/me/odom", RELIABLE_10)
         self.other = self.tester.create_publisher(Odometry, "/other/odom", RELIABLE_10)
@@ -84,6 +85,7 @@ class CubeRig:
     def odom(self, x, y):
         msg = Odometry()
         msg.header.stamp = self.node.get_clock().now().to_msg()
+        msg.header.frame_id = "world"  # the shared frame
         msg.pose.pose.position.x, msg.pose.pose.position.y = x, y
         msg.pose.pose.orientation = quaternion_from_yaw(0.0)
         return msg

@@ -44,6 +44,7 @@ def test_unknown_priority_order_names_are_rejected_at_start_up(ros):
 
 def odom(x, y):
     msg = Odometry()
+    msg.header.frame_id = "world"  # the shared frame
     msg.pose.pose.position.x, msg.pose.pose.position.y = float(x), float(y)
     msg.pose.pose.orientation = quaternion_from_yaw(0.0)
     return msg

@@ -35,8 +35,14 @@ class NodeSpec:
 
     @property
     def arguments(self) -> List[str]:
-        """Command-line arguments (an ``orca_robots`` host: ``--robots`` and its robots)."""
-        return ["--robots", *(spec.namespace for spec in self.hosted)] if self.hosted else []
+        """Command-line arguments (an ``orca_robots`` host: ``--robots``, its robots, and
+        their remappings as rules on full names, ``/<robot>/odom:=...``)."""
+        if not self.hosted:
+            return []
+        remaps = [part for spec in self.hosted for source, target in spec.remappings
+                  for part in ("-r", f"{_full_name(source, spec.namespace)}:={target}")]
+        return ["--robots", *(spec.namespace for spec in self.hosted)] + (
+            ["--ros-args", *remaps] if remaps else [])
 
     @property
     def marker_namespace(self) -> str:
@@ -51,8 +57,18 @@ class NodeSpec:
                 for spec in self.hosted}
 
 
+def _full_name(topic: str, namespace: str) -> str:
+    """A relative topic name as seen from ``namespace`` (``odom`` in ``a``: ``/a/odom``)."""
+    return topic if topic.startswith("/") else f"/{namespace.strip('/')}/{topic}"
+
+
 DEFAULT_ROBOTS_PER_PROCESS = 10
 """orca_nodes per process under launch (see :func:`process_plan`)."""
+
+ODOM_FRAMES = ("shared", "per_robot")
+TOPIC_NAMES = ("ros", "gazebo")
+PREFERRED_VELOCITY_SOURCES = ("goal", "topic")
+DRIVERS = ("none", "straight")
 
 
 def _check_robots_per_process(value: Any) -> None:
@@ -72,9 +88,28 @@ class FleetOptions:
     backend: str = "sim"  # sim (fleet_sim) | toio-sim (simulated cubes behind toio_bridge)
     robot_parameters: Tuple[Tuple[str, Any], ...] = ()  # orca_node parameters for every robot
     robots_per_process: int = DEFAULT_ROBOTS_PER_PROCESS  # under launch (process_plan)
+    # shared: odometry in the shared frame; per_robot: each robot's own drifting odom frame,
+    # placed by a localization (fleet_sim's stand-in for AMCL)
+    odom_frame: str = "shared"
+    # goal: each robot drives to its goal; topic: filter mode, from /<robot>/cmd_vel_in
+    preferred_velocity: str = "goal"
+    driver: str = "none"  # straight: a naive driver publishes each cmd_vel_in (topic mode)
+    topics: str = "ros"  # gazebo: fleet_sim under gz-sim's topic names and frames
 
     def __post_init__(self) -> None:
         _check_robots_per_process(self.robots_per_process)
+        for name, allowed in (("odom_frame", ODOM_FRAMES), ("topics", TOPIC_NAMES),
+                              ("preferred_velocity", PREFERRED_VELOCITY_SOURCES),
+                              ("driver", DRIVERS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, "
+                                 f"got {getattr(self, name)!r}")
+        if self.driver != "none" and self.preferred_velocity != "topic":
+            raise ValueError(f"driver {self.driver!r} publishes cmd_vel_in: it needs "
+                             f"preferred_velocity 'topic', not {self.preferred_velocity!r}")
+        if self.topics == "gazebo" and self.backend != "sim":
+            raise ValueError("topics 'gazebo' rehearses gz-sim with fleet_sim "
+                             f"(backend 'sim'), not {self.backend!r}")
         if self.method not in method_names(ros=True):
             raise ValueError(f"method must be one of {method_names(ros=True)} (through ROS), "
                              f"got {self.method!r}")
@@ -101,6 +136,20 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
         "neighbor_radii": [a.radius for a in others] or [-1.0],
         "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
     }
+    if options.topics == "gazebo":
+        from .gazebo import GazeboRobot, robot_parameters as gazebo_parameters
+
+        spawn = GazeboRobot(name, agent.start[0], agent.start[1], agent.start_heading)
+        parameters.update(gazebo_parameters(spawn, options.enable_stamped_cmd_vel))
+        parameters["neighbors"], parameters["neighbor_radii"] = [""], [-1.0]
+    elif options.odom_frame == "per_robot":
+        # Odometry in the robot's own frame, placed in the shared one by its localization;
+        # neighbours from what they announce, never from odometry in frames of their own.
+        parameters.update(pose_source="localization", odom_frame=f"{name}/odom",
+                          localization_topic="amcl_pose", neighbors=[""],
+                          neighbor_radii=[-1.0], discover_odometry=False)
+    if options.preferred_velocity == "topic":
+        parameters["preferred_velocity"] = "topic"
     if scenario.links:
         # Every robot gets all groups: its own partners, and the links it must keep off.
         parameters["links"] = links_text(scenario.links)
@@ -167,8 +216,9 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
             "speed_factor": float(options.speed_factor), "publish_clock": True,
             "command_validity": command_validity(
                 options.control_rate or round(1.0 / scenario.time_step, 6)),
-            "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel, "send_goals": True,
-            "goal_subscribers": goal_subscribers})
+            "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
+            "send_goals": options.preferred_velocity == "goal",
+            "goal_subscribers": goal_subscribers, **_simulator_frames(options)})
     walls = NodeSpec("obstacle_server", "obstacle_server",
                      parameters={"scenario": path, "use_sim_time": options.use_sim_time})
     plan = [simulator, walls]
@@ -187,9 +237,38 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
         if scenario.obstacles or scenario.mat_edges:
             parameters["obstacle_sources"] = [walls.marker_namespace]
         parameters.update(dict(options.robot_parameters))
+        remappings = ()
+        if options.topics == "gazebo":
+            from .gazebo import robot_remappings
+
+            remappings = robot_remappings(agent.name)
         plan.append(NodeSpec("orca_node", "orca_node", namespace=agent.name,
-                             parameters=parameters))
+                             parameters=parameters, remappings=remappings))
+    if options.driver == "straight":
+        plan.append(NodeSpec("straight_driver", "straight_driver", parameters={
+            "scenario": path, "use_sim_time": options.use_sim_time,
+            "kinematics": options.kinematics or "holonomic",
+            "pose_topic": truth_topic(options),
+            "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel}))
     return plan
+
+
+def truth_topic(options: FleetOptions) -> str:
+    """The topic (in each robot's namespace) with its true pose in the shared frame, for
+    observers and the straight driver: ``odom`` while odometry is in the shared frame,
+    ``ground_truth`` when each robot's odometry is in a frame of its own."""
+    return "ground_truth" if options.odom_frame == "per_robot" or options.topics == "gazebo" \
+        else "odom"
+
+
+def _simulator_frames(options: FleetOptions) -> Dict[str, Any]:
+    """fleet_sim's frames and topic names for ``options`` (see :class:`FleetOptions`). Under
+    gz-sim's names the odometry is DiffDrive's: in the robot's own frame from its spawn
+    pose, as exact as a simulated wheel's (no drift, no localization needed)."""
+    if options.topics == "gazebo":
+        return {"odom_frame": "per_robot", "topics": "gazebo", "odom_scale_error": 0.0,
+                "odom_heading_drift": 0.0}
+    return {"odom_frame": options.odom_frame}
 
 
 def process_plan(plan: Sequence[NodeSpec], robots_per_process: int) -> List[NodeSpec]:

@@ -24,7 +24,10 @@ def node_classes() -> Dict[str, Callable]:
     from ..nodes.obstacle_server import ObstacleServer
     from ..nodes.orca_node import OrcaNode
 
-    classes = {"fleet_sim": FleetSim, "obstacle_server": ObstacleServer, "orca_node": OrcaNode}
+    from ..nodes.straight_driver import StraightDriver
+
+    classes = {"fleet_sim": FleetSim, "obstacle_server": ObstacleServer, "orca_node": OrcaNode,
+               "straight_driver": StraightDriver}
     try:
         from ..nodes.toio_bridge import ToioBridge
     except ImportError:  # pragma: no cover - part of this package
@@ -47,8 +50,11 @@ def instantiate(spec: NodeSpec, context) -> Any:
     if spec.executable not in classes:
         raise RuntimeError(f"executable {spec.executable!r} is not part of this package build")
     overrides = [Parameter(key, value=value) for key, value in spec.parameters.items()]
+    remaps = [part for source, target in spec.remappings
+              for part in ("-r", f"{source}:={target}")]
     return classes[spec.executable](context=context, namespace=spec.namespace or None,
-                                    parameter_overrides=overrides)
+                                    parameter_overrides=overrides,
+                                    cli_args=["--ros-args", *remaps] if remaps else None)
 
 
 def make_executor(context):

@@ -14,6 +14,16 @@ is taken with no command: the robot brakes at its acceleration limits. So a
 robot whose commander is late, starved, or dead stops, and never coasts on an
 old command. A stamp from the future (another clock) counts from its arrival.
 
+With ``odom_frame: per_robot`` each robot's odometry is what real robots and Gazebo's
+DiffDrive give: in the robot's own frame ``<robot>/odom`` (origin at its start pose),
+drifting (:class:`~orca_ros.core.models.odometry.DriftingOdometry`), and a stand-in
+for AMCL publishes ``<robot>/amcl_pose`` in ``world_frame``, late and noisy
+(:class:`~orca_ros.core.models.odometry.LocalizationStandIn`); the truth is on
+``<robot>/ground_truth`` (nav_msgs/Odometry in ``world_frame``: for observers and
+tests, as Gazebo's OdometryPublisher gives it, bridged; no orca_node reads it). With
+``topics: gazebo`` odometry and commands have the names of gz-sim's DiffDrive system as
+ros_gz_bridge passes them on (``/model/<robot>/odometry``, ``/model/<robot>/cmd_vel``).
+
 A 3D scenario (``dimensions: 3``) is a fleet of aerial robots: holonomic
 bodies (:func:`~orca_ros.core.models.bodies.step_body_3d`) that take ``cmd_vel``'s
 ``linear.z`` too, and odometry with the height (``pose.position.z``) and the
@@ -28,7 +38,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import Twist, TwistStamped
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
@@ -38,7 +48,9 @@ from rclpy.time import Time
 from rosgraph_msgs.msg import Clock as ClockMsg
 from visualization_msgs.msg import MarkerArray
 
+from ..core.geometry.frames import Pose2
 from ..core.models.bodies import Body, Body3D, DiffDriveLimits, step_body, step_body_3d
+from ..core.models.odometry import DriftingOdometry, LocalizationStandIn
 from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
 from ..core.sim.metrics import FleetRecord
 from . import markers
@@ -88,11 +100,35 @@ class FleetSim(Node):
         self.record = FleetRecord(self.scenario, self.positions())
 
         stamped = bool(self._param("enable_stamped_cmd_vel"))
+        self.per_robot = self._param("odom_frame") == "per_robot"
+        if self.per_robot and self.aerial:
+            raise ValueError("fleet_sim: odom_frame per_robot is for robots on a floor, not "
+                             f"the aerial robots of {self.scenario.name}")
+        gazebo = self._param("topics") == "gazebo"
+        self.odometers: Dict[str, DriftingOdometry] = {}
+        self.localizers: Dict[str, LocalizationStandIn] = {}
+        self.truth_pubs = {}
+        self.fix_pubs = {}
         self.odom_pubs = {}
-        for name in self.names:
-            self.odom_pubs[name] = self.create_publisher(Odometry, f"/{name}/odom", RELIABLE_10)
-            self.create_subscription(TwistStamped if stamped else Twist, f"/{name}/cmd_vel",
+        for k, name in enumerate(self.names):
+            odom_topic = f"/model/{name}/odometry" if gazebo else f"/{name}/odom"
+            cmd_topic = f"/model/{name}/cmd_vel" if gazebo else f"/{name}/cmd_vel"
+            self.odom_pubs[name] = self.create_publisher(Odometry, odom_topic, RELIABLE_10)
+            self.create_subscription(TwistStamped if stamped else Twist, cmd_topic,
                                      lambda msg, name=name: self._on_cmd(name, msg), LATEST)
+            if self.per_robot:
+                sign = 1.0 if k % 2 == 0 else -1.0
+                self.odometers[name] = DriftingOdometry(
+                    sign * self._param("odom_scale_error"),
+                    math.radians(self._param("odom_heading_drift")))
+                self.localizers[name] = LocalizationStandIn(
+                    self._param("localization_rate"), self._param("localization_noise"),
+                    self._param("localization_noise_deg"), self._param("localization_age"),
+                    seed=self._param("seed") * 1000 + k)
+                self.truth_pubs[name] = self.create_publisher(
+                    Odometry, f"/{name}/ground_truth", RELIABLE_10)
+                self.fix_pubs[name] = self.create_publisher(
+                    PoseWithCovarianceStamped, f"/{name}/amcl_pose", RELIABLE_10)
         self.goal_sender = GoalSender(self, self.scenario, self._param("goal_subscribers"),
                                       self._param("world_frame")) \
             if self._param("send_goals") else None
@@ -179,13 +215,46 @@ class FleetSim(Node):
             if self.aerial:
                 odom.pose.pose.position.z = body.z
                 odom.twist.twist.linear.z = body.vz
-            self.odom_pubs[name].publish(odom)
+            if self.per_robot:
+                self._publish_per_robot(name, body, odom, stamp, frame)
+            else:
+                self.odom_pubs[name].publish(odom)
         if self.marker_pub.get_subscription_count() > 0:
             positions = self.positions()
             colliding = {n for pair in self.record.ledger.pairs for n in pair}
             self.marker_pub.publish(markers.robot_markers(
                 frame, stamp, self.names, positions, self.radii,
                 [n in colliding for n in self.names]))
+
+    def _publish_per_robot(self, name: str, body, truth: Odometry, stamp, frame: str) -> None:
+        """odom_frame per_robot: the truth on ground_truth, the drifting odometry in the
+        robot's own frame, and a localization fix when one is due."""
+        self.truth_pubs[name].publish(truth)
+        true_pose = Pose2(body.x, body.y, body.heading)
+        pose = self.odometers[name].step(true_pose)
+        vx, vy, omega = self.odometers[name].twist(body.vx, body.vy, body.omega)
+        odom = Odometry()
+        odom.header.stamp = stamp
+        odom.header.frame_id = f"{name}/odom"
+        odom.child_frame_id = f"{name}/base_link"
+        odom.pose.pose.position.x, odom.pose.pose.position.y = pose.x, pose.y
+        odom.pose.pose.orientation = quaternion_from_yaw(pose.yaw)
+        odom.twist.twist.linear.x, odom.twist.twist.linear.y = vx, vy
+        odom.twist.twist.angular.z = omega
+        self.odom_pubs[name].publish(odom)
+        localizer = self.localizers[name]
+        due = localizer.observe(self.sim_time, true_pose)
+        if due is not None:
+            fix_stamp, seen = due
+            fix = PoseWithCovarianceStamped()
+            fix.header.stamp = Time(nanoseconds=int(round(fix_stamp * 1e9))).to_msg()
+            fix.header.frame_id = frame
+            fix.pose.pose.position.x, fix.pose.pose.position.y = seen.x, seen.y
+            fix.pose.pose.orientation = quaternion_from_yaw(seen.yaw)
+            xx, yy, yaw = localizer.covariance
+            fix.pose.covariance[0], fix.pose.covariance[7] = xx, yy
+            fix.pose.covariance[35] = yaw
+            self.fix_pubs[name].publish(fix)
 
     def _publish_diagnostics(self) -> None:
         ledger = self.record.ledger

@@ -14,11 +14,26 @@ With neighbour cells (orca_node's ``neighbor_cell_size``, see
 its robots (:meth:`NeighborOdometry.watch`), on which the robots publish their own
 odometry named by ``child_frame_id``: a far robot's messages no longer reach it.
 
+Robots that run orca_node announce themselves (:meth:`NeighborOdometry.use_states`):
+each publishes its state in the shared frame on one topic for the whole fleet,
+``/orca/states`` (nav_msgs/Odometry named by ``child_frame_id``, its pose covariance
+its localization's), and its footprint once, latched, on ``/orca/footprints``
+(geometry_msgs/PolygonStamped in its base frame ``<robot>/base_link``: the radius is
+the farthest point's distance). A process subscribes each of the two once, so
+discovery grows with the number of processes, not with its square, and a robot's
+radius needs no configuration. A robot heard both ways is taken from its state while
+that is at least as new as its odometry; from its odometry otherwise (its orca_node
+is gone: it no longer reciprocates).
+
+Every pose must be in the shared frame (the owning node's ``world_frame``): an
+odometry or a state in another frame is refused, naming both frames (a robot whose
+odometry is in its own ``odom`` frame announces its shared-frame state instead).
+
 A message that cannot be used (malformed, not finite, beyond the coordinate
-bound, on a cell topic without a robot's name) is reported by every node following
-that robot, or every node of the process when no robot can be named (their
-diagnostics say which), and changes nothing; an older stamp than the one held is
-ignored.
+bound, in another frame, on a cell topic without a robot's name) is reported by every
+node following that robot, or every node of the process when no robot can be named
+(their diagnostics say which), and changes nothing; an older stamp than the one held
+is ignored.
 """
 
 from __future__ import annotations
@@ -27,9 +42,13 @@ import math
 from typing import Dict, List, Optional, Tuple
 
 from ..core.robot.cells import Cell, CellGrid, cell_topic
+from ..core.robot.localization import position_deviation
 from ..core.robot.perception import NeighborReading
-from .ros_common import (CELL, LATEST, BadMessage, odometry_from_cdr, odometry_height,
-                         odometry_state)
+from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, odometry_from_cdr,
+                         odometry_height, odometry_state)
+
+STATES_TOPIC = "/orca/states"
+FOOTPRINTS_TOPIC = "/orca/footprints"
 
 
 class NeighborOdometry:
@@ -42,7 +61,6 @@ class NeighborOdometry:
 
     def __init__(self) -> None:
         self.owner = None
-        self.latest: Dict[str, NeighborReading] = {}
         self.subscriptions: Dict[str, object] = {}
         self.followers: Dict[str, List[object]] = {}  # robot -> the nodes following it
         self.messages = 0  # messages taken in by this process
@@ -53,6 +71,13 @@ class NeighborOdometry:
         self.grid: Optional[CellGrid] = None
         self.reaches: Dict[object, Tuple[Tuple[float, float], float]] = {}
         self.cell_subscriptions: Dict[Cell, object] = {}
+        # Announced robots: their latest states, their radii (footprints), the topics.
+        self.states: Dict[str, NeighborReading] = {}
+        self.odometry: Dict[str, NeighborReading] = {}
+        self.radii: Dict[str, float] = {}
+        self.state_subscription = None
+        self.footprint_subscription = None
+        self.announced = False  # the robots announce themselves (states, or cells of states)
 
     def join(self, node) -> None:
         """``node`` reads from here (the first one owns the subscriptions)."""
@@ -60,6 +85,66 @@ class NeighborOdometry:
             self.owner = node
         if node not in self.nodes:
             self.nodes.append(node)
+
+    @property
+    def latest(self) -> Dict[str, NeighborReading]:
+        """Every robot's latest reading: its announced state while that is at least as new
+        as its odometry, else its odometry."""
+        merged = dict(self.odometry)
+        for name, state in self.states.items():
+            odometry = merged.get(name)
+            if odometry is None or state.stamp >= odometry.stamp:
+                merged[name] = state
+        return merged
+
+    def use_states(self) -> None:
+        """Hear the robots that announce themselves: ``/orca/states`` (with neighbour
+        cells: their states come on the cell topics instead) and ``/orca/footprints``,
+        once for the process."""
+        if self.footprint_subscription is not None:
+            return
+        from geometry_msgs.msg import PolygonStamped
+        from nav_msgs.msg import Odometry
+
+        self.announced = True
+        if self.grid is None:
+            self.state_subscription = self.owner.create_subscription(
+                Odometry, STATES_TOPIC, self.on_state, CELL, raw=True)
+        self.footprint_subscription = self.owner.create_subscription(
+            PolygonStamped, FOOTPRINTS_TOPIC, self.on_footprint, LATCHED_MANY)
+
+    def _shared_frame(self) -> str:
+        return self.owner.shared_frame
+
+    def on_state(self, msg) -> None:
+        """One robot's announced state (serialized bytes or a message)."""
+        try:
+            if isinstance(msg, (bytes, bytearray, memoryview)):
+                msg = odometry_from_cdr(bytes(msg))
+            name = msg.child_frame_id.strip("/")
+            if not name:
+                raise BadMessage("a state on /orca/states names no robot (child_frame_id)")
+        except BadMessage as error:
+            for node in self.nodes:
+                node.report_bad_neighbor_odometry(STATES_TOPIC, str(error))
+            return
+        reading = self._reading(name, msg, announced=True)
+        if reading is not None:
+            previous = self.states.get(name)
+            if previous is None or reading.stamp >= previous.stamp:
+                self.states[name] = reading
+
+    def on_footprint(self, msg) -> None:
+        """A robot's footprint: its radius, the farthest point from its base frame."""
+        name = msg.header.frame_id.rsplit("/base_link", 1)[0].strip("/")
+        points = [(p.x, p.y) for p in msg.polygon.points]
+        if not name or not points or not all(math.isfinite(c) for p in points for c in p):
+            for node in self.nodes:
+                node.report_bad_neighbor_odometry(FOOTPRINTS_TOPIC, (
+                    f"footprint in frame {msg.header.frame_id!r} with {len(points)} points: "
+                    "a robot's footprint is finite points in its '<robot>/base_link' frame"))
+            return
+        self.radii[name] = max(math.hypot(x, y) for x, y in points)
 
     def use_cells(self, grid: CellGrid) -> None:
         """Take neighbours' odometry from the cell topics of ``grid`` (the first node
@@ -97,7 +182,8 @@ class NeighborOdometry:
                 self.owner.destroy_subscription(self.cell_subscriptions.pop(cell))
 
     def on_cell(self, topic: str, msg) -> None:
-        """One message of a cell topic: a robot's odometry, named by its child_frame_id."""
+        """One message of a cell topic: a robot's state (its odometry, when the robots do
+        not announce themselves), named by its child_frame_id."""
         try:
             if isinstance(msg, (bytes, bytearray, memoryview)):
                 msg = odometry_from_cdr(bytes(msg))
@@ -108,7 +194,10 @@ class NeighborOdometry:
             for node in self.nodes:
                 node.report_bad_neighbor_odometry(topic, str(error))
             return
-        self.on_odometry(name, msg)
+        if self.announced:
+            self.on_state(msg)
+        else:
+            self.on_odometry(name, msg)
 
     def follow(self, name: str, node) -> None:
         """``node`` wants robot ``name``'s odometry: subscribe ``/<name>/odom`` once
@@ -129,19 +218,43 @@ class NeighborOdometry:
         try:
             if isinstance(msg, (bytes, bytearray, memoryview)):
                 msg = odometry_from_cdr(bytes(msg))
+        except BadMessage as error:
+            for node in self.followers.get(name, ()):
+                node.report_bad_neighbor_odometry(name, str(error))
+            return
+        reading = self._reading(name, msg, announced=False)
+        if reading is not None:
+            previous = self.odometry.get(name)
+            if previous is None or reading.stamp >= previous.stamp:
+                self.odometry[name] = reading
+
+    def _reading(self, name: str, msg, announced: bool) -> Optional[NeighborReading]:
+        """A robot's odometry or state as a reading, or None (reported) when it cannot
+        be used."""
+        try:
+            frame = getattr(msg.header, "frame_id", "")
+            shared = self._shared_frame()
+            if frame != shared:
+                raise BadMessage(f"{'state' if announced else 'odometry'} in frame "
+                                 f"{frame!r}, not the shared frame {shared!r}")
             position, velocity, _, _, _ = odometry_state(msg)
             z, vz = odometry_height(msg)
             bound = self.owner.odometry_gate.max_coordinate
             if max(abs(position[0]), abs(position[1]), abs(z)) > bound:
                 raise BadMessage(f"position {position + (z,)} is beyond {bound:g} m")
+            uncertainty = 0.0
+            if announced:
+                c = msg.pose.covariance
+                if not all(math.isfinite(v) for v in (c[0], c[1], c[7])):
+                    raise BadMessage("non-finite pose covariance")
+                uncertainty = position_deviation(c[0], c[1], c[7])
         except BadMessage as error:
-            for node in self.followers.get(name, ()):
+            nodes = self.nodes if announced else self.followers.get(name, ())
+            for node in nodes:
                 node.report_bad_neighbor_odometry(name, str(error))
-            return
+            return None
         self.messages += 1
         self.messages_from[name] = self.messages_from.get(name, 0) + 1
         stamp_ns = self.owner.measured_ns(msg)
-        previous = self.latest.get(name)
-        if previous is not None and stamp_ns * 1e-9 < previous.stamp:
-            return  # older than what we have
-        self.latest[name] = NeighborReading(stamp_ns * 1e-9, position, velocity, z, vz)
+        return NeighborReading(stamp_ns * 1e-9, position, velocity, z, vz, uncertainty,
+                               announced)

@@ -40,7 +40,8 @@ import time
 from typing import Dict, List, Optional, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PoseStamped, Twist, TwistStamped
+from geometry_msgs.msg import (Point32, PolygonStamped, PoseStamped, PoseWithCovarianceStamped,
+                               Twist, TwistStamped)
 from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
@@ -53,21 +54,27 @@ from ..core.models.toio_cube import drive_model
 from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
 from ..core.robot.config import ControllerConfig
 from ..core.robot.controller import RobotController
+from ..core.geometry.frames import Pose2
 from ..core.robot.cycle import (AerialCycle, CycleResult, GoalState, OwnReading,
-                                PerceptionSettings, RobotCycle, Status)
+                                PerceptionSettings, Preferred, RobotCycle, Status)
+from ..core.robot.localization import SharedFramePose, position_deviation
 from ..core.robot.links import group_of, linked_names, parse_links
 from ..core.robot.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from ..core.robot.perception import NeighborReading, OdometryGate, SharedPrediction
 from ..core.robot.state import RobotState
 from . import markers
-from .neighbor_odometry import NeighborOdometry
+from .neighbor_odometry import FOOTPRINTS_TOPIC, STATES_TOPIC, NeighborOdometry
 from .params import check_start, check_values, declare_table, removed_problem, table_by_name
 from .params.orca_node import (ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED,
                                method_parameter_defaults, method_parameters)
-from .ros_common import (CELL, LATEST, LEVEL_ERROR, LEVEL_OK, LEVEL_WARN,
+from .ros_common import (CELL, LATCHED, LATEST, LEVEL_ERROR, LEVEL_OK, LEVEL_WARN,
                          OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage, diagnostic_array,
                          diagnostic_status, obstacle_update, odometry_height, odometry_state,
-                         quaternion_from_yaw, run_node, twist_message)
+                         quaternion_from_yaw, run_node, twist_message, twist_of,
+                         yaw_from_quaternion)
+
+QUIET_STOPS = 3  # filter mode: stop commands sent once cmd_vel_in times out, then none
+FOOTPRINT_SIDES = 16  # the announced footprint: a polygon round the robot's disc
 
 WATCHDOG_PERIODS = 1.25  # control periods without a cycle before the timer starts one
 
@@ -92,16 +99,27 @@ class OrcaNode(Node):
         self._config_dirty = False
 
         self.own: Optional[OwnReading] = None
+        origin = [float(v) for v in self._param("odom_origin")]
+        if len(origin) != 3:
+            raise ValueError(f"odom_origin must be [x, y, yaw], got {origin}")
+        self.localizer = SharedFramePose(self._param("pose_source"), Pose2(*origin),
+                                         self._param("max_pose_uncertainty"))
+        self.localization_problem = ""  # the last localization fix that was refused
+        self.odom_heard = False  # odometry came, but no pose in the shared frame yet
+        self.cmd_vel_in: Optional[Tuple[Tuple[float, float, float], float]] = None  # (twist, s)
         self.position3: Optional[Tuple[float, float, float]] = None
         self.velocity3: Tuple[float, float, float] = (0.0, 0.0, 0.0)
         self.odometry_gate = OdometryGate(max(self._param("max_speed"), 1e-3))
         # Neighbours' odometry: the process's, one subscription per robot for all its nodes.
         self.neighbor_odometry = neighbor_odometry or NeighborOdometry()
         self.neighbor_odometry.join(self)
+        self.announcing = bool(self._param("announce"))
         # Neighbour cells (neighbor_cell_size): publishers of the own odometry, by cell.
         self.cell_publishers: Dict[Tuple[int, int], object] = {}
         if self._param("neighbor_cell_size") > 0.0:
             self.neighbor_odometry.use_cells(CellGrid(self._param("neighbor_cell_size")))
+        if self.announcing:
+            self.neighbor_odometry.use_states()
         self.followed: List[str] = []  # the robots this node follows (order of discovery)
         self.prediction_subscriptions: Dict[str, object] = {}
         # Obstacles from every /obstacles source, by (ns, id); self.edges is their union.
@@ -114,6 +132,7 @@ class OrcaNode(Node):
         self.last_problem = ""
         self.status = Status(GoalState.NO_GOAL)  # what the robot is doing, from its cycle
         self.last_result: Optional[CycleResult] = None
+        self.quiet_stops = 0  # stop commands sent since cmd_vel_in went quiet
         # Timing, for diagnostics and `orca-ros bench-ros`: control cycles that
         # came more than 1.5 periods after the previous one (node clock), and
         # wall time from receiving the odometry used to publishing the command.
@@ -143,6 +162,15 @@ class OrcaNode(Node):
                                              RELIABLE_10)
         self.marker_pub = self.create_publisher(MarkerArray, "orca/markers", 1)
         self.prediction_pub = self.create_publisher(Odometry, "orca/prediction", RELIABLE_10)
+        self.state_pub = self.footprint_pub = None
+        if self.announcing:
+            if self.neighbor_odometry.grid is None:  # with cells: on the cell topics
+                # Reliable: RViz, rqt and Foxglove (reliable readers) can show it; the
+                # fleet's readers are best effort, and a reliable writer serves those
+                # without acknowledgements.
+                self.state_pub = self.create_publisher(Odometry, STATES_TOPIC, RELIABLE_10)
+            self.footprint_pub = self.create_publisher(PolygonStamped, FOOTPRINTS_TOPIC, LATCHED)
+            self._publish_footprint()
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
                                               qos_profile_system_default)
         self.create_subscription(Odometry, "odom", self._on_own_odom, LATEST)
@@ -153,6 +181,13 @@ class OrcaNode(Node):
         self.create_subscription(Float64, "supervisor/speed_limit", self._on_speed_limit,
                                  RELIABLE_10)
         self.create_subscription(Path, "supervisor/detour", self._on_detour, RELIABLE_10)
+        if self._param("pose_source") == "localization":
+            self.create_subscription(PoseWithCovarianceStamped,
+                                     self._param("localization_topic"), self._on_localization,
+                                     RELIABLE_10)
+        if self._param("preferred_velocity") == "topic":
+            self.create_subscription(TwistStamped if self.stamped else Twist, "cmd_vel_in",
+                                     self._on_cmd_vel_in, LATEST)
 
         self.control_timer = self.create_timer(1.0 / self._param("control_rate"),
                                                self._on_control_timer)
@@ -282,7 +317,9 @@ class OrcaNode(Node):
             non_reciprocating=frozenset(n.strip("/") for n in self._param("non_reciprocating")
                                         or [] if n),
             share_predictions=bool(self._param("share_predictions")),
-            odom_timeout=self._param("odom_timeout"))
+            odom_timeout=self._param("odom_timeout"),
+            unannounced_reciprocate=not self._param("announce"),
+            max_uncertainty=self._param("max_pose_uncertainty"))
 
     def _neighbor_radii(self) -> Dict[str, float]:
         """Each listed neighbour's radius (m), from ``neighbor_radii``: read once per
@@ -294,7 +331,12 @@ class OrcaNode(Node):
         return dict(zip(names, (float(r) for r in values)))
 
     def _neighbor_radius(self, name: str) -> float:
-        return self.radius_of.get(name, self._param("neighbor_radius"))
+        """A neighbour's radius: listed in neighbor_radii, else as its footprint says,
+        else neighbor_radius."""
+        listed = self.radius_of.get(name)
+        if listed is not None:
+            return listed
+        return self.neighbor_odometry.radii.get(name, self._param("neighbor_radius"))
 
     def _configure_links(self) -> None:
         """``links`` read into the cycle: its groups, or, for a bad value (one the node
@@ -326,6 +368,8 @@ class OrcaNode(Node):
         """Parameters changed: the cycle takes the new settings (it keeps its path)."""
         self._config_dirty = False
         self._declare_method()
+        if self.footprint_pub is not None:
+            self._publish_footprint()  # the radius may have changed
         self.radius_of = self._neighbor_radii()
         self.cycle.reconfigure(self._controller_config(), self._perception_settings())
         self.cycle.directive_timeout = self._param("supervisor_timeout")
@@ -339,6 +383,16 @@ class OrcaNode(Node):
             self.odometry_gate = OdometryGate(max(self._param("max_speed"), 1e-3))
         if self.aerial is not None:
             self._update_path()
+
+    @property
+    def shared_frame(self) -> str:
+        """The frame every robot plans in (``world_frame``)."""
+        return self._param("world_frame")
+
+    @property
+    def odom_frame(self) -> str:
+        """The frame the robot's own odometry must be in."""
+        return self._param("odom_frame") or self.shared_frame
 
     @property
     def controller(self) -> RobotController:
@@ -375,6 +429,9 @@ class OrcaNode(Node):
 
     def _on_own_odom(self, msg: Odometry) -> None:
         try:
+            if msg.header.frame_id != self.odom_frame:
+                raise BadMessage(f"odom in frame {msg.header.frame_id!r}, expected "
+                                 f"{self.odom_frame!r} (odom_frame, or world_frame)")
             position, velocity, yaw, v, omega = odometry_state(msg)
         except BadMessage as error:
             self._reject("own odom", str(error))
@@ -388,7 +445,18 @@ class OrcaNode(Node):
         if problem is not None:
             self._reject("own odom", problem)
             return
-        self.own = OwnReading(RobotState(position, velocity, yaw, v, omega), stamp_ns * 1e-9)
+        stamp = stamp_ns * 1e-9
+        self.localizer.odometry(stamp, Pose2(position[0], position[1], yaw))
+        shared = self.localizer.in_shared_frame(Pose2(position[0], position[1], yaw))
+        state = None
+        if shared is None:  # no localization yet: no pose in the shared frame
+            self.own = None
+            self.odom_heard = True
+        else:
+            velocity = self.localizer.velocity_in_shared_frame(velocity)
+            self.own = OwnReading(RobotState(shared.position, velocity, shared.yaw, v, omega),
+                                  stamp, self.localizer.uncertainty)
+            state = self._state_message(msg, shared) if self.announcing else msg
         if self.dimensions == 3:
             z, vz = odometry_height(msg)
             self.position3 = (position[0], position[1], z)
@@ -403,8 +471,72 @@ class OrcaNode(Node):
                     self._control()
                 finally:
                     self.cycle_cpu_start_ns = None
-        if self.neighbor_odometry.grid is not None:  # after the command: not in its latency
-            self._share_in_cells(msg, position)
+        # After the command, not in its latency: this robot's state for the others.
+        if state is not None and self.neighbor_odometry.grid is not None:
+            self._share_in_cells(state, shared.position)
+        elif state is not None and self.state_pub is not None:
+            self.state_pub.publish(state)
+
+    def _state_message(self, msg: Odometry, pose: Pose2) -> Odometry:
+        """This robot's state in the shared frame, named by its robot: what it announces
+        on /orca/states (or on the cell topics)."""
+        state = Odometry()
+        state.header.stamp = msg.header.stamp
+        state.header.frame_id = self.shared_frame
+        state.child_frame_id = self.robot
+        state.pose.pose.position.x, state.pose.pose.position.y = pose.position
+        state.pose.pose.position.z = msg.pose.pose.position.z
+        state.pose.pose.orientation = quaternion_from_yaw(pose.yaw)
+        variance = self.localizer.uncertainty ** 2
+        state.pose.covariance[0] = state.pose.covariance[7] = variance
+        state.twist.twist = msg.twist.twist  # body frame, as the odometry's
+        return state
+
+    def _publish_footprint(self) -> None:
+        """This robot's footprint, latched on /orca/footprints: a polygon round its disc
+        in its base frame (its farthest point is its radius)."""
+        radius = self._param("radius")
+        footprint = PolygonStamped()
+        footprint.header.frame_id = f"{self.robot}/base_link"
+        footprint.polygon.points = [
+            Point32(x=radius * math.cos(2.0 * math.pi * k / FOOTPRINT_SIDES),
+                    y=radius * math.sin(2.0 * math.pi * k / FOOTPRINT_SIDES), z=0.0)
+            for k in range(FOOTPRINT_SIDES)]
+        self.footprint_pub.publish(footprint)
+
+    def _on_localization(self, msg: PoseWithCovarianceStamped) -> None:
+        """A localization fix (the pose in the shared frame), as AMCL publishes it."""
+        try:
+            if msg.header.frame_id != self.shared_frame:
+                raise BadMessage(f"localization in frame {msg.header.frame_id!r}, expected "
+                                 f"the shared frame {self.shared_frame!r}")
+            p, q, c = msg.pose.pose.position, msg.pose.pose.orientation, msg.pose.covariance
+            numbers = (p.x, p.y, q.x, q.y, q.z, q.w, c[0], c[1], c[7])
+            if not all(math.isfinite(n) for n in numbers):
+                raise BadMessage(f"non-finite number in localization: position ({p.x}, {p.y}), "
+                                 f"orientation ({q.x}, {q.y}, {q.z}, {q.w}), covariance "
+                                 f"({c[0]}, {c[1]}, {c[7]})")
+            if q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w < 1e-12:
+                raise BadMessage("localization orientation is a zero quaternion")
+        except BadMessage as error:
+            self.localization_problem = str(error)
+            self._reject(self._param("localization_topic"), str(error))
+            return
+        stamp = self.measured_ns(msg) * 1e-9
+        report = self.localizer.fix(stamp, Pose2(p.x, p.y, yaw_from_quaternion(q)),
+                                    position_deviation(c[0], c[1], c[7]))
+        if report is not None:
+            self.get_logger().warning(report, throttle_duration_sec=1.0)
+
+    def _on_cmd_vel_in(self, msg) -> None:
+        """The preferred velocity from outside (preferred_velocity: topic), body frame."""
+        try:
+            twist = twist_of(msg)
+        except BadMessage as error:
+            self._reject("cmd_vel_in", str(error))
+            return
+        self.cmd_vel_in = ((twist.linear.x, twist.linear.y, twist.angular.z),
+                           self._now_ns() * 1e-9)
 
     def _share_in_cells(self, msg: Odometry, position: Tuple[float, float]) -> None:
         """Publish the own odometry, named by ``child_frame_id``, on the topic of the
@@ -452,11 +584,14 @@ class OrcaNode(Node):
         """The followed robots' latest odometry, none silent for neighbor_forget_after."""
         forget_ns = self._param("neighbor_forget_after") * 1e9
         latest = self.neighbor_odometry.latest
-        names = self.followed
+        names = list(self.followed)
         if self.neighbor_odometry.grid is not None and not any(self._param("neighbors")):
             # With cells, whoever is heard in them: a robot met for the first time counts
             # at once, not at the next discovery scan.
             names = [n for n in latest if n != self.robot]
+        if self.announcing:  # every robot that announces itself
+            names += [n for n in self.neighbor_odometry.states
+                      if n != self.robot and n not in names]
         seen = {}
         for name in names:
             s = latest.get(name)
@@ -528,6 +663,10 @@ class OrcaNode(Node):
         self.controller.roadmaps.clear()
 
     def _on_goal(self, msg: PoseStamped) -> None:
+        if msg.header.frame_id not in ("", self.shared_frame):
+            self._reject("goal_pose", f"goal in frame {msg.header.frame_id!r}, expected the "
+                         f"shared frame {self.shared_frame!r}")
+            return
         x, y, z = msg.pose.position.x, msg.pose.position.y, msg.pose.position.z
         if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
             self._reject("goal_pose", f"non-finite goal ({x}, {y}, {z})")
@@ -574,6 +713,8 @@ class OrcaNode(Node):
         listed = [n for n in self._param("neighbors") if n]
         if listed:
             names = [n.strip("/") for n in listed]
+        elif not self._param("discover_odometry"):
+            names = []
         else:
             names = []
             for topic, types in self.get_topic_names_and_types():
@@ -614,15 +755,26 @@ class OrcaNode(Node):
             return
         awaited = self.obstacles.missing_sources([n for n in self._param("obstacle_sources")
                                                   if n])
-        result = self.cycle.step(now_ns * 1e-9, self.own, readings, self.edges, awaited)
+        now = now_ns * 1e-9
+        hold = self._input_hold(now)
+        if hold:
+            result = CycleResult(Status(GoalState.HOLDING, hold))
+        else:
+            result = self.cycle.step(now, self.own, readings, self.edges, awaited,
+                                     self._preferred())
         self.last_result = result
         self.status = result.status
         if result.holds:
+            if self._input_quiet(hold):
+                return  # stopped, and quiet until cmd_vel_in speaks again
             self._publish_command(0.0, 0.0, 0.0)
             return
+        self.quiet_stops = 0
         command = result.command
         self._note_latency()
-        if self.controller.effective_config.diff_drive:
+        if command.passed_through is not None:  # filter mode: the input, unchanged
+            self._publish_command(*command.passed_through)
+        elif self.controller.effective_config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)
         else:
             yaw = self.own.state.heading
@@ -640,6 +792,38 @@ class OrcaNode(Node):
                 **({"tethers": perceived.tethers, "links": perceived.links,
                     "tether_from": perceived.state.position}
                    if self.cycle.link_groups else {})))
+
+    def _input_hold(self, now: float) -> str:
+        """Why the robot must hold for want of input ('' when it need not): odometry came
+        but no localization yet, or, in filter mode, no fresh cmd_vel_in."""
+        if self.own is None and self.odom_heard and not self.localizer.known:
+            return f"no localization yet on {self._param('localization_topic')}"
+        if self._param("preferred_velocity") == "topic" and self.own is not None:
+            timeout = self._param("cmd_vel_in_timeout")
+            if self.cmd_vel_in is None:
+                return "no cmd_vel_in yet"
+            if now - self.cmd_vel_in[1] > timeout:
+                return f"no cmd_vel_in for {now - self.cmd_vel_in[1]:.1f} s"
+        return ""
+
+    def _input_quiet(self, hold: str) -> bool:
+        """Filter mode with cmd_vel_in gone quiet: after :data:`QUIET_STOPS` stop commands
+        the robot sends nothing more, as Nav2's velocity smoother does when its input times
+        out, so a teleop or another commander behind the same collision monitor may drive."""
+        if not hold.startswith("no cmd_vel_in"):
+            self.quiet_stops = 0
+            return False
+        self.quiet_stops += 1
+        return self.quiet_stops > QUIET_STOPS
+
+    def _preferred(self) -> Optional[Preferred]:
+        """Filter mode: cmd_vel_in turned into the shared frame with the robot's heading."""
+        if self._param("preferred_velocity") != "topic" or self.own is None:
+            return None
+        twist = self.cmd_vel_in[0]
+        heading = self.own.state.heading
+        c, s = math.cos(heading), math.sin(heading)
+        return Preferred((c * twist[0] - s * twist[1], s * twist[0] + c * twist[1]), twist)
 
     def _control_3d(self, now_ns: int, readings: Dict[str, NeighborReading]) -> None:
         """One control cycle of an aerial robot (``dimensions`` 3): the velocity sent in
@@ -747,6 +931,14 @@ class OrcaNode(Node):
             "link_partners_missing": ",".join(cycle.link_missing),
             "link_partners_stale": ",".join(cycle.link_stale),
             "links_seen": cycle.links_seen, "links_error": cycle.links_error,
+            # the pose in the shared frame: where it comes from, and the localization's
+            "pose_source": self.localizer.source,
+            "localization_fixes": self.localizer.fixes,
+            "localization_jumps": self.localizer.jumps,
+            "pose_uncertainty_m": round(self.localizer.uncertainty, 4),
+            "neighbors_announced": sum(1 for n in neighbors_seen.values() if n.announced),
+            "cmd_vel_in_age_s": round(now_ns * 1e-9 - self.cmd_vel_in[1], 3)
+            if self.cmd_vel_in is not None else "",
             **_percentiles_ms(self.latencies_s),
             **_percentiles_ms(self.cycle_cpu_s, "odom_to_cmd_cpu_ms"),
         }

@@ -38,6 +38,11 @@ CELL = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT,
 # Latched data (obstacles): late joiners get the last message.
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
+# Subscribing to a latched topic every robot publishes once (footprints): each
+# publisher's last message, for up to 100 publishers met at once.
+LATCHED_MANY = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                          history=HistoryPolicy.KEEP_LAST)
 # Subscribing to /obstacles, which several sources publish (transient-local,
 # reliable, as LATCHED): a late joiner gets each publisher's kept history, and
 # a burst of markers (a tracker's MODIFYs, a map's many ids) is not cut to the
@@ -114,6 +119,7 @@ def odometry_from_cdr(data: bytes):
     try:
         offset = 4
         sec, nanosec, frame_length = struct.unpack_from("<iII", data, offset)
+        frame = data[offset + 12:offset + 12 + frame_length]
         offset += 12 + frame_length
         offset = 4 + ((offset - 4 + 3) & ~3)  # child_frame_id: a string, 4-aligned
         (child_length,) = struct.unpack_from("<I", data, offset)
@@ -121,14 +127,21 @@ def odometry_from_cdr(data: bytes):
         offset += 4 + child_length
         offset = 4 + ((offset - 4 + 7) & ~7)  # the pose: doubles, 8-aligned
         px, py, pz, qx, qy, qz, qw = struct.unpack_from("<7d", data, offset)
-        offset += 7 * 8 + 36 * 8  # past the pose covariance
+        offset += 7 * 8
+        xx, xy = struct.unpack_from("<2d", data, offset)  # the pose covariance's x row
+        yy = struct.unpack_from("<d", data, offset + 7 * 8)[0]
+        offset += 36 * 8
         vx, vy, vz, wx, wy, wz = struct.unpack_from("<6d", data, offset)
     except struct.error as error:
         raise BadMessage(f"truncated odometry ({len(data)} bytes): {error}") from None
-    return NS(header=NS(stamp=NS(sec=sec, nanosec=nanosec)),
+    covariance = [0.0] * 36
+    covariance[0], covariance[1], covariance[6], covariance[7] = xx, xy, xy, yy
+    return NS(header=NS(stamp=NS(sec=sec, nanosec=nanosec),
+                        frame_id=frame.rstrip(b"\0").decode("utf-8", "replace")),
               child_frame_id=child.rstrip(b"\0").decode("utf-8", "replace"),
               pose=NS(pose=NS(position=NS(x=px, y=py, z=pz),
-                              orientation=NS(x=qx, y=qy, z=qz, w=qw))),
+                              orientation=NS(x=qx, y=qy, z=qz, w=qw)),
+                      covariance=covariance),
               twist=NS(twist=NS(linear=NS(x=vx, y=vy, z=vz), angular=NS(x=wx, y=wy, z=wz))))
 
 

@@ -39,3 +39,7 @@ def supervisor_node() -> None:
 
 def toio_bridge() -> None:
     _run("toio_bridge")
+
+
+def straight_driver() -> None:
+    _run("straight_driver")

@@ -7,7 +7,9 @@ This is what ``ros2 launch`` does (``launch.LaunchService`` in the main
 thread, one process per node), plus:
 
 - the observer (``orca_ros.testing.observer``) in a separate process, judging
-  collisions from ``/<robot>/odom`` alone (the scenario is ``--observer``, or
+  collisions from ``/<robot>/odom`` alone (``/<robot>/ground_truth`` with
+  ``odom_frame:=per_robot``, where odometry is in each robot's own frame; the scenario is
+  ``--observer``, or
   the launch file's ``scenario:=`` argument);
 - optionally ``--stress N`` busy-loop processes, to judge safety on a loaded
   machine;
@@ -361,6 +363,13 @@ def run(launch_file: str, launch_arguments: List[str], json_path: Optional[str],
     return summary
 
 
+def pose_topic_of(arguments: List[Tuple[str, str]]) -> str:
+    """Where the observer reads each robot's true pose: ``ground_truth`` when the launch
+    puts each robot's odometry in a frame of its own (``odom_frame:=per_robot``), else
+    ``odom``."""
+    return "ground_truth" if dict(arguments).get("odom_frame") == "per_robot" else "odom"
+
+
 def _run_in(folder: str, launch_path: pathlib.Path, arguments: List[Tuple[str, str]],
             scenario: str, wall_limit: float, stress: int,
             sigterm_timeout: Optional[float]) -> Dict[str, object]:
@@ -369,7 +378,8 @@ def _run_in(folder: str, launch_path: pathlib.Path, arguments: List[Tuple[str, s
     observer_json = os.path.join(folder, "observer.json")
     hogs = start_hogs(stress)
     observer = start_observer(scenario, observer_json, status_path=status_path,
-                              log_path=os.path.join(folder, "observer.log"))
+                              log_path=os.path.join(folder, "observer.log"),
+                              pose_topic=pose_topic_of(arguments))
     try:
         if not wait_ready(status_path, observer):
             raise SetupError(f"the observer did not start: "

@@ -1,9 +1,11 @@
 """An independent observer of a running fleet: a separate process that watches odometry.
 
     python -m orca_ros.testing.observer SCENARIO --json OUT [--duration WALL_S] [--status FILE]
+        [--pose-topic odom|ground_truth]
 
 It has its own rclpy context and subscribes every ``/<robot>/odom`` of the
-scenario (reliable, depth 50). Poses are grouped by header stamp and only
+scenario (reliable, depth 50), or ``/<robot>/ground_truth`` (``--pose-topic``) where
+each robot's odometry is in a frame of its own and only the simulator knows the truth. Poses are grouped by header stamp and only
 poses with the same stamp are compared (``orca_ros.testing.audit``), so its
 verdict does not depend on the simulator's own collision bookkeeping. It
 also listens to ``/diagnostics`` and notes fleet_sim's ``arrived`` value.
@@ -145,7 +147,7 @@ def audit_for(scenario: Scenario) -> StampAudit:
 class Watch:
     """The rclpy side: subscriptions that feed a :class:`StampAudit`, and wall-clock rates."""
 
-    def __init__(self, scenario: Scenario, context) -> None:
+    def __init__(self, scenario: Scenario, context, pose_topic: str = "odom") -> None:
         from diagnostic_msgs.msg import DiagnosticArray
         from nav_msgs.msg import Odometry
         from rclpy.node import Node
@@ -164,7 +166,7 @@ class Watch:
         qos = QoSProfile(depth=ODOM_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
                          history=HistoryPolicy.KEEP_LAST)
         for name in self.names:
-            self.node.create_subscription(Odometry, f"/{name}/odom",
+            self.node.create_subscription(Odometry, f"/{name}/{pose_topic.strip('/')}",
                                           lambda msg, name=name: self.on_odom(name, msg), qos)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, 50)
 
@@ -331,7 +333,7 @@ def make_executor(context):
 
 
 def observe(scenario_path: str, json_path: str, duration: Optional[float] = None,
-            status_path: Optional[str] = None) -> Dict[str, object]:
+            status_path: Optional[str] = None, pose_topic: str = "odom") -> Dict[str, object]:
     """Watch until SIGINT/SIGTERM or ``duration`` wall seconds; write and return the report."""
     import rclpy
     from rclpy.context import Context
@@ -344,7 +346,7 @@ def observe(scenario_path: str, json_path: str, duration: Optional[float] = None
     context = Context()
     rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
     started = time.monotonic()
-    watch = Watch(scenario, context)
+    watch = Watch(scenario, context, pose_topic)
     executor = make_executor(context)
     executor.add_node(watch.node)
     next_status = started
@@ -369,10 +371,11 @@ def observe(scenario_path: str, json_path: str, duration: Optional[float] = None
 
 def start_observer(scenario_path: str, json_path: str, status_path: Optional[str] = None,
                    duration: Optional[float] = None, log_path: Optional[str] = None,
-                   env: Optional[Dict[str, str]] = None) -> subprocess.Popen:
+                   env: Optional[Dict[str, str]] = None,
+                   pose_topic: str = "odom") -> subprocess.Popen:
     """Start ``python -m orca_ros.testing.observer`` in its own process (same ROS_DOMAIN_ID)."""
     command: List[str] = [sys.executable, "-m", "orca_ros.testing.observer", str(scenario_path),
-                          "--json", str(json_path)]
+                          "--json", str(json_path), "--pose-topic", pose_topic]
     if status_path:
         command += ["--status", str(status_path)]
     if duration is not None:
@@ -444,8 +447,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="stop after this many wall seconds (default: at SIGINT/SIGTERM)")
     parser.add_argument("--status", default=None,
                         help="rewrite this JSON progress file every second")
+    parser.add_argument("--pose-topic", default="odom", metavar="NAME",
+                        help="each robot's true pose in the shared frame: /<robot>/NAME "
+                             "(nav_msgs/Odometry; default odom; ground_truth when odometry "
+                             "is in each robot's own frame)")
     args = parser.parse_args(argv)
-    report = observe(args.scenario, args.json, args.duration, args.status)
+    report = observe(args.scenario, args.json, args.duration, args.status, args.pose_topic)
     print(summary_line(report), flush=True)
     return 0
 

@@ -23,7 +23,9 @@ Reading (:func:`read_bag`) takes any rosbag2 MCAP file or folder of them,
 ours or a user's ``ros2 bag record`` of real robots' ``*/odom``: every
 ``nav_msgs/msg/Odometry`` topic is one robot (its name the topic's
 namespace), timed by the header stamps, except orca_node's ``*/orca/prediction``
-(where a robot says it will be, not a robot); ``/obstacles`` line lists and
+(where a robot says it will be, not a robot) and ``/orca/states`` (the fleet's announced
+states); a robot with a ``ground_truth`` topic (its odometry in a frame of its own) is
+drawn from that one alone; ``/obstacles`` line lists and
 ``/fleet_sim/robots`` discs are used when present.
 """
 
@@ -46,6 +48,8 @@ INFINITE_NS = 9223372036854775807  # RMW_DURATION_INFINITE
 EXCLUDED_TOPICS = ("/rosout", "/parameter_events")
 ODOMETRY = "nav_msgs/msg/Odometry"
 PREDICTION_TOPIC = "orca/prediction"  # orca_node's own Odometry stream: a plan, not a robot
+STATES_TOPIC = "/orca/states"  # every robot's announced state on one topic: not one robot
+TRUTH = "ground_truth"  # a robot's true pose, where its odom is in a frame of its own
 
 
 class BagError(RuntimeError):
@@ -387,6 +391,12 @@ def read_bag(path: str | os.PathLike) -> BagTracks:
                         if not (np.isfinite(p.x) and np.isfinite(p.y)):
                             continue
                         name = robot_name(channel.topic)
+                        truth = channel.topic.endswith("/" + TRUTH)
+                        if truth and not topic_of.get(name, "").endswith("/" + TRUTH):
+                            poses[name] = []  # the truth replaces its odometry
+                            topic_of[name] = channel.topic
+                        elif not truth and topic_of.get(name, "").endswith("/" + TRUTH):
+                            continue
                         topic_of.setdefault(name, channel.topic)
                         poses.setdefault(name, []).append((t_ns, p.x, p.y))
                     elif channel.topic == "/obstacles":
@@ -422,7 +432,8 @@ def _wanted_topics(reader) -> List[str]:
         schema = schemas.get(channel.schema_id)
         if schema is None:
             continue
-        if (schema.name == ODOMETRY and not channel.topic.endswith("/" + PREDICTION_TOPIC)) \
+        if (schema.name == ODOMETRY and not channel.topic.endswith("/" + PREDICTION_TOPIC)
+                and channel.topic != STATES_TOPIC) \
                 or channel.topic in ("/obstacles", "/fleet_sim/robots"):
             wanted.append(channel.topic)
     return wanted

@@ -169,7 +169,11 @@ def _cmd_sim(args: argparse.Namespace) -> int:
                                enable_stamped_cmd_vel=not args.unstamped,
                                supervisor=args.supervisor,
                                backend=args.backend,
-                               robot_parameters=robot_parameters)
+                               robot_parameters=robot_parameters,
+                               odom_frame=args.odom_frame, topics=args.topics,
+                               preferred_velocity=args.preferred_velocity,
+                               driver=args.driver or ("straight" if args.preferred_velocity
+                                                      == "topic" else "none"))
         faults = parse_faults(args.faults)
         faults.check([a.name for a in scenario.agents], args.supervisor)
         if args.record and not args.record.endswith(".mcap"):
@@ -478,6 +482,21 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--unstamped", action="store_true",
                      help="cmd_vel as plain Twist (fleet_sim then times each command from its "
                           "arrival, not its stamp)")
+    sim.add_argument("--odom-frame", default="shared", choices=["shared", "per_robot"],
+                     help="shared: odometry in the shared frame; per_robot: each robot's "
+                          "drifting odometry in its own '<robot>/odom' frame, placed by a "
+                          "localization stand-in on '<robot>/amcl_pose' (as real robots)")
+    sim.add_argument("--preferred-velocity", default="goal", choices=["goal", "topic"],
+                     help="goal: each robot drives to its goal; topic: orca_node in filter "
+                          "mode, its preferred velocity from '/<robot>/cmd_vel_in'")
+    sim.add_argument("--driver", choices=["none", "straight"], default=None,
+                     help="with --preferred-velocity topic: who publishes cmd_vel_in; "
+                          "straight (the default then): a naive driver straight at each "
+                          "goal, blind to everyone; none: something else does")
+    sim.add_argument("--topics", default="ros", choices=["ros", "gazebo"],
+                     help="gazebo: fleet_sim under gz-sim's topic names and frames "
+                          "(/model/<robot>/odometry in <robot>/odom, /model/<robot>/cmd_vel), "
+                          "orca_nodes with the parameters launch/gazebo.launch.py gives them")
     sim.add_argument("--max-time", type=float, help="stop after this many sim seconds")
     sim.add_argument("--json", metavar="OUT", help="write the summary as JSON")
     sim.add_argument("--plot", metavar="PNG", help="write a trajectory picture")

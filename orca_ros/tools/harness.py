@@ -105,6 +105,7 @@ class ObserverAttachment(Attachment):
         self.status_path: Optional[str] = None
         self.proc = None
         self.ready: Optional[bool] = None
+        self.pose_topic = "odom"
 
     def prepare(self, plan: List[NodeSpec], scenario: Scenario,
                 options: FleetOptions) -> List[NodeSpec]:
@@ -119,17 +120,22 @@ class ObserverAttachment(Attachment):
         self.directory = tempfile.mkdtemp(prefix="orca_observer_")
         self.json_path = os.path.join(self.directory, "observer.json")
         self.status_path = os.path.join(self.directory, "status.json")
+        from ..fleet.plan import truth_topic
+
+        self.pose_topic = truth_topic(options)
         try:
             self.proc = start_observer(scenario_path, self.json_path,
                                        status_path=self.status_path,
-                                       log_path=os.path.join(self.directory, "observer.log"))
+                                       log_path=os.path.join(self.directory, "observer.log"),
+                                       pose_topic=self.pose_topic)
         except TypeError:  # an observer without the optional arguments
             self.status_path = None
             self.proc = start_observer(scenario_path, self.json_path)
         return plan
 
     def attach(self, fleet: Fleet) -> None:
-        self.wait_ready(fleet.sim, [f"/{a.name}/odom" for a in fleet.scenario.agents])
+        self.wait_ready(fleet.sim, [f"/{a.name}/{self.pose_topic}"
+                                    for a in fleet.scenario.agents])
         fleet.expect_node("orca_observer", "/")
 
     def wait_ready(self, graph_node=None, topics: Sequence[str] = (),

@@ -15,12 +15,14 @@ CONTACT_TOLERANCE = 1e-6  # m of overlap that counts as contact
 
 
 class FleetWatch:
-    """Subscribes every scenario robot's ``/<robot>/odom`` (reliable, depth 50) and keeps
+    """Subscribes every scenario robot's ``/<robot>/odom`` (reliable, depth 50; or
+    ``pose_topic``: ``ground_truth`` where odometry is in each robot's own frame) and keeps
     poses by header stamp: contact is two discs overlapping at the same stamp, or a disc
     overlapping one of the scenario's wall polygons; arrival is the latest pose within the
     scenario's goal tolerance."""
 
-    def __init__(self, scenario: str, node_name: str = "launch_test_watch") -> None:
+    def __init__(self, scenario: str, node_name: str = "launch_test_watch",
+                 pose_topic: str = "odom") -> None:
         import rclpy
         from nav_msgs.msg import Odometry
         from rclpy.context import Context
@@ -41,7 +43,7 @@ class FleetWatch:
         qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                          history=HistoryPolicy.KEEP_LAST)
         for name in self.radius:
-            self.node.create_subscription(Odometry, f"/{name}/odom",
+            self.node.create_subscription(Odometry, f"/{name}/{pose_topic}",
                                           lambda msg, name=name: self._on_odom(name, msg), qos)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)

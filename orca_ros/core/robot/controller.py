@@ -180,7 +180,8 @@ class RobotController:
                 close: Optional[Sequence[Neighbor]] = None,
                 agent_half_planes: Optional[Sequence[HalfPlane]] = None,
                 own_uncertainty: float = 0.0, tethers: Sequence[TetherView] = (),
-                links: Sequence[LinkView] = ()) -> Command:
+                links: Sequence[LinkView] = (),
+                pref_velocity: Optional[Vector2] = None) -> Command:
         """This period's command.
 
         ``neighbors``: the robots the method reasons about, nearest first, at most
@@ -193,6 +194,10 @@ class RobotController:
         then gets no neighbour list. ``own_uncertainty`` (m): how far the robot
         may be from ``state.position`` (its own odometry is old); it enlarges
         the robot in the hard safety half-planes.
+
+        ``pref_velocity``: a preferred velocity from outside (orca_node's filter mode:
+        Nav2's controller, any controller on ``cmd_vel_in``), instead of the path's: no
+        keep-right, stall escape, guidance or detour then; the robot is never at a goal.
 
         A neighbour's ``uncertainty`` enlarges it fully in the hard safety
         half-planes, and in the method's view by at most half the free gap
@@ -212,13 +217,16 @@ class RobotController:
 
         def views():  # only when the path needs them (a stalled robot looks for a detour)
             return seen or [self.neighbor_view(state, own_radius, n) for n in neighbors]
-        pref = path.compute(c, state, obstacle_edges,
-                            path.standing(c, state, own_radius, neighbors, views))
-        path.periods += 1
-        arrived = path.at_goal(state.position)
-        path.goal_reached = path.goal_reached or arrived
-        if not path.waypoints:
-            return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
+        if pref_velocity is not None:
+            pref, arrived = (float(pref_velocity[0]), float(pref_velocity[1])), False
+        else:
+            pref = path.compute(c, state, obstacle_edges,
+                                path.standing(c, state, own_radius, neighbors, views))
+            path.periods += 1
+            arrived = path.at_goal(state.position)
+            path.goal_reached = path.goal_reached or arrived
+            if not path.waypoints:
+                return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
 
         safety: List[HalfPlane] = []
         driving: List[HalfPlane] = []

@@ -27,7 +27,9 @@ predicts what the nodes do; with ideal timing it perceives the ground truth and 
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
@@ -42,6 +44,11 @@ from .links import LinkedViews, linked_views
 from .perception import (NeighborReading, ReciprocityMonitor, SentCommands, SharedPrediction,
                          beyond_reach, perceive_neighbor_best, select_neighbors)
 from .state import Command, Neighbor, RobotState, predict_state
+
+
+PASS_THROUGH_TOLERANCE = 1e-9
+"""m/s between the preferred velocity and avoidance's below which filter mode passes the
+input twist on unchanged."""
 
 
 class GoalState(str, enum.Enum):
@@ -72,10 +79,22 @@ class Status:
 
 
 class OwnReading(NamedTuple):
-    """The robot's own odometry: its state and when it was measured (s, robot clock)."""
+    """The robot's own state in the shared frame and when it was measured (s, robot
+    clock); ``uncertainty`` (m): how far its localization may be off."""
 
     state: RobotState
     stamp: float
+    uncertainty: float = 0.0
+
+
+class Preferred(NamedTuple):
+    """A preferred velocity given from outside (Nav2's controller, any controller on
+    ``cmd_vel_in``): ``velocity`` in the shared frame, and the ``twist`` it came as
+    (body frame ``(vx, vy, omega)``), passed on unchanged while avoidance needs no
+    change."""
+
+    velocity: Vector2
+    twist: Tuple[float, float, float]
 
 
 @dataclass(frozen=True)
@@ -88,7 +107,11 @@ class PerceptionSettings:
     disc); ``detect_non_reciprocating``: flag neighbours that do not answer their
     half-planes; ``non_reciprocating``: robots that never do; ``share_predictions``:
     plan with what neighbours said they will do where that is surer; ``odom_timeout``
-    (s): own odometry older than this stops the robot.
+    (s): own odometry older than this stops the robot. ``unannounced_reciprocate``:
+    whether a neighbour known only from its odometry (it announces nothing: it does not
+    run orca_node, or its orca_node is gone) reciprocates; in a fleet that announces
+    itself it does not. ``max_uncertainty`` (m): the most a neighbour's announced
+    localization uncertainty grows its disc.
     """
 
     neighbor_max_speed: float = 0.0
@@ -97,6 +120,8 @@ class PerceptionSettings:
     non_reciprocating: frozenset = frozenset()
     share_predictions: bool = False
     odom_timeout: float = 0.5
+    unannounced_reciprocate: bool = True
+    max_uncertainty: float = 0.3
 
 
 class Perceived(NamedTuple):
@@ -208,11 +233,15 @@ class RobotCycle:
     def step(self, now: float, own: Optional[OwnReading],
              neighbors: Mapping[str, NeighborReading],
              obstacle_edges: Sequence[ObstacleVertex] = (),
-             awaited_obstacles: Sequence[str] = ()) -> CycleResult:
+             awaited_obstacles: Sequence[str] = (),
+             preferred: Optional[Preferred] = None) -> CycleResult:
         """One control period at ``now`` (s, the robot's clock): perceive, decide, and
         keep what the next periods need (module docstring). ``awaited_obstacles``: the
-        obstacle sources not heard from yet (the robot holds until they are)."""
-        result = self._step(now, own, neighbors, obstacle_edges, awaited_obstacles)
+        obstacle sources not heard from yet (the robot holds until they are).
+        ``preferred``: a preferred velocity from outside (filter mode), instead of the
+        robot's own path."""
+        result = self._step(now, own, neighbors, obstacle_edges, awaited_obstacles,
+                            preferred)
         command = result.command
         self.sent.record(now, command.linear if command else 0.0,
                          command.angular if command else 0.0)
@@ -221,13 +250,14 @@ class RobotCycle:
     def _step(self, now: float, own: Optional[OwnReading],
               neighbors: Mapping[str, NeighborReading],
               obstacle_edges: Sequence[ObstacleVertex],
-              awaited_obstacles: Sequence[str]) -> CycleResult:
+              awaited_obstacles: Sequence[str],
+              preferred: Optional[Preferred]) -> CycleResult:
         if own is None:
             return CycleResult(Status(GoalState.WAITING_FOR_ODOM))
         if now - own.stamp > self.perception.odom_timeout:
             return CycleResult(Status(GoalState.OWN_ODOM_STALE))
         self.forget([n for n in self.observed if n not in neighbors])
-        if not self.controller.waypoints:
+        if not self.controller.waypoints and preferred is None:
             return CycleResult(Status(GoalState.NO_GOAL))
         if awaited_obstacles:
             return CycleResult(Status(GoalState.HOLDING, "waiting for obstacles from "
@@ -240,11 +270,18 @@ class RobotCycle:
         if hold:
             return CycleResult(Status(GoalState.HOLDING, hold))
         seen = self._perceived_neighbors(config, state, now, neighbors)
-        perceived = Perceived(state, own_uncertainty, seen, views.tethers, views.links)
-        command = self.decide(perceived, obstacle_edges)
+        perceived = Perceived(state, own_uncertainty + own.uncertainty, seen, views.tethers,
+                              views.links)
+        command = self.decide(perceived, obstacle_edges,
+                              pref_velocity=None if preferred is None else preferred.velocity)
         self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors)
-        status = Status(GoalState.GOAL_REACHED if self.controller.at_goal(own.state.position)
-                        else GoalState.DRIVING)
+        if preferred is not None:
+            command = self._pass_through(config, command, preferred)
+            status = Status(GoalState.DRIVING)
+        else:
+            status = Status(GoalState.GOAL_REACHED
+                            if self.controller.at_goal(own.state.position)
+                            else GoalState.DRIVING)
         prediction = None
         if config.diff_drive:
             if self.perception.share_predictions:
@@ -257,21 +294,43 @@ class RobotCycle:
         return CycleResult(status, command, perceived, prediction)
 
     def decide(self, perceived: Perceived, obstacle_edges: Sequence[ObstacleVertex] = (),
-               agent_half_planes=None, close: Optional[Sequence[Neighbor]] = None
-               ) -> Command:
+               agent_half_planes=None, close: Optional[Sequence[Neighbor]] = None,
+               pref_velocity: Optional[Vector2] = None) -> Command:
         """The command from what was perceived: ORCA reasons about the nearest
         ``max_neighbors``; the hard safety half-planes cover every robot within reach,
         however many (``close``: those, when the caller knows them; default all the
-        perceived). ``agent_half_planes``: ORCA's half-planes built in a batch."""
+        perceived). ``agent_half_planes``: ORCA's half-planes built in a batch;
+        ``pref_velocity``: the preferred velocity from outside (filter mode)."""
         config = self.controller.effective_config
         neighbors = perceived.neighbors[:config.max_neighbors]
         command = self.controller.compute(
             perceived.state, neighbors, obstacle_edges,
             close=perceived.neighbors if close is None else close,
             agent_half_planes=agent_half_planes, own_uncertainty=perceived.own_uncertainty,
-            tethers=perceived.tethers, links=perceived.links)
+            tethers=perceived.tethers, links=perceived.links, pref_velocity=pref_velocity)
         self.last_command = command
         return command
+
+    @staticmethod
+    def _pass_through(config: ControllerConfig, command: Command,
+                      preferred: Preferred) -> Command:
+        """Filter mode: while avoidance left the preferred velocity as it was, the input
+        twist goes on unchanged (within the robot's limits), so far from everyone the
+        output is the input; otherwise the command avoidance made."""
+        free = command.free_velocity
+        if math.hypot(free[0] - preferred.velocity[0], free[1] - preferred.velocity[1]) > \
+                PASS_THROUGH_TOLERANCE or command.velocity != free:
+            return command
+        vx, vy, omega = preferred.twist
+        top = config.max_speed
+        speed = math.hypot(vx, vy)
+        if speed > top:
+            vx, vy = vx * top / speed, vy * top / speed
+        if config.diff_drive:
+            vx, vy = min(max(vx, -config.reverse_speed), top), 0.0
+        omega = min(max(omega, -config.max_angular_speed), config.max_angular_speed)
+        return dataclasses.replace(command, linear=vx, angular=omega,
+                                   passed_through=(vx, vy, omega))
 
     # --- perception -----------------------------------------------------------------------
 
@@ -315,8 +374,11 @@ class RobotCycle:
                 self.reciprocity.observe(name, s.stamp, s.velocity)
             reciprocates = self.reciprocity.reciprocates(name, now) if detect \
                 else name not in self.reciprocity.declared
+            if not s.announced and not self.perception.unannounced_reciprocate:
+                reciprocates = False  # not running the cycle (or no longer): it won't yield
             seen_as = Neighbor(s.position, s.velocity, self.radius_of(name), name,
-                               reciprocates=reciprocates)
+                               min(s.uncertainty, self.perception.max_uncertainty),
+                               reciprocates)
             perceived.append(perceive_neighbor_best(
                 seen_as, age, max_speed, config.max_linear_accel, extrapolate,
                 predictions.get(name), now + config.command_lag, config.max_angular_speed))

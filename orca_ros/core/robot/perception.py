@@ -29,9 +29,10 @@ from ..geometry.types import Vector2
 
 @dataclass(frozen=True)
 class NeighborReading:
-    """A neighbour as measured: its odometry (or state message), when it was measured
-    (``stamp``, s on the receiving robot's clock: a stamp it cannot trust counts as
-    received now), the position and world velocity on the floor, and the height ``z``
+    """A neighbour as measured: its odometry, or the state it announced (``announced``:
+    then it runs orca_node, and its ``uncertainty`` is its localization's), when it was
+    measured (``stamp``, s on the receiving robot's clock: a stamp it cannot trust counts
+    as received now), the position and world velocity on the floor, and the height ``z``
     and climb rate ``vz`` of an aerial robot. orca_node keeps the latest per neighbour;
     the world hands its cycles the same, timed as the ROS path times them."""
 
@@ -40,6 +41,8 @@ class NeighborReading:
     velocity: Tuple[float, float]
     z: float = 0.0
     vz: float = 0.0
+    uncertainty: float = 0.0  # m it may be off where it was measured (announced covariance)
+    announced: bool = False  # the robot announced itself (it runs the cycle: it reciprocates)
 
 
 def select_neighbors(position: Sequence[float], perceived: Iterable[Neighbor],

@@ -13,7 +13,7 @@ reference port only).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Tuple
 
 from ..geometry.types import Vector2
 from ..methods import MethodOutput
@@ -77,3 +77,5 @@ class Command:
     arrived: bool
     guidance_target: Optional[Vector2] = None
     stalled_time: float = 0.0
+    # filter mode: the input twist (vx, vy, omega) passed on unchanged (avoidance let it be)
+    passed_through: Optional[Tuple[float, float, float]] = None

@@ -581,8 +581,8 @@ class World(ScenarioRun):
     # --- the ROS path's timing (ros_timing) ----------------------------------------------
 
     def _reading(self, i: int, stamp: float) -> NeighborReading:
-        body = self.bodies[i]
-        return NeighborReading(stamp, (body.x, body.y), body.world_velocity)
+        body = self.bodies[i]  # announced: every robot of the world runs the cycle
+        return NeighborReading(stamp, (body.x, body.y), body.world_velocity, announced=True)
 
     def _timed_step(self) -> Tuple[np.ndarray, np.ndarray]:
         """One step as fleet_sim and the orca_nodes run it (:class:`RosTiming`): each
@@ -669,7 +669,7 @@ class World(ScenarioRun):
         for i in active_idx:
             state = self._cube_state(i)
             readings[i] = NeighborReading(self.odometry[i].time, state.position,
-                                          state.velocity)
+                                          state.velocity, announced=True)
         for i in active_idx:
             cycle = self.cycles[i]
             config = cycle.controller.effective_config

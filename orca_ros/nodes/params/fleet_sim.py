@@ -40,4 +40,34 @@ PARAMETERS = (
           range=(0.01, 1000.0), read_only=True),
     Param("max_angular_accel", 20.0, "every robot's angular acceleration limit (rad/s^2)",
           range=(0.01, 1e4), read_only=True),
+    Param("odom_frame", "shared",
+          "shared: each robot's odom in world_frame (the truth); per_robot: as real robots "
+          "and Gazebo have it, in the robot's own '<robot>/odom' frame, from its start pose, "
+          "drifting (odom_scale_error, odom_heading_drift), with a localization on "
+          "'<robot>/amcl_pose' and the truth on '<robot>/ground_truth'",
+          choices=("shared", "per_robot"), read_only=True),
+    Param("topics", "ros",
+          "topic names: ros ('/<robot>/odom', '/<robot>/cmd_vel') or gazebo (as ros_gz_bridge "
+          "passes on gz-sim's DiffDrive: '/model/<robot>/odometry', '/model/<robot>/cmd_vel')",
+          choices=("ros", "gazebo"), read_only=True),
+    Param("odom_scale_error", 0.01,
+          "odom_frame per_robot: wheel-scale error of every robot's odometry (the distance "
+          "it reports over the distance driven, less 1; odd robots get the opposite sign)",
+          range=(-0.5, 0.5), read_only=True),
+    Param("odom_heading_drift", 0.5,
+          "odom_frame per_robot: heading drift of the odometry per metre driven (deg/m)",
+          range=(-45.0, 45.0), read_only=True),
+    Param("localization_rate", 2.0,
+          "odom_frame per_robot: localization fixes per second on '<robot>/amcl_pose'",
+          range=(0.1, 100.0), read_only=True),
+    Param("localization_noise", 0.02,
+          "odom_frame per_robot: standard deviation of a fix's position (m)",
+          range=(0.0, 10.0), read_only=True),
+    Param("localization_noise_deg", 1.0,
+          "odom_frame per_robot: standard deviation of a fix's heading (deg)",
+          range=(0.0, 180.0), read_only=True),
+    Param("localization_age", 0.05,
+          "odom_frame per_robot: how old a fix is when it is published (s)",
+          range=(0.0, 10.0), read_only=True),
+    Param("seed", 0, "seed of the localization noise", range=(0, 2 ** 31 - 1), read_only=True),
 )

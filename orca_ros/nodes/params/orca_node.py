@@ -16,6 +16,7 @@ from ...core.methods import TRACKING, method_names, method_spec
 from ...core.models.bodies import KINEMATICS
 from ...core.models.toio_cube import DRIVE_MODELS
 from ...core.robot.config import ControllerConfig
+from ...core.robot.localization import POSE_SOURCES
 from . import Param, Removed
 
 SAFETY_FILTER = ("method", "on", "off")
@@ -66,7 +67,17 @@ PARAMETERS: Tuple[Param, ...] = (
           'for detours and the margin release near the goal (s); 0 = never'), range=(0.0, 600.0)),
     Param('goal_tolerance', 0.1, 'goal reached within this distance (m)', range=(0.001, 100.0)),
     Param('lookahead', 0.5, 'plan/detour look-ahead distance (m)', range=(0.01, 100.0)),
-    Param('neighbors', [''], "odom topics' robot names to follow; [''] = discover"),
+    Param('neighbors', [''],
+          ("robots whose odom topics this robot follows besides the robots that announce "
+           "themselves on /orca/states (robots without orca_node: another fleet, a "
+           "tracked person); [''] = every */odom topic found, with discover_odometry")),
+    Param('discover_odometry', True,
+          ("with neighbors [''], follow every */odom topic found in the graph (in the shared "
+           "frame); false: only the robots that announce themselves")),
+    Param('announce', True,
+          ("publish this robot's state in the shared frame on /orca/states and its "
+           "footprint on /orca/footprints, and take robots known only from their odometry "
+           "as not reciprocating"), read_only=True),
     Param('links', '',
           ("robots joined by a tether or a carried load, as a scenario's links: YAML/JSON "
           'text of a list like [{agents: [a0, a1], max_length: 1.2, rest_length: 1.0}] '
@@ -117,7 +128,35 @@ PARAMETERS: Tuple[Param, ...] = (
           ('a unicycle publishes orca/prediction (its pose when its command acts, the '
           "command's twist) and plans with its neighbours' where that is surer than their "
           'odom (toio cubes: their 0.14 s lag)')),
-    Param('world_frame', 'world', 'frame of poses and markers'),
+    Param('world_frame', 'world',
+          ("the shared frame: of goals, plans, walls, markers, every robot's announced state "
+           "(map on real robots)"), read_only=True),
+    Param('pose_source', 'odom',
+          ("where the robot's pose in the shared frame comes from: odom (odometry already "
+           "in it), odom_origin (odometry in the robot's own odom frame, whose pose in the "
+           "shared frame is odom_origin: a Gazebo spawn pose), localization (odometry in "
+           "its own frame, placed by the localization on localization_topic, as TF's "
+           "map -> odom)"), choices=tuple(POSE_SOURCES), read_only=True),
+    Param('odom_frame', '',
+          ("the frame odom's poses must be in ('' = world_frame); another is refused, "
+           "naming both"), read_only=True),
+    Param('odom_origin', [0.0, 0.0, 0.0],
+          "pose_source odom_origin: the odom frame's x, y (m) and yaw (rad) in the shared frame",
+          read_only=True),
+    Param('localization_topic', 'amcl_pose',
+          ("pose_source localization: geometry_msgs/PoseWithCovarianceStamped in the "
+           "shared frame (AMCL's amcl_pose, slam_toolbox's pose)"), read_only=True),
+    Param('max_pose_uncertainty', 0.3,
+          ("the most a localization's uncertainty (its covariance's larger axis, m) grows "
+           "this robot's disc and an announcing neighbour's"), range=(0.0, 10.0)),
+    Param('preferred_velocity', 'goal',
+          ("goal: drive to goal_pose or along plan; topic: take the preferred velocity from "
+           "cmd_vel_in (Nav2's controller behind its velocity smoother, any controller; "
+           "body frame) and change it only as much as avoidance requires"),
+          choices=("goal", "topic"), read_only=True),
+    Param('cmd_vel_in_timeout', 0.5,
+          "preferred_velocity topic: no cmd_vel_in for this long (s): stop",
+          range=(0.01, 60.0)),
     Param('max_angular_speed', 3.0, 'unicycle angular speed limit (rad/s)', range=(0.01, 100.0)),
     Param('max_linear_accel', 4.0, 'linear acceleration limit (m/s^2)', range=(0.01, 1000.0)),
     Param('max_angular_accel', 20.0, 'angular acceleration limit (rad/s^2)', range=(0.01, 10000.0)),

@@ -60,6 +60,9 @@ EXECUTABLES = (
                "robots that would collide."),
     Executable("toio_bridge", "toio_bridge", "toio_bridge",
                "Sony toio Core Cubes as ROS 2 robots, over Bluetooth LE or simulated."),
+    Executable("straight_driver", "straight_driver", "straight_driver",
+               "A naive controller for filter mode: each robot's `cmd_vel_in` straight at "
+               "its scenario goal, blind to everyone else."),
 )
 
 INTRO = f"""\

@@ -9,9 +9,9 @@ adds nodes of its own (an intruding obstacle publisher, foreign drivers).
 What each fault does:
 
 * ``drop_odom``: every Odometry subscription of an orca_node (its own
-  ``odom`` and each neighbour's, including those discovery creates later) is
-  wrapped; a dropped delivery never reaches the callback. ``TARGET`` is the
-  receiving robot.
+  ``odom``, each neighbour's, including those discovery creates later, and the
+  fleet's announced states on ``/orca/states``) is wrapped; a dropped delivery never
+  reaches the callback. ``TARGET`` is the receiving robot.
 * ``drop_cmd``: the simulator's ``/<robot>/cmd_vel`` subscriptions; ``TARGET``
   is the commanded robot.
 * ``delay``: the same deliveries go into a queue and their callbacks run once
@@ -143,6 +143,20 @@ def _stamp_ns(msg) -> Optional[int]:
     return header.stamp.sec * 1_000_000_000 + header.stamp.nanosec
 
 
+def _odometry_key(msg) -> Any:
+    """What identifies an odometry delivery in its stream: its stamp; on the fleet's
+    shared states topic (serialized bytes from many robots) the robot and its stamp."""
+    if isinstance(msg, (bytes, bytearray, memoryview)):
+        from ...nodes.ros_common import BadMessage, odometry_from_cdr
+
+        try:
+            parsed = odometry_from_cdr(bytes(msg))
+        except BadMessage:
+            return None
+        return f"{parsed.child_frame_id}@{_stamp_ns(parsed)}"
+    return _stamp_ns(msg)
+
+
 class FaultInjector:
     """Applies a :class:`FaultSpec` to the running nodes of one fleet run.
 
@@ -249,13 +263,15 @@ class FaultInjector:
         """Wrap the odometry subscriptions of ``robot``'s orca_node not wrapped yet."""
         from nav_msgs.msg import Odometry
 
+        from ...nodes.neighbor_odometry import STATES_TOPIC
+
         if robot in self.killed_robots:
             return
         for sub in list(self.robots[robot].subscriptions):
             if id(sub) in self.tapped or getattr(sub, "msg_type", None) is not Odometry:
                 continue
             topic = sub.topic_name
-            sender = topic.strip("/").split("/")[0]
+            sender = "*" if topic == STATES_TOPIC else topic.strip("/").split("/")[0]
             self._tap(sub, _Tap("odom", sender, robot, topic, self.spec.value("drop_odom", robot),
                                 self.spec.value("delay", robot)))
 
@@ -317,7 +333,7 @@ class FaultInjector:
             killed = self.killed.get(f"kill={tap.robot}")
             if killed is not None and sent > killed["killed_at"]:
                 self.cmd_after_kill[tap.robot] = self.cmd_after_kill.get(tap.robot, 0) + 1
-        stamp = _stamp_ns(msg) if tap.kind == "odom" else None
+        stamp = _odometry_key(msg) if tap.kind == "odom" else None
         key = index if stamp is None else stamp
         if tap.first_key is None:
             tap.first_key = key

@@ -1,0 +1,155 @@
+"""The robot's pose in the shared frame, from what robots have.
+
+Robots on one floor plan together in one shared frame (``map`` on real robots,
+``world`` in fleet_sim's default mode). What a robot has is one of
+(:data:`POSE_SOURCES`):
+
+- ``odom``: odometry already in the shared frame (fleet_sim's default, toio mats, a
+  robot whose driver publishes map poses);
+- ``odom_origin``: odometry in the robot's own ``odom`` frame, whose pose in the shared
+  frame is known and fixed (a Gazebo spawn pose; ``odom_origin`` ``[x, y, yaw]``);
+- ``localization``: odometry in the robot's own ``odom`` frame, which drifts, plus a
+  localization pose in the shared frame (AMCL's ``amcl_pose``, slam_toolbox: a few Hz,
+  late, and jumping when it corrects).
+
+With a localization the estimator does what TF's ``map -> odom`` does: each fix
+(the pose in the shared frame at its stamp) is matched with the odometry pose of the
+same instant (interpolated from the last seconds of odometry), which gives the odom
+frame's pose in the shared frame, ``T = fix * odom(t_fix)^-1``; between fixes the
+shared-frame pose is ``T * odom(now)``, so it follows the odometry at its rate, and a
+correction moves it at once (:attr:`SharedFramePose.last_jump`). Until the first fix
+there is no pose: the robot holds, and says why.
+
+The position uncertainty of a fix (the standard deviation of its covariance's larger
+axis) grows the robot's disc for its own safety layer and for the neighbours it
+announces itself to, up to ``max_uncertainty``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Deque, Optional, Tuple
+
+from ..geometry.frames import Pose2, interpolate
+
+POSE_SOURCES = ("odom", "odom_origin", "localization")
+"""Where a robot's pose in the shared frame comes from (module docstring)."""
+ODOM_HISTORY_S = 3.0
+"""How far back the odometry is kept to match a late localization fix (s)."""
+JUMP_REPORTED_M = 0.1
+"""A correction that moves the shared-frame pose farther than this (m), and farther than
+three standard deviations of the fixes, is a jump (a re-localization) and is reported;
+smaller ones are the localization's ordinary corrections."""
+
+
+def position_deviation(covariance_xx: float, covariance_xy: float,
+                       covariance_yy: float) -> float:
+    """The standard deviation along the larger axis of a 2x2 position covariance (m)."""
+    half_trace = 0.5 * (covariance_xx + covariance_yy)
+    spread = math.hypot(0.5 * (covariance_xx - covariance_yy), covariance_xy)
+    return math.sqrt(max(half_trace + spread, 0.0))
+
+
+@dataclass
+class SharedFramePose:
+    """One robot's pose in the shared frame (module docstring).
+
+    Feed it every odometry pose (:meth:`odometry`, in the odom frame) and, with the
+    ``localization`` source, every fix (:meth:`fix`, in the shared frame); ask
+    :meth:`in_shared_frame` for a pose, :attr:`uncertainty` for how sure it is.
+    """
+
+    source: str = "odom"
+    odom_origin: Pose2 = Pose2()
+    max_uncertainty: float = 0.3
+    map_from_odom: Optional[Pose2] = None
+    deviation: float = 0.0  # m, of the last fix
+    fixes: int = 0
+    last_jump: float = 0.0  # m the last fix moved the shared-frame pose
+    jumps: int = 0  # fixes that moved it farther than a correction would (see fix)
+    _history: Deque[Tuple[float, Pose2]] = field(default_factory=deque)
+
+    def __post_init__(self) -> None:
+        if self.source not in POSE_SOURCES:
+            raise ValueError(f"pose source must be one of {POSE_SOURCES}, got {self.source!r}")
+        if self.source == "odom":
+            self.map_from_odom = Pose2()
+        elif self.source == "odom_origin":
+            self.map_from_odom = self.odom_origin
+
+    @property
+    def known(self) -> bool:
+        """Whether the odom frame's pose in the shared frame is known (a fix came)."""
+        return self.map_from_odom is not None
+
+    @property
+    def uncertainty(self) -> float:
+        """How far (m) the shared-frame pose may be off: the last fix's deviation, at
+        most ``max_uncertainty`` (0 without a localization)."""
+        return min(self.deviation, self.max_uncertainty)
+
+    def odometry(self, stamp: float, pose: Pose2) -> None:
+        """An odometry pose (odom frame) measured at ``stamp`` (s)."""
+        if self.source != "localization":
+            return
+        history = self._history
+        if history and stamp < history[-1][0]:
+            return  # older than what we have
+        history.append((stamp, pose))
+        while history and history[0][0] < stamp - ODOM_HISTORY_S:
+            history.popleft()
+
+    def odometry_at(self, stamp: float) -> Optional[Pose2]:
+        """The odometry pose at ``stamp``, interpolated; the nearest end of the history
+        outside it; None without any odometry."""
+        history = self._history
+        if not history:
+            return None
+        if stamp <= history[0][0]:
+            return history[0][1]
+        if stamp >= history[-1][0]:
+            return history[-1][1]
+        for (t0, p0), (t1, p1) in zip(history, list(history)[1:]):
+            if t0 <= stamp <= t1:
+                return interpolate(p0, p1, (stamp - t0) / (t1 - t0) if t1 > t0 else 0.0)
+        return history[-1][1]
+
+    def fix(self, stamp: float, pose: Pose2, deviation: float = 0.0) -> Optional[str]:
+        """A localization fix: the pose in the shared frame at ``stamp`` (s), and its
+        position deviation (m). Returns a report when it moved the shared-frame pose
+        farther than :data:`JUMP_REPORTED_M` and three deviations (a jump: a
+        re-localization), else None; without any odometry yet the fix waits (returns
+        None, nothing known)."""
+        odom = self.odometry_at(stamp)
+        if odom is None:
+            return None
+        before = self.in_shared_frame(self._history[-1][1]) if self.known else None
+        expected = 3.0 * max(self.deviation, deviation)
+        self.map_from_odom = pose.compose(odom.inverse())
+        self.deviation = deviation
+        self.fixes += 1
+        if before is None:
+            return None
+        after = self.in_shared_frame(self._history[-1][1])
+        self.last_jump = math.hypot(after.x - before.x, after.y - before.y)
+        if self.last_jump > max(JUMP_REPORTED_M, expected):
+            self.jumps += 1
+            return (f"localization moved the robot {self.last_jump:.3f} m at once (a "
+                    f"re-localization; its fixes' deviation {deviation:.3f} m)")
+        return None
+
+    def in_shared_frame(self, pose: Pose2) -> Optional[Pose2]:
+        """An odometry pose (odom frame) in the shared frame; None until known."""
+        if self.map_from_odom is None:
+            return None
+        if self.source == "odom":
+            return pose  # already there, exactly
+        return self.map_from_odom.compose(pose)
+
+    def velocity_in_shared_frame(self, velocity: Tuple[float, float]) -> Tuple[float, float]:
+        """A velocity given in the odom frame, in the shared frame."""
+        if self.map_from_odom is None or self.source == "odom":
+            return velocity
+        return self.map_from_odom.rotate(velocity)

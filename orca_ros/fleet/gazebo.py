@@ -1,0 +1,164 @@
+"""Robots in a running gz-sim as orca_ros robots: per robot, a ``ros_gz_bridge``
+configuration and the orca_node that drives it (``launch/gazebo.launch.py``).
+
+gz-sim's DiffDrive system publishes odometry on ``/model/<robot>/odometry`` in the frame
+``<robot>/odom``, whose origin is the robot's spawn pose, and takes ``gz.msgs.Twist`` on
+``/model/<robot>/cmd_vel``; its OdometryPublisher system, with ``odom_frame`` set to the
+world's frame and ``odom_topic`` to ``/model/<robot>/ground_truth``, gives the truth in the
+world frame. The bridge passes these on under the same names (the truth as
+``/<robot>/ground_truth``, as fleet_sim names it) and ``/clock``. orca_node places its
+odometry in the shared frame with the spawn pose (``pose_source: odom_origin``), or with
+a localization when one runs (``pose_source: localization``)::
+
+    world (the shared frame: goals, walls, every robot's announced state)
+     +-- <robot>/odom          at the spawn pose (odom_origin); or map -> odom from AMCL
+          +-- <robot>/chassis  DiffDrive's odometry
+
+``fleet_sim`` with ``topics: gazebo`` publishes under the same names and frames, so the
+parameters made here run in CI without Gazebo (``FleetOptions(topics="gazebo")``).
+Nothing here imports rclpy.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .plan import NodeSpec
+
+GZ_TWIST = "gz.msgs.Twist"
+GZ_ODOMETRY = "gz.msgs.Odometry"
+GZ_CLOCK = "gz.msgs.Clock"
+ROS_ODOMETRY = "nav_msgs/msg/Odometry"
+ROS_CLOCK = "rosgraph_msgs/msg/Clock"
+STAMPED_FROM = ("kilted", "lyrical", "rolling")
+"""Distributions whose Nav2 sends TwistStamped commands by default
+(``enable_stamped_cmd_vel``); Humble and Jazzy send Twist."""
+
+
+@dataclass(frozen=True)
+class GazeboRobot:
+    """A robot spawned in gz-sim: its model name (also its ROS namespace) and its spawn
+    pose in the world frame (m, m, rad)."""
+
+    name: str
+    x: float
+    y: float
+    yaw: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.name or "/" in self.name or not self.name.replace("_", "").isalnum():
+            raise ValueError(f"a robot's name is a ROS name without slashes, got {self.name!r}")
+        if not all(math.isfinite(v) for v in (self.x, self.y, self.yaw)):
+            raise ValueError(f"robot {self.name}: its spawn pose must be finite, "
+                             f"got {(self.x, self.y, self.yaw)}")
+
+
+def parse_robots(text: str) -> List[GazeboRobot]:
+    """``robot1:0,0,0 robot2:4,0,3.1416`` (name:x,y[,yaw], separated by spaces or ``;``)
+    -> robots. A malformed entry is refused, named."""
+    robots = []
+    for entry in text.replace(";", " ").split():
+        name, sep, pose = entry.partition(":")
+        try:
+            values = [float(v) for v in pose.split(",")] if sep else []
+        except ValueError:
+            values = []
+        if len(values) not in (2, 3):
+            raise ValueError(f"robot entry {entry!r}: expected name:x,y or name:x,y,yaw")
+        robots.append(GazeboRobot(name, *values))
+    names = [r.name for r in robots]
+    if len(set(names)) != len(names):
+        raise ValueError(f"robot names must differ, got {names}")
+    return robots
+
+
+def stamped_for_distro(distro: Optional[str]) -> bool:
+    """Whether commands are TwistStamped, as Nav2 of that distribution sends them
+    (``ROS_DISTRO``; unknown or unset: stamped, the newer default)."""
+    return (distro or "").strip().lower() not in ("humble", "iron", "jazzy")
+
+
+def cmd_vel_type(stamped: bool) -> str:
+    return "geometry_msgs/msg/TwistStamped" if stamped else "geometry_msgs/msg/Twist"
+
+
+def bridge_config(robot: str, stamped: bool) -> List[Dict[str, str]]:
+    """ros_gz_bridge's configuration (its YAML's entries) for one robot: DiffDrive's
+    odometry and the world-frame truth from gz to ROS, commands from ROS to gz."""
+    return [
+        {"ros_topic_name": f"/model/{robot}/odometry", "gz_topic_name": f"/model/{robot}/odometry",
+         "ros_type_name": ROS_ODOMETRY, "gz_type_name": GZ_ODOMETRY, "direction": "GZ_TO_ROS"},
+        {"ros_topic_name": f"/{robot}/ground_truth",
+         "gz_topic_name": f"/model/{robot}/ground_truth",
+         "ros_type_name": ROS_ODOMETRY, "gz_type_name": GZ_ODOMETRY, "direction": "GZ_TO_ROS"},
+        {"ros_topic_name": f"/model/{robot}/cmd_vel", "gz_topic_name": f"/model/{robot}/cmd_vel",
+         "ros_type_name": cmd_vel_type(stamped), "gz_type_name": GZ_TWIST,
+         "direction": "ROS_TO_GZ"},
+    ]
+
+
+CLOCK_BRIDGE = [{"ros_topic_name": "/clock", "gz_topic_name": "/clock",
+                 "ros_type_name": ROS_CLOCK, "gz_type_name": GZ_CLOCK,
+                 "direction": "GZ_TO_ROS"}]
+"""gz-sim's simulated time for every node with ``use_sim_time``."""
+
+
+def robot_parameters(robot: GazeboRobot, stamped: bool) -> Dict[str, Any]:
+    """orca_node parameters for a robot in gz-sim: odometry in ``<robot>/odom`` placed by
+    the spawn pose, commands of the distribution's type, on simulated time, neighbours
+    from what they announce (their odometry is in frames of their own)."""
+    return {"pose_source": "odom_origin", "odom_frame": f"{robot.name}/odom",
+            "odom_origin": [robot.x, robot.y, robot.yaw],
+            "enable_stamped_cmd_vel": stamped, "use_sim_time": True,
+            "discover_odometry": False}
+
+
+def robot_remappings(name: str) -> Tuple[Tuple[str, str], ...]:
+    """orca_node's ``odom`` and ``cmd_vel`` onto DiffDrive's topics, as bridged."""
+    return (("odom", f"/model/{name}/odometry"), ("cmd_vel", f"/model/{name}/cmd_vel"))
+
+
+def gazebo_plan(robots: Sequence[GazeboRobot], stamped: bool, config_dir: str,
+                robot_parameters_extra: Optional[Dict[str, Any]] = None,
+                per_robot: Optional[Dict[str, Dict[str, Any]]] = None,
+                scenario: Optional[str] = None, bridge: bool = True,
+                localization: bool = False, preferred_velocity: str = "goal") -> List[NodeSpec]:
+    """The nodes for robots in a running gz-sim: a ``parameter_bridge`` per robot (its
+    YAML written to ``config_dir``) and one for ``/clock``; an obstacle_server for a
+    scenario's walls; an orca_node per robot. ``robot_parameters_extra``: orca_node
+    parameters for every robot (a parameters file's); ``per_robot``: a robot's own (a
+    scenario's radius, speeds); ``localization``: place odometry by ``amcl_pose`` instead
+    of the spawn pose."""
+    import yaml
+
+    plan: List[NodeSpec] = []
+    if bridge:
+        for name, entries in [("clock", CLOCK_BRIDGE)] + [
+                (robot.name, bridge_config(robot.name, stamped)) for robot in robots]:
+            path = os.path.join(config_dir, f"bridge_{name}.yaml")
+            with open(path, "w", encoding="utf-8") as stream:
+                yaml.safe_dump(entries, stream, sort_keys=False)
+            plan.append(NodeSpec("parameter_bridge", f"bridge_{name}", package="ros_gz_bridge",
+                                 parameters={"config_file": path, "use_sim_time": True}))
+    sources: List[str] = []
+    if scenario:
+        walls = NodeSpec("obstacle_server", "obstacle_server",
+                         parameters={"scenario": scenario, "use_sim_time": True})
+        plan.append(walls)
+        sources = [walls.marker_namespace]
+    for robot in robots:
+        parameters = robot_parameters(robot, stamped)
+        if localization:
+            parameters["pose_source"] = "localization"
+        if preferred_velocity != "goal":
+            parameters["preferred_velocity"] = preferred_velocity
+        if sources:
+            parameters["obstacle_sources"] = sources
+        parameters.update((per_robot or {}).get(robot.name, {}))
+        parameters.update(robot_parameters_extra or {})
+        plan.append(NodeSpec("orca_node", "orca_node", namespace=robot.name,
+                             parameters=parameters, remappings=robot_remappings(robot.name)))
+    return plan

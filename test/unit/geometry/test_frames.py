@@ -1,0 +1,35 @@
+"""Poses on the floor (orca_ros/core/geometry/frames.py): composed and inverted as TF does."""
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from orca_ros.core.geometry.frames import Pose2, interpolate, wrap
+
+coordinate = st.floats(-50.0, 50.0)
+angle = st.floats(-math.pi, math.pi)
+pose = st.builds(Pose2, coordinate, coordinate, angle)
+
+
+def test_a_pose_maps_points_and_turns_velocities():
+    odom_in_map = Pose2(2.0, 1.0, math.pi / 2)
+    assert odom_in_map.apply((1.0, 0.0)) == pytest.approx((2.0, 2.0))
+    assert odom_in_map.rotate((1.0, 0.0)) == pytest.approx((0.0, 1.0))
+    robot_in_odom = Pose2(1.0, 0.0, 0.0)
+    robot_in_map = odom_in_map.compose(robot_in_odom)
+    assert tuple(robot_in_map) == pytest.approx((2.0, 2.0, math.pi / 2))
+
+
+@given(pose, pose)
+def test_composing_with_the_inverse_gives_back_the_other_pose(a, b):
+    back = a.inverse().compose(a.compose(b))
+    assert (back.x, back.y) == pytest.approx((b.x, b.y), abs=1e-9)
+    assert wrap(back.yaw - b.yaw) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_interpolation_turns_the_short_way():
+    middle = interpolate(Pose2(0.0, 0.0, math.radians(170)), Pose2(2.0, 0.0, math.radians(-170)),
+                         0.5)
+    assert (middle.x, abs(middle.yaw)) == pytest.approx((1.0, math.pi))
