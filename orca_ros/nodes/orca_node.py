@@ -79,6 +79,11 @@ FOOTPRINT_SIDES = 16  # the announced footprint: a polygon round the robot's dis
 WATCHDOG_PERIODS = 1.25  # control periods without a cycle before the timer starts one
 
 
+def _header_seconds(msg) -> float:
+    """A message's header stamp in seconds."""
+    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+
+
 class OrcaNode(Node):
     def __init__(self, neighbor_odometry: Optional[NeighborOdometry] = None, **kwargs) -> None:
         """``neighbor_odometry``: the process's shared neighbours' odometry (orca_robots
@@ -446,7 +451,9 @@ class OrcaNode(Node):
             self._reject("own odom", problem)
             return
         stamp = stamp_ns * 1e-9
-        self.localizer.odometry(stamp, Pose2(position[0], position[1], yaw))
+        # A fix is matched with the odometry by the messages' own stamps (the robot's
+        # clock, as TF matches them), not by when this node heard them.
+        self.localizer.odometry(_header_seconds(msg), Pose2(position[0], position[1], yaw))
         shared = self.localizer.in_shared_frame(Pose2(position[0], position[1], yaw))
         state = None
         if shared is None:  # no localization yet: no pose in the shared frame
@@ -522,8 +529,8 @@ class OrcaNode(Node):
             self.localization_problem = str(error)
             self._reject(self._param("localization_topic"), str(error))
             return
-        stamp = self.measured_ns(msg) * 1e-9
-        report = self.localizer.fix(stamp, Pose2(p.x, p.y, yaw_from_quaternion(q)),
+        report = self.localizer.fix(_header_seconds(msg),
+                                    Pose2(p.x, p.y, yaw_from_quaternion(q)),
                                     position_deviation(c[0], c[1], c[7]))
         if report is not None:
             self.get_logger().warning(report, throttle_duration_sec=1.0)
@@ -676,6 +683,10 @@ class OrcaNode(Node):
         self._update_path()
 
     def _on_plan(self, msg: Path) -> None:
+        if msg.header.frame_id not in ("", self.shared_frame):
+            self._reject("plan", f"plan in frame {msg.header.frame_id!r}, expected the "
+                         f"shared frame {self.shared_frame!r}")
+            return
         points = [(p.pose.position.x, p.pose.position.y) + (
             (p.pose.position.z,) if self.dimensions == 3 else ()) for p in msg.poses]
         if not all(math.isfinite(c) for point in points for c in point):

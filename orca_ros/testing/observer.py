@@ -279,8 +279,19 @@ class Watch:
         return rates
 
     def status(self) -> Dict[str, object]:
+        others = len(self.names) - 1
+
+        def seen(values):
+            try:
+                return int(values.get("neighbors_seen", 0))
+            except ValueError:
+                return 0
         return {"robots": len(self.names), "reached": len(self.audit.reached_goal),
                 "arrived": len(self.audit.arrived()),
+                "heard": len(self.first_wall),  # robots whose pose has come at least once
+                # robots whose orca_node sees every other robot (its latest diagnostics)
+                "neighbors_complete": sum(1 for v in self.controllers.values()
+                                          if seen(v) >= others),
                 "fleet_sim_arrived": self.fleet_sim_arrived,
                 "stamps_compared": self.audit.stamps_compared,
                 "colliding_pairs": len(self.audit.contacts), "time": time.time()}

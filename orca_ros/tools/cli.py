@@ -376,7 +376,8 @@ def _cmd_bench_ros(args: argparse.Namespace) -> int:
 
         rows = plan_benchmark(args.robots, args.robots_per_process, args.wall_limit,
                               args.speed_factor, args.kinematics, args.keep, progress,
-                              args.control_trigger, args.neighbor_cell_size)
+                              args.control_trigger, args.neighbor_cell_size,
+                              args.odom_frame)
         print(format_plan_table(rows))
     if args.json:
         pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -576,6 +577,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench_ros.add_argument("--control-trigger", choices=("odom", "timer"), default=None,
                            help="the orca_nodes' control_trigger (default: the fleet plan's, "
                            "odom: a command as each robot's odometry arrives)")
+    bench_ros.add_argument("--odom-frame", choices=("shared", "per_robot"), default="shared",
+                           help="per_robot: each robot's odometry in its own frame, so the "
+                                "robots know each other from /orca/states alone; shared: "
+                                "from those and each other's odom topics")
     bench_ros.add_argument("--neighbor-cell-size", type=float, default=0.0, metavar="M",
                            help="the orca_nodes' neighbor_cell_size: neighbours' odometry "
                            "from the floor's squares of M m near each robot (default 0: "

@@ -37,7 +37,7 @@ import yaml
 
 from ..fleet.launch import shutdown_environment
 from ..fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, NodeSpec, fleet_plan,
-                          process_plan, shutdown_grace)
+                          process_plan, shutdown_grace, truth_topic)
 from ..testing.observer import read_status, start_observer, stop_observer, wait_ready
 from ..core.scenario.builders import circle_scenario_yaml
 
@@ -141,24 +141,28 @@ def _is_robot_process(spec: NodeSpec) -> bool:
 def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: float,
              speed_factor: float = 1.0, kinematics: str = "holonomic",
              control_trigger: Optional[str] = None,
-             neighbor_cell_size: float = 0.0) -> Dict[str, object]:
+             neighbor_cell_size: float = 0.0, odom_frame: str = "shared") -> Dict[str, object]:
     """One fleet size: start, watch until all arrive or ``wall_limit``, stop; the row.
     ``control_trigger``: the orca_nodes' (default: the fleet plan's, ``odom``);
-    ``neighbor_cell_size``: theirs (m; 0: each neighbour's odom topic)."""
+    ``neighbor_cell_size``: theirs (m; 0: each neighbour's odom topic); ``odom_frame``:
+    ``per_robot`` puts each robot's odometry in its own frame, so the robots know each
+    other from their announced states alone (``shared``: from those and each other's
+    odometry topics)."""
     scenario = pathlib.Path(folder, f"circle_{robots}.yaml")
     scenario.write_text(circle_scenario_yaml(robots), encoding="utf-8")
     overrides = () if control_trigger is None else (("control_trigger", control_trigger),)
     if neighbor_cell_size:
         overrides += (("neighbor_cell_size", float(neighbor_cell_size)),)
-    plan = fleet_plan(str(scenario), FleetOptions(kinematics=kinematics,
-                                                 speed_factor=speed_factor,
-                                                 robots_per_process=robots_per_process,
-                                                 robot_parameters=overrides))
+    options = FleetOptions(kinematics=kinematics, speed_factor=speed_factor,
+                           robots_per_process=robots_per_process, robot_parameters=overrides,
+                           odom_frame=odom_frame)
+    plan = fleet_plan(str(scenario), options)
     specs = process_plan(plan, robots_per_process)
     status_path = os.path.join(folder, f"status_{robots}.json")
     report_path = os.path.join(folder, f"observer_{robots}.json")
     observer = start_observer(str(scenario), report_path, status_path=status_path,
-                              log_path=os.path.join(folder, f"observer_{robots}.log"))
+                              log_path=os.path.join(folder, f"observer_{robots}.log"),
+                              pose_topic=truth_topic(options))
     processes = PlanProcesses(specs, folder)
     try:
         if not wait_ready(status_path, observer):
@@ -168,9 +172,14 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         processes.start()
         before = processes.usage()
         stop_reason = f"wall limit {wall_limit:g} s"
+        heard_s = discovered_s = None
         while time.monotonic() - started < wall_limit:
             time.sleep(POLL)
             status = read_status(status_path) or {}
+            if heard_s is None and status.get("heard") == robots:
+                heard_s = time.monotonic() - started
+            if discovered_s is None and status.get("neighbors_complete") == robots:
+                discovered_s = time.monotonic() - started
             if status.get("robots") and robots in (status.get("reached"),
                                                      status.get("fleet_sim_arrived")):
                 stop_reason = "every robot arrived"
@@ -200,7 +209,11 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         "robots": robots, "robots_per_process": robots_per_process, "processes": len(specs),
         "control_trigger": next(s.parameters.get("control_trigger", "timer") for s in plan
                                 if s.executable == "orca_node"),
-        "neighbor_cell_size": float(neighbor_cell_size),
+        "neighbor_cell_size": float(neighbor_cell_size), "odom_frame": odom_frame,
+        # wall s from the start of the processes: until the observer had heard every
+        # robot; until every orca_node saw every other robot (its diagnostics, each second)
+        "all_heard_s": None if heard_s is None else round(heard_s, 1),
+        "all_discovered_s": None if discovered_s is None else round(discovered_s, 1),
         "arrived": report.get("arrived"), "colliding_pairs": report.get("colliding_pairs"),
         "min_separation": report.get("min_separation"), "stop_reason": stop_reason,
         "wall_s": round(wall_s, 1),
@@ -226,7 +239,8 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
                    wall_limit: float = 150.0, speed_factor: float = 1.0,
                    kinematics: str = "holonomic", keep: Optional[str] = None,
                    progress=None, control_trigger: Optional[str] = None,
-                   neighbor_cell_size: float = 0.0) -> List[Dict[str, object]]:
+                   neighbor_cell_size: float = 0.0,
+                   odom_frame: str = "shared") -> List[Dict[str, object]]:
     """:func:`run_size` for each fleet size in turn (files in ``keep`` or a temporary folder)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_ros_") as scratch:
@@ -234,7 +248,7 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
         os.makedirs(folder, exist_ok=True)
         for count in counts:
             row = run_size(count, robots_per_process, folder, wall_limit, speed_factor,
-                           kinematics, control_trigger, neighbor_cell_size)
+                           kinematics, control_trigger, neighbor_cell_size, odom_frame)
             rows.append(row)
             if progress is not None:
                 progress(row)
@@ -250,19 +264,21 @@ def _percent(value, digits: int = 1) -> str:
 
 
 def format_plan_table(rows: Sequence[Dict[str, object]], target_hz: float = 10.0) -> str:
-    lines = [f"| robots | per process | neighbour cells m | processes | arrived "
-             f"| colliding pairs | wall s "
+    lines = [f"| robots | per process | neighbour cells m | odom frame | processes | arrived "
+             f"| colliding pairs | all heard s | all discovered s | wall s "
              f"| control Hz (target {target_hz:g}) | late cycles | odom→cmd_vel p50 ms "
              "| p99 ms | cycle CPU p99 ms | real-time factor | neighbour odom msgs/s "
              "| CPU per robot "
              "| RSS per robot MB | fleet_sim CPU | expired commands | non-zero exits |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-             "---:|---:|"]
+             "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+             "---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(
             f"| {r['robots']} | {r['robots_per_process']} "
-            f"| {r.get('neighbor_cell_size') or '-'} | {r['processes']} "
+            f"| {r.get('neighbor_cell_size') or '-'} | {r.get('odom_frame', 'shared')} "
+            f"| {r['processes']} "
             f"| {_cell(r['arrived'])}/{r['robots']} | {_cell(r['colliding_pairs'])} "
+            f"| {_cell(r.get('all_heard_s'))} | {_cell(r.get('all_discovered_s'))} "
             f"| {r['wall_s']} | {_cell(r['control_rate_hz'])} "
             f"| {_percent(r['late_cycle_share'])} "
             f"| {_cell(r['latency_ms_p50'])} | {_cell(r['latency_ms_p99'])} "

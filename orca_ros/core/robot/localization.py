@@ -107,10 +107,10 @@ class SharedFramePose:
         history = self._history
         if not history:
             return None
+        if stamp >= history[-1][0]:
+            return history[-1][1]  # the newest (also among equal stamps)
         if stamp <= history[0][0]:
             return history[0][1]
-        if stamp >= history[-1][0]:
-            return history[-1][1]
         for (t0, p0), (t1, p1) in zip(history, list(history)[1:]):
             if t0 <= stamp <= t1:
                 return interpolate(p0, p1, (stamp - t0) / (t1 - t0) if t1 > t0 else 0.0)
