@@ -294,14 +294,27 @@ def test_hrvo_gets_twenty_robots_across_the_reference_circle():
 
 @pytest.mark.parametrize("method", ["rvo_sampling", "hrvo"])
 def test_linked_pairs_crossing_each_other_run(method):
-    links = [{"agents": ["a0", "a1"], "max_length": 1.2},
-             {"agents": ["a2", "a3"], "max_length": 1.2}]
+    """Two linked pairs cross at right angles. Partners start 0.9 m apart: a robot
+    (0.4 m across) would fit between them, so only the link keeps the other pair out;
+    the tether is at most 1.1 m. By the world's own accounting every robot arrives,
+    without contact, no robot crosses the other pair's link and no link stretches
+    past its max_length (without the links given to the method, hrvo's robots ride
+    through the other pair's link; without the tethers, rvo_sampling's pairs
+    over-stretch)."""
+    links = [{"agents": ["a0", "a1"], "max_length": 1.1},
+             {"agents": ["a2", "a3"], "max_length": 1.1}]
     data = {"name": "linked", "time_step": 0.1, "max_time": 30.0, "on_goal": "stay",
             "defaults": {"radius": 0.2, "max_speed": 1.0, "pref_speed": 0.8},
-            "agents": [{"name": "a0", "start": [-3.0, -0.25], "goal": [3.0, -0.25]},
-                       {"name": "a1", "start": [-3.0, 0.25], "goal": [3.0, 0.25]},
-                       {"name": "a2", "start": [-0.25, -3.0], "goal": [-0.25, 3.0]},
-                       {"name": "a3", "start": [0.25, -3.0], "goal": [0.25, 3.0]}],
+            "agents": [{"name": "a0", "start": [-3.0, -0.45], "goal": [3.0, -0.45]},
+                       {"name": "a1", "start": [-3.0, 0.45], "goal": [3.0, 0.45]},
+                       {"name": "a2", "start": [-0.45, -3.0], "goal": [-0.45, 3.0]},
+                       {"name": "a3", "start": [0.45, -3.0], "goal": [0.45, 3.0]}],
             "links": links}
     result = World(parse_scenario(data), WorldOptions(method=method)).run()
-    assert result.agents == 4 and result.steps > 0
+    assert result.linked and result.method == method
+    assert result.reached == result.agents == 4, result.summary()
+    assert result.collisions == 0, result.collision_pairs
+    assert result.link_crossings == 0, result.link_crossing_pairs
+    assert result.link_overstretches == 0, result.overstretched_links
+    row = result.summary()  # what orca-ros bench --json reports of the run
+    assert (row["link_crossings"], row["link_overstretches"]) == (0, 0)

@@ -2,6 +2,7 @@
 toio_bridge and the scenario world's ``kinematics="toio"``."""
 
 import asyncio
+import json
 import math
 import random
 
@@ -216,11 +217,31 @@ def test_world_cubes_run_with_the_cube_settings_and_see_rounded_readings():
         WorldOptions(method="rvo2", kinematics="toio")
 
 
-def test_bench_offers_toio_kinematics():
-    from orca_ros.tools.cli import build_parser
+def test_bench_offers_toio_kinematics(tmp_path, capsys):
+    """``orca-ros bench --kinematics toio`` runs the cubes with cube dynamics: its JSON row
+    says toio, every cube arrives without contact, and it reports how far the cubes were
+    from where their controllers planned them when each command acted (measured only on
+    cubes with dynamics), within the lag_error their discs carry. The same bench without
+    the option runs holonomic discs, with no such figure."""
+    from orca_ros.tools.cli import main
 
-    args = build_parser().parse_args(["bench", "toio_ring_swap_6", "--kinematics", "toio"])
-    assert args.kinematics == "toio"
+    toio, plain = tmp_path / "toio.json", tmp_path / "holonomic.json"
+    assert main(["bench", "toio_ring_swap_6", "--kinematics", "toio", "--json", str(toio),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    [row] = json.loads(toio.read_text())
+    assert (row["scenario"], row["method"], row["kinematics"]) == \
+        ("toio_ring_swap_6", "orca", "toio")
+    assert row["reached"] == row["agents"] == 6 and row["collisions"] == 0, row
+    error = row["lag_prediction_error"]
+    assert error["count"] > 6 * 100, error  # every cube, every period
+    assert 0.0 < error["median"] <= error["p99"] <= error["max"] < \
+        CUBE_ROBOT_PARAMETERS["lag_error"], error
+    assert "| toio_ring_swap_6 | orca | toio | 6/6 | 0 |" in out
+    assert f"({error['count']} predictions)" in out
+    assert main(["bench", "toio_ring_swap_6", "--json", str(plain), "--no-progress"]) == 0
+    [holonomic] = json.loads(plain.read_text())
+    assert holonomic["kinematics"] == "holonomic" and "lag_prediction_error" not in holonomic
 
 
 def test_toio_ring_swap_6_with_cube_dynamics_arrives_without_collisions():
