@@ -1,12 +1,32 @@
+"""The whole suite's setup.
+
+test/unit/<room>/  tests of one room of orca_ros, without ROS: no rclpy, no DDS.
+test/ros/          rclpy nodes over DDS in this process (the ``ros`` fixture, run_fleet).
+test/system/       whole systems: executables in processes of their own, fault runs,
+                   recorded bags, the bench over processes.
+test/launch/       launch files through the launch engine (launch_testing).
+test/helpers/      what tests share (``from helpers.<module> import ...``).
+
+Every test that needs rclpy is marked ``ros`` (every module of test/ros and test/system,
+and each test of test/launch here); ``-m "not ros"`` then does not even collect
+test/ros, test/system and test/launch, so nothing imports rclpy.
+"""
+
+import itertools
 import os
 import pathlib
+import re
 import sys
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+TEST_DIR = pathlib.Path(__file__).resolve().parent
+REPO = TEST_DIR.parent
+sys.path.insert(0, str(TEST_DIR))  # the helpers package
 SHARED = pathlib.Path(os.environ.get("ORCA_ROS_SHARED", REPO.parent / "shared"))
+
+ROS_ONLY_DIRS = tuple(TEST_DIR / name for name in ("ros", "system", "launch"))
+LAUNCH_DIR = TEST_DIR / "launch"
 
 
 @pytest.fixture
@@ -26,8 +46,55 @@ os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 @pytest.fixture
 def ros():
-    from ros_helpers import RosHarness
+    from helpers.ros_helpers import RosHarness
 
     harness = RosHarness()
     yield harness
     harness.close()
+
+
+def _ros_deselected(config) -> bool:
+    """Whether ``-m`` leaves out every test marked ``ros``, whatever its other marks."""
+    text = config.getoption("markexpr", "") or ""
+    if not text.strip():
+        return False
+    try:
+        from _pytest.mark.expression import Expression
+
+        expression = Expression.compile(text)
+    except Exception:  # an older or newer pytest: collect, and let -m deselect
+        return False
+    names = set(re.findall(r"[A-Za-z_][\w.]*", text)) - {"and", "or", "not", "ros"}
+    for count in range(len(names) + 1):
+        for others in itertools.combinations(sorted(names), count):
+            if expression.evaluate(_has_marks({"ros", *others})):
+                return False
+    return True
+
+
+def _has_marks(marks):
+    def matcher(name, /, **kwargs):
+        return not kwargs and name in marks
+    return matcher
+
+
+def pytest_ignore_collect(collection_path, config):
+    """With ``ros`` deselected, test/ros, test/system and test/launch are not collected:
+    their modules import rclpy (or the launch engine) when pytest imports them."""
+    if collection_path in ROS_ONLY_DIRS and _ros_deselected(config):
+        return True
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """launch_testing's items take no module marks: each test of test/launch starts the
+    nodes of a launch file (``ros``) and runs for a while (``slow``). A test that uses the
+    ``ros`` fixture needs rclpy, whatever its module says."""
+    for item in items:
+        path = pathlib.Path(str(item.fspath))
+        if LAUNCH_DIR in path.parents:
+            item.add_marker(pytest.mark.ros)
+            item.add_marker(pytest.mark.slow)
+        elif "ros" in getattr(item, "fixturenames", ()) and item.get_closest_marker("ros") is None:
+            item.add_marker(pytest.mark.ros)

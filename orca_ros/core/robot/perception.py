@@ -53,7 +53,7 @@ def select_neighbors(position: Sequence[float], perceived: Iterable[Neighbor],
     first, equal distances by name. ORCA takes the first ``max_neighbors`` (RVO2's
     ``computeNeighbors``); the safety filter takes them all. The world's vectorised
     form for ideal robots (no uncertainty) is ``World._neighbors``, checked equal to
-    this in ``test/test_world.py``."""
+    this in ``test/unit/sim/test_world.py``."""
     seen = []
     for neighbor in perceived:
         distance = math.dist(neighbor.position, position)

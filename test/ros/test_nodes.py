@@ -1,0 +1,381 @@
+"""The ROS 2 nodes, run in-process with rclpy over real DDS."""
+
+import math
+
+import pytest
+
+from helpers.ros_helpers import params  # first: skips the module without rclpy
+from helpers.orca_rig import Rig, goal, odom  # noqa: E402
+
+from geometry_msgs.msg import Point, PoseStamped, Twist, TwistStamped  # noqa: E402
+from visualization_msgs.msg import Marker  # noqa: E402
+
+from orca_ros.nodes.fleet_sim import FleetSim  # noqa: E402
+from orca_ros.nodes.obstacle_server import ObstacleServer  # noqa: E402
+from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
+from orca_ros.nodes.ros_common import LATCHED, RELIABLE_10  # noqa: E402
+
+pytestmark = pytest.mark.ros
+
+
+def test_orca_node_turns_away_from_a_neighbour_on_a_collision_course(ros):
+    rig = Rig(ros)
+    rig.ros.spin_until(lambda: rig.goal.get_subscription_count() > 0)
+    rig.goal.publish(goal(6.0, 0.0))
+    free = rig.drive(0.6, odom(0.0, 0.0))
+    assert free.linear.x == pytest.approx(1.0, abs=1e-6)  # no one around: straight at the goal
+    assert abs(free.linear.y) < 1e-6
+    # A neighbour 2 m ahead, coming straight at us at 1 m/s.
+    cmd = rig.drive(0.6, odom(0.0, 0.0), odom(2.0, 0.0, yaw=math.pi, vx=1.0))
+    assert abs(math.atan2(cmd.linear.y, cmd.linear.x)) > math.radians(10), \
+        f"command {cmd.linear.x:.3f}, {cmd.linear.y:.3f} does not turn away"
+
+
+def test_orca_node_in_diff_drive_mode_commands_v_and_omega(ros):
+    rig = Rig(ros, kinematics="diff_drive", max_linear_accel=100.0)
+    rig.goal.publish(goal(0.0, 5.0))  # to the left: it must turn counter-clockwise
+    cmd = rig.drive(0.6, odom(0.0, 0.0, yaw=0.0))
+    assert cmd.angular.z > 0.5
+    assert cmd.linear.y == 0.0
+
+
+def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
+    rig = Rig(ros)
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0), odom(4.0, 0.0))
+    assert "other" in rig.node.neighbors
+    rig.other.publish(odom(math.nan, 0.0))
+    # Odometry is taken latest-only: the NaN is seen if nothing newer came first.
+    assert rig.ros.spin_until(lambda: rig.node.rejected.get("odom of other") == 1, 5.0)
+    bad_goal = goal(math.inf, 0.0)
+    rig.goal.publish(bad_goal)
+    marker = Marker()
+    marker.type = Marker.LINE_LIST
+    marker.points = [Point(x=1.0, y=1.0), Point(x=1.0, y=1.0), Point(x=2.0, y=0.0)]
+    rig.obstacles.publish(marker)
+    cmd = rig.drive(0.3, odom(0.0, 0.0), odom(4.0, 0.0))
+    assert rig.node.goal == (6.0, 0.0)  # the bad goal did not replace the good one
+    assert rig.node.neighbors["other"].position == (4.0, 0.0)  # nor did the NaN pose
+    assert math.isfinite(cmd.linear.x)
+    assert rig.ros.spin_until(lambda: int(rig.my_status()[1].get("rejected_messages", 0)) >= 3,
+                              5.0)
+    status, values = rig.my_status()
+    assert status.level == bytes([1])  # WARN
+    assert rig.node.rejected == {"odom of other": 1, "goal_pose": 1,
+                                 "/obstacles": 1}  # zero-length segment, odd count: dropped whole
+    assert rig.drive(0.3, odom(0.0, 0.0), odom(4.0, 0.0)).linear.x > 0.5  # still driving
+
+
+def test_stale_own_odometry_stops_the_robot_and_silent_neighbours_grow_then_go(ros):
+    rig = Rig(ros, odom_timeout=0.3, neighbor_timeout=0.3, neighbor_forget_after=2.0)
+    rig.goal.publish(goal(6.0, 0.0))
+    moving = rig.drive(0.5, odom(0.0, 0.0), odom(3.0, 3.0))
+    assert moving.linear.x > 0.5 and "other" in rig.node.neighbors
+    rig.ros.spin_for(0.8)  # silence
+    assert rig.commands[-1].linear.x == 0.0 and rig.commands[-1].linear.y == 0.0
+    assert rig.node.goal_state == "own odom stale"
+    # The neighbour's data stopped, but it may still be there, or moving: it is
+    # kept, as a disc growing at its top speed (1 m/s here) since its last odometry.
+    rig.drive(0.3, odom(0.0, 0.0))
+    assert "other" in rig.node.neighbors
+    config = rig.node.controller.effective_config
+    [seen] = rig.node.cycle._perceived_neighbors(config, rig.node.state, rig.node._now_ns() * 1e-9,
+                                                 rig.node.neighbors)
+    assert seen.uncertainty == pytest.approx(1.1, abs=0.4)  # ~1.1 s of silence at 1 m/s
+    assert rig.ros.spin_until(lambda: "other" in rig.my_status()[1].get("stale_neighbors", ""),
+                              3.0)
+    rig.drive(1.2, odom(0.0, 0.0))  # past neighbor_forget_after
+    assert "other" not in rig.node.neighbors
+
+
+def test_a_robot_at_its_goal_stays_there_and_still_steps_aside(ros):
+    rig = Rig(ros, goal_tolerance=0.2)
+    rig.goal.publish(goal(0.0, 0.0))
+    cmd = rig.drive(0.5, odom(0.0, 0.0))
+    assert (cmd.linear.x, cmd.linear.y) == (0.0, 0.0)
+    assert rig.node.goal_state == "goal reached"
+    # Someone drives straight at it: it yields (a parked robot that never moves is a
+    # wall that others must get around, and it breaks ORCA's reciprocity).
+    cmd = rig.drive(0.5, odom(0.0, 0.0), odom(0.9, 0.0, yaw=math.pi, vx=1.0))
+    assert cmd.linear.x < -0.1
+    assert rig.node.goal_state == "goal reached"
+
+
+@pytest.mark.parametrize("max_reverse_speed", [-1.0, 0.0], ids=["may reverse", "forward only"])
+def test_a_diff_drive_robot_on_its_goal_backs_away_from_one_coming_at_its_front(
+        ros, max_reverse_speed):
+    rig = Rig(ros, kinematics="diff_drive", goal_tolerance=0.2, max_linear_accel=100.0,
+              max_reverse_speed=max_reverse_speed)
+    rig.goal.publish(goal(0.0, 0.0))
+    rig.drive(0.5, odom(0.0, 0.0))
+    cmd = rig.drive(0.5, odom(0.0, 0.0), odom(0.9, 0.0, yaw=math.pi, vx=1.0))
+    if max_reverse_speed < 0.0:  # -1: at up to max_speed
+        assert cmd.linear.x < -0.1 and rig.node.controller.drive_sign == -1
+    else:
+        assert cmd.linear.x >= 0.0 and rig.node.controller.drive_sign == 1
+
+
+def test_invalid_parameters_are_rejected_with_a_reason(ros):
+    rig = Rig(ros)
+    results = rig.node.set_parameters(params(kinematics="tank"))
+    assert not results[0].successful and "kinematics" in results[0].reason
+    results = rig.node.set_parameters(params(radius=-1.0))
+    assert not results[0].successful
+    results = rig.node.set_parameters(params(drive_model="toio"))  # read at start only
+    assert not results[0].successful and "drive_model" in results[0].reason
+    results = rig.node.set_parameters(params(neighbor_radii=[0.5, 0.1]))  # one neighbour
+    assert not results[0].successful and "neighbor_radii" in results[0].reason
+    results = rig.node.set_parameters(params(neighbor_radii=[0.7]))
+    assert results[0].successful
+    results = rig.node.set_parameters(params(method="no_such_method"))
+    assert not results[0].successful and "method" in results[0].reason
+    results = rig.node.set_parameters(params(margin_speed_ratio=-0.5))
+    assert not results[0].successful and "margin_speed_ratio" in results[0].reason
+    results = rig.node.set_parameters(params(radius=0.5, method="direct",
+                                             margin_speed_ratio=0.5))
+    assert all(r.successful for r in results)
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0))
+    assert rig.node.controller.config.radius == 0.5  # applied at run time
+    assert rig.node.controller.config.margin_speed_ratio == 0.5
+    assert rig.node.radius_of == {"other": 0.7}
+
+
+@pytest.mark.parametrize("removed, replacement", [
+    ({"planner": "direct"}, "method"), ({"strict_rvo2": True}, "orca_strict"),
+    ({"neighbor_radius_overrides": ["bob=0.3"]}, "neighbor_radii")])
+def test_a_removed_parameter_stops_the_node_naming_its_replacement(ros, removed, replacement):
+    """planner, strict_rvo2 and neighbor_radius_overrides are gone: a parameters file that
+    still sets one is refused at start (run_nodes then exits 2 with the reason), not
+    silently ignored."""
+    with pytest.raises(ValueError, match=f"{next(iter(removed))} was removed.*{replacement}"):
+        OrcaNode(context=ros.context, namespace="me", parameter_overrides=params(**removed))
+
+
+def test_direct_method_ignores_neighbours(ros):
+    rig = Rig(ros, method="direct")
+    rig.goal.publish(goal(6.0, 0.0))
+    cmd = rig.drive(0.6, odom(0.0, 0.0), odom(1.0, 0.0, yaw=math.pi, vx=1.0))
+    assert cmd.linear.x == pytest.approx(1.0) and abs(cmd.linear.y) < 1e-9
+
+
+def test_orca_node_runs_a_method_registered_in_the_test(ros):
+    from orca_ros.core.methods import MethodSpec, register_method, unregister_method
+    from test_methods import Sidestep, SidestepParameters
+
+    register_method(MethodSpec("test_node_sidestep", "test: a step to the left", Sidestep,
+                               SidestepParameters))
+    try:
+        rig = Rig(ros, method="test_node_sidestep")
+        rig.goal.publish(goal(6.0, 0.0))
+        cmd = rig.drive(0.6, odom(0.0, 0.0))
+        assert cmd.linear.y > 0.2 and cmd.linear.x > 0.9  # ahead, and 0.25 m/s to the left
+        assert math.hypot(cmd.linear.x, cmd.linear.y) <= 1.0 + 1e-9  # within max_speed
+        assert rig.ros.spin_until(lambda: rig.my_status()[1].get("method")
+                                  == "test_node_sidestep", 5.0)
+    finally:
+        unregister_method("test_node_sidestep")
+
+
+def test_orca_node_runs_the_navigator_with_its_own_parameters(ros):
+    rig = Rig(ros, method="hlavoid", kinematics="diff_drive", tracking="move2target",
+              radius=0.023, neighbor_radius=0.023, max_speed=0.2, pref_speed=0.2,
+              max_linear_accel=100.0, **{"hlavoid.avoid_range": 250.0})
+    assert rig.node.controller.method.params.avoid_range == 250.0
+    results = rig.node.set_parameters(params(**{"hlavoid.avoid_samples": 1}))
+    assert not results[0].successful and "avoid_samples" in results[0].reason
+    rig.goal.publish(goal(0.5, 0.0))
+    cmd = rig.drive(0.6, odom(0.0, 0.0, yaw=0.0))
+    assert cmd.linear.x > 0.05  # towards the goal, nothing in the way
+
+
+# --- fleet_sim ------------------------------------------------------------------------------
+
+def sim_rig(ros, **overrides):
+    settings = dict(scenario="crossing_4", speed_factor=1.0, publish_clock=True,
+                    command_validity=0.5)
+    settings.update(overrides)
+    sim = ros.add(FleetSim(context=ros.context, parameter_overrides=params(**settings)))
+    tester = ros.node("sim_tester")
+    cmd = tester.create_publisher(Twist, "/north/cmd_vel", RELIABLE_10)
+    ros.spin_until(lambda: cmd.get_subscription_count() > 0)
+    return sim, cmd
+
+
+def test_fleet_sim_integrates_cmd_vel_and_its_watchdog_stops_a_silent_robot(ros):
+    sim, cmd = sim_rig(ros)
+    north = sim.names.index("north")
+    start = (sim.bodies[north].x, sim.bodies[north].y)
+    heading = sim.bodies[north].heading  # faces its goal: -y
+    twist = Twist()
+    twist.linear.x = 0.4  # body frame: forward
+    steps_before = sim.record.steps
+    for _ in range(20):
+        cmd.publish(twist)
+        ros.spin_for(0.05)
+    steps = sim.record.steps - steps_before
+    moved = math.dist(start, (sim.bodies[north].x, sim.bodies[north].y))
+    # 0.4 m/s over `steps` sim steps of 0.1 s, less the 0.1 s acceleration ramp.
+    assert moved == pytest.approx(0.4 * 0.1 * steps, abs=0.4 * 0.1 * 2)
+    assert sim.bodies[north].y < start[1] and heading == pytest.approx(-math.pi / 2)
+    ros.spin_for(1.2)  # no more commands: past command_validity
+    assert sim.bodies[north].vx == 0.0
+    others = [b for k, b in enumerate(sim.bodies) if k != north]
+    assert all(b.vx == 0.0 for b in others)  # never commanded, never moved
+
+
+def test_fleet_sim_times_stamped_commands_from_their_stamp_then_brakes(ros):
+    from rclpy.time import Time
+
+    sim = ros.add(FleetSim(context=ros.context, parameter_overrides=params(
+        scenario="crossing_4", speed_factor=1.0, enable_stamped_cmd_vel=True,
+        command_validity=0.3, max_linear_accel=2.0)))
+    tester = ros.node("sim_tester")
+    cmd = tester.create_publisher(TwistStamped, "/north/cmd_vel", RELIABLE_10)
+    ros.spin_until(lambda: cmd.get_subscription_count() > 0 and sim.sim_time > 1.0)
+    north = sim.names.index("north")
+
+    def command(speed, age):
+        msg = TwistStamped()
+        msg.header.stamp = Time(nanoseconds=int((sim.sim_time - age) * 1e9)).to_msg()
+        msg.twist.linear.x = speed
+        return msg
+
+    for _ in range(10):  # computed from data 0.5 s old: past its validity, never applied
+        cmd.publish(command(0.4, 0.5))
+        ros.spin_for(0.05)
+    assert sim.bodies[north].vx == 0.0
+    for _ in range(10):  # fresh: applied
+        cmd.publish(command(0.4, 0.0))
+        ros.spin_for(0.05)
+    assert sim.bodies[north].vx == pytest.approx(0.4)
+    speeds = []  # silence: once the last command's validity ends, it brakes at 2 m/s^2
+    for _ in range(8):
+        ros.executor.spin_once(timeout_sec=0.2)
+        speeds.append((round(sim.sim_time, 3), sim.bodies[north].vx))
+    assert speeds[-1][1] == 0.0
+    assert sim.taken == 20 and sim.expired > 0  # what its diagnostics report
+    drops = [a[1] - b[1] for a, b in zip(speeds, speeds[1:]) if b[0] > a[0] and a[1] > 0.0]
+    assert drops and max(drops) <= 2.0 * 0.1 * (1 + 1e-6) * max(
+        round((b[0] - a[0]) / 0.1) for a, b in zip(speeds, speeds[1:]) if b[0] > a[0])
+
+
+def test_fleet_sim_rejects_nan_commands_and_keeps_stepping(ros):
+    sim, cmd = sim_rig(ros)
+    twist = Twist()
+    twist.linear.x = math.nan
+    cmd.publish(twist)
+    steps = sim.record.steps
+    ros.spin_for(0.5)
+    assert sim.rejected == 1 and "non-finite" in sim.last_problem
+    assert sim.record.steps > steps
+    assert all(math.isfinite(b.x) for b in sim.bodies)
+
+
+def test_obstacle_server_latches_the_scenario_walls_as_a_line_list(ros):
+    server = ros.add(ObstacleServer(context=ros.context,
+                                    parameter_overrides=params(scenario="corridor_wall")))
+    received = []
+    late = ros.node("late_joiner")
+    late.create_subscription(Marker, "/obstacles", received.append, LATCHED)
+    assert ros.spin_until(lambda: received, 5.0)
+    marker = received[0]
+    assert marker.type == Marker.LINE_LIST and len(marker.points) == 2 * 8  # 2 boxes, 4 edges
+    assert len(server.segments) == 8
+
+
+# --- end to end -----------------------------------------------------------------------------
+
+def test_diff_drive_fleet_passes_a_walled_corridor_through_real_nodes():
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.fleet.runner import run_fleet
+
+    run = run_fleet("corridor_wall", FleetOptions(kinematics="diff_drive", speed_factor=4.0))
+    summary = run.summary
+    assert summary["reached"] == 6, summary
+    assert summary["collisions"] == 0, summary
+    assert summary["min_separation"] >= 0.0
+    # the walls' share, ground truth (issue 31): judged, and clear
+    assert summary["wall_contacts"] == 0 and 0.0 <= summary["min_wall_gap"] < 0.5, summary
+
+
+def test_fleet_sim_sends_each_robot_its_goal_once_it_listens(ros):
+    sim = ros.add(FleetSim(context=ros.context, parameter_overrides=params(
+        scenario="crossing_4", send_goals=True)))
+    listener = ros.node("goal_listener")
+    goals = []
+    listener.create_subscription(PoseStamped, "/north/goal_pose", goals.append, RELIABLE_10)
+    assert ros.spin_until(lambda: goals, 5.0)
+    ros.spin_for(0.5)
+    assert len(goals) == 1  # once, not over and over (a user's RViz goal must stick)
+    assert (goals[0].pose.position.x, goals[0].pose.position.y) == (0.1, -2.0)
+    assert "north" in sim.goal_sender.sent
+    # Delivered and acknowledged: its publisher is gone, the others' stay until theirs are.
+    assert ros.spin_until(lambda: "north" not in sim.goal_sender.publishers, 5.0)
+    assert "south" in sim.goal_sender.publishers
+
+
+def test_obstacle_server_walls_in_a_toio_mat(ros):
+    server = ros.add(ObstacleServer(context=ros.context,
+                                    parameter_overrides=params(scenario="toio_ring_swap_6")))
+    assert len(server.segments) == 4  # the scenario has no obstacles: the mat's four edges
+    xs = sorted({round(c, 9) for s in server.segments for c in (s.a[0], s.b[0])})
+    ys = sorted({round(c, 9) for s in server.segments for c in (s.a[1], s.b[1])})
+    assert xs == pytest.approx([45 * 1.3625e-3, 455 * 1.3625e-3])
+    assert ys == pytest.approx([-455 * 1.3625e-3, -45 * 1.3625e-3])
+    # Real cubes without a scenario: the mat named, its edges all the same.
+    mat_only = ros.add(ObstacleServer(context=ros.context, parameter_overrides=params(
+        toio_mat="collection_ring")))
+    assert sorted((s.a, s.b) for s in mat_only.segments) == \
+        sorted((s.a, s.b) for s in server.segments)
+    with pytest.raises(ValueError, match="unknown toio mat 'no_such_mat'"):
+        ObstacleServer(context=ros.context, parameter_overrides=params(toio_mat="no_such_mat"))
+
+
+def test_orca_node_spots_a_neighbour_that_does_not_give_way(ros):
+    rig = Rig(ros, max_speed=1.0)
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0))
+    # It comes straight at us at 0.8 m/s and never changes course, whatever we do.
+    x = 3.0
+    for _ in range(30):
+        rig.own.publish(odom(0.0, 0.0))
+        rig.other.publish(odom(x, 0.0, yaw=math.pi, vx=0.8))
+        rig.ros.spin_for(0.05)
+        x -= 0.8 * 0.05
+    assert not rig.node.cycle.reciprocity.reciprocates("other", rig.node._now_ns() * 1e-9)
+    assert rig.ros.spin_until(
+        lambda: "other" in rig.my_status()[1].get("non_reciprocating_neighbors", ""), 3.0)
+
+
+def test_declared_non_reciprocating_neighbours_get_the_whole_avoidance(ros):
+    rig = Rig(ros, non_reciprocating=["other"])
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0), odom(2.0, 0.0, yaw=math.pi, vx=1.0))
+    [seen] = rig.node.cycle._perceived_neighbors(rig.node.controller.effective_config,
+                                                 rig.node.state, rig.node._now_ns() * 1e-9,
+                                                 rig.node.neighbors)
+    assert seen.reciprocates is False
+
+
+def test_absurd_own_odometry_is_not_planned_on(ros):
+    rig = Rig(ros)
+    rig.goal.publish(goal(6.0, 0.0))
+    rig.drive(0.3, odom(0.0, 0.0))
+    rig.own.publish(odom(1e300, 0.0))
+    rig.ros.spin_for(0.1)
+    rig.own.publish(odom(50.0, 0.0))  # a jump no robot makes in 50 ms
+    rig.ros.spin_for(0.1)
+    assert rig.node.state.position == (0.0, 0.0)
+    assert rig.node.rejected.get("own odom") == 2
+    assert "own odom" in rig.node.last_problem and "jump" in rig.node.last_problem
+
+
+def test_latency_percentiles_for_diagnostics():
+    from orca_ros.nodes.orca_node import _percentiles_ms
+
+    assert _percentiles_ms([]) == {"odom_to_cmd_ms_p50": "", "odom_to_cmd_ms_p99": ""}
+    latencies = [i * 1e-3 for i in range(1, 101)]  # 1 .. 100 ms
+    assert _percentiles_ms(latencies) == {"odom_to_cmd_ms_p50": 51.0, "odom_to_cmd_ms_p99": 100.0}
+    assert _percentiles_ms(latencies, "odom_to_cmd_cpu_ms") == {
+        "odom_to_cmd_cpu_ms_p50": 51.0, "odom_to_cmd_cpu_ms_p99": 100.0}

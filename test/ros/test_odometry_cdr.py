@@ -1,0 +1,67 @@
+"""Neighbours' odometry is read straight from its serialized bytes
+(``orca_ros.nodes.ros_common.odometry_from_cdr``); rclpy's own deserialization is the
+reference here."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
+
+from nav_msgs.msg import Odometry  # noqa: E402
+from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
+
+from orca_ros.nodes.ros_common import BadMessage, odometry_from_cdr, odometry_state  # noqa: E402
+
+pytestmark = pytest.mark.ros
+
+finite = st.floats(-1e6, 1e6, allow_nan=False)
+names = st.text(alphabet="abcdefghij/_0123456789", max_size=13)
+
+
+@settings(max_examples=150, deadline=None)
+@given(names, names, st.lists(finite, min_size=13, max_size=13),
+       st.integers(0, 2**31 - 1), st.integers(0, 999_999_999))
+def test_the_fields_match_rclpys_deserialization(frame, child, numbers, sec, nanosec):
+    msg = Odometry()
+    msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nanosec
+    msg.header.frame_id, msg.child_frame_id = frame, child  # every alignment of the strings
+    p, q = msg.pose.pose.position, msg.pose.pose.orientation
+    lin, ang = msg.twist.twist.linear, msg.twist.twist.angular
+    (p.x, p.y, p.z, q.x, q.y, q.z, q.w, lin.x, lin.y, lin.z, ang.x, ang.y, ang.z) = numbers
+    msg.pose.covariance[0] = msg.twist.covariance[35] = 7.0
+    data = serialize_message(msg)
+    fast, reference = odometry_from_cdr(data), deserialize_message(data, Odometry)
+    assert (fast.header.stamp.sec, fast.header.stamp.nanosec) == (sec, nanosec)
+    assert fast.child_frame_id == reference.child_frame_id  # names a robot in cells
+    for path in ("pose.pose.position", "pose.pose.orientation", "twist.twist.linear",
+                 "twist.twist.angular"):
+        ours, theirs = fast, reference
+        for part in path.split("."):
+            ours, theirs = getattr(ours, part), getattr(theirs, part)
+        for axis in ("x", "y", "z") + (("w",) if path.endswith("orientation") else ()):
+            assert getattr(ours, axis) == getattr(theirs, axis), (path, axis)
+    assert _state_or_refusal(fast) == _state_or_refusal(reference)
+
+
+def _state_or_refusal(msg):
+    """What odometry_state makes of a message: its state, or why it refused it (a
+    quaternion too small to have a yaw, as hypothesis finds)."""
+    try:
+        return odometry_state(msg)
+    except BadMessage as error:
+        return str(error)
+
+
+def test_a_truncated_message_is_a_bad_message_and_nan_still_is_one():
+    msg = Odometry()
+    msg.header.frame_id = "world"
+    data = serialize_message(msg)
+    with pytest.raises(BadMessage, match="truncated"):
+        odometry_from_cdr(data[:60])
+    msg.pose.pose.position.x = math.nan
+    msg.pose.pose.orientation.w = 1.0
+    with pytest.raises(BadMessage, match="non-finite"):
+        odometry_state(odometry_from_cdr(serialize_message(msg)))

@@ -1,0 +1,130 @@
+"""The parameter reference (doc/parameters.md): generated from the nodes' tables
+(``python -m orca_ros.nodes.params``) without rclpy, and up to date on the tree.
+(Each node declaring exactly its table: test/ros/test_params_tables.py.)"""
+
+import importlib.machinery
+import subprocess
+import sys
+import types
+
+import pytest
+
+from orca_ros.core.methods import method_names
+from orca_ros.nodes.params import Param, reference
+from orca_ros.nodes.params import fleet_sim as fleet_sim_table
+from orca_ros.nodes.params import obstacle_server as obstacle_server_table
+from orca_ros.nodes.params import supervisor_node as supervisor_table
+from orca_ros.nodes.params import toio_bridge as toio_bridge_table
+
+from helpers.paths import REPO
+
+DOC = REPO / "doc" / "parameters.md"
+
+# executable -> its table (orca_node's, per method, is checked apart below)
+TABLES = {
+    "fleet_sim": fleet_sim_table.PARAMETERS,
+    "obstacle_server": obstacle_server_table.PARAMETERS,
+    "supervisor_node": supervisor_table.PARAMETERS,
+    "toio_bridge": toio_bridge_table.PARAMETERS,
+}
+
+
+def run_generator(*args):
+    return subprocess.run([sys.executable, "-m", "orca_ros.nodes.params", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_reference_on_the_tree_is_up_to_date():
+    done = run_generator("--check", str(DOC))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert DOC.read_text(encoding="utf-8") == reference.render()
+
+
+def test_check_fails_with_a_diff_on_a_changed_copy(tmp_path):
+    changed = tmp_path / "parameters.md"
+    changed.write_text(DOC.read_text(encoding="utf-8").replace(
+        "| `command_validity` | double | `0.25` |", "| `command_validity` | double | `0.5` |"),
+        encoding="utf-8")
+    assert changed.read_text(encoding="utf-8") != DOC.read_text(encoding="utf-8")
+    done = run_generator("--check", str(changed))
+    assert done.returncode == 1
+    assert "-| `command_validity` | double | `0.5` |" in done.stdout
+    assert "+| `command_validity` | double | `0.25` |" in done.stdout
+    missing = run_generator("--check", str(tmp_path / "none.md"))
+    assert missing.returncode == 1
+
+
+def test_write_then_check(tmp_path):
+    out = tmp_path / "p.md"
+    assert run_generator("--write", str(out)).returncode == 0
+    assert run_generator("--check", str(out)).returncode == 0
+    printed = run_generator()
+    assert printed.returncode == 0 and printed.stdout == out.read_text(encoding="utf-8")
+
+
+def test_the_reference_lists_every_parameter_of_every_table_without_ros():
+    """Generated without rclpy, one section per executable, every row of every table."""
+    code = ("import sys; from orca_ros.nodes.params import reference as r; "
+            "text = r.render(); "
+            "assert not [m for m in sys.modules if m.split('.')[0] in ('rclpy', 'rcl_interfaces')]"
+            ", sorted(m for m in sys.modules if m.startswith('rcl')); print(text, end='')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    for executable in ("orca_node", "orca_robots", "fleet_sim", "obstacle_server",
+                       "supervisor_node", "toio_bridge"):
+        assert f"\n## {executable}\n" in text
+    assert "`use_sim_time` (bool, default `false`)" in text.split("\n## ")[0]
+    assert "| `use_sim_time` |" not in text
+    for executable, table in TABLES.items():
+        section = text.split(f"\n## {executable}\n")[1].split("\n## ")[0]
+        for param in table:
+            row = next(line for line in section.splitlines()
+                       if line.startswith(f"| `{param.name}` |"))
+            assert ("| read-only |" if param.read_only else "| live |") in row
+
+
+def fake_orca_node_table():
+    module = types.ModuleType(reference.ORCA_NODE_TABLE)
+    module.__spec__ = importlib.machinery.ModuleSpec(reference.ORCA_NODE_TABLE, None)
+    module.PARAMETERS = (Param("radius", 0.2, "the robot's radius (m)", range=(0.01, 10.0)),
+                         Param("method", "orca", "the avoidance method",
+                               choices=method_names(ros=True), read_only=True))
+    module.method_parameters = lambda method: (
+        (Param(f"{method}.samples", 10, f"{method}'s samples", range=(1, 100)),)
+        if method != "direct" else ())
+    return module
+
+
+def test_orca_node_table_is_included_with_every_method(monkeypatch):
+    monkeypatch.setitem(sys.modules, reference.ORCA_NODE_TABLE, fake_orca_node_table())
+    text = reference.render()
+    section = text.split("\n## orca_node\n")[1].split("\n## ")[0]
+    assert "not there yet" not in section
+    assert "| `radius` | double | `0.2` | 0.01 to 10 | live | the robot's radius (m) |" \
+        in section
+    assert "declares only the parameters of the method it runs" in section
+    for method in method_names(ros=True):
+        assert f"\n#### {method}\n" in section
+        if method != "direct":
+            assert f"| `{method}.samples` | int | `10` | 1 to 100 | live |" in section
+    assert "#### direct\n\nNo parameters of its own." in section
+
+
+def test_orca_node_table_missing_is_said():
+    try:
+        import orca_ros.nodes.params.orca_node  # noqa: F401
+    except ModuleNotFoundError:
+        pass
+    else:
+        pytest.skip("orca_node's table is there")
+    section = reference.render().split("\n## orca_node\n")[1].split("\n## ")[0]
+    assert "is not there yet" in " ".join(section.split())
+
+
+def test_markdown_cells_are_escaped():
+    row = reference.table((Param("x", "a|b", "one | two *three* <tag> $m$ _u_ a_b"),))
+    cells = row.splitlines()[2]
+    assert cells.count(" | ") == 5  # six cells: no pipe of the content splits the row
+    assert r"one \| two \*three\* \<tag> \$m\$ \_u\_ a_b" in cells
