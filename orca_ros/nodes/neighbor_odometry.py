@@ -42,7 +42,7 @@ import math
 from typing import Dict, List, Optional, Tuple
 
 from ..core.robot.cells import Cell, CellGrid, cell_topic
-from ..core.robot.localization import position_deviation
+from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, position_deviation
 from ..core.robot.perception import NeighborReading
 from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, odometry_from_cdr,
                          odometry_height, odometry_state)
@@ -247,7 +247,7 @@ class NeighborOdometry:
                 c = msg.pose.covariance
                 if not all(math.isfinite(v) for v in (c[0], c[1], c[7])):
                     raise BadMessage("non-finite pose covariance")
-                uncertainty = position_deviation(c[0], c[1], c[7])
+                uncertainty = UNCERTAINTY_DEVIATIONS * position_deviation(c[0], c[1], c[7])
         except BadMessage as error:
             nodes = self.nodes if announced else self.followers.get(name, ())
             for node in nodes:

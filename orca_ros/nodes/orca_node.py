@@ -57,7 +57,7 @@ from ..core.robot.controller import RobotController
 from ..core.geometry.frames import Pose2
 from ..core.robot.cycle import (AerialCycle, CycleResult, GoalState, OwnReading,
                                 PerceptionSettings, Preferred, RobotCycle, Status)
-from ..core.robot.localization import SharedFramePose, position_deviation
+from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, SharedFramePose, position_deviation
 from ..core.robot.links import group_of, linked_names, parse_links
 from ..core.robot.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
 from ..core.robot.perception import NeighborReading, OdometryGate, SharedPrediction
@@ -494,8 +494,9 @@ class OrcaNode(Node):
         state.pose.pose.position.x, state.pose.pose.position.y = pose.position
         state.pose.pose.position.z = msg.pose.pose.position.z
         state.pose.pose.orientation = quaternion_from_yaw(pose.yaw)
-        variance = self.localizer.uncertainty ** 2
-        state.pose.covariance[0] = state.pose.covariance[7] = variance
+        # The localization's own covariance (each neighbour grows the disc by its margin)
+        deviation = self.localizer.uncertainty / UNCERTAINTY_DEVIATIONS
+        state.pose.covariance[0] = state.pose.covariance[7] = deviation ** 2
         state.twist.twist = msg.twist.twist  # body frame, as the odometry's
         return state
 

@@ -20,9 +20,10 @@ shared-frame pose is ``T * odom(now)``, so it follows the odometry at its rate, 
 correction moves it at once (:attr:`SharedFramePose.last_jump`). Until the first fix
 there is no pose: the robot holds, and says why.
 
-The position uncertainty of a fix (the standard deviation of its covariance's larger
-axis) grows the robot's disc for its own safety layer and for the neighbours it
-announces itself to, up to ``max_uncertainty``.
+The position uncertainty of a fix, :data:`UNCERTAINTY_DEVIATIONS` standard deviations of
+its covariance's larger axis (:func:`pose_margin`), grows the robot's disc for its own
+safety layer and, announced as the covariance, for its neighbours, up to
+``max_uncertainty``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,18 @@ JUMP_REPORTED_M = 0.1
 """A correction that moves the shared-frame pose farther than this (m), and farther than
 three standard deviations of the fixes, is a jump (a re-localization) and is reported;
 smaller ones are the localization's ordinary corrections."""
+
+
+UNCERTAINTY_DEVIATIONS = 3.0
+"""Standard deviations of a localization's position that a disc grows by: two robots each
+off by a few centimetres one way can be off by twice that from each other, and 3 sigma
+covers a fix's error but for 0.3% of fixes (a 2 cm localization: a 6 cm margin)."""
+
+
+def pose_margin(deviation: float, max_uncertainty: float) -> float:
+    """How far (m) a disc grows for a localization of ``deviation`` (m, one standard
+    deviation): :data:`UNCERTAINTY_DEVIATIONS` of them, at most ``max_uncertainty``."""
+    return min(UNCERTAINTY_DEVIATIONS * max(deviation, 0.0), max_uncertainty)
 
 
 def position_deviation(covariance_xx: float, covariance_xy: float,
@@ -86,9 +99,9 @@ class SharedFramePose:
 
     @property
     def uncertainty(self) -> float:
-        """How far (m) the shared-frame pose may be off: the last fix's deviation, at
-        most ``max_uncertainty`` (0 without a localization)."""
-        return min(self.deviation, self.max_uncertainty)
+        """How far (m) the shared-frame pose may be off: :func:`pose_margin` of the last
+        fix's deviation (0 without a localization)."""
+        return pose_margin(self.deviation, self.max_uncertainty)
 
     def odometry(self, stamp: float, pose: Pose2) -> None:
         """An odometry pose (odom frame) measured at ``stamp`` (s)."""

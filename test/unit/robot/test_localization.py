@@ -70,7 +70,7 @@ def test_late_noisy_fixes_keep_the_pose_on_the_truth_between_them():
     assert estimate.fixes == 39
     assert max(errors) < 0.12 and float(np.median(errors)) < 0.05, (max(errors), np.median(errors))
     assert min(raw) > 2.0  # odometry alone: metres off
-    assert estimate.uncertainty == pytest.approx(0.02)
+    assert estimate.uncertainty == pytest.approx(0.06)  # 3 sigma of a 2 cm localization
 
 
 def test_a_relocalisation_moves_the_pose_at_once_and_is_reported():
