@@ -369,6 +369,11 @@ def _cmd_bench_ros(args: argparse.Namespace) -> int:
     else:
         from .fleet_bench import format_plan_table, plan_benchmark
 
+        try:
+            robot_parameters = _robot_parameters(args.robot_param)
+        except ValueError as error:
+            return _refused("bench-ros", error)
+
         def progress(row):
             print(f"bench-ros: {row['robots']} robots, {row['robots_per_process']} per process: "
                   f"{row['arrived']}/{row['robots']} arrived, {row['colliding_pairs']} "
@@ -377,7 +382,7 @@ def _cmd_bench_ros(args: argparse.Namespace) -> int:
         rows = plan_benchmark(args.robots, args.robots_per_process, args.wall_limit,
                               args.speed_factor, args.kinematics, args.keep, progress,
                               args.control_trigger, args.neighbor_cell_size,
-                              args.odom_frame)
+                              args.odom_frame, robot_parameters)
         print(format_plan_table(rows))
     if args.json:
         pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -581,6 +586,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="per_robot: each robot's odometry in its own frame, so the "
                                 "robots know each other from /orca/states alone; shared: "
                                 "from those and each other's odom topics")
+    bench_ros.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
+                           help="an orca_node parameter for every robot (repeatable), e.g. "
+                                "announce=false")
     bench_ros.add_argument("--neighbor-cell-size", type=float, default=0.0, metavar="M",
                            help="the orca_nodes' neighbor_cell_size: neighbours' odometry "
                            "from the floor's squares of M m near each robot (default 0: "

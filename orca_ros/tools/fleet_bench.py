@@ -141,18 +141,20 @@ def _is_robot_process(spec: NodeSpec) -> bool:
 def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: float,
              speed_factor: float = 1.0, kinematics: str = "holonomic",
              control_trigger: Optional[str] = None,
-             neighbor_cell_size: float = 0.0, odom_frame: str = "shared") -> Dict[str, object]:
+             neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
+             robot_parameters: tuple = ()) -> Dict[str, object]:
     """One fleet size: start, watch until all arrive or ``wall_limit``, stop; the row.
     ``control_trigger``: the orca_nodes' (default: the fleet plan's, ``odom``);
     ``neighbor_cell_size``: theirs (m; 0: each neighbour's odom topic); ``odom_frame``:
     ``per_robot`` puts each robot's odometry in its own frame, so the robots know each
     other from their announced states alone (``shared``: from those and each other's
-    odometry topics)."""
+    odometry topics); ``robot_parameters``: more orca_node parameters for every robot."""
     scenario = pathlib.Path(folder, f"circle_{robots}.yaml")
     scenario.write_text(circle_scenario_yaml(robots), encoding="utf-8")
     overrides = () if control_trigger is None else (("control_trigger", control_trigger),)
     if neighbor_cell_size:
         overrides += (("neighbor_cell_size", float(neighbor_cell_size)),)
+    overrides += tuple(robot_parameters)
     options = FleetOptions(kinematics=kinematics, speed_factor=speed_factor,
                            robots_per_process=robots_per_process, robot_parameters=overrides,
                            odom_frame=odom_frame)
@@ -210,6 +212,7 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         "control_trigger": next(s.parameters.get("control_trigger", "timer") for s in plan
                                 if s.executable == "orca_node"),
         "neighbor_cell_size": float(neighbor_cell_size), "odom_frame": odom_frame,
+        "robot_parameters": {name: value for name, value in robot_parameters},
         # wall s from the start of the processes: until the observer had heard every
         # robot; until every orca_node saw every other robot (its diagnostics, each second)
         "all_heard_s": None if heard_s is None else round(heard_s, 1),
@@ -239,8 +242,8 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
                    wall_limit: float = 150.0, speed_factor: float = 1.0,
                    kinematics: str = "holonomic", keep: Optional[str] = None,
                    progress=None, control_trigger: Optional[str] = None,
-                   neighbor_cell_size: float = 0.0,
-                   odom_frame: str = "shared") -> List[Dict[str, object]]:
+                   neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
+                   robot_parameters: tuple = ()) -> List[Dict[str, object]]:
     """:func:`run_size` for each fleet size in turn (files in ``keep`` or a temporary folder)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_ros_") as scratch:
@@ -248,7 +251,8 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
         os.makedirs(folder, exist_ok=True)
         for count in counts:
             row = run_size(count, robots_per_process, folder, wall_limit, speed_factor,
-                           kinematics, control_trigger, neighbor_cell_size, odom_frame)
+                           kinematics, control_trigger, neighbor_cell_size, odom_frame,
+                           robot_parameters)
             rows.append(row)
             if progress is not None:
                 progress(row)

@@ -128,3 +128,23 @@ def test_markdown_cells_are_escaped():
     cells = row.splitlines()[2]
     assert cells.count(" | ") == 5  # six cells: no pipe of the content splits the row
     assert r"one \| two \*three\* \<tag> \$m\$ \_u\_ a_b" in cells
+
+
+@pytest.mark.parametrize("path, table", [
+    ("config/orca_node.yaml", "orca_node"), ("config/fleet_sim.yaml", "fleet_sim"),
+    ("config/nav2/orca_node.yaml", "orca_node")])
+def test_the_shipped_parameter_files_hold_only_valid_parameters(path, table):
+    """A parameters file the package ships is taken by its node as it is: every key a
+    parameter of the node (or use_sim_time), every value of its type, range and choices."""
+    import importlib
+
+    import yaml
+
+    from helpers.paths import REPO
+    from orca_ros.nodes.params import check_values, table_by_name
+
+    loaded = yaml.safe_load((REPO / path).read_text(encoding="utf-8"))
+    values = next(iter(loaded.values()))["ros__parameters"]
+    by_name = table_by_name(importlib.import_module(f"orca_ros.nodes.params.{table}").PARAMETERS)
+    assert set(values) - set(by_name) <= {"use_sim_time"}, set(values) - set(by_name)
+    assert check_values(by_name, values, started=False) is None
