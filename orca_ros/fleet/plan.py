@@ -132,6 +132,7 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
         "goal_tolerance": scenario.goal_tolerance_of(agent),
         "lookahead": scenario.waypoint_tolerance_of(agent),
         "neighbors": [a.name for a in others] or [""],
+        "fleet_robots": [a.name for a in others] or [""],  # hold until each is heard
         "neighbor_radius": agent.radius,
         "neighbor_radii": [a.radius for a in others] or [-1.0],
         "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,

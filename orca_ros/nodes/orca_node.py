@@ -810,6 +810,10 @@ class OrcaNode(Node):
         but no localization yet, or, in filter mode, no fresh cmd_vel_in."""
         if self.own is None and self.odom_heard and not self.localizer.known:
             return f"no localization yet on {self._param('localization_topic')}"
+        unheard = self._unheard_robots()
+        if unheard:
+            more = f" and {len(unheard) - 5} more" if len(unheard) > 5 else ""
+            return f"waiting to hear robots {', '.join(unheard[:5])}{more}"
         if self._param("preferred_velocity") == "topic" and self.own is not None:
             timeout = self._param("cmd_vel_in_timeout")
             if self.cmd_vel_in is None:
@@ -817,6 +821,14 @@ class OrcaNode(Node):
             if now - self.cmd_vel_in[1] > timeout:
                 return f"no cmd_vel_in for {now - self.cmd_vel_in[1]:.1f} s"
         return ""
+
+    def _unheard_robots(self) -> List[str]:
+        """The robots of ``fleet_robots`` heard neither by their announced state nor by
+        their odometry yet."""
+        heard = self.neighbor_odometry
+        return [name for name in self._param("fleet_robots")
+                if name and name != self.robot and name not in heard.states
+                and name not in heard.odometry]
 
     def _input_quiet(self, hold: str) -> bool:
         """Filter mode with cmd_vel_in gone quiet: after :data:`QUIET_STOPS` stop commands

@@ -223,3 +223,16 @@ def test_filter_mode_changes_the_input_only_near_someone_and_stops_without_input
     cmd = rig.play(0.4, own=odom(0.0, 0.0), cmd_in=twist_message(0.3, 0.0, 0.0, False),
                    state=far)
     assert cmd is not None and cmd.linear.x == 0.3  # back as soon as it speaks again
+
+
+def test_a_robot_holds_until_it_has_heard_every_robot_of_its_fleet(ros):
+    """A robot of the fleet not heard yet (its subscriptions not matched, its localization
+    not there) is not free space: the others wait for it."""
+    rig = Rig(ros, fleet_robots=["other", "me"])
+    rig.goal.publish(goal(10.0, 0.0))
+    cmd = rig.play(0.6, own=odom(0.0, 0.0))
+    assert (cmd.linear.x, cmd.linear.y) == (0.0, 0.0)
+    assert rig.ros.spin_until(lambda: "waiting to hear robots other" in
+                              (rig.status()[0].message if rig.status()[0] else ""), 3.0)
+    cmd = rig.play(0.6, own=odom(0.0, 0.0), state=odom(5.0, 5.0, child="other"))
+    assert cmd.linear.x > 0.5  # heard: on its way

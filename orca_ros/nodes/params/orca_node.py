@@ -71,6 +71,12 @@ PARAMETERS: Tuple[Param, ...] = (
           ("robots whose odom topics this robot follows besides the robots that announce "
            "themselves on /orca/states (robots without orca_node: another fleet, a "
            "tracked person); [''] = every */odom topic found, with discover_odometry")),
+    Param('fleet_robots', [''],
+          ("the other robots of the fleet, by name: until each has been heard once (its "
+           "announced state, or its odometry), this robot holds still and says so "
+           "('holding: waiting to hear robots ...'), for a robot not heard yet (its "
+           "subscriptions not matched yet, its localization not there yet) is not free "
+           "space; [''] = moves without")),
     Param('discover_odometry', True,
           ("with neighbors [''], follow every */odom topic found in the graph (in the shared "
            "frame); false: only the robots that announce themselves")),
