@@ -60,7 +60,8 @@ from ..core.robot.cycle import (AerialCycle, CycleResult, GoalState, OwnReading,
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, SharedFramePose, position_deviation
 from ..core.robot.links import group_of, linked_names, parse_links
 from ..core.robot.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
-from ..core.robot.perception import NeighborReading, OdometryGate, SharedPrediction
+from ..core.robot.perception import (NeighborReading, OdometryGate, SharedPrediction,
+                                     stopped_reading)
 from ..core.robot.state import RobotState
 from . import markers
 from .neighbor_odometry import FOOTPRINTS_TOPIC, STATES_TOPIC, NeighborOdometry
@@ -138,6 +139,7 @@ class OrcaNode(Node):
         self.status = Status(GoalState.NO_GOAL)  # what the robot is doing, from its cycle
         self.last_result: Optional[CycleResult] = None
         self.quiet_stops = 0  # stop commands sent since cmd_vel_in went quiet
+        self.departed: set = set()  # announced robots whose orca_node has left the graph
         # Timing, for diagnostics and `orca-ros bench-ros`: control cycles that
         # came more than 1.5 periods after the previous one (node clock), and
         # wall time from receiving the odometry used to publishing the command.
@@ -601,9 +603,18 @@ class OrcaNode(Node):
             names += [n for n in self.neighbor_odometry.states
                       if n != self.robot and n not in names]
         seen = {}
+        now = now_ns * 1e-9
+        silent_after = self._param("neighbor_timeout")
         for name in names:
             s = latest.get(name)
-            if s is not None and now_ns * 1e-9 - s.stamp <= forget_ns * 1e-9:
+            if s is None:
+                continue
+            if s.announced and name in self.departed and now - s.stamp > silent_after:
+                # Its orca_node has left the graph: its driver stops it; it stands.
+                seen[name] = stopped_reading(
+                    s, now, self._param("command_validity") or 2.0 / self._param("control_rate"),
+                    self.cycle.neighbor_max_speed, self._param("max_linear_accel"))
+            elif now - s.stamp <= forget_ns * 1e-9:
                 seen[name] = s
         return seen
 
@@ -722,6 +733,14 @@ class OrcaNode(Node):
 
     def _discover(self) -> None:
         """Follow the odom of every other robot: listed, or found in the graph."""
+        if self.announcing:
+            # Robots whose orca_node (a node named as this one, in the robot's namespace)
+            # has left the graph: silent, they are kept as standing where their drivers
+            # stop them (stopped_reading), never forgotten while gone.
+            present = {namespace.strip("/") for node, namespace
+                       in self.get_node_names_and_namespaces() if node == self.get_name()}
+            self.departed = {name for name in self.neighbor_odometry.states
+                             if name != self.robot and name not in present}
         listed = [n for n in self._param("neighbors") if n]
         if listed:
             names = [n.strip("/") for n in listed]
@@ -961,6 +980,8 @@ class OrcaNode(Node):
             "localization_jumps": self.localizer.jumps,
             "pose_uncertainty_m": round(self.localizer.uncertainty, 4),
             "neighbors_announced": sum(1 for n in neighbors_seen.values() if n.announced),
+            # announced robots whose orca_node left: kept standing where they stop
+            "departed_robots": ",".join(sorted(self.departed)),
             "cmd_vel_in_age_s": round(now_ns * 1e-9 - self.cmd_vel_in[1], 3)
             if self.cmd_vel_in is not None else "",
             **_percentiles_ms(self.latencies_s),

@@ -99,3 +99,16 @@ def test_the_gazebo_parameters_drive_robots_under_gz_sims_topic_names_and_frames
     options = FleetOptions(kinematics="diff_drive", speed_factor=2.0, topics="gazebo")
     run = run_fleet("crossing_4", options, observer=True)
     judged(run.summary, 4)
+
+
+def test_a_robot_whose_orca_node_dies_is_kept_standing_where_its_driver_stops_it():
+    """With odometry in each robot's own frame the others know a robot only from what it
+    announces; once its orca_node is gone they keep it where its driver stops it (before,
+    they forgot it after neighbor_forget_after and drove into it: 0.22 m of overlap)."""
+    options = FleetOptions(speed_factor=2.0, odom_frame="per_robot")
+    run = run_fleet("crossing_4", options, max_time=40.0, faults="kill=north@2,seed=1",
+                    observer=True)
+    summary, observer = run.summary, run.summary["observer"]
+    assert summary["collisions"] == 0 and observer["colliding_pairs"] == 0, observer
+    assert summary["reached"] == 3 and observer["reached"] == 3  # all but the dead one
+    assert observer["stamps_compared"] > 50

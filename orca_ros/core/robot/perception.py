@@ -45,6 +45,27 @@ class NeighborReading:
     announced: bool = False  # the robot announced itself (it runs the cycle: it reciprocates)
 
 
+def stopped_reading(reading: NeighborReading, now: float, command_validity: float,
+                    max_speed: float, max_accel: float) -> NeighborReading:
+    """A robot whose orca_node has left (it died, or was stopped) as it stands now: its
+    driver stops it once its last command is ``command_validity`` s old, braking at up to
+    ``max_accel`` (the contract every driver keeps, see doc/using_with_robots.md). From
+    its last reading it moves on at its velocity ``v`` for at most ``command_validity``
+    and then brakes: it stands within ``v command_validity + v^2 / (2 max_accel)`` along
+    its velocity, and, since the command it was given may have been anything up to
+    ``max_speed``, within ``(max_speed + v) command_validity + max_speed^2 / (2
+    max_accel)`` of that (the uncertainty added). The result is a standing robot measured
+    ``now``, not announced (it no longer yields), whose uncertainty no longer grows."""
+    vx, vy = reading.velocity
+    speed = math.hypot(vx, vy)
+    reach = command_validity + (speed / (2.0 * max_accel) if max_accel > 0 else 0.0)
+    position = (reading.position[0] + vx * reach, reading.position[1] + vy * reach)
+    margin = (max_speed + speed) * command_validity + \
+        (max_speed * max_speed / (2.0 * max_accel) if max_accel > 0 else 0.0)
+    return NeighborReading(now, position, (0.0, 0.0), reading.z, 0.0,
+                           reading.uncertainty + margin, announced=False)
+
+
 def select_neighbors(position: Sequence[float], perceived: Iterable[Neighbor],
                      neighbor_dist: float) -> List[Neighbor]:
     """The neighbour rule, one for orca_node and the world, in 2D and 3D (aerial robots,

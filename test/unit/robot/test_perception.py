@@ -303,3 +303,18 @@ def test_following_a_non_reciprocating_robot_that_brakes_never_runs_into_it(brak
         leader += leader_v * dt
         me += my_v * dt
         assert leader - me >= combined - 1e-9, (k, leader - me)
+
+
+def test_a_departed_robot_stands_where_its_driver_stops_it():
+    """Last seen at (0, 0) at 1 m/s along x; its command acts 0.2 s more, then it brakes
+    at 2 m/s^2: it coasts 0.2 m, brakes over 0.25 m, stands at 0.45 m; any command up to
+    1 m/s (2 m/s off the one measured) for 0.2 s and a 0.25 m stop widen that by 0.65 m."""
+    from orca_ros.core.robot.perception import NeighborReading, stopped_reading
+
+    last = NeighborReading(3.0, (0.0, 0.0), (1.0, 0.0), uncertainty=0.06, announced=True)
+    standing = stopped_reading(last, now=9.0, command_validity=0.2, max_speed=1.0,
+                               max_accel=2.0)
+    assert standing.position == pytest.approx((0.45, 0.0))
+    assert standing.velocity == (0.0, 0.0) and standing.stamp == 9.0
+    assert standing.uncertainty == pytest.approx(0.06 + 0.65)
+    assert not standing.announced  # it no longer yields
