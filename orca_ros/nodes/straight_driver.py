@@ -2,9 +2,10 @@
 
 For every robot of a scenario it publishes ``/<robot>/cmd_vel_in`` (Twist, or
 TwistStamped), ``rate`` times a second: straight at the robot's next waypoint (its goal
-last) at its preferred speed, blind to everyone else (:func:`~orca_ros.core.models.straight_driver.straight_twist`),
-from the robot's pose on ``/<robot>/<pose_topic>`` (nav_msgs/Odometry in the scenario's
-frame: fleet_sim's ``ground_truth``). It stands in for Nav2's controller behind its
+last) at its preferred speed, blind to everyone else
+(:func:`~orca_ros.core.models.straight_driver.straight_twist`), from the robot's pose on
+``/<robot>/<pose_topic>`` (nav_msgs/Odometry in the scenario's frame: fleet_sim's
+``ground_truth``). It stands in for Nav2's controller behind its
 velocity smoother, so a fleet in filter mode (``preferred_velocity: topic``) can be run
 and tested without Nav2: whatever keeps the robots apart is orca_node's doing.
 """

@@ -5,10 +5,11 @@
 
 It has its own rclpy context and subscribes every ``/<robot>/odom`` of the
 scenario (reliable, depth 50), or ``/<robot>/ground_truth`` (``--pose-topic``) where
-each robot's odometry is in a frame of its own and only the simulator knows the truth. Poses are grouped by header stamp and only
-poses with the same stamp are compared (``orca_ros.testing.audit``), so its
-verdict does not depend on the simulator's own collision bookkeeping. It
-also listens to ``/diagnostics`` and notes fleet_sim's ``arrived`` value.
+each robot's odometry is in a frame of its own and only the simulator knows the truth.
+Poses are grouped by header stamp and only poses with the same stamp are compared
+(``orca_ros.testing.audit``), so its verdict does not depend on the simulator's own
+collision bookkeeping. It also listens to ``/diagnostics`` and notes fleet_sim's
+``arrived`` value.
 For a scenario with ``links:`` it judges the links at the same stamps
 (:class:`LinkAudit`): ``link_crossings`` (robots whose disc touched another
 group's link, the segment between two linked robots' centres) and

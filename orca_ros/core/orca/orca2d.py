@@ -26,6 +26,7 @@ from typing import List, Optional, Sequence, Tuple
 from ..geometry.linprog import RVO_EPSILON, HalfPlane, linear_program_2d, linear_program_3d
 from ..geometry.obstacles import ObstacleVertex, dist_sq_point_segment
 from ..geometry.types import AgentState, NeighborState, Vector2, as_finite
+from ..geometry.vectors import unit2, unit2_arrays
 
 
 @dataclass(frozen=True)
@@ -123,10 +124,7 @@ def is_already_covered(lines: Sequence[HalfPlane], rel1: Vector2, rel2: Vector2,
 
 
 def _normalize(x: float, y: float) -> Vector2:
-    norm = math.hypot(x, y)  # no underflow for tiny vectors, unlike sqrt(x*x + y*y)
-    if norm == 0.0:
-        return (1.0, 0.0)
-    return (x / norm, y / norm)
+    return unit2(x, y) or (1.0, 0.0)
 
 
 def _left_leg(rel: Vector2, dist_sq: float, radius: float) -> Vector2:
@@ -316,7 +314,7 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
         if dot1 < 0.0 and dot1 * dot1 > combined_radius_sq * w_length_sq:
             # Project on the cut-off circle.
             w_length = math.hypot(wx, wy)
-            ux_unit, uy_unit = wx / w_length, wy / w_length
+            ux_unit, uy_unit = unit2(wx, wy)
             dx, dy = uy_unit, -ux_unit
             scale = combined_radius * inv_time_horizon - w_length
             ux, uy = scale * ux_unit, scale * uy_unit
@@ -336,12 +334,9 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
         wx = rvx - inv_time_step * rpx
         wy = rvy - inv_time_step * rpy
         w_length = math.hypot(wx, wy)
-        if w_length == 0.0:
-            # Coincident centres moving alike: no direction to separate in.
-            # RVO2 divides by zero here; pick a fixed direction instead.
-            ux_unit, uy_unit = 1.0, 0.0
-        else:
-            ux_unit, uy_unit = wx / w_length, wy / w_length
+        # Coincident centres moving alike (w = 0): no direction to separate in.
+        # RVO2 divides by zero here; take a fixed direction instead.
+        ux_unit, uy_unit = unit2(wx, wy) or (1.0, 0.0)
         dx, dy = uy_unit, -ux_unit
         scale = combined_radius * inv_time_step - w_length
         ux, uy = scale * ux_unit, scale * uy_unit
@@ -378,7 +373,7 @@ def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, c
         dot1 = wx * rpx + wy * rpy
         circle = apart & (dot1 < 0.0) & (dot1 * dot1 > R_sq * w_len_sq)
         w_len = np.hypot(wx, wy)
-        uwx, uwy = wx / w_len, wy / w_len
+        uwx, uwy = unit2_arrays(wx, wy)
         scale = R * tau - w_len
         leg = np.sqrt(np.where(apart, dist_sq - R_sq, 0.0))
         left = rpx * wy - rpy * wx > 0.0
@@ -388,9 +383,7 @@ def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, c
         # Collision: cut-off circle of one time step.
         cwx, cwy = rvx - inv_time_step * rpx, rvy - inv_time_step * rpy
         c_len = np.hypot(cwx, cwy)
-        still = c_len == 0.0
-        cux = np.where(still, 1.0, cwx / np.where(still, 1.0, c_len))
-        cuy = np.where(still, 0.0, cwy / np.where(still, 1.0, c_len))
+        cux, cuy = unit2_arrays(cwx, cwy)
         c_scale = R * inv_time_step - c_len
 
     dx = np.where(apart, np.where(circle, uwy, ldx), cuy)

@@ -35,6 +35,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..geometry.linprog3d import HalfSpace, solve_half_spaces
 from ..geometry.types import AgentState3D, NeighborState3D, Vector3, as_finite
+from ..geometry.vectors import unit3
 
 TIE_DIRECTION: Vector3 = (1.0, 0.0, 0.0)
 """The direction taken where RVO2-3D has none (coincident centres moving alike)."""
@@ -106,10 +107,7 @@ def cutoff_sphere_projection(relative_velocity: Vector3, relative_position: Vect
     wy = relative_velocity[1] - inv_time * relative_position[1]
     wz = relative_velocity[2] - inv_time * relative_position[2]
     w_length = math.sqrt(wx * wx + wy * wy + wz * wz)
-    if w_length == 0.0:
-        unit_w = TIE_DIRECTION
-    else:
-        unit_w = (wx / w_length, wy / w_length, wz / w_length)
+    unit_w = unit3(wx, wy, wz) or TIE_DIRECTION
     scale = combined_radius * inv_time - w_length
     return unit_w, (scale * unit_w[0], scale * unit_w[1], scale * unit_w[2])
 

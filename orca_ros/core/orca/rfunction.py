@@ -63,6 +63,7 @@ import numpy as np
 
 from .orca3d import perpendicular
 from ..geometry.types import Vector2, as_finite
+from ..geometry.vectors import unit2_arrays
 
 Vector3 = Tuple[float, float, float]
 
@@ -631,9 +632,7 @@ def half_planes_batch(velocity, other_position_rel, other_velocity, combined_rad
         # overlapping: ORCA's collision branch, the cut-off circle of one time step
         cwx, cwy = vx - inv_time_step * px, vy - inv_time_step * py
         c_length = np.hypot(cwx, cwy)
-        still = c_length == 0.0
-        cux = np.where(still, 1.0, cwx / np.where(still, 1.0, c_length))
-        cuy = np.where(still, 0.0, cwy / np.where(still, 1.0, c_length))
+        cux, cuy = unit2_arrays(cwx, cwy)
         c_scale = r * inv_time_step - c_length
     nx, ny = np.where(apart, nx, cux), np.where(apart, ny, cuy)
     ux, uy = np.where(apart, ux, c_scale * cux), np.where(apart, uy, c_scale * cuy)

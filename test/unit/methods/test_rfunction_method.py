@@ -85,6 +85,8 @@ def test_the_orca_variant_is_orcas_half_plane(v, p, other_v, r, tau, share):
 @settings(max_examples=300, deadline=None)
 @given(velocity, st.tuples(st.floats(-0.5, 0.5), st.floats(-0.5, 0.5)), velocity,
        st.floats(0.05, 2.0), st.sampled_from([0.5, 1.0]))
+# found with --hypothesis-seed=8: a subnormal relative velocity's "unit" vector was (-1, -1)
+@example(v=(0.0, 0.0), p=(0.0, 0.0), other_v=(5e-324, 5e-324), r=1.0, share=0.5)
 def test_overlapping_robots_take_orcas_collision_branch(v, p, other_v, r, share):
     """No cone when |p| <= r: ORCA's one-time-step branch (with the whole u the pair is r
     apart after one step of 0.1 s), the variant's share (paper: all of u)."""

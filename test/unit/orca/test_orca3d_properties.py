@@ -249,3 +249,16 @@ def test_bad_neighbor_input_and_time_step_raise_value_error():
     agent = AgentState3D((0.0, 0.0, 0.0), (0.0, 0.0, 0.0), 0.3, 1.0)
     with pytest.raises(ValueError, match="time_step"):
         compute_new_velocity_3d(agent, [], 0.0)
+
+
+@pytest.mark.parametrize("tiny", [5e-324, 1e-310, 1e-170])
+def test_a_subnormal_relative_velocity_keeps_its_direction_in_the_3d_collision_branch(tiny):
+    """Coincident spheres, relative velocity a hair from zero along (-1, -1, 0): the
+    half-space's normal is along it and u is r / time_step long (before, the squares of
+    1e-170 underflowed to a zero length and the tie direction was taken; a subnormal one
+    gave a normal of length 1.41)."""
+    half_space = agent_orca_half_space((0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (tiny, tiny, 0.0),
+                                       1.0, 0.5, 10.0, 1.0)
+    nx, ny, nz = half_space.normal
+    assert (nx, ny, nz) == pytest.approx((-math.sqrt(0.5), -math.sqrt(0.5), 0.0), rel=1e-12)
+    assert math.dist(half_space.point, (0.0, 0.0, 0.0)) == pytest.approx(10.0, rel=1e-12)

@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from orca_ros.core import (AgentState, NeighborState, Polygon, Segment, build_obstacle_edges,
@@ -171,6 +171,8 @@ def test_bad_neighbor_and_obstacle_input_raise_value_error():
                                         min_size=3, max_size=3),
                           st.floats(0.1, 5.0)), min_size=1, max_size=6),
        st.floats(0.01, 0.5))
+@example([((0.0, 0.0), [((0.0, 0.0), (5e-324, 5e-324), 1.0), ((1e-170, 0.0), (0.0, 0.0), 0.5),
+                        ((3.0, 0.0), (0.0, 0.0), 1.0)], 1.0)], 0.1)
 def test_batch_agent_half_planes_equal_the_scalar_ones(rows, time_step):
     import numpy as np
 
@@ -187,3 +189,17 @@ def test_batch_agent_half_planes_equal_the_scalar_ones(rows, time_step):
         for k, (p, v, r) in enumerate(row[1]):
             scalar = agent_orca_half_plane(row[0], p, v, r, inv_tau[i], 1.0 / time_step)
             assert batch[i, k] == pytest.approx(scalar, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("tiny", [5e-324, 1e-310, 1e-170])
+def test_a_subnormal_relative_velocity_keeps_its_direction_in_the_collision_branch(tiny):
+    """Coincident robots whose relative velocity is a hair from zero along (-1, -1): u
+    points along it and is r / time_step long, so the pair is exactly r apart after one
+    step (before, w / |w| of a subnormal w was (-1, -1) and u 1.41 times too long)."""
+    from orca_ros.core.orca.orca2d import agent_orca_half_plane
+
+    line = agent_orca_half_plane((0.0, 0.0), (0.0, 0.0), (tiny, tiny), 1.0, 0.5, 10.0, 1.0)
+    assert math.hypot(line.point_x, line.point_y) == pytest.approx(10.0, rel=1e-12)
+    assert line.point_x == pytest.approx(-10.0 / math.sqrt(2.0), rel=1e-12)
+    assert line.point_y == pytest.approx(line.point_x, rel=1e-12)
+    assert math.hypot(line.direction_x, line.direction_y) == pytest.approx(1.0, rel=1e-12)
