@@ -99,13 +99,19 @@ def remaining_path_length(positions: np.ndarray, waypoints: Sequence[Sequence[fl
     # after[k]: the path's length from waypoint k to the goal
     after = np.concatenate([np.cumsum(legs[::-1])[::-1], [0.0]]) if len(legs) else \
         np.zeros(1)
-    index = 0
     remaining = np.empty(len(positions))
-    for t, position in enumerate(positions):
-        while index < len(points) - 1 and \
-                float(np.linalg.norm(position - points[index])) <= waypoint_tolerance:
-            index += 1
-        remaining[t] = float(np.linalg.norm(position - points[index])) + after[index]
+    start = 0  # the first sample at which waypoint k is the one headed for
+    for k, point in enumerate(points):
+        end = len(positions)
+        if k < len(points) - 1:  # passed at the first sample within tolerance of it
+            near = np.flatnonzero(np.linalg.norm(positions[start:] - point, axis=1)
+                                  <= waypoint_tolerance)
+            if len(near):
+                end = start + int(near[0])
+        remaining[start:end] = np.linalg.norm(positions[start:end] - point, axis=1) + after[k]
+        start = end
+        if start >= len(positions):
+            break
     return remaining
 
 
