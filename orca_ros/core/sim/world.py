@@ -29,6 +29,7 @@ from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYS
 from ..models.bodies import WORLD_KINEMATICS, Body, DiffDriveLimits, step_body, unicycle_step
 from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
+from .motion_quality import MotionQuality, motion_quality, run_motion_summary
 from .backends import start_world_backend
 from .batch import batch_for
 from ..methods import LinkView, TetherView, method_names, method_spec
@@ -218,10 +219,12 @@ class RunResult:
     link_overstretches: int = 0  # distinct links longer than max_length at some step
     link_crossing_pairs: Tuple[Tuple[str, str], ...] = ()
     overstretched_links: Tuple[str, ...] = ()
+    motion_quality: Optional[Dict[str, MotionQuality]] = None  # per robot, by name
 
     def summary(self) -> Dict[str, object]:
         """The ``orca-ros bench --json`` row (the contract's fields; ``link_crossings``
-        and ``link_overstretches`` for a scenario with ``links:``)."""
+        and ``link_overstretches`` for a scenario with ``links:``; the motion-quality
+        fields of :func:`~orca_ros.core.sim.motion_quality.run_motion_summary`)."""
         row = {
             "scenario": self.scenario, "method": self.method, "kinematics": self.kinematics,
             "agents": self.agents, "reached": self.reached, "collisions": self.collisions,
@@ -238,6 +241,8 @@ class RunResult:
             row["at_goal_at_end"] = self.at_goal_at_end
         if self.lag_prediction_error is not None:
             row["lag_prediction_error"] = self.lag_prediction_error.as_dict()
+        if self.motion_quality is not None:
+            row.update(run_motion_summary(self.motion_quality))
         return row
 
 
@@ -279,6 +284,7 @@ class ScenarioRun:
         self.agent_steps = 0
         self._goals = np.array([a.goal for a in agents], dtype=float)
         self._goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in agents])
+        self._yaw_frames: Optional[List[np.ndarray]] = None  # body yaws, where they matter
 
     def _check_arrivals(self) -> None:
         waiting = self.active & np.isnan(self.arrival_time)
@@ -314,6 +320,8 @@ class ScenarioRun:
             frame[~self.active] = np.nan
             self._frames.append(frame)
             self._frame_times.append(self.time)
+            if self._yaw_frames is not None:
+                self._yaw_frames.append(self.headings.copy())
 
     @property
     def all_arrived(self) -> bool:
@@ -359,7 +367,24 @@ class ScenarioRun:
                                        if self.agent_steps else 0.0),
             trajectory=np.array(self._frames), frame_times=np.array(self._frame_times),
             collision_points=list(self.ledger.points),
-            collision_pairs=sorted(self.ledger.pairs), **self._result_extras())
+            collision_pairs=sorted(self.ledger.pairs),
+            motion_quality=self.motion_figures(), **self._result_extras())
+
+    def motion_figures(self) -> Dict[str, MotionQuality]:
+        """Every robot's motion-quality figures (:mod:`~orca_ros.core.sim.motion_quality`)
+        from the recorded frames: distance to go along its waypoints, as its controller
+        follows them; the body yaw for a differential-drive robot (and a toio cube), the
+        direction of motion for a holonomic one."""
+        trajectory = np.array(self._frames)
+        times = np.array(self._frame_times)
+        yaws = None if self._yaw_frames is None else np.array(self._yaw_frames)
+        figures = {}
+        for i, agent in enumerate(self.scenario.agents):
+            lookahead = self.options.controller_config(agent, self.scenario).lookahead_m
+            figures[agent.name] = motion_quality(
+                times, trajectory[:, i], agent.waypoints, float(self._goal_tolerance[i]),
+                lookahead, None if yaws is None else yaws[:, i])
+        return figures
 
     def _result_extras(self) -> Dict[str, object]:
         """More :class:`RunResult` fields a world fills in (the supervisor's, links')."""
@@ -473,6 +498,8 @@ class World(ScenarioRun):
             self._partners[j].append((i, link))
         self._frames: List[np.ndarray] = [self.positions.copy()]
         self._frame_times: List[float] = [0.0]
+        if options.kinematics != "holonomic":  # a unicycle's heading is its body's yaw
+            self._yaw_frames = [self.headings.copy()]
         self._check_arrivals()
 
     # --- stepping --------------------------------------------------------------

@@ -24,6 +24,10 @@ from orca_ros.core.geometry.types import Polygon, Segment
 from orca_ros.core.sim.metrics import CollisionLedger
 from orca_ros.core.sim.world import World, WorldOptions
 
+MOTION_FIELDS = {"retreat_max_m", "retreat_robot", "stops", "time_standing_s",
+                 "turn_reversals_per_min", "turn_reversals_per_min_max", "turn_reversals_robot"}
+"""The motion-quality fields of every bench row (orca_ros/core/sim/motion_quality.py)."""
+
 
 def satisfies(line: HalfPlane, v, tol=1e-12) -> bool:
     return line.direction_x * (line.point_y - v[1]) \
@@ -228,11 +232,42 @@ def test_bench_writes_exactly_the_contract_fields_and_a_plot(tmp_path, capsys):
     assert [set(r) for r in rows] == [{
         "scenario", "method", "kinematics", "agents", "reached", "collisions", "min_separation",
         "makespan", "mean_time_to_goal", "path_length_ratio", "steps", "wall_time_s",
-        "compute_us_per_agent_step"}]
+        "compute_us_per_agent_step"} | MOTION_FIELDS]
     assert rows[0]["reached"] == 4 and rows[0]["collisions"] == 0
     assert (tmp_path / "crossing_4_orca_holonomic.png").stat().st_size > 10_000
     assert "| crossing_4 | orca | holonomic | 4/4 | 0 |" in capsys.readouterr().out
 
+
+
+def test_bench_rows_carry_the_motion_quality_figures(tmp_path, capsys):
+    from orca_ros.tools.cli import main
+    from orca_ros.tools.scenario_bench import run_scenario
+
+    out = tmp_path / "bench.json"
+    assert main(["bench", "corridor_wall", "--kinematics", "diff_drive", "--json", str(out),
+                 "--no-progress"]) == 0
+    [row] = json.loads(out.read_text())
+    assert MOTION_FIELDS <= set(row)
+    names = {a.name for a in load_scenario(resolve_scenario("corridor_wall")).agents}
+    assert row["reached"] == row["agents"] == len(names)
+    # sane: a robot gives back less ground than the corridor is long, stands no longer
+    # than the run lasts, and turns back fewer than once a second
+    assert 0.0 <= row["retreat_max_m"] < 5.0
+    assert (row["retreat_robot"] in names) == (row["retreat_max_m"] > 0.0)
+    assert isinstance(row["stops"], int) and row["stops"] >= 0
+    assert 0.0 <= row["time_standing_s"] <= len(names) * row["makespan"]
+    assert (row["stops"] == 0) == (row["time_standing_s"] == 0.0)
+    assert 0.0 <= row["turn_reversals_per_min"] <= row["turn_reversals_per_min_max"] < 60.0
+    assert row["turn_reversals_robot"] in names | {None}
+    assert "| corridor_wall | orca | diff_drive | 6/6 | 0 |" in capsys.readouterr().out
+    # the row's figures are the robots': the worst retreat, the total of stops
+    result = run_scenario("corridor_wall", WorldOptions(kinematics="diff_drive"),
+                          progress=False)
+    figures = result.motion_quality
+    assert set(figures) == names
+    assert row["retreat_max_m"] == pytest.approx(max(f.retreat_m for f in figures.values()),
+                                                 abs=1e-6)
+    assert row["stops"] == sum(f.stops for f in figures.values())
 
 def test_jittered_starts_move_each_start_by_at_most_the_jitter_and_repeat_with_the_seed():
     from orca_ros.core.scenario.loader import jitter_starts

@@ -17,6 +17,10 @@ from orca_ros.core.geometry.types import AgentState3D, NeighborState3D
 from orca_ros.core.sim.world import World, WorldOptions
 from orca_ros.core.sim.world3d import World3D, create_world
 
+MOTION_FIELDS = {"retreat_max_m", "retreat_robot", "stops", "time_standing_s",
+                 "turn_reversals_per_min", "turn_reversals_per_min_max", "turn_reversals_robot"}
+"""The motion-quality fields of every bench row (orca_ros/core/sim/motion_quality.py)."""
+
 SCENARIOS_3D = ["octahedron_swap_3d", "two_layers_crossing_3d", "sphere_swap_3d"]
 
 
@@ -139,7 +143,7 @@ def test_bench_runs_a_3d_scenario_with_the_contract_fields_and_a_picture(tmp_pat
     assert [set(r) for r in rows] == [{
         "scenario", "method", "kinematics", "agents", "reached", "collisions", "min_separation",
         "makespan", "mean_time_to_goal", "path_length_ratio", "steps", "wall_time_s",
-        "compute_us_per_agent_step"}]
+        "compute_us_per_agent_step"} | MOTION_FIELDS]
     assert rows[0]["reached"] == 6 and rows[0]["collisions"] == 0
     assert (tmp_path / "octahedron_swap_3d_orca_holonomic.png").stat().st_size > 20_000
     assert "| octahedron_swap_3d | orca | holonomic | 6/6 | 0 |" in capsys.readouterr().out

@@ -1,0 +1,340 @@
+"""How well a robot drove: figures computed from the positions it went through.
+
+Everything here takes one robot's track, the times (s) and positions (m) it was seen
+at, plus where it was going, and nothing else: the world's recorded frames
+(``orca-ros bench``, :meth:`~orca_ros.core.sim.world.ScenarioRun.result`) feed it now,
+and the same functions can be fed from the odometry an observer reads. Pure numpy, no
+ROS. Positions may have two or three columns; headings and turning are taken in the
+horizontal plane (the first two).
+
+The figures, per robot (:class:`MotionQuality`):
+
+- :func:`retreat`: the largest distance the robot went back from its goal after having
+  been nearer (m), measured along the rest of its path (:func:`remaining_path_length`);
+- :func:`stops`: how often a moving robot came to rest away from its goal
+  (:data:`STOP_SPEED_MPS`, :data:`STOP_MIN_DURATION_S`);
+- :func:`time_standing`: how long those rests lasted together (s);
+- :func:`turn_reversals` and :func:`turn_reversals_per_minute`: how often its turning
+  changed side (:data:`TURN_RATE_RAD_S`), per minute of moving time.
+
+The path-length ratio (path driven over the planned polyline) is not here: the world
+records it already (:attr:`~orca_ros.core.sim.world.RunResult.path_length_ratio`).
+
+Where the crowd-navigation literature has a figure of the kind, it is named in the
+function's docstring. None of them is the literature's exactly: the literature's are
+defined for one robot among people, usually against a planned path; these are for
+every robot of a fleet, from its track alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+STOP_SPEED_MPS = 0.05
+"""Below this speed (m/s) a robot is at rest; at or above it, it moves."""
+STOP_MIN_DURATION_S = 0.5
+"""A rest counts as a stop when it lasts at least this long (s); shorter ones (a robot
+that turns back passes through zero speed) are not stops."""
+TURN_RATE_RAD_S = 0.1
+"""A yaw rate (rad/s) must exceed this in magnitude on both sides of a sign change for
+the change to count as a turn reversal; smaller wobbles are not counted."""
+
+
+@dataclass(frozen=True)
+class MotionQuality:
+    """One robot's motion-quality figures (SI units).
+
+    ``retreat_m``: :func:`retreat`; ``stops``: :func:`stops`; ``time_standing_s``:
+    :func:`time_standing`; ``turn_reversals``: :func:`turn_reversals`;
+    ``moving_time_s``: time spent moving (:func:`moving_time`);
+    ``turn_reversals_per_min``: reversals per minute of moving time (None: it never
+    moved).
+    """
+
+    retreat_m: float
+    stops: int
+    time_standing_s: float
+    turn_reversals: int
+    moving_time_s: float
+    turn_reversals_per_min: Optional[float]
+
+    def as_dict(self) -> Dict[str, object]:
+        return {"retreat_m": _round(self.retreat_m), "stops": self.stops,
+                "time_standing_s": _round(self.time_standing_s),
+                "turn_reversals": self.turn_reversals,
+                "moving_time_s": _round(self.moving_time_s),
+                "turn_reversals_per_min": _round(self.turn_reversals_per_min)}
+
+
+def _round(value: Optional[float], digits: int = 6) -> Optional[float]:
+    if value is None or not math.isfinite(value):
+        return None
+    return round(float(value), digits)
+
+
+# --- distance to go and retreat -------------------------------------------------------
+
+def remaining_path_length(positions: np.ndarray, waypoints: Sequence[Sequence[float]],
+                          waypoint_tolerance: float) -> np.ndarray:
+    """The distance still to go at every position (m): to the waypoint being headed for,
+    then along the remaining waypoints to the last one (the goal).
+
+    The waypoint headed for moves on as the robots' own path following moves it
+    (:meth:`~orca_ros.core.robot.preferred_velocity.FollowsWaypoints.current_target`):
+    past every waypoint but the last that the robot came within ``waypoint_tolerance``
+    (m) of, and never back (driving on to a waypoint already passed so is going away,
+    by up to that tolerance). With one waypoint this is the straight distance to the
+    goal. The supervisor's detours and the roadmap's corners round walls are not
+    waypoints: going round a wall can show here as moving away.
+
+    ``positions``: (T, D) in time order; ``waypoints``: (K, D), the last one the goal.
+    """
+    positions = np.asarray(positions, dtype=float)
+    points = np.asarray(waypoints, dtype=float).reshape(-1, positions.shape[1])
+    legs = np.linalg.norm(np.diff(points, axis=0), axis=1)
+    # after[k]: the path's length from waypoint k to the goal
+    after = np.concatenate([np.cumsum(legs[::-1])[::-1], [0.0]]) if len(legs) else \
+        np.zeros(1)
+    remaining = np.empty(len(positions))
+    start = 0  # the first sample at which waypoint k is the one headed for
+    for k, point in enumerate(points):
+        end = len(positions)
+        if k < len(points) - 1:  # passed at the first sample within tolerance of it
+            near = np.flatnonzero(np.linalg.norm(positions[start:] - point, axis=1)
+                                  <= waypoint_tolerance)
+            if len(near):
+                end = start + int(near[0])
+        remaining[start:end] = np.linalg.norm(positions[start:end] - point, axis=1) + after[k]
+        start = end
+        if start >= len(positions):
+            break
+    return remaining
+
+
+def retreat(distance_to_go: Sequence[float]) -> float:
+    """The largest distance a robot moved away from its goal after having been nearer
+    (m): the maximum over time of ``d(t) - min(d(s) for s <= t)``, ``d`` the distance
+    still to go (:func:`remaining_path_length`). 0 for a robot that never lost ground.
+
+    A good driver gives way by slowing or stepping aside, not by backing off; this
+    measures the backing off. It is close in spirit to the "failure to progress"
+    of Francis et al., *Principles and Guidelines for Evaluating Social Robot
+    Navigation Algorithms* (2023), which counts whether a robot stops getting nearer;
+    this figure says how much ground it gave back.
+    """
+    d = np.asarray(distance_to_go, dtype=float)
+    if not len(d):
+        return 0.0
+    return float(np.max(d - np.minimum.accumulate(d)))
+
+
+# --- speed, rests and stops ----------------------------------------------------------
+
+def interval_speeds(times: Sequence[float], positions: np.ndarray) -> np.ndarray:
+    """The speed over each interval between consecutive samples (m/s), (T-1,)."""
+    times = np.asarray(times, dtype=float)
+    positions = np.asarray(positions, dtype=float)
+    if len(times) < 2:
+        return np.zeros(0)
+    dt = np.diff(times)
+    step = np.linalg.norm(np.diff(positions, axis=0), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(dt > 0.0, step / np.where(dt > 0.0, dt, 1.0), 0.0)
+
+
+def moving_time(times: Sequence[float], positions: np.ndarray,
+                speed_threshold: float = STOP_SPEED_MPS) -> float:
+    """Time spent moving (s): the intervals whose speed reached ``speed_threshold``."""
+    speeds = interval_speeds(times, positions)
+    return float(np.sum(np.diff(np.asarray(times, dtype=float))[speeds >= speed_threshold]))
+
+
+def stops_and_rests(times: Sequence[float], positions: np.ndarray,
+                    goal: Sequence[float], goal_tolerance: float,
+                    speed_threshold: float = STOP_SPEED_MPS,
+                    min_duration: float = STOP_MIN_DURATION_S) -> List[Tuple[float, float]]:
+    """The stops of a track, as ``(start, end)`` times (s).
+
+    A stop: a run of consecutive intervals at a speed below ``speed_threshold`` (m/s),
+    each ending farther than ``goal_tolerance`` (m) from ``goal``, that lasts at least
+    ``min_duration`` (s) and comes after the robot first moved at ``speed_threshold``
+    or more. A robot that has not moved yet is waiting to start, not stopping; one
+    still at rest when the track ends stopped there (stuck until the run's end).
+    """
+    times = np.asarray(times, dtype=float)
+    positions = np.asarray(positions, dtype=float)
+    speeds = interval_speeds(times, positions)
+    if not len(speeds):
+        return []
+    away = np.linalg.norm(positions[1:] - np.asarray(goal, dtype=float), axis=1) > \
+        goal_tolerance
+    moving = speeds >= speed_threshold
+    resting = ~moving & away & (np.cumsum(moving) > 0)  # at rest, away, after moving
+    found = []
+    start = None
+    for k, rest in enumerate(resting.tolist() + [False]):
+        if rest and start is None:
+            start = k
+        elif not rest and start is not None:
+            begin, end = float(times[start]), float(times[k])
+            if end - begin >= min_duration - 1e-9:
+                found.append((begin, end))
+            start = None
+    return found
+
+
+def stops(times: Sequence[float], positions: np.ndarray, goal: Sequence[float],
+          goal_tolerance: float, speed_threshold: float = STOP_SPEED_MPS,
+          min_duration: float = STOP_MIN_DURATION_S) -> int:
+    """How often a moving robot came to rest away from its goal
+    (:func:`stops_and_rests`: below :data:`STOP_SPEED_MPS` for at least
+    :data:`STOP_MIN_DURATION_S`, farther than ``goal_tolerance`` from ``goal``).
+
+    The count behind the "time not moving" of SEAN 2.0's metrics and the "stalled
+    time" of Francis et al. (2023): how many times, not how long.
+    """
+    return len(stops_and_rests(times, positions, goal, goal_tolerance, speed_threshold,
+                               min_duration))
+
+
+def time_standing(times: Sequence[float], positions: np.ndarray, goal: Sequence[float],
+                  goal_tolerance: float, speed_threshold: float = STOP_SPEED_MPS,
+                  min_duration: float = STOP_MIN_DURATION_S) -> float:
+    """Total time at rest away from the goal (s): the stops' durations added up
+    (:func:`stops_and_rests`; waiting before the first move and standing on the goal
+    are not counted).
+
+    SEAN 2.0's "time not moving" and Francis et al.'s (2023) "stalled time" measure
+    the same kind of time; SEAN 2.0's counts every moment without motion, this one
+    only rests away from the goal that follow motion.
+    """
+    return float(sum(end - begin for begin, end in
+                     stops_and_rests(times, positions, goal, goal_tolerance,
+                                     speed_threshold, min_duration)))
+
+
+# --- heading and turn reversals ------------------------------------------------------
+
+def wrap_angle(angle: np.ndarray) -> np.ndarray:
+    """Angles wrapped into [-pi, pi)."""
+    return (np.asarray(angle, dtype=float) + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def yaw_rates(times: Sequence[float], positions: np.ndarray,
+              yaws: Optional[Sequence[float]] = None,
+              speed_threshold: float = STOP_SPEED_MPS) -> np.ndarray:
+    """The heading's rate of change (rad/s), NaN where it is not defined.
+
+    With ``yaws`` (the body's yaw at every sample, rad: a differential-drive robot's
+    heading, which the world records), the rate over each interval, (T-1,). Without,
+    the heading is the direction of motion over each interval where the speed reaches
+    ``speed_threshold`` in the horizontal plane (a holonomic robot has no body heading
+    that matters; one that climbs or sinks straight up or down has none), and the rate
+    is taken between consecutive intervals, over the time between their middles,
+    (T-2,); NaN next to an interval at rest.
+    """
+    times = np.asarray(times, dtype=float)
+    if yaws is not None:
+        dt = np.diff(times)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(dt > 0.0, wrap_angle(np.diff(np.asarray(yaws, dtype=float))) /
+                            np.where(dt > 0.0, dt, 1.0), np.nan)
+    positions = np.asarray(positions, dtype=float)
+    if len(times) < 3:
+        return np.zeros(0)
+    step = np.diff(positions[:, :2], axis=0)
+    heading = np.arctan2(step[:, 1], step[:, 0])
+    heading[interval_speeds(times, positions[:, :2]) < speed_threshold] = np.nan
+    middles = 0.5 * (times[1:] + times[:-1])
+    dt = np.diff(middles)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(dt > 0.0, wrap_angle(np.diff(heading)) / np.where(dt > 0.0, dt, 1.0),
+                        np.nan)
+
+
+def turn_reversals(rates: Sequence[float], rate_threshold: float = TURN_RATE_RAD_S) -> int:
+    """Sign changes of the yaw rate (rad/s) whose magnitude exceeds ``rate_threshold``
+    on both sides: the rates below it (and undefined ones) are skipped, and every
+    change of sign between the remaining consecutive ones counts. A swerve out and
+    back in is one or two; a robot that weaves counts one per change of side.
+
+    A count of the kind behind "path irregularity" (SocNavBench; SEAN 2.0: the
+    rotation beyond what the planned path needs) and arena-rosnav's evaluation's
+    "angle over length" and "roughness": those add up how much a robot turns, this
+    counts how often it turns back, which is what makes a robot look undecided.
+    """
+    r = np.asarray(rates, dtype=float)
+    signs = np.sign(r[np.abs(r) > rate_threshold])  # NaN compares False: dropped
+    return int(np.count_nonzero(signs[1:] != signs[:-1])) if len(signs) > 1 else 0
+
+
+def turn_reversals_per_minute(reversals: int, moving_time_s: float) -> Optional[float]:
+    """Turn reversals per minute of moving time; None for a robot that never moved."""
+    if moving_time_s <= 0.0:
+        return None
+    return 60.0 * reversals / moving_time_s
+
+
+# --- one robot, all figures ----------------------------------------------------------
+
+def motion_quality(times: Sequence[float], positions: np.ndarray,
+                   waypoints: Sequence[Sequence[float]], goal_tolerance: float,
+                   waypoint_tolerance: float,
+                   yaws: Optional[Sequence[float]] = None) -> MotionQuality:
+    """Every figure of one robot's track: ``times`` (T,) s, ``positions`` (T, D) m;
+    samples with a non-finite position (a robot taken out at its goal) are left out.
+    ``waypoints``: its path, the last one its goal; ``goal_tolerance`` and
+    ``waypoint_tolerance`` (m) as its controller has them; ``yaws`` (T,) rad: its body
+    yaw if it has one that matters (differential drive), else None. Turn reversals
+    are counted on the way only: a rate whose interval (or, from the direction of
+    motion, whose middle sample) ends within ``goal_tolerance`` of the goal is left
+    out."""
+    times = np.asarray(times, dtype=float)
+    positions = np.asarray(positions, dtype=float)
+    keep = np.all(np.isfinite(positions), axis=1)
+    times, positions = times[keep], positions[keep]
+    if yaws is not None:
+        yaws = np.asarray(yaws, dtype=float)[keep]
+    goal = np.asarray(waypoints[-1], dtype=float)
+    moving = moving_time(times, positions)
+    rates = yaw_rates(times, positions, yaws)
+    # Only turning on the way counts: not on the goal (a unicycle settling there).
+    away = np.linalg.norm(positions - goal, axis=1) > goal_tolerance
+    rates[~away[1:1 + len(rates)]] = np.nan
+    reversals = turn_reversals(rates)
+    rests = stops_and_rests(times, positions, goal, goal_tolerance)
+    return MotionQuality(
+        retreat_m=retreat(remaining_path_length(positions, waypoints, waypoint_tolerance)),
+        stops=len(rests), time_standing_s=float(sum(end - begin for begin, end in rests)),
+        turn_reversals=reversals, moving_time_s=moving,
+        turn_reversals_per_min=turn_reversals_per_minute(reversals, moving))
+
+
+def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
+    """A run's motion-quality fields for its ``orca-ros bench`` row, from every robot's
+    figures: ``retreat_max_m`` and ``retreat_robot`` (the worst; None when no robot
+    gave ground back), ``stops`` and ``time_standing_s`` (totals over the robots),
+    ``turn_reversals_per_min`` (the mean over robots that moved) and
+    ``turn_reversals_per_min_max`` with ``turn_reversals_robot`` (the worst)."""
+    names = list(figures)
+    retreats = [figures[n].retreat_m for n in names]
+    worst = int(np.argmax(retreats)) if names else None
+    rates = [(figures[n].turn_reversals_per_min, n) for n in names
+             if figures[n].turn_reversals_per_min is not None]
+    worst_rate = max(rates, key=lambda pair: pair[0]) if rates else None
+    return {
+        "retreat_max_m": _round(retreats[worst]) if worst is not None else None,
+        "retreat_robot": names[worst] if worst is not None and retreats[worst] > 0.0
+        else None,
+        "stops": int(sum(figures[n].stops for n in names)),
+        "time_standing_s": _round(sum(figures[n].time_standing_s for n in names)),
+        "turn_reversals_per_min": _round(float(np.mean([r for r, _ in rates])))
+        if rates else None,
+        "turn_reversals_per_min_max": _round(worst_rate[0]) if worst_rate else None,
+        "turn_reversals_robot": worst_rate[1] if worst_rate and worst_rate[0] > 0.0
+        else None,
+    }

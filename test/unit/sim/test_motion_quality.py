@@ -1,0 +1,150 @@
+"""Motion-quality figures (orca_ros/core/sim/motion_quality.py) on tracks with known answers."""
+
+import math
+
+import numpy as np
+import pytest
+
+from orca_ros.core.sim.motion_quality import (
+    STOP_MIN_DURATION_S, MotionQuality, motion_quality, remaining_path_length, retreat,
+    run_motion_summary, stops, time_standing, turn_reversals, turn_reversals_per_minute,
+    yaw_rates)
+
+DT = 0.1
+GOAL = (10.0, 0.0)
+
+
+def track(xs, dt=DT):
+    """Times and (T, 2) positions along the x axis."""
+    xs = np.asarray(xs, dtype=float)
+    return np.arange(len(xs)) * dt, np.column_stack([xs, np.zeros(len(xs))])
+
+
+def run(*pieces):
+    """x positions through consecutive pieces, each (x_to, seconds), from 0 at 1 step/DT."""
+    xs = [0.0]
+    for x_to, seconds in pieces:
+        steps = round(seconds / DT)
+        xs.extend(np.linspace(xs[-1], x_to, steps + 1)[1:].tolist())
+    return xs
+
+
+def test_a_straight_run_has_no_retreat_stop_reversal_or_standing():
+    times, positions = track(run((10.0, 10.0)))
+    figures = motion_quality(times, positions, [GOAL], 0.1, 0.1)
+    assert figures == MotionQuality(0.0, 0, 0.0, 0, pytest.approx(10.0), pytest.approx(0.0))
+
+
+def test_a_robot_that_drives_two_metres_back_then_on_retreats_two_metres():
+    times, positions = track(run((3.0, 3.0), (1.0, 2.0), (10.0, 9.0)))
+    distance = remaining_path_length(positions, [GOAL], 0.1)
+    assert retreat(distance) == pytest.approx(2.0)
+    figures = motion_quality(times, positions, [GOAL], 0.1, 0.1)
+    assert figures.retreat_m == pytest.approx(2.0)
+    assert figures.stops == 0  # turning back passes through rest for no time
+
+
+def test_retreat_is_measured_along_the_remaining_waypoints():
+    # Out to (5, 0), then back to the goal (0, 0.5): nearer the goal in a straight line
+    # at the start, but along the path it only ever gets nearer.
+    waypoints = [(5.0, 0.0), (0.0, 0.5)]
+    out = np.column_stack([np.linspace(0.0, 5.0, 51), np.zeros(51)])
+    back = np.column_stack([np.linspace(5.0, 0.0, 51)[1:], np.linspace(0.0, 0.5, 51)[1:]])
+    positions = np.vstack([out, back])
+    distance = remaining_path_length(positions, waypoints, 0.05)  # passed on reaching it
+    assert distance[0] == pytest.approx(5.0 + math.hypot(5.0, 0.5))
+    assert retreat(distance) == pytest.approx(0.0, abs=1e-9)
+    straight = np.linalg.norm(positions - np.array(waypoints[-1]), axis=1)
+    assert retreat(straight) == pytest.approx(math.hypot(5.0, 0.5) - 0.5)
+    # A waypoint counts as passed within its tolerance: driving on to it is going away.
+    assert retreat(remaining_path_length(positions, waypoints, 0.1)) == \
+        pytest.approx(math.hypot(5.0, 0.5) - math.hypot(4.9, 0.5))
+
+
+def test_a_stop_and_go_track_has_one_stop_and_its_standing_time():
+    times, positions = track(run((3.0, 3.0), (3.0, 2.0), (10.0, 7.0)))
+    assert stops(times, positions, GOAL, 0.1) == 1
+    assert time_standing(times, positions, GOAL, 0.1) == pytest.approx(2.0)
+    figures = motion_quality(times, positions, [GOAL], 0.1, 0.1)
+    assert (figures.stops, figures.time_standing_s) == (1, pytest.approx(2.0))
+    assert figures.moving_time_s == pytest.approx(10.0)
+
+
+def test_short_pauses_waiting_to_start_and_standing_on_the_goal_are_not_stops():
+    pause = STOP_MIN_DURATION_S - 2 * DT
+    times, positions = track(run((0.0, 3.0), (3.0, 3.0), (3.0, pause), (10.0, 7.0),
+                                 (10.0, 5.0)))
+    assert stops(times, positions, GOAL, 0.1) == 0
+    assert time_standing(times, positions, GOAL, 0.1) == 0.0
+
+
+def test_a_robot_stuck_until_the_end_has_stopped():
+    times, positions = track(run((3.0, 3.0), (3.0, 4.0)))
+    assert stops(times, positions, GOAL, 0.1) == 1
+    assert time_standing(times, positions, GOAL, 0.1) == pytest.approx(4.0)
+
+
+def zigzag(amplitude=0.5, frequency=0.5, seconds=10.0):
+    """A holonomic robot at 1 m/s whose direction of motion is amplitude * sin(2 pi f t)."""
+    steps = round(seconds / DT)
+    heading = amplitude * np.sin(2.0 * math.pi * frequency * (np.arange(steps) + 0.5) * DT)
+    velocity = np.column_stack([np.cos(heading), np.sin(heading)])
+    positions = np.vstack([[0.0, 0.0], np.cumsum(velocity * DT, axis=0)])
+    return np.arange(steps + 1) * DT, positions
+
+
+def test_a_zigzag_heading_reverses_its_turn_twice_a_period():
+    times, positions = zigzag()  # 5 periods in 10 s
+    assert turn_reversals(yaw_rates(times, positions)) == 10
+    figures = motion_quality(times, positions, [(100.0, 0.0)], 0.1, 0.1)
+    assert figures.turn_reversals == 10
+    assert figures.turn_reversals_per_min == pytest.approx(60.0)
+
+
+def test_the_heading_of_a_robot_moving_straight_up_is_not_turning():
+    times = np.arange(51) * DT
+    rng = np.random.default_rng(1)
+    positions = np.column_stack([1e-4 * rng.standard_normal((51, 2)), np.arange(51) * DT])
+    assert turn_reversals(yaw_rates(times, positions)) == 0
+    assert motion_quality(times, positions, [(0.0, 0.0, 10.0)], 0.1, 0.1).moving_time_s == \
+        pytest.approx(5.0)
+
+
+def test_turning_below_the_rate_threshold_is_not_counted():
+    times, positions = zigzag(amplitude=0.01)  # peak yaw rate about 0.03 rad/s
+    assert turn_reversals(yaw_rates(times, positions)) == 0
+    assert turn_reversals([0.5, 0.05, -0.05, 0.5]) == 0  # the small ones are skipped
+    assert turn_reversals([0.5, 0.05, -0.2, np.nan, 0.3]) == 2
+
+
+def test_a_body_yaw_gives_the_rate_even_turning_on_the_spot():
+    times = np.arange(21) * DT
+    positions = np.zeros((21, 2))  # a unicycle turning on the spot: left, right, left
+    yaws = np.concatenate([np.linspace(0.0, 1.0, 8), np.linspace(1.0, 0.0, 8)[1:],
+                           np.linspace(0.0, 0.6, 7)[1:]])
+    assert turn_reversals(yaw_rates(times, positions, yaws)) == 2
+    assert turn_reversals(yaw_rates(times, positions)) == 0  # no motion, no heading
+    assert turn_reversals_per_minute(2, 0.0) is None
+    away = motion_quality(times, positions, [GOAL], 0.1, 0.1, yaws)
+    on_goal = motion_quality(times, positions, [(0.0, 0.0)], 0.1, 0.1, yaws)
+    assert (away.turn_reversals, on_goal.turn_reversals) == (2, 0)  # settling on its goal
+
+
+def test_the_run_summary_names_the_worst_robots():
+    calm = MotionQuality(0.0, 0, 0.0, 0, 10.0, 0.0)
+    shy = MotionQuality(1.5, 2, 3.0, 1, 10.0, 6.0)
+    nervous = MotionQuality(0.2, 1, 0.5, 4, 8.0, 30.0)
+    parked = MotionQuality(0.0, 0, 0.0, 0, 0.0, None)
+    row = run_motion_summary({"calm": calm, "shy": shy, "nervous": nervous, "parked": parked})
+    assert row == {"retreat_max_m": 1.5, "retreat_robot": "shy", "stops": 3,
+                   "time_standing_s": 3.5, "turn_reversals_per_min": 12.0,
+                   "turn_reversals_per_min_max": 30.0, "turn_reversals_robot": "nervous"}
+    assert run_motion_summary({"calm": calm})["retreat_robot"] is None
+
+
+def test_positions_a_robot_left_with_are_left_out():
+    times, positions = track(run((10.0, 10.0), (10.0, 1.0)))
+    positions[-5:] = np.nan  # taken out at its goal
+    figures = motion_quality(times, positions, [GOAL], 0.1, 0.1)
+    assert (figures.retreat_m, figures.stops) == (0.0, 0)
+    assert figures.moving_time_s == pytest.approx(10.0)
