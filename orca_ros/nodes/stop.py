@@ -92,7 +92,15 @@ def _arm_deadline() -> None:
     process per node, on 2 cores; upstream eProsima/Fast-DDS#6502, open). The
     process would sit until launch kills it (status -9). This timer, a daemon
     thread, ends it a little earlier instead and says so on stderr.
+
+    A Python thread needs the GIL, and a teardown stuck inside a library call that
+    holds it (seen once in CI: ``fleet_sim`` still there 15 s after SIGINT, its
+    7 s deadline never run) keeps it from running. So two watchdogs that need no
+    Python back it up: half a second later ``faulthandler`` writes every thread's
+    stack to stderr (where it hung), and a second later a POSIX timer runs libc's
+    ``_exit(0)`` on a thread of its own (:func:`_exit_without_python`).
     """
+    import faulthandler
     import os
 
     try:
@@ -113,6 +121,82 @@ def _arm_deadline() -> None:
     timer.daemon = True
     timer.start()
     _deadline.append(timer)
+    try:
+        faulthandler.dump_traceback_later(seconds + 0.5, exit=False)
+    except (OSError, ValueError, RuntimeError):
+        pass  # no usable stderr: the exit below still comes
+    _exit_without_python(seconds + 1.0)
+
+
+_posix_timers: List[object] = []
+
+
+def _exit_without_python(seconds: float) -> bool:
+    """Arm a POSIX timer that, ``seconds`` from now, calls libc's ``_exit(0)`` on a
+    thread glibc starts for it (``timer_create`` with ``SIGEV_THREAD``): no Python and
+    no GIL involved, so it ends a process whose main thread hangs in a library call
+    that holds the GIL. Linux with glibc; elsewhere (or if it cannot be armed) returns
+    False and only the Python deadline remains."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)  # timer_create is in libc from glibc 2.34, librt before
+        try:
+            timer_create, timer_settime = libc.timer_create, libc.timer_settime
+        except AttributeError:
+            import ctypes.util
+
+            librt = ctypes.CDLL(ctypes.util.find_library("rt"))
+            timer_create, timer_settime = librt.timer_create, librt.timer_settime
+
+        class SigevThread(ctypes.Structure):
+            _fields_ = [("function", ctypes.c_void_p), ("attribute", ctypes.c_void_p)]
+
+        class SigevUnion(ctypes.Union):  # struct sigevent is 64 bytes on Linux
+            _fields_ = [("pad", ctypes.c_int * 12), ("thread", SigevThread)]
+
+        class Sigevent(ctypes.Structure):
+            _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int),
+                        ("notify", ctypes.c_int), ("un", SigevUnion)]
+
+        class Timespec(ctypes.Structure):
+            _fields_ = [("seconds", ctypes.c_long), ("nanoseconds", ctypes.c_long)]
+
+        class Itimerspec(ctypes.Structure):
+            _fields_ = [("interval", Timespec), ("value", Timespec)]
+
+        sigev_thread, clock_monotonic = 2, 1
+        event = Sigevent()
+        event.value = None  # the function's argument: _exit(0)
+        event.notify = sigev_thread
+        event.un.thread.function = ctypes.cast(libc._exit, ctypes.c_void_p)
+        handle = ctypes.c_void_p()
+        if timer_create(clock_monotonic, ctypes.byref(event), ctypes.byref(handle)) != 0:
+            return False
+        when = Itimerspec()
+        when.value.seconds = int(seconds)
+        when.value.nanoseconds = int((seconds - int(seconds)) * 1e9)
+        if timer_settime(handle, 0, ctypes.byref(when), None) != 0:
+            return False
+        _posix_timers.append((libc, handle))
+        return True
+    except (OSError, AttributeError, TypeError, ValueError):
+        return False
+
+
+def _disarm_without_python() -> None:
+    """Delete the POSIX exit timers and the traceback dump (:func:`restore`)."""
+    import faulthandler
+
+    faulthandler.cancel_dump_traceback_later()
+    while _posix_timers:
+        libc, handle = _posix_timers.pop()
+        try:
+            libc.timer_delete(handle)
+        except (OSError, AttributeError):
+            pass
 
 
 def requested() -> bool:
@@ -170,4 +254,5 @@ def restore(previous: Dict[int, object]) -> None:
     _received.clear()
     while _deadline:
         _deadline.pop().cancel()
+    _disarm_without_python()
 

@@ -258,6 +258,24 @@ def test_a_process_stuck_after_the_signal_still_ends_with_status_0_in_time():
     assert run.returncode == 3 and "still stopping" not in run.stderr
 
 
+def test_a_teardown_stuck_in_a_library_call_holding_the_gil_still_ends_with_status_0():
+    """The Python deadline's thread cannot run while the main thread hangs in a C call
+    that holds the GIL (CI: fleet_sim still there 15 s after SIGINT, killed, status -9).
+    The stacks are written to stderr and the process ends with status 0 all the same."""
+    stuck = ("import ctypes, os, signal\n"
+             "from orca_ros.nodes import stop\n"
+             "stop.install()\n"
+             "os.kill(os.getpid(), signal.SIGINT)\n"
+             "ctypes.PyDLL(None).sleep(40)  # libc's sleep, called with the GIL held\n")
+    started = time.monotonic()
+    run = _run_python(stuck, stop_within="0.5")
+    elapsed = time.monotonic() - started
+    assert run.returncode == 0, run.stderr
+    assert elapsed < 20, elapsed  # not the 40 s of the hang
+    assert "still stopping" not in run.stderr  # the Python deadline never ran...
+    assert "Timeout (0:00:01)!" in run.stderr and "<string>" in run.stderr  # ...the dump did
+
+
 def test_a_signal_during_a_weakref_callback_still_interrupts_plain_work_quietly():
     """A signal landing in a callback Python cannot raise from (an import's module-lock
     callback, a ``__del__``) must neither print "Exception ignored" nor be lost."""
