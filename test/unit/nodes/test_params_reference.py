@@ -112,17 +112,6 @@ def test_orca_node_table_is_included_with_every_method(monkeypatch):
     assert "#### direct\n\nNo parameters of its own." in section
 
 
-def test_orca_node_table_missing_is_said():
-    try:
-        import orca_ros.nodes.params.orca_node  # noqa: F401
-    except ModuleNotFoundError:
-        pass
-    else:
-        pytest.skip("orca_node's table is there")
-    section = reference.render().split("\n## orca_node\n")[1].split("\n## ")[0]
-    assert "is not there yet" in " ".join(section.split())
-
-
 def test_markdown_cells_are_escaped():
     row = reference.table((Param("x", "a|b", "one | two *three* <tag> $m$ _u_ a_b"),))
     cells = row.splitlines()[2]
