@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
+from ..core.sim.motion_quality import run_motion_summary
 from .plan import SIMULATORS, FleetOptions, NodeSpec, fleet_plan
 
 
@@ -298,6 +299,7 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
         "steps": record.steps, "wall_time_s": round(wall_time, 3),
         "speed_factor": options.speed_factor,
     }
+    summary.update(run_motion_summary(record.motion_figures()))  # as orca-ros bench's rows
     if record.obstacles:  # the walls' share of the collisions, ground truth
         summary["wall_contacts"] = len(record.ledger.wall_pairs)
         summary["min_wall_gap"] = rounded(record.ledger.min_wall_gap)

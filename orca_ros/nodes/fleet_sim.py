@@ -97,7 +97,7 @@ class FleetSim(Node):
         self.taken = 0  # commands accepted
         self.last_problem = ""
         self.expired = 0  # robot-steps braked because the last command was no longer valid
-        self.record = FleetRecord(self.scenario, self.positions())
+        self.record = FleetRecord(self.scenario, self.positions(), self.yaws())
 
         stamped = bool(self._param("enable_stamped_cmd_vel"))
         self.per_robot = self._param("odom_frame") == "per_robot"
@@ -152,6 +152,10 @@ class FleetSim(Node):
     def _param(self, name):
         return self.get_parameter(name).value
 
+    def yaws(self) -> np.ndarray:
+        """Every body's yaw (rad)."""
+        return np.array([b.heading for b in self.bodies], dtype=float)
+
     def positions(self) -> np.ndarray:
         if self.aerial:
             return np.array([(b.x, b.y, b.z) for b in self.bodies])
@@ -193,7 +197,7 @@ class FleetSim(Node):
                 self.bodies[k] = step_body(self.bodies[k], (vx, vy, omega), self.kinematics,
                                            self.limits[k], self.dt)
         self.sim_time = (self.record.steps + 1) * self.dt
-        self.record.record(self.sim_time, self.positions())
+        self.record.record(self.sim_time, self.positions(), self.yaws())
         self._publish_state()
 
     def _publish_state(self) -> None:

@@ -9,7 +9,9 @@ each robot's odometry is in a frame of its own and only the simulator knows the 
 Poses are grouped by header stamp and only poses with the same stamp are compared
 (``orca_ros.testing.audit``), so its verdict does not depend on the simulator's own
 collision bookkeeping. It also listens to ``/diagnostics`` and notes fleet_sim's
-``arrived`` value.
+``arrived`` value. From every pose it heard it reports how the robots drove
+(``motion_quality``: retreat, stops, time standing, turn reversals; see
+``orca_ros.core.sim.motion_quality``).
 For a scenario with ``links:`` it judges the links at the same stamps
 (:class:`LinkAudit`): ``link_crossings`` (robots whose disc touched another
 group's link, the segment between two linked robots' centres) and
@@ -39,9 +41,12 @@ import sys
 import time
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 from .audit import TOUCH, StampAudit
 from ..core.methods.links import point_segment_distance
 from ..core.scenario.loader import LinkSpec, Scenario, load_scenario, resolve_scenario
+from ..core.sim.motion_quality import body_yaw_turns, motion_quality, run_motion_summary
 
 ODOM_DEPTH = 50
 STATUS_PERIOD = 1.0  # wall seconds between status files
@@ -163,6 +168,9 @@ class Watch:
         self.fleet_sim_values: Dict[str, str] = {}  # fleet_sim's latest diagnostics
         self.sim_clock: List[Tuple[float, float]] = []  # (wall monotonic, fleet_sim sim_time)
         self.controllers: Dict[str, Dict[str, str]] = {}  # robot -> its latest diagnostics
+        self.scenario = scenario
+        # robot -> [(stamp s, x, y[, z], body yaw)], every pose heard: its motion figures
+        self.tracks: Dict[str, List[Tuple[float, ...]]] = {name: [] for name in self.names}
         self.node = Node("orca_observer", context=context)
         qos = QoSProfile(depth=ODOM_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
                          history=HistoryPolicy.KEEP_LAST)
@@ -179,6 +187,32 @@ class Watch:
         p = msg.pose.pose.position
         self.audit.add(name, stamp.sec * 1_000_000_000 + stamp.nanosec, p.x, p.y,
                        p.z if self.aerial else None)
+        q = msg.pose.pose.orientation
+        yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+        self.tracks[name].append((stamp.sec + stamp.nanosec * 1e-9, p.x, p.y,
+                                  *((p.z,) if self.aerial else ()), yaw))
+
+    def motion_figures(self) -> Dict[str, object]:
+        """How the robots drove, from the odometry heard
+        (:mod:`~orca_ros.core.sim.motion_quality`, the figures ``orca-ros bench`` gives):
+        the run's fields, and each robot's under ``robots``. Turning is the body yaw's
+        where it turns (:func:`~orca_ros.core.sim.motion_quality.body_yaw_turns`), the
+        direction of motion's otherwise; distance to go is along the scenario's
+        waypoints, passed within its ``waypoint_tolerance``."""
+        figures = {}
+        for agent in self.scenario.agents:
+            rows = sorted(set(self.tracks.get(agent.name, ())))
+            if len(rows) < 2:
+                continue
+            track = np.array(rows, dtype=float)
+            yaws = track[:, -1]
+            figures[agent.name] = motion_quality(
+                track[:, 0], track[:, 1:-1], agent.waypoints,
+                self.scenario.goal_tolerance_of(agent),
+                self.scenario.waypoint_tolerance_of(agent),
+                yaws if body_yaw_turns(yaws) else None)
+        return {**run_motion_summary(figures),
+                "robots": {name: f.as_dict() for name, f in figures.items()}}
 
     def on_diagnostics(self, msg) -> None:
         """fleet_sim's ``arrived`` and ``sim_time`` (with the wall time it was heard), and
@@ -303,7 +337,8 @@ class Watch:
                   "fleet_sim_arrived": self.fleet_sim_arrived,
                   "fleet_sim_commands": self.fleet_sim_commands(),
                   "odom_rate_hz": self.rates(), "wall_time_s": round(wall_s, 3),
-                  "control": self.control_figures(wall_s)}
+                  "control": self.control_figures(wall_s),
+                  "motion_quality": self.motion_figures()}
         rates = list(report["odom_rate_hz"].values())
         report["odom_rate_hz_mean"] = round(sum(rates) / len(rates), 3) if rates else 0.0
         report["odom_rate_hz_min"] = min(rates) if rates else 0.0
@@ -330,7 +365,26 @@ def summary_line(report: Dict[str, object]) -> str:
             f"odom {report['odom_rate_hz_mean']:.1f} Hz per robot"
             + (f", link crossings {report['link_crossings']}, over-stretched links "
                f"{report['link_overstretches']}" if report.get("max_link_stretch") is not None
-               else ""))
+               else "")
+            + f"; {motion_line(report.get('motion_quality'))}")
+
+
+def motion_line(figures: Optional[Dict[str, object]]) -> str:
+    """A run's motion-quality fields (:meth:`Watch.motion_figures`, or an ``orca-ros sim``
+    summary's) on one line."""
+    if not figures or "retreat_max_m" not in figures:
+        return "motion: -"
+
+    def number(key, digits=2):
+        value = figures.get(key)
+        return "-" if value is None else f"{value:.{digits}f}"
+    return (f"motion: worst retreat {number('retreat_max_m')} m"
+            + (f" ({figures['retreat_robot']})" if figures.get("retreat_robot") else "")
+            + f", {figures['stops']} stops, {number('time_standing_s', 1)} s standing, "
+            f"turn reversals {number('turn_reversals_per_min', 1)}/min (worst "
+            f"{number('turn_reversals_per_min_max', 1)}"
+            + (f", {figures['turn_reversals_robot']}" if figures.get("turn_reversals_robot")
+               else "") + ")")
 
 
 def make_executor(context):

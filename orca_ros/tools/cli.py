@@ -155,6 +155,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     tqdm.monitor_interval = 0  # no monitor thread: the bar updates from the run's loop
     from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
     from ..testing.faults import parse_faults, result_lines
+    from ..testing.observer import motion_line
     from ..fleet.plan import FleetOptions
     from .harness import run_fleet
     from .plotting import plot_trajectories, run_title
@@ -212,6 +213,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
              f"{summary['link_overstretches']}" if "link_crossings" in summary else "")
           + (f", wall contacts {summary['wall_contacts']} (min wall gap "
              f"{summary['min_wall_gap']} m)" if "wall_contacts" in summary else ""))
+    print(f"  {motion_line(summary)} (fleet_sim)")
     if "faults" in summary:
         print(f"faults {summary['faults']['spec']}:")
         for line in result_lines(summary["faults"]):
@@ -266,6 +268,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     from .bag import BagError, read_bag
     from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
     from .plotting import animate_run, bag_radii, closest_approach, plot_run
+    from ..testing.observer import motion_line
 
     try:
         scenario = load_scenario(resolve_scenario(args.scenario)) if args.scenario else None
@@ -287,6 +290,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         value = approach.gap if what == "gap" else approach.distance
         print(f"closest approach: {what} {value:.4f} m, {tracks.names[approach.first]} and "
               f"{tracks.names[approach.second]} at {approach.time - times[0]:.2f} s")
+    if scenario is not None:
+        print(motion_line(bag_motion_summary(tracks, scenario)) + " (the bag's odometry)")
     print(f"picture: {args.out}")
     if args.gif:
         animate_run(args.gif, times, positions, tracks.names, radii, title, scenario,
@@ -295,7 +300,23 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def bag_motion_summary(tracks, scenario) -> dict:
+    """The motion-quality fields of a bag's robots that the scenario names, from each
+    one's recorded odometry (turning from its direction of motion)."""
+    from ..core.sim.motion_quality import motion_quality, run_motion_summary
+
+    agents = {agent.name: agent for agent in scenario.agents}
+    figures = {name: motion_quality(times, positions, agents[name].waypoints,
+                                    scenario.goal_tolerance_of(agents[name]),
+                                    scenario.waypoint_tolerance_of(agents[name]))
+               for name, times, positions in zip(tracks.names, tracks.times, tracks.positions)
+               if name in agents and len(times) > 1}
+    return run_motion_summary(figures)
+
+
 def _observer_line(result: dict) -> str:
+    from ..testing.observer import motion_line
+
     if "error" in result:
         return f"observer: {result['error']}"
     separation = result.get("min_separation")
@@ -309,7 +330,9 @@ def _observer_line(result: dict) -> str:
             + (f", link crossings {result['link_crossings']}, over-stretched links "
                f"{result['link_overstretches']}" if result.get("max_link_stretch") is not None
                else "")
-            + (f" ({result['warning']})" if "warning" in result else ""))
+            + (f" ({result['warning']})" if "warning" in result else "")
+            + (f"\n  {motion_line(result['motion_quality'])} (observer's odometry)"
+               if "motion_quality" in result else ""))
 
 
 def _cmd_fault_suite(args: argparse.Namespace) -> int:

@@ -39,7 +39,8 @@ def observer_available() -> bool:
 OBSERVER_FIELDS = ("colliding_pairs", "robot_pairs", "obstacle_pairs", "collisions",
                    "min_separation", "min_obstacle_gap", "deepest_penetration", "reached",
                    "arrived", "robots", "stamps_compared", "stamps_single", "odom_rate_hz_mean",
-                   "link_crossings", "link_overstretches", "max_link_stretch")
+                   "link_crossings", "link_overstretches", "max_link_stretch",
+                   "motion_quality")
 OBSERVER_DRAIN_S = 1.0  # wall seconds between the end of a run and stopping the observer
 OBSERVER_SETTLE_S = 1.0  # simulated seconds a watched run goes on after every robot arrived
 RECORDER_SCAN_S = 1.0  # wall seconds between the recorder's looks for new topics

@@ -37,13 +37,22 @@ def read_with_rosbags(path):
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    """crossing_4 with the supervisor through real nodes, recorded."""
+    """crossing_4 with the supervisor through real nodes, recorded. The supervisor judges
+    the four-robot crossing too (``pairs_only: false``; beside ORCA it judges pairs
+    only by default, and the four robots meet as a crowd), so it decides."""
+    import yaml
+
+    from orca_ros.core.scenario.loader import resolve_scenario
     from orca_ros.fleet.plan import FleetOptions
     from orca_ros.tools.harness import run_fleet
 
-    path = tmp_path_factory.mktemp("bag") / "run.mcap"
-    run = run_fleet("crossing_4", FleetOptions(speed_factor=4.0, supervisor=True),
-                    record=str(path))
+    directory = tmp_path_factory.mktemp("bag")
+    scenario = yaml.safe_load(resolve_scenario("crossing_4").read_text(encoding="utf-8"))
+    scenario["supervisor"] = {"pairs_only": False}
+    (directory / "crossing_4.yaml").write_text(yaml.safe_dump(scenario), encoding="utf-8")
+    path = directory / "run.mcap"
+    run = run_fleet(str(directory / "crossing_4.yaml"),
+                    FleetOptions(speed_factor=4.0, supervisor=True), record=str(path))
     return path, run
 
 
@@ -71,10 +80,13 @@ def test_a_recorded_run_opens_with_rosbags_with_every_stream_and_its_qos(recorde
     for topic in ("/clock", "/diagnostics", "/fleet_sim/robots", "/supervisor/markers") + tuple(
             f"/{r}/{s}" for r in ROBOTS for s in ("odom", "cmd_vel", "goal_pose", "orca/markers")):
         assert counted[topic] > 0, topic
-    # The supervisor's decisions: each yielding robot's speed limit, and its diagnostics.
+    # The supervisor's decisions: each yielding robot's speed limit (stop, slow) or
+    # detour (side step), and its diagnostics.
     assert run.conflicts
     for conflict in run.conflicts:
-        assert counted[f"/{conflict['yielding']}/supervisor/speed_limit"] > 0
+        directive = "detour" if conflict["resolution"] == "side_step" else "speed_limit"
+        topic = f"/{conflict['yielding']}/supervisor/{directive}"
+        assert sum(1 for t, _, _ in messages if t == topic) > 0, topic
     assert any(status.name == "supervisor" for topic, _, msg in messages
                if topic == "/diagnostics" for status in msg.status)
     # The publishers' QoS, so that ros2 bag play offers it again: /obstacles is latched.
@@ -121,6 +133,22 @@ def test_plot_draws_our_bag(recorded, tmp_path, capsys):
     names = [a.name for a in run.scenario.agents]
     for name, xy in zip(tracks.names, tracks.positions):
         assert np.hypot(*(xy[-1] - run.trajectory[-1, names.index(name)])) < 0.05
+
+
+def test_plot_with_the_scenario_gives_how_the_robots_drove_as_the_run_did(recorded, tmp_path,
+                                                                          capsys):
+    """With ``--scenario``, ``orca-ros plot`` gives the motion-quality figures of the
+    bag's odometry: the same worst retreat as fleet_sim's record of the run, within the
+    odometry's sampling."""
+    import re
+
+    path, run = recorded
+    assert main(["plot", str(path), "--scenario", "crossing_4",
+                 "--out", str(tmp_path / "run.png")]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("motion:"))
+    assert line.endswith("(the bag's odometry)")
+    retreat = float(re.search(r"worst retreat ([0-9.]+) m", line).group(1))
+    assert retreat == pytest.approx(run.summary["retreat_max_m"], abs=0.02)
 
 
 def test_plot_refuses_what_is_not_a_readable_bag(tmp_path, recorded, capsys):

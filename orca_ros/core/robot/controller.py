@@ -132,8 +132,8 @@ class RobotController:
         """A neighbour as the method plans with it: inflated by the planning margin
         (:meth:`ControllerConfig.avoidance_radius`, less
         :meth:`~ControllerConfig.pair_margin_shortfall` at low relative speed or while
-        the robot has released its margin, :meth:`_hold_margin`) and by
-        its ``uncertainty``, but by at most half the free gap, so an uncertain
+        the robot has released its margin, :meth:`_hold_margin`) and by its
+        :meth:`planning_uncertainty`, but by at most half the free gap, so an uncertain
         neighbour never looks like an overlap that the method would flee from."""
         c = self.effective_config
         position = state.position
@@ -141,10 +141,31 @@ class RobotController:
             c.radius, n.radius, math.hypot(state.velocity[0] - n.velocity[0],
                                            state.velocity[1] - n.velocity[1]),
             self.path.margin_held)
-        if n.uncertainty > 0.0:
+        uncertainty = self.planning_uncertainty(n)
+        if uncertainty > 0.0:
             free = math.dist(position, n.position) - own_radius - radius
-            radius += min(n.uncertainty, 0.5 * max(free, 0.0))
+            radius += min(uncertainty, 0.5 * max(free, 0.0))
         return NeighborView(n.position, n.velocity, radius, n.key, n.reciprocates)
+
+    @staticmethod
+    def planning_uncertainty(n: Neighbor) -> float:
+        """How much of a neighbour's ``uncertainty`` the method plans with (m): all of it
+        for a robot that does not reciprocate; for one that does, all but what comes of
+        its data's age (``age_uncertainty``).
+
+        Reciprocal avoidance holds when both robots of a pair plan with the same
+        geometry: each then takes its half of ``u`` (van den Berg et al. 2011, section
+        5.2). Through ROS each robot hears some neighbours a period later than others
+        (those published after its own odometry), so their discs grow on one side of a
+        pair only. The more cautious robot then sees its half-plane through the gap the
+        other keeps and gives way for both: in a corridor, head-on, it was pushed back
+        2.9 m at the other's speed. Both plan with the neighbour carried forward to
+        where it is expected; what that guess may miss stays in the hard safety
+        half-planes (:class:`SafetyFilter`), which keep the pair apart
+        whatever the age."""
+        if not n.reciprocates:
+            return n.uncertainty
+        return max(n.uncertainty - n.age_uncertainty, 0.0)
 
     @property
     def method(self) -> AvoidanceMethod:
@@ -200,9 +221,9 @@ class RobotController:
         keep-right, stall escape, guidance or detour then; the robot is never at a goal.
 
         A neighbour's ``uncertainty`` enlarges it fully in the hard safety
-        half-planes, and in the method's view by at most half the free gap
-        (:meth:`neighbor_view`). Against a neighbour that does not reciprocate
-        ORCA takes the whole ``u``.
+        half-planes, and in the method's view by its :meth:`planning_uncertainty`, at
+        most half the free gap (:meth:`neighbor_view`). Against a neighbour that does not
+        reciprocate ORCA takes the whole ``u``.
         """
         c = self.effective_config
         spec = c.method_spec

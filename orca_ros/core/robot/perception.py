@@ -133,7 +133,8 @@ def perceive_neighbor(neighbor: Neighbor, age: float, max_speed: float, max_acce
     uncertainty = position_uncertainty(age, math.hypot(vx, vy), max_speed, max_accel, t)
     return neighbor._replace(position=(neighbor.position[0] + vx * t,
                                        neighbor.position[1] + vy * t),
-                             uncertainty=neighbor.uncertainty + uncertainty)
+                             uncertainty=neighbor.uncertainty + uncertainty,
+                             age_uncertainty=neighbor.age_uncertainty + uncertainty)
 
 
 class SharedPrediction(NamedTuple):
@@ -178,7 +179,8 @@ def perceive_predicted_neighbor(neighbor: Neighbor, prediction: SharedPrediction
     return neighbor._replace(
         position=(x, y),
         velocity=(prediction.linear * math.cos(heading), prediction.linear * math.sin(heading)),
-        uncertainty=neighbor.uncertainty + prediction.uncertainty + drift)
+        uncertainty=neighbor.uncertainty + prediction.uncertainty + drift,
+        age_uncertainty=neighbor.age_uncertainty + prediction.uncertainty + drift)
 
 
 def perceive_neighbor_best(neighbor: Neighbor, age: float, max_speed: float, max_accel: float,

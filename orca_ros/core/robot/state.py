@@ -33,8 +33,10 @@ class RobotState(NamedTuple):
 class Neighbor(NamedTuple):
     """Another robot as seen now; ``key`` orders coincident pairs consistently.
 
-    ``uncertainty`` (m): how far it may be from ``position`` because its data
-    is old (see :mod:`orca_ros.core.robot.perception`); it enlarges the disc.
+    ``uncertainty`` (m): how far it may be from ``position``, its localization's and
+    because its data is old (see :mod:`orca_ros.core.robot.perception`); it enlarges
+    the disc. ``age_uncertainty`` (m): the part of it that comes from the data's age
+    (carried forward to when the command acts).
     ``reciprocates``: False for a robot that does not avoid us (we then take
     the whole avoidance effort).
     """
@@ -45,6 +47,7 @@ class Neighbor(NamedTuple):
     key: str = ""
     uncertainty: float = 0.0
     reciprocates: bool = True
+    age_uncertainty: float = 0.0
 
 
 def predict_state(state: RobotState, lag: float, unicycle: bool = False) -> RobotState:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -18,6 +18,7 @@ from scipy.spatial import cKDTree
 from ..geometry.polygons import points_polygon_signed_distance
 from ..methods.links import disc_crosses_moving_segment
 from ..scenario.loader import Scenario
+from .motion_quality import MotionQuality, body_yaw_turns, motion_quality
 
 OVERLAP_TOLERANCE = 1e-6
 """Overlaps deeper than this (m) count as collisions; touching does not."""
@@ -162,7 +163,10 @@ class FleetRecord:
     ``orca-ros sim`` reports the same figures as ``orca-ros bench``.
     """
 
-    def __init__(self, scenario: Scenario, positions: np.ndarray) -> None:
+    def __init__(self, scenario: Scenario, positions: np.ndarray,
+                 yaws: Optional[Sequence[float]] = None) -> None:
+        """``positions`` at time 0; ``yaws`` (rad): the bodies' yaws then, for a
+        simulator whose bodies have one (then :meth:`record` takes them every step)."""
         self.scenario = scenario
         self.names = [a.name for a in scenario.agents]
         self.radii = np.array([a.radius for a in scenario.agents])
@@ -174,13 +178,18 @@ class FleetRecord:
         self.link_pairs, self.link_group = linked_pairs(scenario)
         self.trajectory: List[np.ndarray] = [np.array(positions, dtype=float)]
         self.frame_times: List[float] = [0.0]
+        self.yaws: Optional[List[np.ndarray]] = \
+            None if yaws is None else [np.array(yaws, dtype=float)]
         self.path_length = np.zeros(len(self.names))
         self.arrival_time = np.full(len(self.names), np.nan)
         self.sim_time = 0.0
         self.steps = 0
 
-    def record(self, sim_time: float, positions: np.ndarray) -> None:
+    def record(self, sim_time: float, positions: np.ndarray,
+               yaws: Optional[Sequence[float]] = None) -> None:
         positions = np.array(positions, dtype=float)
+        if self.yaws is not None:
+            self.yaws.append(np.array(yaws, dtype=float))
         self.path_length += np.linalg.norm(positions - self.trajectory[-1], axis=1)
         self.ledger.update(positions, self.radii, self.names, self.obstacles)
         if self.link_pairs:
@@ -198,3 +207,18 @@ class FleetRecord:
     @property
     def arrived(self) -> int:
         return int(np.sum(~np.isnan(self.arrival_time)))
+
+    def motion_figures(self) -> Dict[str, MotionQuality]:
+        """Every robot's motion-quality figures from the recorded poses, as ``orca-ros
+        bench`` has them (:mod:`~orca_ros.core.sim.motion_quality`): turning is the body
+        yaw's where it turns (:func:`~orca_ros.core.sim.motion_quality.body_yaw_turns`),
+        the direction of motion's otherwise."""
+        trajectory, times = np.array(self.trajectory), np.array(self.frame_times)
+        yaws = None if self.yaws is None else np.array(self.yaws)
+        figures = {}
+        for i, agent in enumerate(self.scenario.agents):
+            turning = None if yaws is None or not body_yaw_turns(yaws[:, i]) else yaws[:, i]
+            figures[agent.name] = motion_quality(
+                times, trajectory[:, i], agent.waypoints, float(self.goal_tolerance[i]),
+                self.scenario.waypoint_tolerance_of(agent), turning)
+        return figures

@@ -314,6 +314,25 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
         turn_reversals_per_min=turn_reversals_per_minute(reversals, moving))
 
 
+BODY_YAW_MIN_RANGE_RAD = 0.05
+"""A body yaw that never moves further than this (rad) from where it started does not
+say where the robot turns: :func:`body_yaw_turns`."""
+
+
+def body_yaw_turns(yaws: Sequence[float]) -> bool:
+    """Whether a track's body yaw says how the robot turns: it moved more than
+    :data:`BODY_YAW_MIN_RANGE_RAD` from its first value. A differential-drive robot's
+    does; a holonomic robot's body may keep its yaw while it drives any way, and its
+    turning is then the direction of motion's (what :func:`motion_quality` takes when it
+    is given no yaws). For a reader of odometry that does not know the kinematics (the
+    observer)."""
+    yaws = np.asarray(yaws, dtype=float)
+    yaws = yaws[np.isfinite(yaws)]
+    if len(yaws) < 2:
+        return False
+    return bool(np.max(np.abs(wrap_angle(yaws - yaws[0]))) > BODY_YAW_MIN_RANGE_RAD)
+
+
 def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
     """A run's motion-quality fields for its ``orca-ros bench`` row, from every robot's
     figures: ``retreat_max_m`` and ``retreat_robot`` (the worst; None when no robot

@@ -93,6 +93,34 @@ def test_a_silent_neighbour_ahead_keeps_the_robot_from_driving_into_where_it_may
     assert gap < 0.0 and cautious.velocity[0] <= 1e-9  # may be touching us: no approach
 
 
+def test_the_method_plans_with_where_a_reciprocating_neighbour_is_expected_not_its_age():
+    """A reading one period old grows the neighbour's disc (what its carried-forward
+    position may miss) in the hard safety half-planes, not in the disc the method plans
+    with: both robots of a pair must plan with the same geometry for each to take half.
+    A neighbour that does not reciprocate, or one whose own localization is uncertain,
+    still looks larger to the method."""
+    config = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1)
+    controller = RobotController(config, key="a")
+    state = RobotState((0.0, 0.0), (0.4, 0.0))
+    own_radius = config.avoidance_radius(config.radius)
+    seen = Neighbor((1.0, 0.0), (-0.4, 0.0), 0.2, "b")
+    old = perceive_neighbor(seen, 0.1, max_speed=0.5, max_accel=4.0, max_extrapolation=1.0)
+    assert old.uncertainty == pytest.approx(0.02) and old.age_uncertainty == old.uncertainty
+    fresh = old._replace(uncertainty=0.0, age_uncertainty=0.0)  # at the same place, fresh
+    assert controller.neighbor_view(state, own_radius, old).radius == \
+        controller.neighbor_view(state, own_radius, fresh).radius
+    # ... but the safety filter keeps the pair apart by the whole of it
+    safety_old = controller.safety_half_planes(state, [old], [])
+    safety_fresh = controller.safety_half_planes(state, [fresh], [])
+    assert safety_old[0].point_x < safety_fresh[0].point_x - 1e-3
+    person = old._replace(reciprocates=False)
+    localized = perceive_neighbor(seen._replace(uncertainty=0.05), 0.1, max_speed=0.5,
+                                  max_accel=4.0, max_extrapolation=1.0)
+    for larger in (person, localized):
+        assert controller.neighbor_view(state, own_radius, larger).radius > \
+            controller.neighbor_view(state, own_radius, fresh).radius + 0.01
+
+
 # --- command validity ---------------------------------------------------------------------
 
 @settings(max_examples=300, deadline=None)

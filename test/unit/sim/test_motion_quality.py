@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from orca_ros.core.sim.motion_quality import (
-    STOP_MIN_DURATION_S, MotionQuality, motion_quality, remaining_path_length, retreat,
+    STOP_MIN_DURATION_S, MotionQuality, body_yaw_turns, motion_quality, remaining_path_length,
+    retreat,
     run_motion_summary, stops, time_standing, turn_reversals, turn_reversals_per_minute,
     yaw_rates)
 
@@ -148,3 +149,36 @@ def test_positions_a_robot_left_with_are_left_out():
     figures = motion_quality(times, positions, [GOAL], 0.1, 0.1)
     assert (figures.retreat_m, figures.stops) == (0.0, 0)
     assert figures.moving_time_s == pytest.approx(10.0)
+
+
+def test_a_body_yaw_that_turns_says_how_the_robot_turns_and_a_fixed_one_does_not():
+    assert body_yaw_turns([0.0, 0.2, 0.5, 0.1])
+    assert not body_yaw_turns([1.0] * 20)  # a holonomic body keeps its yaw
+    assert not body_yaw_turns([math.pi - 0.01, -math.pi + 0.01, math.pi])  # across +-pi
+    assert body_yaw_turns([math.pi - 0.01, -math.pi + 0.2])
+    assert not body_yaw_turns([0.3])
+
+
+def test_a_fleet_record_gives_the_figures_of_what_the_simulator_moved():
+    """fleet_sim's record (what it publishes as odometry): a robot that drives 1 m on,
+    2 m back, then to its goal retreated 2 m; turning is taken from the body yaw when
+    that turns (a unicycle weaving along a straight line), from the motion otherwise."""
+    from orca_ros.core.scenario.loader import parse_scenario
+    from orca_ros.core.sim.metrics import FleetRecord
+
+    scenario = parse_scenario({
+        "name": "two", "time_step": 0.1, "max_time": 20.0,
+        "defaults": {"radius": 0.2, "max_speed": 1.0},
+        "agents": [{"name": "back", "start": [0.0, 0.0], "goal": [10.0, 0.0]},
+                   {"name": "spin", "start": [0.0, 5.0], "goal": [10.0, 5.0]}]})
+    xs = run((1.0, 1.0), (-1.0, 2.0), (10.0, 11.0))
+    spin_yaws = [0.3 * math.sin(0.5 * k) for k in range(len(xs))]  # weaving on a line
+    record = FleetRecord(scenario, [(0.0, 0.0), (0.0, 5.0)], [0.0, 0.0])
+    for k in range(1, len(xs)):
+        record.record(k * DT, [(xs[k], 0.0), (min(0.1 * k, 10.0), 5.0)], [0.0, spin_yaws[k]])
+    figures = record.motion_figures()
+    assert figures["back"].retreat_m == pytest.approx(2.0, abs=1e-6)
+    assert figures["back"].turn_reversals == 0  # straight back and on: no turning
+    assert figures["spin"].retreat_m == 0.0
+    # its yaw weaves (the track is straight): the yaw is what counts
+    assert figures["spin"].turn_reversals >= 10 and figures["spin"].moving_time_s > 9.0

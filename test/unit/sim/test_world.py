@@ -384,3 +384,17 @@ def test_the_worlds_neighbour_lists_follow_the_one_neighbour_rule():
                   for j in active if j != i]
         expected = select_neighbors(tuple(world.positions[i]), others, 2.5)[:6]
         assert [world.names[j] for j in listed] == [n.key for n in expected]
+
+
+def test_timed_as_through_ros_no_robot_of_the_corridor_turns_back():
+    """corridor_wall with the ROS path's timing (neighbours heard one period late on
+    one side of a pair): every robot passes the oncoming group without driving back
+    towards its start. When the late side planned with the grown discs, one robot gave
+    way for both and was pushed 2.9 m back at the other's speed (makespan 39.2 s,
+    against 20.0 s with ideal timing)."""
+    scenario = load_scenario(resolve_scenario("corridor_wall"))
+    result = World(scenario, WorldOptions(ros_timing=True)).run()
+    summary = result.summary()
+    assert summary["reached"] == 6 and summary["collisions"] == 0
+    assert summary["retreat_max_m"] < 0.5, summary
+    assert summary["makespan"] < 25.0
