@@ -93,6 +93,18 @@ def test_delay_holds_deliveries_and_starve_skips_control_ticks():
     assert unstarved > 1.5 * expected
 
 
+def test_under_a_delay_a_node_gets_its_readings_when_its_own_clock_says_they_are_late():
+    """``delay=0.1`` holds odometry until the receiving orca_node's own clock is 0.1 s past
+    the reading's arrival, so its commands are stamped with the time it really plans at
+    and act before they expire: every robot of the corridor arrives. (Held by the
+    simulator's clock, a reading reached its node before the node heard the new
+    ``/clock``; commands were stamped a step early and every one expired: 0 of 6.)"""
+    run = _run("corridor_wall", "delay=0.1,seed=1", max_time=60.0)
+    assert run.summary["reached"] == 6 and run.summary["collisions"] == 0
+    age = _item(run, "delay")["odom_age_at_callback_s"]
+    assert age["mean"] >= 0.1 - 1e-6  # by the receivers' clocks
+
+
 def test_kill_foreign_and_bad_obstacles_in_a_walled_corridor():
     run = _run("corridor_wall", "kill=left0@1.5,bad_obstacles=0.5,kill_obstacles@1,"
                                 "foreign=right0,foreign=right1:jitter,seed=1",

@@ -15,9 +15,15 @@ What each fault does:
 * ``drop_cmd``: the simulator's ``/<robot>/cmd_vel`` subscriptions; ``TARGET``
   is the commanded robot.
 * ``delay``: the same deliveries go into a queue and their callbacks run once
-  the simulator's clock has advanced by S since they arrived, in arrival order
-  (the runner releases them after every ``spin_once``). The clock moves in
-  scenario time steps, so the held time is S rounded up to a step.
+  the receiver's clock has advanced by S since they arrived, in arrival order
+  (the runner releases them after every ``spin_once``): the simulator's for
+  cmd_vel, the receiving orca_node's ROS clock (``/clock``) for odometry, so a
+  delayed reading reaches a node whose clock says it is late, as over a slow
+  network. The clocks move in scenario time steps, so the held time is S
+  rounded up to a step. (Held by the simulator's clock alone, a reading
+  reached its node before the node had heard the new ``/clock``: the node
+  stamped its command a step early, and under ``delay=0.1`` every command
+  expired before it could act.)
 * ``starve``: the node gets a fraction F of a core. Its time is cut into
   control periods; at each tick of its control timer it gets the CPU for the
   coming period with probability F. Without the CPU the control step is
@@ -347,11 +353,20 @@ class FaultInjector:
                 tap.dropped_keys.append(key)
                 return
         if tap.delay > 0.0:
-            heapq.heappush(self.queue, (now + tap.delay, self.sequence, tap, msg, call))
+            due = self._receiver_now(tap) + tap.delay
+            heapq.heappush(self.queue, (due, self.sequence, tap, msg, call))
             self.sequence += 1
             tap.delayed += 1
             return
         self._arrive(tap, msg, call)
+
+    def _receiver_now(self, tap: _Tap) -> float:
+        """The receiver's time (s): the receiving orca_node's ROS clock for odometry (a
+        killed node's: the simulator's), the simulator's for cmd_vel."""
+        node = self.robots.get(tap.owner) if tap.owner is not None else None
+        if node is None or tap.owner in self.killed_robots:
+            return self.now()
+        return node.get_clock().now().nanoseconds * 1e-9
 
     def _arrive(self, tap: _Tap, msg, call: Callable[[], None]) -> None:
         if tap.owner is not None:
@@ -371,8 +386,8 @@ class FaultInjector:
             return
         if tap.kind == "odom":
             stamp = _stamp_ns(msg)
-            if stamp is not None:
-                self.odom_age.add(max(0.0, self.now() - stamp * 1e-9))
+            if stamp is not None:  # as old as the receiving node finds it
+                self.odom_age.add(max(0.0, self._receiver_now(tap) - stamp * 1e-9))
         tap.delivered += 1
         call()
 
@@ -381,7 +396,7 @@ class FaultInjector:
     def poll(self) -> None:
         """Release due delayed deliveries (in order) and carry out due kills."""
         now = self.now()
-        while self.queue and self.queue[0][0] <= now + 1e-9:
+        while self.queue and self.queue[0][0] <= self._receiver_now(self.queue[0][2]) + 1e-9:
             _, _, tap, msg, call = heapq.heappop(self.queue)
             self._arrive(tap, msg, call)
         while self.pending_kills and self.pending_kills[0][0] <= now + 1e-9:
