@@ -34,7 +34,9 @@ setup(
         ("share/" + package_name + "/config/gazebo", glob("config/gazebo/*")),
     ],
     python_requires=">=3.10",
-    install_requires=["setuptools", "numpy", "scipy", "PyYAML", "tqdm", "matplotlib"],
+    # scikit-image, shapely and Pillow: walls from occupancy maps (orca_ros/core/maps).
+    install_requires=["setuptools", "numpy", "scipy", "PyYAML", "tqdm", "matplotlib",
+                      "scikit-image", "shapely", "Pillow"],
     extras_require={
         "ros": ROS_WHEELS,
         "jazzy": JAZZY_WHEELS,

@@ -6,12 +6,14 @@ named ``walls`` in namespace ``/robots``) and its id is 0, so other sources of
 obstacles (a map, a tracker) publish next to it without replacing it. The source is
 a scenario file's polygons (``scenario``), or a YAML file (``obstacles_file``)
 with ``obstacles: [{vertices: [[x, y], ...]}]`` polygons and/or
-``segments: [[[x, y], [x, y]], ...]``.
+``segments: [[[x, y], [x, y]], ...]``, and a map_server map (``map_file``: the
+occupied cells' boundaries, ``orca_ros.core.maps``).
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import List
 
 import yaml
@@ -20,6 +22,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from visualization_msgs.msg import Marker
 
+from ..core.maps import load_map, map_segments
 from ..core.models.toio_cube import mat_border
 from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
 from ..core.geometry.types import Polygon, Segment
@@ -90,6 +93,14 @@ class ObstacleServer(Node):
             mat_edges = mat_border({"mat": mat,
                                     "mm_per_unit": self.get_parameter("mm_per_unit").value})
         self.segments += mat_edges
+        map_file = self.get_parameter("map_file").value
+        if map_file:  # a MapError names the file and the field: exit 2
+            started = time.perf_counter()
+            walls = map_segments(load_map(map_file),
+                                 self.get_parameter("map_tolerance").value or None)
+            self.get_logger().info(f"map {map_file}: {len(walls)} segments in "
+                                   f"{time.perf_counter() - started:.3f} s")
+            self.segments += walls
         self.publisher = self.create_publisher(Marker, "/obstacles", LATCHED)
         self.publish()
         period = self.get_parameter("republish_period").value

@@ -262,6 +262,35 @@ def _cmd_link_pairs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_map_segments(args: argparse.Namespace) -> int:
+    import time
+
+    import yaml
+
+    from ..core.maps import MapError, load_map, map_segments
+
+    try:
+        occupancy = load_map(args.map)
+        started = time.perf_counter()
+        segments = map_segments(occupancy, args.tolerance)
+        took = time.perf_counter() - started
+    except MapError as error:
+        return _refused("map-segments", error)
+    rows, cols = occupancy.occupied.shape
+    tolerance = occupancy.resolution if args.tolerance is None else args.tolerance
+    print(f"{args.map}: {cols} x {rows} cells of {occupancy.resolution} m, "
+          f"{int(occupancy.occupied.sum())} occupied: {len(segments)} segments within "
+          f"{tolerance} m, in {took:.3f} s")
+    if args.out:
+        data = {"segments": [[list(s.a), list(s.b)] for s in segments]}
+        with open(args.out, "w", encoding="utf-8") as out:
+            out.write(f"# walls of {args.map} (orca-ros map-segments, tolerance {tolerance} m)"
+                      "\n")
+            yaml.safe_dump(data, out, default_flow_style=None)
+        print(f"obstacles file: {args.out} (obstacle_server's obstacles_file)")
+    return 0
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
     import pathlib
 
@@ -562,6 +591,17 @@ def build_parser() -> argparse.ArgumentParser:
     length.add_argument("--max-length", type=float, default=None, metavar="M",
                         help="one max_length for every tether (m)")
     link_pairs.set_defaults(func=_cmd_link_pairs)
+
+    map_segments = sub.add_parser(
+        "map-segments", help="a map_server map (YAML and image) as wall segments: their "
+                             "count and the time taken, and an obstacles file")
+    map_segments.add_argument("map", metavar="MAP.yaml", help="a map_server YAML file")
+    map_segments.add_argument("--tolerance", type=float, default=None, metavar="M",
+                              help="how far (m) the segments may stray from the occupied "
+                                   "cells' boundary (default: one cell)")
+    map_segments.add_argument("--out", metavar="OBSTACLES.yaml",
+                              help="write the segments as an obstacles file")
+    map_segments.set_defaults(func=_cmd_map_segments)
 
     plot = sub.add_parser("plot", help="draw the robots' paths from a ROS 2 bag (MCAP): one "
                           "recorded by orca-ros sim --record, or a ros2 bag record of */odom")

@@ -284,6 +284,37 @@ def test_obstacle_server_latches_the_scenario_walls_as_a_line_list(ros):
     assert len(server.segments) == 8
 
 
+def test_obstacle_server_adds_a_maps_walls_and_refuses_a_broken_map(ros, tmp_path):
+    """``map_file``: the occupied cells' boundaries of a map_server map, beside the
+    scenario's walls; a map that cannot be read stops the node with the file and field."""
+    import numpy as np
+    from PIL import Image
+
+    from orca_ros.core.maps import load_map, map_segments
+
+    pixels = np.full((20, 30), 254, dtype=np.uint8)
+    pixels[5:8, 10:25] = 0  # one wall, 15 x 3 cells
+    Image.fromarray(pixels).save(tmp_path / "room.pgm")
+    (tmp_path / "room.yaml").write_text(
+        "image: room.pgm\nresolution: 0.1\norigin: [-1.5, -1.0, 0.0]\nnegate: 0\n"
+        "occupied_thresh: 0.65\nfree_thresh: 0.25\n")
+    server = ros.add(ObstacleServer(context=ros.context, parameter_overrides=params(
+        scenario="corridor_wall", map_file=str(tmp_path / "room.yaml"))))
+    expected = map_segments(load_map(tmp_path / "room.yaml"))
+    assert len(expected) >= 4 and len(server.segments) == 8 + len(expected)
+    received = []
+    ros.node("map_listener").create_subscription(Marker, "/obstacles", received.append,
+                                                 LATCHED)
+    assert ros.spin_until(lambda: received, 5.0)
+    xs = [p.x for p in received[-1].points[16:]]
+    assert min(xs) == pytest.approx(-0.5, abs=0.1) and max(xs) == pytest.approx(1.0, abs=0.1)
+    (tmp_path / "broken.yaml").write_text("image: gone.pgm\nresolution: 0.1\n"
+                                          "origin: [0, 0, 0]\n")
+    with pytest.raises(ValueError, match="broken.yaml: field 'image'"):
+        ObstacleServer(context=ros.context,
+                       parameter_overrides=params(map_file=str(tmp_path / "broken.yaml")))
+
+
 # --- end to end -----------------------------------------------------------------------------
 
 def test_diff_drive_fleet_passes_a_walled_corridor_through_real_nodes():

@@ -12,6 +12,13 @@ PARAMETERS = (
           "a YAML file of walls in metres: obstacles: [{vertices: [[x, y], ...]}] polygons "
           "and/or segments: [[[x, y], [x, y]], ...]; used instead of scenario; empty = none",
           read_only=True),
+    Param("map_file", "",
+          "a map_server YAML file (image, resolution, origin, negate, occupied_thresh, "
+          "free_thresh, mode) whose occupied cells' boundaries are the walls, added to "
+          "scenario's or obstacles_file's; empty = none", read_only=True),
+    Param("map_tolerance", 0.0,
+          "how far (m) the map's segments may stray from the occupied cells' boundary; "
+          "0 = one cell", range=(0.0, 10.0), read_only=True),
     Param("world_frame", "world", "frame_id of the marker's points"),
     Param("republish_period", 0.0,
           "publish the walls again every so many seconds; 0 = once (the marker is latched)",
