@@ -7,22 +7,25 @@ obstacles (a map, a tracker) publish next to it without replacing it. The source
 a scenario file's polygons (``scenario``), or a YAML file (``obstacles_file``)
 with ``obstacles: [{vertices: [[x, y], ...]}]`` polygons and/or
 ``segments: [[[x, y], [x, y]], ...]``, and a map_server map (``map_file``: the
-occupied cells' boundaries, ``orca_ros.core.maps``).
+occupied cells' boundaries, ``orca_ros.core.maps``) or the maps on ``map_topic``
+(``nav_msgs/OccupancyGrid``, as map_server publishes ``/map``; each replaces the last).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from typing import List
 
 import yaml
 from geometry_msgs.msg import Point
+from nav_msgs.msg import OccupancyGrid
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from visualization_msgs.msg import Marker
 
-from ..core.maps import load_map, map_segments
+from ..core.maps import MapError, load_map, map_from_grid, map_segments
 from ..core.models.toio_cube import mat_border
 from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
 from ..core.geometry.types import Polygon, Segment
@@ -101,12 +104,43 @@ class ObstacleServer(Node):
             self.get_logger().info(f"map {map_file}: {len(walls)} segments in "
                                    f"{time.perf_counter() - started:.3f} s")
             self.segments += walls
+        self.fixed_segments = list(self.segments)  # all but the /map topic's
+        self.map_updates = 0
         self.publisher = self.create_publisher(Marker, "/obstacles", LATCHED)
+        map_topic = self.get_parameter("map_topic").value
+        if map_topic:  # map_server's /map: transient-local, reliable, the latest map
+            self.create_subscription(OccupancyGrid, map_topic, self._on_map, LATCHED)
         self.publish()
         period = self.get_parameter("republish_period").value
         if period > 0:
             self.create_timer(period, self.publish)
         self.get_logger().info(f"publishing {len(self.segments)} obstacle segments on /obstacles")
+
+    def _on_map(self, msg) -> None:
+        """A map on ``map_topic``: its walls replace the last map's (the marker is sent
+        again whole, the fixed walls with them). A map that cannot be read is logged,
+        naming what is wrong, and the last map's walls stay."""
+        info = msg.info
+        origin = info.origin
+        yaw = 2.0 * math.atan2(origin.orientation.z, origin.orientation.w)
+        started = time.perf_counter()
+        try:
+            walls = map_segments(map_from_grid(
+                info.width, info.height, info.resolution,
+                (origin.position.x, origin.position.y, yaw), msg.data),
+                self.get_parameter("map_tolerance").value or None)
+        except MapError as error:
+            self.get_logger().error(f"map on {self.get_parameter('map_topic').value} "
+                                    f"ignored: {error}")
+            return
+        self.map_updates += 1
+        self.segments = self.fixed_segments + walls
+        self.get_logger().info(
+            f"map {self.map_updates} on {self.get_parameter('map_topic').value} "
+            f"({info.width} x {info.height} cells of {info.resolution:g} m): {len(walls)} "
+            f"segments in {time.perf_counter() - started:.3f} s; publishing "
+            f"{len(self.segments)} obstacle segments")
+        self.publish()
 
     @staticmethod
     def _check_parameters(params) -> SetParametersResult:

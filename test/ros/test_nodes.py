@@ -315,6 +315,51 @@ def test_obstacle_server_adds_a_maps_walls_and_refuses_a_broken_map(ros, tmp_pat
                        parameter_overrides=params(map_file=str(tmp_path / "broken.yaml")))
 
 
+def test_obstacle_server_turns_each_map_on_the_map_topic_into_walls_replacing_the_last(ros):
+    """``map_topic``: map_server's ``/map`` (transient-local, so a map published before
+    the node started counts); each map's walls replace the previous map's, the scenario's
+    stay; a map that cannot be read is refused in the log and the last map's walls stay."""
+    from nav_msgs.msg import OccupancyGrid
+
+    from orca_ros.core.maps import map_from_grid, map_segments
+
+    def grid(width, height, occupied, resolution=0.1):
+        msg = OccupancyGrid()
+        msg.header.frame_id = "world"
+        msg.info.width, msg.info.height, msg.info.resolution = width, height, resolution
+        msg.info.origin.position.x, msg.info.origin.position.y = -1.0, -1.0
+        msg.info.origin.orientation.w = 1.0
+        cells = [0] * (width * height)
+        for row, col in occupied:
+            cells[row * width + col] = 100
+        msg.data = cells
+        return msg
+
+    mapper = ros.node("map_server")
+    maps = mapper.create_publisher(OccupancyGrid, "/map", LATCHED)
+    first = grid(20, 10, [(5, c) for c in range(3, 15)])  # one wall, 12 cells long
+    maps.publish(first)
+    server = ros.add(ObstacleServer(context=ros.context, parameter_overrides=params(
+        scenario="corridor_wall", map_topic="/map")))
+    walls = map_segments(map_from_grid(20, 10, 0.1, (-1.0, -1.0, 0.0), first.data))
+    assert ros.spin_until(lambda: server.map_updates == 1, 5.0)
+    assert len(server.segments) == 8 + len(walls)
+    received = []
+    ros.node("listener").create_subscription(Marker, "/obstacles", received.append, LATCHED)
+    second = grid(20, 10, [(r, 10) for r in range(0, 10)] + [(2, 2)])  # a wall and a speck
+    maps.publish(second)
+    assert ros.spin_until(lambda: server.map_updates == 2, 5.0)
+    walls = map_segments(map_from_grid(20, 10, 0.1, (-1.0, -1.0, 0.0), second.data))
+    assert len(server.segments) == 8 + len(walls)
+    assert ros.spin_until(lambda: received and len(received[-1].points) == 2 * (8 + len(walls)),
+                          5.0)
+    broken = grid(20, 10, [])
+    broken.info.resolution = -0.1
+    maps.publish(broken)
+    ros.spin_for(0.5)
+    assert server.map_updates == 2 and len(server.segments) == 8 + len(walls)
+
+
 # --- end to end -----------------------------------------------------------------------------
 
 def test_diff_drive_fleet_passes_a_walled_corridor_through_real_nodes():

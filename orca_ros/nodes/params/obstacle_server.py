@@ -16,6 +16,10 @@ PARAMETERS = (
           "a map_server YAML file (image, resolution, origin, negate, occupied_thresh, "
           "free_thresh, mode) whose occupied cells' boundaries are the walls, added to "
           "scenario's or obstacles_file's; empty = none", read_only=True),
+    Param("map_topic", "",
+          "a nav_msgs/OccupancyGrid topic (map_server's /map, transient-local) whose maps' "
+          "occupied boundaries are walls; each map replaces the last; empty = none",
+          read_only=True),
     Param("map_tolerance", 0.0,
           "how far (m) the map's segments may stray from the occupied cells' boundary; "
           "0 = one cell", range=(0.0, 10.0), read_only=True),
