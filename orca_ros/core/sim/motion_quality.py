@@ -10,7 +10,9 @@ horizontal plane (the first two).
 The figures, per robot (:class:`MotionQuality`):
 
 - :func:`retreat`: the largest distance the robot went back from its goal after having
-  been nearer (m), measured along the rest of its path (:func:`remaining_path_length`);
+  been nearer (m), measured along the rest of its path (:func:`remaining_path_length`),
+  on its way: until it first reached its goal;
+- :func:`off_goal`: how far it was pushed off its goal after it had reached it (m);
 - :func:`stops`: how often a moving robot came to rest away from its goal
   (:data:`STOP_SPEED_MPS`, :data:`STOP_MIN_DURATION_S`);
 - :func:`time_standing`: how long those rests lasted together (s);
@@ -52,7 +54,7 @@ class MotionQuality:
     :func:`time_standing`; ``turn_reversals``: :func:`turn_reversals`;
     ``moving_time_s``: time spent moving (:func:`moving_time`);
     ``turn_reversals_per_min``: reversals per minute of moving time (None: it never
-    moved).
+    moved); ``off_goal_m``: :func:`off_goal` (0: it never reached its goal, or stayed).
     """
 
     retreat_m: float
@@ -61,9 +63,11 @@ class MotionQuality:
     turn_reversals: int
     moving_time_s: float
     turn_reversals_per_min: Optional[float]
+    off_goal_m: float = 0.0
 
     def as_dict(self) -> Dict[str, object]:
-        return {"retreat_m": _round(self.retreat_m), "stops": self.stops,
+        return {"retreat_m": _round(self.retreat_m), "off_goal_m": _round(self.off_goal_m),
+                "stops": self.stops,
                 "time_standing_s": _round(self.time_standing_s),
                 "turn_reversals": self.turn_reversals,
                 "moving_time_s": _round(self.moving_time_s),
@@ -130,6 +134,29 @@ def retreat(distance_to_go: Sequence[float]) -> float:
     if not len(d):
         return 0.0
     return float(np.max(d - np.minimum.accumulate(d)))
+
+
+def first_arrival(positions: np.ndarray, goal: Sequence[float], goal_tolerance: float
+                  ) -> Optional[int]:
+    """The index of the first position within ``goal_tolerance`` (m) of ``goal``, or None."""
+    near = np.flatnonzero(np.linalg.norm(np.asarray(positions, dtype=float) -
+                                         np.asarray(goal, dtype=float), axis=1)
+                          <= goal_tolerance)
+    return int(near[0]) if len(near) else None
+
+
+def off_goal(positions: np.ndarray, goal: Sequence[float], goal_tolerance: float) -> float:
+    """How far a robot was pushed off its goal after it had first come within
+    ``goal_tolerance`` of it (m; 0 if it never did): :func:`retreat` of its distance to
+    the goal from then on. A robot standing on its goal is pushed off by others passing
+    through it; that is not turning back on the way (:func:`retreat` stops at the first
+    arrival), and a scenario whose robots leave at their goals (``on_goal: remove``)
+    has none."""
+    arrived = first_arrival(positions, goal, goal_tolerance)
+    if arrived is None:
+        return 0.0
+    return retreat(np.linalg.norm(np.asarray(positions, dtype=float)[arrived:] -
+                                  np.asarray(goal, dtype=float), axis=1))
 
 
 # --- speed, rests and stops ----------------------------------------------------------
@@ -307,8 +334,11 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
     rates[~away[1:1 + len(rates)]] = np.nan
     reversals = turn_reversals(rates)
     rests = stops_and_rests(times, positions, goal, goal_tolerance)
+    arrived = first_arrival(positions, goal, goal_tolerance)
+    on_the_way = positions if arrived is None else positions[:arrived + 1]
     return MotionQuality(
-        retreat_m=retreat(remaining_path_length(positions, waypoints, waypoint_tolerance)),
+        retreat_m=retreat(remaining_path_length(on_the_way, waypoints, waypoint_tolerance)),
+        off_goal_m=off_goal(positions, goal, goal_tolerance),
         stops=len(rests), time_standing_s=float(sum(end - begin for begin, end in rests)),
         turn_reversals=reversals, moving_time_s=moving,
         turn_reversals_per_min=turn_reversals_per_minute(reversals, moving))
@@ -336,7 +366,8 @@ def body_yaw_turns(yaws: Sequence[float]) -> bool:
 def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
     """A run's motion-quality fields for its ``orca-ros bench`` row, from every robot's
     figures: ``retreat_max_m`` and ``retreat_robot`` (the worst; None when no robot
-    gave ground back), ``stops`` and ``time_standing_s`` (totals over the robots),
+    gave ground back), ``off_goal_max_m`` and ``off_goal_robot`` (the robot pushed
+    farthest off its goal after reaching it), ``stops`` and ``time_standing_s`` (totals over the robots),
     ``turn_reversals_per_min`` (the mean over robots that moved) and
     ``turn_reversals_per_min_max`` with ``turn_reversals_robot`` (the worst)."""
     names = list(figures)
@@ -345,10 +376,15 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
     rates = [(figures[n].turn_reversals_per_min, n) for n in names
              if figures[n].turn_reversals_per_min is not None]
     worst_rate = max(rates, key=lambda pair: pair[0]) if rates else None
+    pushed = [figures[n].off_goal_m for n in names]
+    most_pushed = int(np.argmax(pushed)) if names else None
     return {
         "retreat_max_m": _round(retreats[worst]) if worst is not None else None,
         "retreat_robot": names[worst] if worst is not None and retreats[worst] > 0.0
         else None,
+        "off_goal_max_m": _round(pushed[most_pushed]) if most_pushed is not None else None,
+        "off_goal_robot": names[most_pushed]
+        if most_pushed is not None and pushed[most_pushed] > 0.0 else None,
         "stops": int(sum(figures[n].stops for n in names)),
         "time_standing_s": _round(sum(figures[n].time_standing_s for n in names)),
         "turn_reversals_per_min": _round(float(np.mean([r for r, _ in rates])))

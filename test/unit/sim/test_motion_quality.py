@@ -45,6 +45,18 @@ def test_a_robot_that_drives_two_metres_back_then_on_retreats_two_metres():
     assert figures.stops == 0  # turning back passes through rest for no time
 
 
+def test_pushed_off_its_goal_after_arriving_is_no_retreat_but_is_said():
+    """A robot that reached its goal and was pushed 1 m past it by a robot passing
+    through, then came back: it did not turn back on its way (its retreat stops at its
+    first arrival), and it was 1 m off its goal after reaching it."""
+    times, positions = track(run((10.0, 10.0), (11.0, 2.0), (10.0, 2.0)))
+    figures = motion_quality(times, positions, [GOAL], 0.1, 0.1)
+    assert figures.retreat_m == 0.0
+    assert figures.off_goal_m == pytest.approx(1.0)
+    never = motion_quality(*track(run((5.0, 5.0))), [GOAL], 0.1, 0.1)
+    assert never.off_goal_m == 0.0  # never there: nothing to be pushed off
+
+
 def test_retreat_is_measured_along_the_remaining_waypoints():
     # Out to (5, 0), then back to the goal (0, 0.5): nearer the goal in a straight line
     # at the start, but along the path it only ever gets nearer.
@@ -135,9 +147,10 @@ def test_the_run_summary_names_the_worst_robots():
     calm = MotionQuality(0.0, 0, 0.0, 0, 10.0, 0.0)
     shy = MotionQuality(1.5, 2, 3.0, 1, 10.0, 6.0)
     nervous = MotionQuality(0.2, 1, 0.5, 4, 8.0, 30.0)
-    parked = MotionQuality(0.0, 0, 0.0, 0, 0.0, None)
+    parked = MotionQuality(0.0, 0, 0.0, 0, 0.0, None, off_goal_m=0.7)
     row = run_motion_summary({"calm": calm, "shy": shy, "nervous": nervous, "parked": parked})
-    assert row == {"retreat_max_m": 1.5, "retreat_robot": "shy", "stops": 3,
+    assert row == {"retreat_max_m": 1.5, "retreat_robot": "shy",
+                   "off_goal_max_m": 0.7, "off_goal_robot": "parked", "stops": 3,
                    "time_standing_s": 3.5, "turn_reversals_per_min": 12.0,
                    "turn_reversals_per_min_max": 30.0, "turn_reversals_robot": "nervous"}
     assert run_motion_summary({"calm": calm})["retreat_robot"] is None

@@ -17,7 +17,8 @@ from orca_ros.core.geometry.types import AgentState3D, NeighborState3D
 from orca_ros.core.sim.world import World, WorldOptions
 from orca_ros.core.sim.world3d import World3D, create_world
 
-MOTION_FIELDS = {"retreat_max_m", "retreat_robot", "stops", "time_standing_s",
+MOTION_FIELDS = {"retreat_max_m", "retreat_robot", "off_goal_max_m", "off_goal_robot",
+                 "stops", "time_standing_s",
                  "turn_reversals_per_min", "turn_reversals_per_min_max", "turn_reversals_robot"}
 """The motion-quality fields of every bench row (orca_ros/core/sim/motion_quality.py)."""
 
