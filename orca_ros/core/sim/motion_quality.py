@@ -367,8 +367,8 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
     """A run's motion-quality fields for its ``orca-ros bench`` row, from every robot's
     figures: ``retreat_max_m`` and ``retreat_robot`` (the worst; None when no robot
     gave ground back), ``off_goal_max_m`` and ``off_goal_robot`` (the robot pushed
-    farthest off its goal after reaching it), ``stops`` and ``time_standing_s`` (totals over the robots),
-    ``turn_reversals_per_min`` (the mean over robots that moved) and
+    farthest off its goal after reaching it), ``stops`` and ``time_standing_s``
+    (totals over the robots), ``turn_reversals_per_min`` (the mean over robots that moved) and
     ``turn_reversals_per_min_max`` with ``turn_reversals_robot`` (the worst)."""
     names = list(figures)
     retreats = [figures[n].retreat_m for n in names]
