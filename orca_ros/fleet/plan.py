@@ -235,7 +235,7 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
         elif options.control_rate is None:
             # fleet_sim publishes odometry at the control rate: plan as each arrives.
             parameters["control_trigger"] = "odom"
-        if scenario.obstacles or scenario.mat_edges:
+        if scenario.obstacles or scenario.mat_edges or scenario.map_file:
             parameters["obstacle_sources"] = [walls.marker_namespace]
         parameters.update(dict(options.robot_parameters))
         remappings = ()

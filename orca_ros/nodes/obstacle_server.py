@@ -86,7 +86,7 @@ class ObstacleServer(Node):
             self.segments = load_obstacles_file(obstacles_file)
         elif scenario:
             loaded = load_scenario(resolve_scenario(scenario))
-            self.segments = segments_of(list(loaded.obstacles), [])
+            self.segments = segments_of(list(loaded.obstacles), list(loaded.map_walls))
             # With a toio block, the mat's edges too (a cube off its mat is lost).
             mat_edges = list(loaded.mat_edges)
         else:

@@ -375,6 +375,23 @@ def test_diff_drive_fleet_passes_a_walled_corridor_through_real_nodes():
     assert summary["wall_contacts"] == 0 and 0.0 <= summary["min_wall_gap"] < 0.5, summary
 
 
+def test_a_fleet_walled_only_by_a_map_crosses_it_through_real_nodes(tmp_path):
+    """``map:`` in a scenario: obstacle_server publishes the map's walls, the robots wait
+    for them and go round the middle wall; no contact by fleet_sim or the observer."""
+    from helpers.maps import write_walled_scenario
+
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.tools.harness import run_fleet
+
+    run = run_fleet(str(write_walled_scenario(tmp_path)), FleetOptions(speed_factor=4.0),
+                    observer=True)
+    summary, observer = run.summary, run.summary["observer"]
+    assert summary["reached"] == 2 and summary["collisions"] == 0, summary
+    assert summary["wall_contacts"] == 0 and summary["min_wall_gap"] > 0.0
+    assert observer["colliding_pairs"] == 0 and observer["min_obstacle_gap"] > 0.0, observer
+    assert summary["path_length_ratio"] > 1.05  # round the middle wall
+
+
 def test_fleet_sim_sends_each_robot_its_goal_once_it_listens(ros):
     sim = ros.add(FleetSim(context=ros.context, parameter_overrides=params(
         scenario="crossing_4", send_goals=True)))

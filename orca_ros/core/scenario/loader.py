@@ -13,6 +13,8 @@ agent's ``heading``.
 
 from __future__ import annotations
 
+import functools
+
 import math
 import pathlib
 import random
@@ -31,10 +33,10 @@ TOP_LEVEL_KEYS = {
     "name", "source", "description", "seed", "time_step", "max_time", "on_goal",
     "goal_tolerance", "waypoint_tolerance", "planned_waypoints", "notes", "defaults", "agents",
     "obstacles", "supervisor", "expected", "expected_paper_mode", "toio", "links",
-    "dimensions",
+    "dimensions", "map",
 }
 DIMENSIONS = (2, 3)
-FLOOR_ONLY_KEYS = ("obstacles", "links", "toio", "supervisor")
+FLOOR_ONLY_KEYS = ("obstacles", "links", "toio", "supervisor", "map")
 """Top-level keys a 3D scenario may not have: nothing in 3D reads them."""
 LINK_KEYS = {"agents", "max_length", "rest_length"}
 AGENT_PARAMETER_KEYS = {"radius", "max_speed", "pref_speed", "neighbor_dist", "max_neighbors",
@@ -115,6 +117,7 @@ class Scenario:
     toio: Dict[str, Any] = field(default_factory=dict)
     links: Tuple[LinkSpec, ...] = ()
     dimensions: int = 2  # 3: aerial robots, positions (x, y, z)
+    map_file: str = ""  # a map_server YAML whose occupied cells are walls (absolute path)
 
     def link_of(self, name: str) -> Optional[LinkSpec]:
         """The link group agent ``name`` belongs to, if any."""
@@ -141,9 +144,16 @@ class Scenario:
         return tuple(mat_border(self.toio))
 
     @property
+    def map_walls(self) -> Tuple[Segment, ...]:
+        """The boundaries of the occupied cells of the scenario's map (``map:``), as
+        segments within one cell (:func:`~orca_ros.core.maps.map_segments`), or none."""
+        return _map_walls(self.map_file) if self.map_file else ()
+
+    @property
     def walls(self) -> Tuple[Union[Polygon, Segment], ...]:
-        """Every obstacle robots must not touch: the polygons, then the mat's edges."""
-        return self.obstacles + self.mat_edges
+        """Every obstacle robots must not touch: the polygons, the mat's edges, then the
+        map's walls."""
+        return self.obstacles + self.mat_edges + self.map_walls
 
     @property
     def wall_outlines(self) -> List[Tuple[Vector2, ...]]:
@@ -282,6 +292,17 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
         except (TypeError, ValueError) as error:
             raise _fail(here, str(error)) from None
 
+    map_file = ""
+    if data.get("map") is not None:
+        if not isinstance(data["map"], str) or not data["map"]:
+            raise _fail(where, f"'map' must be a map_server YAML file's path, got "
+                               f"{data['map']!r}")
+        map_file = str((pathlib.Path(where).parent / data["map"]).resolve())
+        try:
+            _map_walls(map_file)
+        except ValueError as error:  # a MapError names the map's file and field
+            raise _fail(where, f"map: {error}") from None
+
     scenario = Scenario(
         name=str(data.get("name", pathlib.Path(where).stem)),
         time_step=_number(data["time_step"], where, "time_step", positive=True),
@@ -297,7 +318,8 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
         expected=dict(data.get("expected") or {}),
         expected_paper_mode=dict(data.get("expected_paper_mode") or {}),
         toio=dict(data.get("toio") or {}),
-        links=_links(data.get("links"), agents, where), dimensions=dimensions)
+        links=_links(data.get("links"), agents, where), dimensions=dimensions,
+        map_file=map_file)
     check_start_positions(scenario)
     return scenario
 
@@ -425,6 +447,25 @@ def jitter_starts(scenario: Scenario, max_offset: float, seed: int) -> Scenario:
 
     return replace(scenario, agents=tuple(replace(a, start=moved(a.start))
                                           for a in scenario.agents))
+
+
+@functools.lru_cache(maxsize=8)
+def _map_walls_at(path: str, modified_ns: int, size: int) -> Tuple[Segment, ...]:
+    from ..maps import load_map, map_segments
+
+    return tuple(map_segments(load_map(path)))
+
+
+def _map_walls(path: str) -> Tuple[Segment, ...]:
+    """A map's walls, read once per version of its file (a scenario is loaded by every
+    node of a run)."""
+    from ..maps import MapError
+
+    try:
+        stat = pathlib.Path(path).stat()
+    except OSError as error:
+        raise MapError(f"{path}: cannot read: {error.strerror}") from None
+    return _map_walls_at(path, stat.st_mtime_ns, stat.st_size)
 
 
 def load_scenario(path: str | pathlib.Path) -> Scenario:

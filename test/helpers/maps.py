@@ -1,0 +1,27 @@
+"""A scenario walled only by a map_server map, for the tests of maps in the world and
+through nodes."""
+
+import numpy as np
+import yaml
+from PIL import Image
+
+
+def write_walled_scenario(directory, map_fields=""):
+    """Two robots swap ends of a 6 m x 3 m room whose only walls are a map: its outer walls
+    and a 1.5 m wall across the middle of the straight line between them."""
+    cells = np.full((60, 120), 254, dtype=np.uint8)  # 6 m x 3 m at 5 cm, rows top down
+    cells[:2, :] = cells[-2:, :] = cells[:, :2] = cells[:, -2:] = 0
+    cells[15:45, 58:62] = 0  # the middle wall, 1.5 m long, 20 cm thick
+    (directory / "maps").mkdir(exist_ok=True)
+    Image.fromarray(cells).save(directory / "maps" / "room.pgm")
+    (directory / "maps" / "room.yaml").write_text(
+        "image: room.pgm\nresolution: 0.05\norigin: [-3.0, -1.5, 0.0]\nnegate: 0\n"
+        "occupied_thresh: 0.65\nfree_thresh: 0.25\n" + map_fields)
+    scenario = {"name": "map_swap", "time_step": 0.1, "max_time": 60.0,
+                "defaults": {"radius": 0.2, "max_speed": 0.5, "pref_speed": 0.4},
+                "map": "maps/room.yaml",
+                "agents": [{"name": "west", "start": [-2.0, 0.0], "goal": [2.0, 0.0]},
+                           {"name": "east", "start": [2.0, 0.1], "goal": [-2.0, 0.1]}]}
+    path = directory / "map_swap.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    return path

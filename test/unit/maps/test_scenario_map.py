@@ -1,0 +1,34 @@
+"""A scenario's ``map:``: walls that exist only as a map_server image, for the world,
+``obstacle_server`` and the contact count alike."""
+
+import pytest
+import yaml
+from helpers.maps import write_walled_scenario
+
+from orca_ros.core.scenario.loader import ScenarioError, load_scenario
+from orca_ros.core.sim.world import World, WorldOptions
+
+
+def test_a_scenario_walled_by_a_map_only_is_crossed_without_touching_the_walls(tmp_path):
+    scenario = load_scenario(write_walled_scenario(tmp_path))
+    assert scenario.obstacles == () and len(scenario.map_walls) >= 8
+    xs = [x for s in scenario.map_walls for x in (s.a[0], s.b[0])]
+    assert min(xs) == pytest.approx(-3.0, abs=0.05) and max(xs) == pytest.approx(3.0, abs=0.05)
+    result = World(scenario, WorldOptions()).run()
+    summary = result.summary()
+    assert summary["reached"] == 2 and summary["collisions"] == 0, summary
+    # they went round the middle wall: longer than the straight 4 m
+    assert summary["path_length_ratio"] > 1.05
+
+
+def test_a_scenario_whose_map_cannot_be_read_is_refused_naming_both(tmp_path):
+    path = write_walled_scenario(tmp_path, map_fields="mode: fancy\n")
+    with pytest.raises(ScenarioError) as refused:
+        load_scenario(path)
+    assert "map_swap.yaml" in str(refused.value) and "room.yaml" in str(refused.value)
+    assert "field 'mode'" in str(refused.value)
+    raw = yaml.safe_load(path.read_text())
+    raw["map"] = "maps/nowhere.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ScenarioError, match="nowhere.yaml"):
+        load_scenario(path)
