@@ -45,6 +45,9 @@ ARGUMENTS = {
     "driver": ("none", "with preferred_velocity:=topic, straight: also start a naive driver "
                        "that publishes each cmd_vel_in straight at the robot's goal; none: "
                        "something else publishes them"),
+    "scan_obstacles": ("false", "fleet_sim's lasers on ('/<robot>/scan'), and every "
+                                "orca_node avoids what its laser sees that no map, wall "
+                                "or neighbour explains"),
     "neighbor_cell_size": ("0.0", "neighbours' odometry from the floor's squares of this "
                            "side (m) near each robot, not from every robot's odom "
                            "(orca_node's neighbor_cell_size); 0: every robot's odom"),
@@ -75,7 +78,8 @@ def _nodes(context):
                            robot_parameters=_cells(value["neighbor_cell_size"]),
                            odom_frame=value["odom_frame"],
                            preferred_velocity=value["preferred_velocity"],
-                           driver=value["driver"])
+                           driver=value["driver"],
+                           scan_obstacles=_truthy(value["scan_obstacles"]))
     plan = fleet_plan(value["scenario"], options)
     processes = process_plan(plan, int(value["robots_per_process"]))
     # launch's own argument sigterm_timeout:=S wins; otherwise the fleet's size sets it.

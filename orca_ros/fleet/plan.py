@@ -95,6 +95,8 @@ class FleetOptions:
     preferred_velocity: str = "goal"
     driver: str = "none"  # straight: a naive driver publishes each cmd_vel_in (topic mode)
     topics: str = "ros"  # gazebo: fleet_sim under gz-sim's topic names and frames
+    # fleet_sim's lasers on, and every orca_node reads its scan for walls nobody told of
+    scan_obstacles: bool = False
 
     def __post_init__(self) -> None:
         _check_robots_per_process(self.robots_per_process)
@@ -107,6 +109,9 @@ class FleetOptions:
         if self.driver != "none" and self.preferred_velocity != "topic":
             raise ValueError(f"driver {self.driver!r} publishes cmd_vel_in: it needs "
                              f"preferred_velocity 'topic', not {self.preferred_velocity!r}")
+        if self.scan_obstacles and self.backend != "sim":
+            raise ValueError("scan_obstacles needs fleet_sim's lasers (backend 'sim'), not "
+                             f"{self.backend!r}")
         if self.topics == "gazebo" and self.backend != "sim":
             raise ValueError("topics 'gazebo' rehearses gz-sim with fleet_sim "
                              f"(backend 'sim'), not {self.backend!r}")
@@ -133,6 +138,7 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
         "lookahead": scenario.waypoint_tolerance_of(agent),
         "neighbors": [a.name for a in others] or [""],
         "fleet_robots": [a.name for a in others] or [""],  # hold until each is heard
+        "scan_obstacles": options.scan_obstacles,
         "neighbor_radius": agent.radius,
         "neighbor_radii": [a.radius for a in others] or [-1.0],
         "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
@@ -219,7 +225,8 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
                 options.control_rate or round(1.0 / scenario.time_step, 6)),
             "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
             "send_goals": options.preferred_velocity == "goal",
-            "goal_subscribers": goal_subscribers, **_simulator_frames(options)})
+            "goal_subscribers": goal_subscribers, "laser": options.scan_obstacles,
+            **_simulator_frames(options)})
     walls = NodeSpec("obstacle_server", "obstacle_server",
                      parameters={"scenario": path, "use_sim_time": options.use_sim_time})
     plan = [simulator, walls]

@@ -28,12 +28,19 @@ A 3D scenario (``dimensions: 3``) is a fleet of aerial robots: holonomic
 bodies (:func:`~orca_ros.core.models.bodies.step_body_3d`) that take ``cmd_vel``'s
 ``linear.z`` too, and odometry with the height (``pose.position.z``) and the
 climb rate (``twist.linear.z``); kinematics other than holonomic are refused.
+
+With ``laser: true`` every robot has a laser (:mod:`orca_ros.core.sim.laser`, defaults
+like a TurtleBot3's LDS): ``sensor_msgs/LaserScan`` on ``/<robot>/scan`` (sensor-data
+QoS, frame ``<robot>/base_scan`` at the robot's centre), ray-cast against the walls,
+the scenario's ``unmapped_obstacles`` and the other robots' discs; the cost of a step's
+scans is on ``/diagnostics`` (``laser_round_ms_median``).
 """
 
 from __future__ import annotations
 
 import math
 import sys
+import time
 from typing import Dict, List, Tuple
 
 import numpy as np
@@ -43,15 +50,17 @@ from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
-from rclpy.qos import qos_profile_system_default
+from rclpy.qos import qos_profile_sensor_data, qos_profile_system_default
 from rclpy.time import Time
 from rosgraph_msgs.msg import Clock as ClockMsg
+from sensor_msgs.msg import LaserScan
 from visualization_msgs.msg import MarkerArray
 
 from ..core.geometry.frames import Pose2
 from ..core.models.bodies import Body, Body3D, DiffDriveLimits, step_body, step_body_3d
 from ..core.models.odometry import DriftingOdometry, LocalizationStandIn
 from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
+from ..core.sim.laser import FleetLasers, LaserSpec
 from ..core.sim.metrics import FleetRecord
 from . import markers
 from .params import check_start, check_values, declare_table, table_by_name
@@ -129,6 +138,21 @@ class FleetSim(Node):
                     Odometry, f"/{name}/ground_truth", RELIABLE_10)
                 self.fix_pubs[name] = self.create_publisher(
                     PoseWithCovarianceStamped, f"/{name}/amcl_pose", RELIABLE_10)
+        self.lasers = None
+        self.scan_pubs = {}
+        self.scan_ms: List[float] = []  # the last 100 scan rounds' cost (all robots), ms
+        if self._param("laser"):
+            if self.aerial:
+                raise ValueError("fleet_sim: laser is for robots on a floor, not the aerial "
+                                 f"robots of {self.scenario.name}")
+            spec = LaserSpec(self._param("laser_rays"), self._param("laser_range_min"),
+                             self._param("laser_range_max"), self._param("laser_rate"),
+                             self._param("laser_noise"))
+            self.lasers = FleetLasers(spec, self.scenario.solid_outlines, self._param("seed"))
+            self.scan_every = max(1, round(1.0 / (spec.rate_hz * self.dt)))
+            for name in self.names:
+                self.scan_pubs[name] = self.create_publisher(LaserScan, f"/{name}/scan",
+                                                             qos_profile_sensor_data)
         self.goal_sender = GoalSender(self, self.scenario, self._param("goal_subscribers"),
                                       self._param("world_frame")) \
             if self._param("send_goals") else None
@@ -223,12 +247,34 @@ class FleetSim(Node):
                 self._publish_per_robot(name, body, odom, stamp, frame)
             else:
                 self.odom_pubs[name].publish(odom)
+        if self.lasers is not None and self.record.steps % self.scan_every == 0:
+            self._publish_scans(stamp)
         if self.marker_pub.get_subscription_count() > 0:
             positions = self.positions()
             colliding = {n for pair in self.record.ledger.pairs for n in pair}
             self.marker_pub.publish(markers.robot_markers(
                 frame, stamp, self.names, positions, self.radii,
                 [n in colliding for n in self.names]))
+
+    def _publish_scans(self, stamp) -> None:
+        """Every robot's scan of this step (:class:`~orca_ros.core.sim.laser.FleetLasers`)."""
+        started = time.perf_counter()
+        spec = self.lasers.spec
+        positions, headings = self.positions(), self.yaws()
+        frame = self._param("laser_frame")
+        for k, name in enumerate(self.names):
+            ranges = self.lasers.scan(positions, headings, self.radii, k)
+            scan = LaserScan()
+            scan.header.stamp = stamp
+            scan.header.frame_id = f"{name}/{frame}"
+            scan.angle_min, scan.angle_increment = 0.0, spec.angle_increment
+            scan.angle_max = spec.angle_increment * (spec.rays - 1)
+            scan.time_increment = 0.0
+            scan.scan_time = 1.0 / spec.rate_hz
+            scan.range_min, scan.range_max = spec.range_min, spec.range_max
+            scan.ranges = ranges.astype(np.float32).tolist()
+            self.scan_pubs[name].publish(scan)
+        self.scan_ms = (self.scan_ms + [(time.perf_counter() - started) * 1e3])[-100:]
 
     def _publish_per_robot(self, name: str, body, truth: Odometry, stamp, frame: str) -> None:
         """odom_frame per_robot: the truth on ground_truth, the drifting odometry in the
@@ -280,6 +326,8 @@ class FleetSim(Node):
                   "taken_commands": self.taken,
                   "rejected_commands": self.rejected, "last_rejection": self.last_problem,
                   "expired_command_steps": self.expired}
+        if self.scan_ms:  # the lasers' cost: all robots' scans of one step, wall ms
+            values["laser_round_ms_median"] = round(float(np.median(self.scan_ms)), 3)
         self.diag_pub.publish(diagnostic_array(self._stamp(), [
             diagnostic_status("fleet_sim", level, message, values)]))
 

@@ -45,10 +45,12 @@ from geometry_msgs.msg import (Point32, PolygonStamped, PoseStamped, PoseWithCov
 from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
-from rclpy.qos import qos_profile_system_default
+from rclpy.qos import qos_profile_sensor_data, qos_profile_system_default
+from sensor_msgs.msg import LaserScan
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
+from ..core.maps.scan import scan_points, scan_segments, unexplained
 from ..core.methods import method_names, method_spec
 from ..core.models.toio_cube import drive_model
 from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
@@ -59,7 +61,8 @@ from ..core.robot.cycle import (AerialCycle, CycleResult, GoalState, OwnReading,
                                 PerceptionSettings, Preferred, RobotCycle, Status)
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, SharedFramePose, position_deviation
 from ..core.robot.links import group_of, linked_names, parse_links
-from ..core.robot.obstacle_registry import ObstacleRegistry, ObstacleUpdateError
+from ..core.robot.obstacle_registry import (ObstacleAction, ObstacleRegistry, ObstacleUpdate,
+                                            ObstacleUpdateError)
 from ..core.robot.perception import (NeighborReading, OdometryGate, SharedPrediction,
                                      stopped_reading)
 from ..core.robot.state import RobotState
@@ -188,6 +191,11 @@ class OrcaNode(Node):
         self.create_subscription(Float64, "supervisor/speed_limit", self._on_speed_limit,
                                  RELIABLE_10)
         self.create_subscription(Path, "supervisor/detour", self._on_detour, RELIABLE_10)
+        self.scan_figures = {"scans": 0, "rays_ignored": 0, "rays_not_finite": 0,
+                             "segments": 0, "ms": []}
+        if self._param("scan_obstacles"):
+            self.create_subscription(LaserScan, self._param("scan_topic"), self._on_scan,
+                                     qos_profile_sensor_data)
         if self._param("pose_source") == "localization":
             self.create_subscription(PoseWithCovarianceStamped,
                                      self._param("localization_topic"), self._on_localization,
@@ -661,6 +669,46 @@ class OrcaNode(Node):
             return
         if changed:
             self._obstacles_changed()
+        self._arm_obstacle_expiry()
+
+    def _on_scan(self, msg) -> None:
+        """The laser's returns that no known neighbour explains as this robot's walls
+        (ns ``<robot>/scan``, replaced by each scan, lasting ``scan_obstacle_lifetime``):
+        :mod:`orca_ros.core.maps.scan`, from the robot's latest pose in the shared frame
+        (the laser at its centre). Rays with no valid range are left out and counted."""
+        if self.own is None:
+            return
+        started = time.perf_counter()
+        state = self.own.state
+        pose = (state.position[0], state.position[1], state.heading)
+        found = scan_points(msg.ranges, msg.angle_min, msg.angle_increment, msg.range_min,
+                            msg.range_max, pose)
+        now_ns = self._now_ns()
+        discs = [(r.position[0], r.position[1], self._neighbor_radius(name) + r.uncertainty)
+                 for name, r in self._neighbors(now_ns).items()]
+        tolerance = self._param("scan_tolerance")
+        keep = unexplained(found.points, discs, margin=max(2.0 * tolerance, 0.05))
+        walls = scan_segments(found.points[keep], state.position,
+                              self._param("scan_cluster_gap"), tolerance)
+        figures = self.scan_figures
+        figures["scans"] += 1
+        figures["rays_ignored"] += found.ignored
+        figures["rays_not_finite"] += found.not_finite
+        figures["segments"] = len(walls)
+        update = ObstacleUpdate(f"{self.robot}/scan", 0, ObstacleAction.ADD,
+                                tuple(p for w in walls for p in (w.a, w.b)),
+                                self._param("scan_obstacle_lifetime"))
+        try:
+            changed = self.obstacles.apply(update, now_ns * 1e-9)
+        except ObstacleUpdateError as error:  # a degenerate fit: this scan adds nothing
+            self._reject(self._param("scan_topic"), str(error))
+            return
+        if changed:
+            self._obstacles_changed()
+        self._arm_obstacle_expiry()
+        figures["ms"] = (figures["ms"] + [(time.perf_counter() - started) * 1e3])[-200:]
+
+    def _arm_obstacle_expiry(self) -> None:
         if self.obstacles.next_expiry is not None:
             if self.obstacle_expiry_timer is None:
                 self.obstacle_expiry_timer = self.create_timer(0.1, self._expire_obstacles)
@@ -987,6 +1035,14 @@ class OrcaNode(Node):
             **_percentiles_ms(self.latencies_s),
             **_percentiles_ms(self.cycle_cpu_s, "odom_to_cmd_cpu_ms"),
         }
+        if self._param("scan_obstacles"):  # the laser: scans, rays left out, walls, cost
+            scans = self.scan_figures
+            values.update({
+                "scans": scans["scans"], "scan_rays_ignored": scans["rays_ignored"],
+                "scan_rays_not_finite": scans["rays_not_finite"],
+                "scan_segments": scans["segments"],
+                "scan_ms_median": round(sorted(scans["ms"])[len(scans["ms"]) // 2], 3)
+                if scans["ms"] else ""})
         self.diag_pub.publish(diagnostic_array(
             self.get_clock().now().to_msg(),
             [diagnostic_status(f"orca_node: {self.robot}", level, message, values, self.robot)]))

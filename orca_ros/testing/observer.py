@@ -147,7 +147,7 @@ def audit_for(scenario: Scenario) -> StampAudit:
                             goals={a.name: a.goal for a in agents},
                             goal_tolerance={a.name: scenario.goal_tolerance_of(a)
                                             for a in agents},
-                            polygons=scenario.wall_outlines, links=scenario.links)
+                            polygons=scenario.solid_outlines, links=scenario.links)
 
 
 class Watch:

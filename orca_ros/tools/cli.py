@@ -174,7 +174,8 @@ def _cmd_sim(args: argparse.Namespace) -> int:
                                odom_frame=args.odom_frame, topics=args.topics,
                                preferred_velocity=args.preferred_velocity,
                                driver=args.driver or ("straight" if args.preferred_velocity
-                                                      == "topic" else "none"))
+                                                      == "topic" else "none"),
+                               scan_obstacles=args.scan_obstacles)
         faults = parse_faults(args.faults)
         faults.check([a.name for a in scenario.agents], args.supervisor)
         if args.record and not args.record.endswith(".mcap"):
@@ -544,6 +545,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="shared: odometry in the shared frame; per_robot: each robot's "
                           "drifting odometry in its own '<robot>/odom' frame, placed by a "
                           "localization stand-in on '<robot>/amcl_pose' (as real robots)")
+    sim.add_argument("--scan-obstacles", action="store_true",
+                     help="fleet_sim's lasers on, and every orca_node avoids what its laser "
+                          "sees that no wall or neighbour explains (the scenario's "
+                          "unmapped_obstacles)")
     sim.add_argument("--preferred-velocity", default="goal", choices=["goal", "topic"],
                      help="goal: each robot drives to its goal; topic: orca_node in filter "
                           "mode, its preferred velocity from '/<robot>/cmd_vel_in'")

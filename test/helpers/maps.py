@@ -25,3 +25,19 @@ def write_walled_scenario(directory, map_fields=""):
     path = directory / "map_swap.yaml"
     path.write_text(yaml.safe_dump(scenario))
     return path
+
+
+def write_unmapped_box_scenario(directory):
+    """Two robots pass a 0.6 m x 0.7 m box that stands on the straight line of one of them
+    and that is on no map and no /obstacles: only a laser sees it."""
+    scenario = {"name": "unmapped_box", "time_step": 0.1, "max_time": 60.0,
+                "defaults": {"radius": 0.2, "max_speed": 0.5, "pref_speed": 0.4,
+                             "neighbor_dist": 4.0, "time_horizon": 3.0,
+                             "time_horizon_obst": 1.5},
+                "agents": [{"name": "west", "start": [-2.5, 0.0], "goal": [2.5, 0.0]},
+                           {"name": "east", "start": [2.5, 0.6], "goal": [-2.5, 0.6]}],
+                "unmapped_obstacles": [{"vertices": [[-0.3, -0.4], [0.3, -0.4], [0.3, 0.3],
+                                                     [-0.3, 0.3]]}]}
+    path = directory / "unmapped_box.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    return path

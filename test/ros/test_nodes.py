@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from helpers.ros_helpers import params  # first: skips the module without rclpy
@@ -390,6 +391,63 @@ def test_a_fleet_walled_only_by_a_map_crosses_it_through_real_nodes(tmp_path):
     assert summary["wall_contacts"] == 0 and summary["min_wall_gap"] > 0.0
     assert observer["colliding_pairs"] == 0 and observer["min_obstacle_gap"] > 0.0, observer
     assert summary["path_length_ratio"] > 1.05  # round the middle wall
+
+
+@pytest.mark.parametrize("scan", [False, True], ids=["blind", "scan_obstacles"])
+def test_a_box_on_no_map_is_avoided_by_the_robots_that_read_their_laser(tmp_path, scan):
+    """An unmapped box across one robot's way: blind, it drives into it (fleet_sim counts
+    the contact); reading its laser (fleet_sim's lasers, orca_node's scan_obstacles) it
+    goes round, no contact by fleet_sim or the observer, and obstacle_server never
+    published the box."""
+    from helpers.maps import write_unmapped_box_scenario
+
+    from orca_ros.fleet.plan import FleetOptions
+    from orca_ros.tools.harness import run_fleet
+
+    run = run_fleet(str(write_unmapped_box_scenario(tmp_path)),
+                    FleetOptions(speed_factor=4.0, scan_obstacles=scan), observer=True)
+    summary, observer = run.summary, run.summary["observer"]
+    assert summary["reached"] == 2
+    if scan:
+        assert summary["collisions"] == 0 and summary["wall_contacts"] == 0, summary
+        assert observer["colliding_pairs"] == 0, observer
+    else:
+        assert summary["wall_contacts"] == 1 and observer["obstacle_pairs"] == 1
+
+
+def test_orca_node_turns_its_scan_into_walls_and_counts_the_rays_it_cannot_use(ros):
+    """A scan with a wall 1 m ahead, NaN and inf rays, and the neighbour's returns: one
+    short-lived wall group of its own (ns me/scan) on the wall's line; the bad rays
+    counted in /diagnostics."""
+    from sensor_msgs.msg import LaserScan
+    from rclpy.qos import qos_profile_sensor_data
+
+    from orca_ros.core.sim.laser import LaserSpec, cast
+
+    rig = Rig(ros, scan_obstacles=True, scan_obstacle_lifetime=5.0)
+    scans = rig.tester.create_publisher(LaserScan, "/me/scan", qos_profile_sensor_data)
+    spec = LaserSpec(rays=360, noise=0.0)
+    ranges = cast((0.0, 0.0), 0.0, spec, np.array([[[1.0, -0.5], [1.0, 0.5]]]),
+                  np.array([[-1.5, 0.0, 0.3]])).astype(float)
+    ranges[100:110] = float("nan")
+    scan = LaserScan()
+    scan.header.frame_id = "me/base_scan"
+    scan.angle_min, scan.angle_increment = 0.0, spec.angle_increment
+    scan.angle_max = spec.angle_increment * 359
+    scan.range_min, scan.range_max = spec.range_min, spec.range_max
+    scan.ranges = ranges.tolist()
+    rig.goal.publish(goal(0.0, 3.0))
+    for _ in range(20):
+        rig.own.publish(odom(0.0, 0.0))
+        rig.other.publish(odom(-1.5, 0.0))
+        scans.publish(scan)
+        ros.spin_for(0.05)
+    walls = rig.node.obstacles.segments_of(("me/scan", 0))
+    assert walls and all(abs(s.a[0] - 1.0) < 0.06 and abs(s.b[0] - 1.0) < 0.06 for s in walls)
+    assert ros.spin_until(lambda: int(rig.my_status()[1].get("scans", 0)) > 0, 3.0)
+    _, status = rig.my_status()
+    assert int(status["scan_rays_not_finite"]) >= 10 * int(status["scans"])
+    assert int(status["scan_segments"]) == len(walls)
 
 
 def test_fleet_sim_sends_each_robot_its_goal_once_it_listens(ros):

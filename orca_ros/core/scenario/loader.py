@@ -33,10 +33,10 @@ TOP_LEVEL_KEYS = {
     "name", "source", "description", "seed", "time_step", "max_time", "on_goal",
     "goal_tolerance", "waypoint_tolerance", "planned_waypoints", "notes", "defaults", "agents",
     "obstacles", "supervisor", "expected", "expected_paper_mode", "toio", "links",
-    "dimensions", "map",
+    "dimensions", "map", "unmapped_obstacles",
 }
 DIMENSIONS = (2, 3)
-FLOOR_ONLY_KEYS = ("obstacles", "links", "toio", "supervisor", "map")
+FLOOR_ONLY_KEYS = ("obstacles", "links", "toio", "supervisor", "map", "unmapped_obstacles")
 """Top-level keys a 3D scenario may not have: nothing in 3D reads them."""
 LINK_KEYS = {"agents", "max_length", "rest_length"}
 AGENT_PARAMETER_KEYS = {"radius", "max_speed", "pref_speed", "neighbor_dist", "max_neighbors",
@@ -118,6 +118,8 @@ class Scenario:
     links: Tuple[LinkSpec, ...] = ()
     dimensions: int = 2  # 3: aerial robots, positions (x, y, z)
     map_file: str = ""  # a map_server YAML whose occupied cells are walls (absolute path)
+    # polygons that exist (robots collide with them, lasers see them) but nobody is told of
+    unmapped_obstacles: Tuple[Polygon, ...] = ()
 
     def link_of(self, name: str) -> Optional[LinkSpec]:
         """The link group agent ``name`` belongs to, if any."""
@@ -159,6 +161,12 @@ class Scenario:
     def wall_outlines(self) -> List[Tuple[Vector2, ...]]:
         """:attr:`walls` as vertex lists (a segment is a two-vertex outline)."""
         return [w.vertices if isinstance(w, Polygon) else (w.a, w.b) for w in self.walls]
+
+    @property
+    def solid_outlines(self) -> List[Tuple[Vector2, ...]]:
+        """Everything a robot can touch: :attr:`wall_outlines`, then the
+        ``unmapped_obstacles`` (which exist, but which no robot is told of)."""
+        return self.wall_outlines + [p.vertices for p in self.unmapped_obstacles]
 
     def waypoint_tolerance_of(self, agent: AgentSpec) -> float:
         return agent.radius if self.waypoint_tolerance is None else self.waypoint_tolerance
@@ -282,15 +290,20 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
     if duplicates:
         raise _fail(where, f"agent names must be unique; repeated: {duplicates}")
 
-    obstacles = []
-    for i, raw in enumerate(data.get("obstacles") or []):
-        here = f"{where}: obstacle #{i}"
-        if not isinstance(raw, dict) or set(raw) != {"vertices"}:
-            raise _fail(here, "must be a mapping with exactly the key 'vertices'")
-        try:
-            obstacles.append(Polygon(tuple(raw["vertices"])))
-        except (TypeError, ValueError) as error:
-            raise _fail(here, str(error)) from None
+    def polygons(key: str, what: str) -> Tuple[Polygon, ...]:
+        found = []
+        for i, raw in enumerate(data.get(key) or []):
+            here = f"{where}: {what} #{i}"
+            if not isinstance(raw, dict) or set(raw) != {"vertices"}:
+                raise _fail(here, "must be a mapping with exactly the key 'vertices'")
+            try:
+                found.append(Polygon(tuple(raw["vertices"])))
+            except (TypeError, ValueError) as error:
+                raise _fail(here, str(error)) from None
+        return tuple(found)
+
+    obstacles = polygons("obstacles", "obstacle")
+    unmapped = polygons("unmapped_obstacles", "unmapped obstacle")
 
     map_file = ""
     if data.get("map") is not None:
@@ -307,7 +320,7 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
         name=str(data.get("name", pathlib.Path(where).stem)),
         time_step=_number(data["time_step"], where, "time_step", positive=True),
         max_time=_number(data["max_time"], where, "max_time", positive=True),
-        on_goal=on_goal, agents=agents, obstacles=tuple(obstacles),
+        on_goal=on_goal, agents=agents, obstacles=obstacles,
         goal_tolerance=(None if data.get("goal_tolerance") is None else
                         _number(data["goal_tolerance"], where, "goal_tolerance", positive=True)),
         waypoint_tolerance=(None if data.get("waypoint_tolerance") is None else
@@ -319,7 +332,7 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
         expected_paper_mode=dict(data.get("expected_paper_mode") or {}),
         toio=dict(data.get("toio") or {}),
         links=_links(data.get("links"), agents, where), dimensions=dimensions,
-        map_file=map_file)
+        map_file=map_file, unmapped_obstacles=unmapped)
     check_start_positions(scenario)
     return scenario
 

@@ -172,7 +172,7 @@ class FleetRecord:
         self.radii = np.array([a.radius for a in scenario.agents])
         self.goals = np.array([a.goal for a in scenario.agents], dtype=float)
         self.goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in scenario.agents])
-        self.obstacles = [np.array(w) for w in scenario.wall_outlines]
+        self.obstacles = [np.array(w) for w in scenario.solid_outlines]
         self.ledger = CollisionLedger()
         self.link_ledger = LinkLedger()
         self.link_pairs, self.link_group = linked_pairs(scenario)

@@ -441,7 +441,7 @@ class World(ScenarioRun):
         agents = scenario.agents
         n = len(agents)
         self.max_speed = np.array([a.max_speed for a in agents])
-        self.obstacle_polygons = [np.array(w) for w in scenario.wall_outlines]
+        self.obstacle_polygons = [np.array(w) for w in scenario.solid_outlines]
         self.edges: List[ObstacleVertex] = build_obstacle_edges(scenario.walls)
         self.link_ledger = LinkLedger()
         self._previous_positions = self.positions.copy()

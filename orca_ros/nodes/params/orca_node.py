@@ -96,6 +96,18 @@ PARAMETERS: Tuple[Param, ...] = (
           'this robot must have heard before it moves: until each has published once, the '
           "robot holds still and says so ('holding: waiting for obstacles from ...'), for "
           "no walls heard is not free space; [''] = moves without")),
+    Param('scan_obstacles', False,
+          ('read the laser on scan_topic: returns no known neighbour explains become short-'
+           'lived walls (clustered, fitted as segments) in the shared frame'), read_only=True),
+    Param('scan_topic', 'scan', 'sensor_msgs/LaserScan of this robot (sensor-data QoS)',
+          read_only=True),
+    Param('scan_obstacle_lifetime', 1.0,
+          "s a scan's walls last unless a newer scan replaces them", range=(0.05, 60.0)),
+    Param('scan_cluster_gap', 0.2,
+          'm between consecutive returns that splits them into separate walls',
+          range=(0.001, 10.0)),
+    Param('scan_tolerance', 0.05,
+          'm a scan wall may stray from the returns it is fitted to', range=(0.0, 1.0)),
     Param('discovery_period', 1.0,
           'graph scan period for */odom (s)', range=(0.05, 60.0), read_only=True),
     Param('neighbor_timeout', 1.0,

@@ -32,3 +32,15 @@ def test_a_scenario_whose_map_cannot_be_read_is_refused_naming_both(tmp_path):
     path.write_text(yaml.safe_dump(raw))
     with pytest.raises(ScenarioError, match="nowhere.yaml"):
         load_scenario(path)
+
+
+def test_unmapped_obstacles_are_solid_but_nobody_is_told_of_them(tmp_path):
+    """They count for contact (the world has no laser: its robot drives into the box) and
+    are no wall anyone avoids or publishes."""
+    from helpers.maps import write_unmapped_box_scenario
+
+    scenario = load_scenario(write_unmapped_box_scenario(tmp_path))
+    assert scenario.walls == () and len(scenario.unmapped_obstacles) == 1
+    assert scenario.solid_outlines[-1] == scenario.unmapped_obstacles[0].vertices
+    summary = World(scenario, WorldOptions()).run().summary()
+    assert summary["collisions"] == 1  # west through the box it was never told of

@@ -1,0 +1,47 @@
+"""fleet_sim's simulated laser (orca_ros/core/sim/laser.py): ranges against walls and
+discs where geometry puts them, no return beyond range, the robot's own disc unseen,
+noise of the stated size."""
+
+import math
+
+import numpy as np
+import pytest
+
+from orca_ros.core.sim.laser import LDS, FleetLasers, LaserSpec, cast, segments_within
+
+
+def test_rays_meet_walls_and_discs_where_geometry_puts_them():
+    spec = LaserSpec(rays=4, range_max=5.0, noise=0.0)  # ahead, left, behind, right
+    walls = np.array([[[2.0, -1.0], [2.0, 1.0]]])  # 2 m ahead, across
+    discs = np.array([[0.0, 3.0, 0.5]])  # 3 m to the left, 0.5 m radius
+    ranges = cast((0.0, 0.0), 0.0, spec, walls, discs)
+    assert ranges[0] == pytest.approx(2.0) and ranges[1] == pytest.approx(2.5)
+    assert math.isinf(ranges[2]) and math.isinf(ranges[3])  # nothing behind or right
+    turned = cast((0.0, 0.0), math.pi / 2, spec, walls, discs)  # the laser turns with it
+    assert turned[0] == pytest.approx(2.5) and turned[3] == pytest.approx(2.0)
+
+
+def test_beyond_range_is_no_return_and_far_walls_are_left_out_first():
+    spec = LaserSpec(rays=8, range_max=1.5, noise=0.0)
+    walls = np.array([[[2.0, -1.0], [2.0, 1.0]], [[1.0, -1.0], [1.0, 1.0]]])
+    assert len(segments_within(walls, np.zeros(2), 1.5)) == 1
+    ranges = cast((0.0, 0.0), 0.0, spec, walls)
+    assert ranges[0] == pytest.approx(1.0) and np.isinf(ranges[4])
+    assert np.isinf(cast((0.0, 0.0), 0.0, spec, walls[:1])[0])  # 2 m: beyond 1.5 m
+
+
+def test_noise_has_the_stated_deviation_and_a_fleet_does_not_see_its_own_disc():
+    spec = LaserSpec(rays=3600, range_max=10.0, noise=0.01)
+    ring = np.array([[[5 * math.cos(a), 5 * math.sin(a)],
+                      [5 * math.cos(a + 0.01), 5 * math.sin(a + 0.01)]]
+                     for a in np.arange(0.0, 2 * math.pi, 0.01)])
+    ranges = cast((0.0, 0.0), 0.0, spec, ring, rng=np.random.default_rng(3))
+    errors = ranges - 5.0
+    assert abs(errors.mean()) < 0.002 and 0.005 < errors.std() < 0.015  # chords: < 0.1 mm
+    lasers = FleetLasers(LDS, [((1.0, -1.0), (1.0, 1.0))], seed=1)
+    positions = np.array([[0.0, 0.0], [-1.0, 0.0]])
+    first = lasers.scan(positions, [0.0, 0.0], [0.2, 0.2], 0)
+    assert first[0] == pytest.approx(1.0, abs=0.05)  # the wall ahead
+    assert first[180] == pytest.approx(0.8, abs=0.05)  # the other robot behind, not itself
+    with pytest.raises(ValueError, match="range_min < range_max"):
+        LaserSpec(range_min=4.0, range_max=3.5)
