@@ -46,7 +46,8 @@ import numpy as np
 from .audit import TOUCH, StampAudit
 from ..core.methods.links import point_segment_distance
 from ..core.scenario.loader import LinkSpec, Scenario, load_scenario, resolve_scenario
-from ..core.sim.motion_quality import body_yaw_turns, motion_quality, run_motion_summary
+from ..core.sim.motion_quality import (body_yaw_turns, motion_quality, round_walls_of,
+                                      run_motion_summary)
 
 ODOM_DEPTH = 50
 STATUS_PERIOD = 1.0  # wall seconds between status files
@@ -200,6 +201,7 @@ class Watch:
         direction of motion's otherwise; distance to go is along the scenario's
         waypoints, passed within its ``waypoint_tolerance``."""
         figures = {}
+        round_walls = round_walls_of(self.scenario)
         for agent in self.scenario.agents:
             rows = sorted(set(self.tracks.get(agent.name, ())))
             if len(rows) < 2:
@@ -210,7 +212,7 @@ class Watch:
                 track[:, 0], track[:, 1:-1], agent.waypoints,
                 self.scenario.goal_tolerance_of(agent),
                 self.scenario.waypoint_tolerance_of(agent),
-                yaws if body_yaw_turns(yaws) else None)
+                yaws if body_yaw_turns(yaws) else None, round_walls)
         return {**run_motion_summary(figures),
                 "robots": {name: f.as_dict() for name, f in figures.items()}}
 

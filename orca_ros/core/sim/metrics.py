@@ -18,7 +18,7 @@ from scipy.spatial import cKDTree
 from ..geometry.polygons import points_polygon_signed_distance
 from ..methods.links import disc_crosses_moving_segment
 from ..scenario.loader import Scenario
-from .motion_quality import MotionQuality, body_yaw_turns, motion_quality
+from .motion_quality import MotionQuality, body_yaw_turns, motion_quality, round_walls_of
 
 OVERLAP_TOLERANCE = 1e-6
 """Overlaps deeper than this (m) count as collisions; touching does not."""
@@ -216,9 +216,10 @@ class FleetRecord:
         trajectory, times = np.array(self.trajectory), np.array(self.frame_times)
         yaws = None if self.yaws is None else np.array(self.yaws)
         figures = {}
+        round_walls = round_walls_of(self.scenario)
         for i, agent in enumerate(self.scenario.agents):
             turning = None if yaws is None or not body_yaw_turns(yaws[:, i]) else yaws[:, i]
             figures[agent.name] = motion_quality(
                 times, trajectory[:, i], agent.waypoints, float(self.goal_tolerance[i]),
-                self.scenario.waypoint_tolerance_of(agent), turning)
+                self.scenario.waypoint_tolerance_of(agent), turning, round_walls)
         return figures

@@ -82,8 +82,77 @@ def _round(value: Optional[float], digits: int = 6) -> Optional[float]:
 
 # --- distance to go and retreat -------------------------------------------------------
 
+class DistancesRoundWalls:
+    """The shortest distance from any point to a target round the walls (m), for the
+    distance still to go where walls stand between a robot and its goal: robots go
+    round a block, and the straight distance to the goal grows while they do.
+
+    The floor is a grid of ``cell`` m over the walls, the targets and ``margin`` m round
+    them; cells a wall (a polygon or a segment, given as vertex lists) touches are
+    blocked, grown by one cell so that no diagonal step slips through a thin wall. The
+    distance is the least-cost path over the grid to the eight neighbours, each step
+    costing its length (``skimage.graph.MCP_Geometric``): within 8% of the Euclidean,
+    exact along rows, columns and diagonals, and never rising along a straight line
+    towards the target in the open. It is read at the cell of each point (the nearest
+    free cell for a point in a wall), so a robot's retreat round walls is known to a
+    cell. Fields are computed once per target."""
+
+    def __init__(self, outlines: Sequence[Sequence[Sequence[float]]],
+                 targets: Sequence[Sequence[float]], cell: float = 0.1,
+                 margin: float = 2.0) -> None:
+        from scipy import ndimage
+        from skimage.draw import line, polygon
+
+        corners = np.array([p[:2] for outline in outlines for p in outline] +
+                           [t[:2] for t in targets], dtype=float).reshape(-1, 2)
+        self.cell = float(cell)
+        self.low = corners.min(axis=0) - margin
+        self.columns_rows = np.ceil((corners.max(axis=0) + margin - self.low)
+                                    / self.cell).astype(int) + 1
+        blocked = np.zeros(self.columns_rows[::-1], dtype=bool)  # rows: y, columns: x
+        for outline in outlines:
+            cells = self._cells(np.asarray(outline, dtype=float)[:, :2])
+            if len(cells) >= 3:
+                rr, cc = polygon(cells[:, 1], cells[:, 0], blocked.shape)
+                blocked[rr, cc] = True
+            for (c0, r0), (c1, r1) in zip(cells, np.roll(cells, -1, axis=0)):
+                rr, cc = line(r0, c0, r1, c1)
+                inside = (rr >= 0) & (rr < blocked.shape[0]) & (cc >= 0) & \
+                    (cc < blocked.shape[1])
+                blocked[rr[inside], cc[inside]] = True
+        self.blocked = ndimage.binary_dilation(blocked)
+        # for a point whose cell is blocked: the nearest free cell
+        self.nearest_free = ndimage.distance_transform_edt(
+            self.blocked, return_distances=False, return_indices=True)
+        self.fields: dict = {}
+
+    def _cells(self, points: np.ndarray) -> np.ndarray:
+        """(column, row) of each point's cell."""
+        return np.clip(np.round((points - self.low) / self.cell).astype(int), 0,
+                       self.columns_rows - 1)
+
+    def __call__(self, positions: np.ndarray, target: Sequence[float]) -> np.ndarray:
+        """The distance round the walls from each of ``positions`` (N, D) to ``target``."""
+        from skimage.graph import MCP_Geometric
+
+        key = (float(target[0]), float(target[1]))
+        field = self.fields.get(key)
+        if field is None:
+            costs = np.where(self.blocked, np.inf, 1.0)
+            col, row = self._cells(np.array([key]))[0]
+            costs[row, col] = 1.0  # a target by a wall is still reached
+            field, _ = MCP_Geometric(costs).find_costs([(row, col)])
+            field = field * self.cell
+            self.fields[key] = field
+        cells = self._cells(np.asarray(positions, dtype=float)[:, :2])
+        rows, cols = cells[:, 1], cells[:, 0]
+        free_rows, free_cols = self.nearest_free[0][rows, cols], self.nearest_free[1][rows, cols]
+        return field[free_rows, free_cols]
+
+
 def remaining_path_length(positions: np.ndarray, waypoints: Sequence[Sequence[float]],
-                          waypoint_tolerance: float) -> np.ndarray:
+                          waypoint_tolerance: float,
+                          round_walls: Optional[DistancesRoundWalls] = None) -> np.ndarray:
     """The distance still to go at every position (m): to the waypoint being headed for,
     then along the remaining waypoints to the last one (the goal).
 
@@ -92,8 +161,10 @@ def remaining_path_length(positions: np.ndarray, waypoints: Sequence[Sequence[fl
     past every waypoint but the last that the robot came within ``waypoint_tolerance``
     (m) of, and never back (driving on to a waypoint already passed so is going away,
     by up to that tolerance). With one waypoint this is the straight distance to the
-    goal. The supervisor's detours and the roadmap's corners round walls are not
-    waypoints: going round a wall can show here as moving away.
+    goal. With ``round_walls`` the distance to the waypoint headed for is the distance
+    round the walls (:class:`DistancesRoundWalls`), so going round a block is not
+    moving away; without, it is the straight distance. The supervisor's detours are not
+    waypoints.
 
     ``positions``: (T, D) in time order; ``waypoints``: (K, D), the last one the goal.
     """
@@ -112,7 +183,9 @@ def remaining_path_length(positions: np.ndarray, waypoints: Sequence[Sequence[fl
                                   <= waypoint_tolerance)
             if len(near):
                 end = start + int(near[0])
-        remaining[start:end] = np.linalg.norm(positions[start:end] - point, axis=1) + after[k]
+        leg = np.linalg.norm(positions[start:end] - point, axis=1) if round_walls is None \
+            else round_walls(positions[start:end], point)
+        remaining[start:end] = leg + after[k]
         start = end
         if start >= len(positions):
             break
@@ -311,7 +384,8 @@ def turn_reversals_per_minute(reversals: int, moving_time_s: float) -> Optional[
 def motion_quality(times: Sequence[float], positions: np.ndarray,
                    waypoints: Sequence[Sequence[float]], goal_tolerance: float,
                    waypoint_tolerance: float,
-                   yaws: Optional[Sequence[float]] = None) -> MotionQuality:
+                   yaws: Optional[Sequence[float]] = None,
+                   round_walls: Optional[DistancesRoundWalls] = None) -> MotionQuality:
     """Every figure of one robot's track: ``times`` (T,) s, ``positions`` (T, D) m;
     samples with a non-finite position (a robot taken out at its goal) are left out.
     ``waypoints``: its path, the last one its goal; ``goal_tolerance`` and
@@ -337,7 +411,8 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
     arrived = first_arrival(positions, goal, goal_tolerance)
     on_the_way = positions if arrived is None else positions[:arrived + 1]
     return MotionQuality(
-        retreat_m=retreat(remaining_path_length(on_the_way, waypoints, waypoint_tolerance)),
+        retreat_m=retreat(remaining_path_length(on_the_way, waypoints, waypoint_tolerance,
+                                                round_walls)),
         off_goal_m=off_goal(positions, goal, goal_tolerance),
         stops=len(rests), time_standing_s=float(sum(end - begin for begin, end in rests)),
         turn_reversals=reversals, moving_time_s=moving,
@@ -347,6 +422,16 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
 BODY_YAW_MIN_RANGE_RAD = 0.05
 """A body yaw that never moves further than this (rad) from where it started does not
 say where the robot turns: :func:`body_yaw_turns`."""
+
+
+def round_walls_of(scenario) -> Optional[DistancesRoundWalls]:
+    """:class:`DistancesRoundWalls` for a floor scenario's solid walls and every robot's
+    waypoints; None without walls (the straight distance is the distance round them)."""
+    outlines = scenario.solid_outlines if scenario.dimensions == 2 else []
+    if not outlines:
+        return None
+    targets = [point for agent in scenario.agents for point in agent.waypoints]
+    return DistancesRoundWalls(outlines, targets)
 
 
 def body_yaw_turns(yaws: Sequence[float]) -> bool:

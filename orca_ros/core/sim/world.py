@@ -29,7 +29,7 @@ from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYS
 from ..models.bodies import WORLD_KINEMATICS, Body, DiffDriveLimits, step_body, unicycle_step
 from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
-from .motion_quality import MotionQuality, motion_quality, run_motion_summary
+from .motion_quality import MotionQuality, motion_quality, round_walls_of, run_motion_summary
 from .backends import start_world_backend
 from .batch import batch_for
 from ..methods import LinkView, TetherView, method_names, method_spec
@@ -379,11 +379,12 @@ class ScenarioRun:
         times = np.array(self._frame_times)
         yaws = None if self._yaw_frames is None else np.array(self._yaw_frames)
         figures = {}
+        round_walls = round_walls_of(self.scenario)
         for i, agent in enumerate(self.scenario.agents):
             lookahead = self.options.controller_config(agent, self.scenario).lookahead_m
             figures[agent.name] = motion_quality(
                 times, trajectory[:, i], agent.waypoints, float(self._goal_tolerance[i]),
-                lookahead, None if yaws is None else yaws[:, i])
+                lookahead, None if yaws is None else yaws[:, i], round_walls)
         return figures
 
     def _result_extras(self) -> Dict[str, object]:

@@ -195,3 +195,23 @@ def test_a_fleet_record_gives_the_figures_of_what_the_simulator_moved():
     assert figures["spin"].retreat_m == 0.0
     # its yaw weaves (the track is straight): the yaw is what counts
     assert figures["spin"].turn_reversals >= 10 and figures["spin"].moving_time_s > 9.0
+
+
+def test_going_round_a_wall_is_no_retreat_when_distances_go_round_the_walls():
+    """A wall from (0, -2) to (0, 2) stands between the start (-1, 0) and the goal (1, 0):
+    the robot goes up round its end and down. Straight to the goal it seems to move away
+    (from 1 m off to more); round the wall it only ever gets nearer, within the grid's
+    cell (0.1 m: a point's distance is its cell's)."""
+    from orca_ros.core.sim.motion_quality import DistancesRoundWalls
+
+    path = np.concatenate([np.linspace((-1.0, 0.0), (0.0, 2.3), 40),
+                           np.linspace((0.0, 2.3), (1.0, 0.0), 40)])
+    times = np.arange(len(path)) * DT
+    walls = [((0.0, -2.0), (0.0, 2.0))]
+    round_walls = DistancesRoundWalls(walls, [(1.0, 0.0)])
+    distance = round_walls(np.array([(-1.0, 0.0)]), (1.0, 0.0))[0]
+    assert 2 * math.hypot(1.0, 2.0) <= distance <= 1.17 * 2 * math.hypot(1.0, 2.0)
+    straight = motion_quality(times, path, [(1.0, 0.0)], 0.1, 0.1)
+    assert straight.retreat_m > 0.5
+    around = motion_quality(times, path, [(1.0, 0.0)], 0.1, 0.1, round_walls=round_walls)
+    assert around.retreat_m <= 0.1 + 1e-9
