@@ -155,7 +155,7 @@ class RobotController:
 
         Reciprocal avoidance holds when both robots of a pair plan with the same
         geometry: each then takes its half of ``u`` (van den Berg et al. 2011, section
-        5.2). Through ROS each robot hears some neighbours a period later than others
+        4). Through ROS each robot hears some neighbours a period later than others
         (those published after its own odometry), so their discs grow on one side of a
         pair only. The more cautious robot then sees its half-plane through the gap the
         other keeps and gives way for both: in a corridor, head-on, it was pushed back
