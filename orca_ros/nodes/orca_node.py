@@ -678,6 +678,18 @@ class OrcaNode(Node):
         (the laser at its centre). Rays with no valid range are left out and counted."""
         if self.own is None:
             return
+        topic = self._param("scan_topic")
+        frame = msg.header.frame_id
+        if frame and frame in (self.shared_frame, self._param("odom_frame")):
+            self._reject(topic, f"scan in frame {frame!r}: a laser's own frame is expected "
+                                f"(at the robot's centre), not the shared or odom frame")
+            return
+        if not (math.isfinite(msg.angle_min) and math.isfinite(msg.angle_increment)
+                and math.isfinite(msg.range_min) and math.isfinite(msg.range_max)):
+            self._reject(topic, f"scan with angle_min {msg.angle_min}, angle_increment "
+                                f"{msg.angle_increment}, range_min {msg.range_min}, "
+                                f"range_max {msg.range_max}: not finite")
+            return
         started = time.perf_counter()
         state = self.own.state
         pose = (state.position[0], state.position[1], state.heading)
@@ -701,7 +713,7 @@ class OrcaNode(Node):
         try:
             changed = self.obstacles.apply(update, now_ns * 1e-9)
         except ObstacleUpdateError as error:  # a degenerate fit: this scan adds nothing
-            self._reject(self._param("scan_topic"), str(error))
+            self._reject(topic, str(error))
             return
         if changed:
             self._obstacles_changed()

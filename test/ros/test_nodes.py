@@ -444,6 +444,17 @@ def test_orca_node_turns_its_scan_into_walls_and_counts_the_rays_it_cannot_use(r
         ros.spin_for(0.05)
     walls = rig.node.obstacles.segments_of(("me/scan", 0))
     assert walls and all(abs(s.a[0] - 1.0) < 0.06 and abs(s.b[0] - 1.0) < 0.06 for s in walls)
+    # a scan in the shared frame, or with a NaN increment, is refused naming it; the walls stay
+    for bad in ("world", "nan"):
+        wrong = LaserScan()
+        wrong.header.frame_id = "world" if bad == "world" else "me/base_scan"
+        wrong.angle_increment = float("nan") if bad == "nan" else spec.angle_increment
+        wrong.range_min, wrong.range_max = spec.range_min, spec.range_max
+        wrong.ranges = ranges.tolist()
+        scans.publish(wrong)
+        ros.spin_for(0.2)
+        assert rig.node.obstacles.segments_of(("me/scan", 0)) == walls
+    assert "scan" in rig.node.last_problem
     assert ros.spin_until(lambda: int(rig.my_status()[1].get("scans", 0)) > 0, 3.0)
     _, status = rig.my_status()
     assert int(status["scan_rays_not_finite"]) >= 10 * int(status["scans"])
