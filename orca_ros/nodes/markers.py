@@ -60,14 +60,20 @@ def link_markers(frame: str, stamp, robot: str, position: Tuple[float, float],
     return [own, others]
 
 
+SCAN_WALL_RGBA = (1.0, 0.85, 0.1, 0.9)  # walls of the robot's own laser: yellow
+
+
 def orca_markers(frame: str, stamp, robot: str, state: RobotState, command: Command,
                  neighbors: Sequence[Neighbor], tethers: Optional[Sequence] = None,
                  links: Optional[Sequence] = None,
-                 tether_from: Optional[Tuple[float, float]] = None) -> MarkerArray:
+                 tether_from: Optional[Tuple[float, float]] = None,
+                 scan_walls: Optional[Sequence] = None) -> MarkerArray:
     """The method's half-planes (velocity space, drawn at the robot), preferred and chosen velocity,
     and the neighbours' radii; with ``tethers`` or ``links`` (a robot with ``links``), its
     tethers (drawn from ``tether_from``, default its position) and the other groups'
-    links it sees (:func:`link_markers`)."""
+    links it sees (:func:`link_markers`); with ``scan_walls`` (``scan_obstacles``), the
+    walls of its laser as a LINE_LIST in namespace ``<robot>/scan_walls`` (sent even when
+    empty, so walls that went stop showing)."""
     px, py = state.position
     array = MarkerArray()
     lines = _marker(frame, stamp, f"{robot}/half_planes", 0, Marker.LINE_LIST, (1.0, 0.5, 0.0, 0.8))
@@ -89,6 +95,13 @@ def orca_markers(frame: str, stamp, robot: str, state: RobotState, command: Comm
                        (0.6, 0.6, 0.6, 0.8))
         ring.points = _circle(other.position, other.radius)
         array.markers.append(ring)
+    if scan_walls is not None:
+        walls = _marker(frame, stamp, f"{robot}/scan_walls", 0, Marker.LINE_LIST,
+                        SCAN_WALL_RGBA, 0.03)
+        for wall in scan_walls:
+            walls.points.extend((Point(x=float(wall.a[0]), y=float(wall.a[1]), z=0.0),
+                                 Point(x=float(wall.b[0]), y=float(wall.b[1]), z=0.0)))
+        array.markers.append(walls)
     if tethers is not None or links is not None:
         array.markers.extend(link_markers(frame, stamp, robot,
                                           state.position if tether_from is None else tether_from,

@@ -882,7 +882,9 @@ class OrcaNode(Node):
                 self.own.state, command, neighbors,
                 **({"tethers": perceived.tethers, "links": perceived.links,
                     "tether_from": perceived.state.position}
-                   if self.cycle.link_groups else {})))
+                   if self.cycle.link_groups else {}),
+                **({"scan_walls": self.obstacles.segments_of((f"{self.robot}/scan", 0))}
+                   if self._param("scan_obstacles") else {})))
 
     def _input_hold(self, now: float) -> str:
         """Why the robot must hold for want of input ('' when it need not): odometry came

@@ -424,8 +424,12 @@ def test_orca_node_turns_its_scan_into_walls_and_counts_the_rays_it_cannot_use(r
 
     from orca_ros.core.sim.laser import LaserSpec, cast
 
+    from visualization_msgs.msg import MarkerArray
+
     rig = Rig(ros, scan_obstacles=True, scan_obstacle_lifetime=5.0)
     scans = rig.tester.create_publisher(LaserScan, "/me/scan", qos_profile_sensor_data)
+    drawn = []  # RViz's view: the scan walls among orca/markers
+    rig.tester.create_subscription(MarkerArray, "/me/orca/markers", drawn.append, 10)
     spec = LaserSpec(rays=360, noise=0.0)
     ranges = cast((0.0, 0.0), 0.0, spec, np.array([[[1.0, -0.5], [1.0, 0.5]]]),
                   np.array([[-1.5, 0.0, 0.3]])).astype(float)
@@ -444,6 +448,8 @@ def test_orca_node_turns_its_scan_into_walls_and_counts_the_rays_it_cannot_use(r
         ros.spin_for(0.05)
     walls = rig.node.obstacles.segments_of(("me/scan", 0))
     assert walls and all(abs(s.a[0] - 1.0) < 0.06 and abs(s.b[0] - 1.0) < 0.06 for s in walls)
+    assert ros.spin_until(lambda: any(m.ns == "me/scan_walls" and len(m.points) == 2 * len(walls)
+                                      for array in drawn for m in array.markers), 3.0)
     # a scan in the shared frame, or with a NaN increment, is refused naming it; the walls stay
     for bad in ("world", "nan"):
         wrong = LaserScan()
