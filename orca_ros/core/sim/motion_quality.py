@@ -82,14 +82,19 @@ def _round(value: Optional[float], digits: int = 6) -> Optional[float]:
 
 # --- distance to go and retreat -------------------------------------------------------
 
+MAX_GRID_CELLS = 4_000_000
+"""The most cells :class:`DistancesRoundWalls` lays over a floor."""
+
+
 class DistancesRoundWalls:
     """The shortest distance from any point to a target round the walls (m), for the
     distance still to go where walls stand between a robot and its goal: robots go
     round a block, and the straight distance to the goal grows while they do.
 
-    The floor is a grid of ``cell`` m over the walls, the targets and ``margin`` m round
-    them; cells a wall (a polygon or a segment, given as vertex lists) touches are
-    blocked, grown by one cell so that no diagonal step slips through a thin wall. The
+    The floor is a grid of ``cell`` m (coarser where that would pass
+    :data:`MAX_GRID_CELLS`) over the walls, the targets and ``margin`` m round them;
+    cells a wall (a polygon or a segment, given as vertex lists) touches are blocked,
+    grown by one cell so that no diagonal step slips through a thin wall. The
     distance is the least-cost path over the grid to the eight neighbours, each step
     costing its length (``skimage.graph.MCP_Geometric``): within 8% of the Euclidean,
     exact along rows, columns and diagonals, and never rising along a straight line
@@ -105,7 +110,9 @@ class DistancesRoundWalls:
 
         corners = np.array([p[:2] for outline in outlines for p in outline] +
                            [t[:2] for t in targets], dtype=float).reshape(-1, 2)
-        self.cell = float(cell)
+        span = corners.max(axis=0) - corners.min(axis=0) + 2.0 * margin
+        # at most MAX_GRID_CELLS cells: a coarser grid over a large floor
+        self.cell = max(float(cell), float(np.sqrt(span[0] * span[1] / MAX_GRID_CELLS)))
         self.low = corners.min(axis=0) - margin
         self.columns_rows = np.ceil((corners.max(axis=0) + margin - self.low)
                                     / self.cell).astype(int) + 1
@@ -132,7 +139,9 @@ class DistancesRoundWalls:
                        self.columns_rows - 1)
 
     def __call__(self, positions: np.ndarray, target: Sequence[float]) -> np.ndarray:
-        """The distance round the walls from each of ``positions`` (N, D) to ``target``."""
+        """The distance round the walls from each of ``positions`` (N, D) to ``target``;
+        ``inf`` where walls cut the point off from it (:func:`remaining_path_length` then
+        takes the straight distance)."""
         from skimage.graph import MCP_Geometric
 
         key = (float(target[0]), float(target[1]))
@@ -183,8 +192,10 @@ def remaining_path_length(positions: np.ndarray, waypoints: Sequence[Sequence[fl
                                   <= waypoint_tolerance)
             if len(near):
                 end = start + int(near[0])
-        leg = np.linalg.norm(positions[start:end] - point, axis=1) if round_walls is None \
-            else round_walls(positions[start:end], point)
+        leg = np.linalg.norm(positions[start:end] - point, axis=1)
+        if round_walls is not None:  # where walls cut a point off the grid: straight
+            around = round_walls(positions[start:end], point)
+            leg = np.where(np.isfinite(around), around, leg)
         remaining[start:end] = leg + after[k]
         start = end
         if start >= len(positions):
@@ -431,7 +442,9 @@ def round_walls_of(scenario) -> Optional[DistancesRoundWalls]:
     if not outlines:
         return None
     targets = [point for agent in scenario.agents for point in agent.waypoints]
-    return DistancesRoundWalls(outlines, targets)
+    # cells of at most half the smallest robot's radius (toio cubes: under a centimetre)
+    cell = min(0.1, 0.5 * min(agent.radius for agent in scenario.agents))
+    return DistancesRoundWalls(outlines, targets, cell=cell)
 
 
 def body_yaw_turns(yaws: Sequence[float]) -> bool:

@@ -215,3 +215,26 @@ def test_going_round_a_wall_is_no_retreat_when_distances_go_round_the_walls():
     assert straight.retreat_m > 0.5
     around = motion_quality(times, path, [(1.0, 0.0)], 0.1, 0.1, round_walls=round_walls)
     assert around.retreat_m <= 0.1 + 1e-9
+
+
+def test_round_walls_work_at_a_toio_mats_scale_and_never_give_up_a_figure():
+    """On a toio mat (cubes of 16 mm, goals a few centimetres from the mat's edges) the grid
+    is fine enough to reach every goal; where walls cut a point off anyway, the straight
+    distance stands in: a figure, never NaN. (On a 0.1 m grid the edges' cells shut the
+    goals in, and the cubes' retreats came out as None.)"""
+    from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
+    from orca_ros.core.sim.motion_quality import DistancesRoundWalls, round_walls_of
+
+    scenario = load_scenario(resolve_scenario("toio_c_intersect_longitudinal"))
+    round_walls = round_walls_of(scenario)
+    assert round_walls.cell <= 0.5 * min(a.radius for a in scenario.agents)
+    for agent in scenario.agents:
+        path = np.linspace(agent.start, agent.goal, 50)
+        figures = motion_quality(np.arange(50) * DT, path, agent.waypoints, 0.01, 0.01,
+                                 round_walls=round_walls)
+        assert figures.retreat_m == pytest.approx(0.0, abs=round_walls.cell)
+    shut = DistancesRoundWalls([((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))],
+                               [(0.5, 0.5)], cell=0.1)  # the target inside a solid block
+    outside = np.array([(3.0, 0.5), (2.0, 0.5)])
+    assert np.isinf(shut(outside, (0.5, 0.5))).all()
+    assert remaining_path_length(outside, [(0.5, 0.5)], 0.1, shut) == pytest.approx([2.5, 1.5])
