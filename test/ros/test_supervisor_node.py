@@ -109,3 +109,29 @@ def test_orca_node_obeys_a_speed_limit_until_it_expires(ros):
         ros.spin_for(0.05)
     assert commands[-1].linear.x == pytest.approx(1.0)
     assert node.cycle.speed_limit is None
+
+
+def test_the_supervisor_judges_every_robot_where_it_is_at_one_instant(ros):
+    """Two odometries of different steps (one robot's message of the newest step not taken
+    yet): the older robot is carried forward at its velocity to the newer stamp, so two
+    robots equally far from a crossing stay a tie (decided by priority_order), not by
+    which message came first."""
+    supervisor = ros.add(SupervisorNode(context=ros.context, parameter_overrides=params(
+        robots=["r1", "r2"])))
+
+    def odom_at(stamp_s, x, y, vx, vy):
+        msg = Odometry()
+        msg.header.frame_id = "world"
+        msg.header.stamp.sec, msg.header.stamp.nanosec = int(stamp_s), \
+            int(round((stamp_s % 1) * 1e9))
+        msg.pose.pose.position.x, msg.pose.pose.position.y = x, y
+        yaw = math.atan2(vy, vx)
+        msg.pose.pose.orientation = quaternion_from_yaw(yaw)
+        msg.twist.twist.linear.x = math.hypot(vx, vy)  # body frame: straight ahead
+        return msg
+
+    supervisor._on_odom("r1", odom_at(10.00, 1.50, 0.0, -0.5, 0.0))  # a step behind
+    supervisor._on_odom("r2", odom_at(10.02, 0.0, -1.49, 0.0, 0.5))
+    tracks = {t.name: t for t in supervisor.tracks()}
+    assert tracks["r1"].position == pytest.approx((1.49, 0.0))  # carried 0.02 s
+    assert tracks["r2"].position == pytest.approx((0.0, -1.49))
