@@ -64,17 +64,29 @@ class StampGaps:
     min_obstacle_gap: Optional[float] = None  # robots within NEAR of an obstacle
 
 
+MAP_LABEL = "map"
+"""A contact with the occupied cells of the scenario's map (``occupancy`` of
+:func:`overlaps_at_stamp`: judged on the grid, not on the walls made of it)."""
+
+
 def obstacle_label(index: int) -> str:
     return f"obstacle#{index}"
 
 
+def is_wall(label: str) -> bool:
+    """Whether a contact's second name is a wall (an obstacle, the map), not a robot."""
+    return label.startswith("obstacle#") or label == MAP_LABEL
+
+
 def overlaps_at_stamp(positions: Mapping[str, Sequence[float]], radii: Mapping[str, float],
                       polygons: Sequence[Sequence[Sequence[float]]] = (),
-                      near: float = NEAR) -> StampGaps:
+                      near: float = NEAR, occupancy=None) -> StampGaps:
     """Judge the robots' positions at one instant.
 
     ``positions`` and ``radii`` are keyed by robot name; ``polygons`` are
-    obstacle vertex lists. Robot pairs are found with a k-d tree within
+    obstacle vertex lists; ``occupancy``: a map
+    (:class:`~orca_ros.core.maps.OccupancyMap`) whose occupied cells the robots must
+    not touch (contact ``(robot, "map")``). Robot pairs are found with a k-d tree within
     ``2·max_radius + near``; a contact is an overlap deeper than :data:`TOUCH`.
     Robot-robot contacts are named ``(a, b)`` with ``a < b``; robot-obstacle
     contacts ``(robot, "obstacle#k")``. Positions of three components (aerial
@@ -93,6 +105,11 @@ def overlaps_at_stamp(positions: Mapping[str, Sequence[float]], radii: Mapping[s
         _keep_min(result, "min_obstacle_gap", gaps[gaps <= near])
         for i in np.flatnonzero(gaps < -TOUCH):
             result.contacts.append((names[i], obstacle_label(k), float(-gaps[i])))
+    if occupancy is not None:
+        gaps = occupancy.occupied_distance(xy[:, :2], float(r.max()) + near) - r
+        _keep_min(result, "min_obstacle_gap", gaps[gaps <= near])
+        for i in np.flatnonzero(gaps < -TOUCH):
+            result.contacts.append((names[i], MAP_LABEL, float(-gaps[i])))
     return result
 
 
@@ -141,6 +158,7 @@ class StampAudit:
     def __init__(self, radii: Mapping[str, float], goals: Mapping[str, Sequence[float]],
                  goal_tolerance: Mapping[str, float],
                  polygons: Sequence[Sequence[Sequence[float]]] = (), settle: float = 3.0,
+                 occupancy=None,
                  history: int = 10000, track_before: int = 30, track_after: int = 10) -> None:
         """``track_before``/``track_after``: compared stamps kept before a pair's first
         contact and added after it, in :attr:`Contact.track`."""
@@ -148,6 +166,7 @@ class StampAudit:
         self.goals = {n: np.asarray(g, dtype=float) for n, g in goals.items()}
         self.goal_tolerance = dict(goal_tolerance)
         self.polygons = [np.asarray(p, dtype=float) for p in polygons]
+        self.occupancy = occupancy  # a map's occupied cells, judged as walls
         self.settle = settle
         self.pending: Dict[int, Dict[str, Tuple[float, float]]] = {}
         self.done: deque = deque(maxlen=history)
@@ -213,7 +232,7 @@ class StampAudit:
             # One robot at this stamp (a lone robot's run, or the others' poses lost):
             # no pair to compare, but the walls still are.
             self.stamps_single += 1
-            if not self.polygons:
+            if not self.polygons and self.occupancy is None:
                 return
         else:
             self.stamps_compared += 1
@@ -222,7 +241,7 @@ class StampAudit:
                 if contact.track_left > 0 and a in group and b in group:
                     contact.track.append(_track_row(stamp_ns, group[a], group[b]))
                     contact.track_left -= 1
-        gaps = overlaps_at_stamp(group, self.radii, self.polygons)
+        gaps = overlaps_at_stamp(group, self.radii, self.polygons, occupancy=self.occupancy)
         self.min_separation = _min(self.min_separation, gaps.min_separation)
         self.min_obstacle_gap = _min(self.min_obstacle_gap, gaps.min_obstacle_gap)
         for a, b, overlap in gaps.contacts:
@@ -256,8 +275,8 @@ class StampAudit:
             "reached": len(self.reached_goal),
             "collisions": collisions,
             "colliding_pairs": len(collisions),
-            "robot_pairs": sum(1 for c in collisions if not c["b"].startswith("obstacle#")),
-            "obstacle_pairs": sum(1 for c in collisions if c["b"].startswith("obstacle#")),
+            "robot_pairs": sum(1 for c in collisions if not is_wall(c["b"])),
+            "obstacle_pairs": sum(1 for c in collisions if is_wall(c["b"])),
             "min_separation": self.min_separation, "min_obstacle_gap": self.min_obstacle_gap,
             "deepest_penetration": self.deepest,
             "stamps_compared": self.stamps_compared, "stamps_single": self.stamps_single,

@@ -142,13 +142,17 @@ class LinkedStampAudit(StampAudit):
 
 
 def audit_for(scenario: Scenario) -> StampAudit:
-    """An empty audit for the scenario's robots, radii, goals, obstacles and links."""
+    """An empty audit for the scenario's robots, radii, goals, obstacles and links. A map
+    (``map:``) is judged on its occupied cells, not on the walls made of it."""
     agents = scenario.agents
     return LinkedStampAudit(radii={a.name: a.radius for a in agents},
                             goals={a.name: a.goal for a in agents},
                             goal_tolerance={a.name: scenario.goal_tolerance_of(a)
                                             for a in agents},
-                            polygons=scenario.solid_outlines, links=scenario.links)
+                            polygons=[p.vertices for p in scenario.obstacles]
+                            + [(e.a, e.b) for e in scenario.mat_edges]
+                            + [p.vertices for p in scenario.unmapped_obstacles],
+                            occupancy=scenario.occupancy, links=scenario.links)
 
 
 class Watch:

@@ -269,6 +269,7 @@ def _cmd_map_segments(args: argparse.Namespace) -> int:
     import yaml
 
     from ..core.maps import MapError, load_map, map_segments
+    from ..core.maps.occupancy import effective_tolerance
 
     try:
         occupancy = load_map(args.map)
@@ -278,7 +279,7 @@ def _cmd_map_segments(args: argparse.Namespace) -> int:
     except MapError as error:
         return _refused("map-segments", error)
     rows, cols = occupancy.occupied.shape
-    tolerance = occupancy.resolution if args.tolerance is None else args.tolerance
+    tolerance = round(effective_tolerance(occupancy.resolution, args.tolerance), 6)
     print(f"{args.map}: {cols} x {rows} cells of {occupancy.resolution} m, "
           f"{int(occupancy.occupied.sum())} occupied: {len(segments)} segments within "
           f"{tolerance} m, in {took:.3f} s")

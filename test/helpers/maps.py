@@ -41,3 +41,33 @@ def write_unmapped_box_scenario(directory):
     path = directory / "unmapped_box.yaml"
     path.write_text(yaml.safe_dump(scenario))
     return path
+
+
+def write_warehouse_scenario(directory, cells=600, robots=4):
+    """Robots cross a warehouse of racks, pillars and a scanned map's speckle (the
+    benchmarks' synthetic map, ``cells`` x ``cells`` at 5 cm) from the west aisle to the
+    east one, each to the mirrored row: thousands of walls, every one from the map."""
+    from orca_ros.core.maps import load_map
+    from orca_ros.core.maps.synthetic import warehouse_map
+
+    map_path = warehouse_map(directory / "warehouse.yaml", cells=cells)
+    occupancy = load_map(map_path)
+    size = cells * 0.05
+    margin = size / 40.0
+
+    def free(x, y):  # the nearest point up the aisle that is well clear of every cell
+        while occupancy.occupied_distance(np.array([[x, y]]), 1.0)[0] < 0.45:
+            y += 0.1
+        return [round(float(x), 3), round(float(y), 3)]
+
+    agents = []
+    for i in range(robots):
+        y = 2.0 * margin + (size - 4.0 * margin) * (i + 0.5) / robots
+        agents.append({"name": f"r{i}", "start": free(margin + 0.3, y),
+                       "goal": free(size - margin - 0.3, size - y)})
+    scenario = {"name": "warehouse_crossing", "time_step": 0.1, "max_time": 200.0,
+                "defaults": {"radius": 0.2, "max_speed": 1.0, "pref_speed": 0.8},
+                "map": map_path.name, "agents": agents}
+    path = directory / "warehouse_crossing.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    return path

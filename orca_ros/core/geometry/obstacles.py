@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from typing import Iterable, List, Optional, Sequence, Union
 
+import numpy as np
+
 from .types import Polygon, Segment, Vector2
 
 
@@ -59,12 +61,32 @@ def _chain(points: Sequence[Vector2], obstacle_id: int) -> List[ObstacleVertex]:
     return vertices
 
 
-def build_obstacle_edges(obstacles: Iterable[Union[Segment, Polygon]]) -> List[ObstacleVertex]:
+class ObstacleEdges(list):
+    """A list of obstacle vertices (each standing for the edge to its ``next``) that
+    also answers which edges are near a point, from a spatial index built on first use
+    (:class:`~orca_ros.core.geometry.segment_index.SegmentIndex`): a map's walls are
+    tens of thousands of edges. Build a new one when the edges change."""
+
+    _segment_index = None
+
+    @property
+    def segment_index(self):
+        """The edges ``point``-``next.point`` as a :class:`SegmentIndex`, in list order."""
+        if self._segment_index is None or len(self._segment_index) != len(self):
+            from .segment_index import SegmentIndex
+
+            self._segment_index = SegmentIndex(
+                [e.point for e in self] or np.zeros((0, 2)),
+                [e.next.point for e in self] or np.zeros((0, 2)))
+        return self._segment_index
+
+
+def build_obstacle_edges(obstacles: Iterable[Union[Segment, Polygon]]) -> "ObstacleEdges":
     """Turn segments and counter-clockwise polygons into RVO2 vertex chains.
 
     Returns every vertex; each vertex stands for the edge to its ``next``.
     """
-    edges: List[ObstacleVertex] = []
+    edges = ObstacleEdges()
     for obstacle_id, obstacle in enumerate(obstacles):
         if isinstance(obstacle, Segment):
             edges.extend(_chain((obstacle.a, obstacle.b), obstacle_id))

@@ -32,3 +32,34 @@ def points_polygon_signed_distance(points: np.ndarray, vertices: Sequence[Vector
 
 def point_polygon_signed_distance(point: Vector2, vertices: Sequence[Vector2]) -> float:
     return float(points_polygon_signed_distance(np.asarray([point]), vertices)[0])
+
+
+class PolygonIndex:
+    """Which of many outlines (polygons; two vertices: a segment) each point must be
+    judged against: a spatial index (shapely's ``STRtree``) over a map's thousands of
+    walls, so that judging a fleet costs what its surroundings hold."""
+
+    def __init__(self, outlines: Sequence[np.ndarray]) -> None:
+        import shapely
+
+        self._shapely = shapely
+        geometries = []
+        for vertices in outlines:
+            vertices = np.asarray(vertices, dtype=float).reshape(-1, 2)
+            if len(vertices) >= 3:
+                geometries.append(shapely.Polygon(vertices))
+            elif len(vertices) == 2:
+                geometries.append(shapely.LineString(vertices))
+            else:
+                geometries.append(shapely.Point(vertices[0]))
+        self._tree = shapely.STRtree(geometries)
+
+    def candidates(self, points: np.ndarray, reach: np.ndarray):
+        """``(point, outline)`` index pairs, by outline then point: every outline within
+        ``reach[k]`` of point ``k``, and its nearest outlines (so the least signed
+        distance over these is the least over all)."""
+        points = self._shapely.points(np.asarray(points, dtype=float).reshape(-1, 2))
+        near = self._tree.query(points, predicate="dwithin", distance=np.asarray(reach))
+        nearest = self._tree.query_nearest(points, all_matches=True)
+        pairs = np.unique(np.concatenate([near, nearest], axis=1).T[:, ::-1], axis=0)
+        return pairs[:, 1], pairs[:, 0]

@@ -73,6 +73,39 @@ class OccupancyMap:
         return np.column_stack([ox + c * x - s * y, oy + s * x + c * y])
 
 
+    def to_cells(self, points: np.ndarray) -> np.ndarray:
+        """Points of the map frame (N, 2) in cells (``col``, ``row``; fractions kept):
+        the inverse of :meth:`to_world`."""
+        points = np.asarray(points, dtype=float).reshape(-1, 2)
+        ox, oy, yaw = self.origin
+        c, s = math.cos(yaw), math.sin(yaw)
+        dx, dy = points[:, 0] - ox, points[:, 1] - oy
+        return np.column_stack([c * dx + s * dy, -s * dx + c * dy]) / self.resolution
+
+    def occupied_distance(self, points: np.ndarray, reach: float) -> np.ndarray:
+        """Distance (m) from each point to the nearest occupied cell, each cell a square
+        of the grid, judged on the grid itself (not on :func:`map_segments`'s walls):
+        0 on or inside one; ``reach`` where none is nearer than ``reach``. Off the grid
+        there are no cells."""
+        cells = self.to_cells(points)
+        rows, cols = self.occupied.shape
+        window = int(math.ceil(reach / self.resolution)) + 1
+        out = np.full(len(cells), float(reach))
+        for k, (x, y) in enumerate(cells):
+            c0, c1 = max(int(math.floor(x)) - window, 0), min(int(math.floor(x)) + window + 1, cols)
+            r0, r1 = max(int(math.floor(y)) - window, 0), min(int(math.floor(y)) + window + 1, rows)
+            if c0 >= c1 or r0 >= r1:
+                continue
+            r, c = np.nonzero(self.occupied[r0:r1, c0:c1])
+            if len(r) == 0:
+                continue
+            # the gap to each occupied square [c, c + 1] x [r, r + 1], per axis
+            gx = np.maximum(np.maximum(c + c0 - x, x - (c + c0 + 1)), 0.0)
+            gy = np.maximum(np.maximum(r + r0 - y, y - (r + r0 + 1)), 0.0)
+            out[k] = min(float(np.sqrt(gx * gx + gy * gy).min()) * self.resolution, reach)
+        return out
+
+
 def _field(data: dict, name: str, where: str, default=None):
     if name in data:
         return data[name]
@@ -179,19 +212,38 @@ def map_from_grid(width: int, height: int, resolution: float,
                         tuple(float(v) for v in origin))
 
 
+def effective_tolerance(resolution: float, tolerance: Optional[float] = None) -> float:
+    """The tolerance (m) :func:`map_segments` keeps for a map of ``resolution``: the one
+    asked for (default one cell), at least twice the contour's corner cut (0.71 cells)."""
+    tolerance = resolution if tolerance is None else float(tolerance)
+    return max(tolerance, 2.0 * CONTOUR_CORNER_ERROR * resolution)
+
+
 def map_segments(occupancy: OccupancyMap, tolerance: Optional[float] = None) -> List[Segment]:
     """The boundaries of the occupied regions as segments, within ``tolerance`` (m;
-    default one cell) of the cells' true boundary.
+    default one cell) of the cells' true boundary, and standing off the occupied cells
+    (never inside one) wherever a robot can reach.
 
     The contour at level 1/2 between occupied (1) and free (0) cell centres runs along
     the cells' edges and cuts each corner at 45 degrees, at most
-    :data:`CONTOUR_CORNER_ERROR` cells off it (``skimage.measure.find_contours`` on the
-    grid padded with free cells, so every contour closes). Each contour is simplified
-    (``shapely`` ``simplify``, Douglas-Peucker) by ``tolerance`` less that corner error,
-    so no segment lies farther than ``tolerance`` from the occupied cells, and every
-    boundary between an occupied and a free cell lies within ``tolerance`` of a segment.
+    :data:`CONTOUR_CORNER_ERROR` cells (``c``) off it: into the occupied cells at their
+    convex corners, into the free ones at their concave corners
+    (``skimage.measure.find_contours`` on the grid padded with free cells, so every
+    contour closes; in the map frame a contour round occupied cells runs anticlockwise,
+    one round free cells clockwise). Each contour is pushed out into the free side by
+    ``d = tolerance / 2`` (``shapely`` ``buffer``, corners mitred at ``d``: an occupied
+    region grows, a free one shrinks) and then simplified (Douglas-Peucker,
+    ``simplify``) by ``d - c``: the result lies between the cells' boundary and
+    ``tolerance`` beyond it. A tolerance below ``2 c`` (0.71 cells) is taken as ``2 c``.
+    A robot that keeps its radius from the segments keeps it from the cells (the
+    contact that counts is judged on the cells: :meth:`OccupancyMap.occupied_distance`).
+
+    Free space narrower than ``2 d`` (a one-cell hole, a notch in a wall) closes under
+    the push: there the contour itself is kept, so every boundary between an occupied
+    and a free cell still lies within ``tolerance`` of a segment.
     """
-    from shapely.geometry import LineString
+    import shapely
+    from shapely.geometry import LineString, Polygon
     from skimage.measure import find_contours
 
     resolution = occupancy.resolution
@@ -202,19 +254,57 @@ def map_segments(occupancy: OccupancyMap, tolerance: Optional[float] = None) -> 
     if not occupied.any():
         return []
     padded = np.pad(occupied, 1).astype(np.float32)
-    simplify = max(tolerance - CONTOUR_CORNER_ERROR * resolution, 0.0)
-    segments: List[Segment] = []
-    for contour in find_contours(padded, 0.5):
-        # padded index i is cell i - 1, whose centre lies at i - 1 + 1/2 cells
-        points = occupancy.to_world(contour[:, 1] - 0.5, contour[:, 0] - 0.5)
-        if simplify > 0.0 and len(points) > 2:
-            simplified = np.asarray(LineString(points).simplify(
-                simplify, preserve_topology=False).coords)
-            # a closed contour (a speck, a one-cell hole) that would collapse stays whole
-            closed = np.allclose(points[0], points[-1])
-            points = points if closed and len(simplified) < 4 else simplified
-        for a, b in zip(points[:-1], points[1:]):
-            if math.dist(a, b) > 1e-9:
-                segments.append(Segment((float(a[0]), float(a[1])),
-                                        (float(b[0]), float(b[1]))))
-    return segments
+    corner_cut = CONTOUR_CORNER_ERROR * resolution
+    tolerance = effective_tolerance(resolution, tolerance)
+    simplify = 0.5 * tolerance - corner_cut
+    push = simplify + corner_cut
+    contours = [occupancy.to_world(c[:, 1] - 0.5, c[:, 0] - 0.5)
+                for c in find_contours(padded, 0.5)]
+    pushed: List[np.ndarray] = []
+    closed: List[np.ndarray] = []  # free space the push closed whole: kept as it is
+    for points in contours:
+        if len(points) < 4:
+            closed.append(points)
+            continue
+        x, y = points[:, 0], points[:, 1]
+        round_occupied = float(np.sum(x[:-1] * y[1:] - x[1:] * y[:-1])) > 0.0
+        grown = Polygon(points).buffer(push if round_occupied else -push, join_style="mitre",
+                                       mitre_limit=1.0)
+        if grown.is_empty:
+            closed.append(points)
+            continue
+        for part in getattr(grown, "geoms", [grown]):
+            if part.is_empty:
+                continue
+            for ring in [part.exterior, *part.interiors]:
+                ring = np.asarray(ring.coords)
+                if simplify > 0.0:
+                    simplified = np.asarray(LineString(ring).simplify(
+                        simplify, preserve_topology=False).coords)
+                    ring = ring if len(simplified) < 4 else simplified
+                pushed.append(ring)
+    # Where the push closed free space, the contour within ``tolerance`` of none of
+    # the pushed walls stays as it is.
+    kept = _segments_of(pushed) + _segments_of(closed)
+    if kept:
+        tree = shapely.STRtree(shapely.linestrings([[s.a, s.b] for s in kept]))
+    for points in contours:
+        if kept:
+            _, distance = tree.query_nearest(shapely.points(points), return_distance=True,
+                                             all_matches=False)
+            far = distance > tolerance
+            if not far.any():
+                continue
+            edges = far[:-1] | far[1:]
+        else:
+            edges = np.ones(len(points) - 1, dtype=bool)
+        kept.extend(Segment((float(a[0]), float(a[1])), (float(b[0]), float(b[1])))
+                    for a, b, keep in zip(points[:-1], points[1:], edges)
+                    if keep and math.dist(a, b) > 1e-9)
+    return kept
+
+
+def _segments_of(polylines: Sequence[np.ndarray]) -> List[Segment]:
+    return [Segment((float(a[0]), float(a[1])), (float(b[0]), float(b[1])))
+            for points in polylines for a, b in zip(points[:-1], points[1:])
+            if math.dist(a, b) > 1e-9]

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from ..geometry.linprog import RVO_EPSILON, HalfPlane, linear_program_2d, linear_program_3d
-from ..geometry.obstacles import ObstacleVertex, dist_sq_point_segment
+from ..geometry.obstacles import ObstacleEdges, ObstacleVertex, dist_sq_point_segment
+from ..geometry.segment_index import BRUTE_FORCE_SEGMENTS
 from ..geometry.types import AgentState, NeighborState, Vector2, as_finite
 from ..geometry.vectors import unit2, unit2_arrays
 
@@ -89,11 +90,15 @@ def select_obstacle_neighbors(agent: AgentState,
 def select_visible_edges(position: Vector2, reach: float,
                          edges: Sequence[ObstacleVertex]) -> List[ObstacleVertex]:
     """Edges closer than ``reach`` whose outer (right-hand) side faces ``position``,
-    nearest first."""
+    nearest first (ties in list order). Of a long :class:`ObstacleEdges` (a map's
+    walls) only those its spatial index finds near are looked at; the answer is the same."""
     range_sq = reach * reach
     px, py = position
     visible = []
-    for index, edge in enumerate(edges):
+    candidates = enumerate(edges)
+    if len(edges) > BRUTE_FORCE_SEGMENTS and isinstance(edges, ObstacleEdges):
+        candidates = ((int(i), edges[i]) for i in edges.segment_index.near(position, reach))
+    for index, edge in candidates:
         ax, ay = edge.point
         bx, by = edge.next.point
         agent_left_of_line = (ax - px) * (by - ay) - (ay - py) * (bx - ax)

@@ -6,45 +6,64 @@ instead heads for the first corner of the shortest path on a visibility graph
 (Lozano-Pérez and Wesley 1979) whose nodes are the obstacles' convex corners
 pushed out by ``clearance``. Segments (two-vertex obstacles) get two nodes
 around each end.
+
+A map's walls give thousands of corners; the exact graph (every pair that sees each
+other) is then out of reach, so a large roadmap links corners only to nearby ones
+(:data:`ALL_PAIRS_NODES`) and finds the way from a field of distances to the goal,
+computed once per goal. Which walls block a line is asked of a spatial index
+(:class:`~orca_ros.core.geometry.segment_index.SegmentIndex`).
 """
 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from typing import List, Optional, Sequence
 
 import numpy as np
+from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
+from scipy.spatial import Delaunay, QhullError, cKDTree
 
 from ..geometry.obstacles import ObstacleVertex
+from ..geometry.segment_index import SegmentIndex
 from ..geometry.types import Vector2
 
 SIGHT_LINE = 1e-9
 """Clearance (m) of a line that merely must not cross or touch a wall."""
 
 
-def segments_min_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance between segments p-q (N, 2) and a-b (E, 2), as an (N, E) array."""
-    def point_segment(points, s0, s1):
-        d = s1 - s0
-        length_sq = np.maximum((d * d).sum(-1), 1e-300)
-        t = np.clip(((points - s0) * d).sum(-1) / length_sq, 0.0, 1.0)
-        closest = s0 + t[..., None] * d
-        return np.sqrt(((points - closest) ** 2).sum(-1))
+ALL_PAIRS_NODES = 400
+"""Up to this many corners the roadmap links every pair that sees each other (the
+exact visibility graph). A map's walls have thousands: then each corner is linked to
+those within :data:`LINK_RADIUS` and to its :data:`LINK_NEAREST` nearest, and a
+path's long straight stretches become chains of such links."""
 
-    P, Q = p[:, None, :], q[:, None, :]
-    A, B = a[None, :, :], b[None, :, :]
-    distance = np.minimum(np.minimum(point_segment(P, A, B), point_segment(Q, A, B)),
-                          np.minimum(point_segment(A, P, Q), point_segment(B, P, Q)))
+LINK_RADIUS = 6.0
+"""m: on a large roadmap, corners at most this near each other are linked where they see
+each other; less where corners are dense (:data:`LINK_DEGREE`)."""
 
-    def cross(o, u, v):
-        return (u[..., 0] - o[..., 0]) * (v[..., 1] - o[..., 1]) - \
-            (u[..., 1] - o[..., 1]) * (v[..., 0] - o[..., 0])
+LINK_DEGREE = 24
+"""On a large roadmap, the link radius is such that a corner has about this many others
+within it, by the corners' mean density (at least 1 m)."""
 
-    d1, d2 = cross(A, B, P), cross(A, B, Q)
-    d3, d4 = cross(P, Q, A), cross(P, Q, B)
-    crossing = (d1 * d2 < 0) & (d3 * d4 < 0)
-    return np.where(crossing, 0.0, distance)
+LINK_NEAREST = 12
+"""On a large roadmap, each corner is also linked to this many nearest corners (a corner
+alone in a hall still joins the graph)."""
+
+PASSED_CORNER = 0.01
+"""m: on a large roadmap, a corner this near the robot is behind it, not ahead."""
+
+GOAL_FIELDS_KEPT = 256
+"""Goals whose distance fields a large roadmap keeps (a fleet's goals, reused every period)."""
+
+
+def _segment_index(edges: Sequence[ObstacleVertex]) -> SegmentIndex:
+    index = getattr(edges, "segment_index", None)
+    if index is not None:
+        return index
+    return SegmentIndex(np.array([e.point for e in edges], dtype=float).reshape(-1, 2),
+                        np.array([e.next.point for e in edges], dtype=float).reshape(-1, 2))
 
 
 class VisibilityRoadmap:
@@ -53,8 +72,7 @@ class VisibilityRoadmap:
     def __init__(self, edges: Sequence[ObstacleVertex], clearance: float) -> None:
         self.clearance = clearance
         self.check_clearance = 0.98 * clearance
-        self.seg_a = np.array([e.point for e in edges], dtype=float).reshape(-1, 2)
-        self.seg_b = np.array([e.next.point for e in edges], dtype=float).reshape(-1, 2)
+        self.walls = _segment_index(edges)
         candidates: List[Vector2] = []
         for vertex in edges:
             if not vertex.is_convex:
@@ -74,19 +92,66 @@ class VisibilityRoadmap:
             offset = min(clearance / max(cos_half, 1e-9), 3.0 * clearance)
             candidates.append((px + offset * nx / norm, py + offset * ny / norm))
         nodes = np.array(candidates, dtype=float).reshape(-1, 2)
-        if len(nodes) and len(self.seg_a):
-            keep = segments_min_distance(nodes, nodes, self.seg_a, self.seg_b).min(axis=1) \
-                >= self.check_clearance
-            nodes = nodes[keep]
+        nodes = nodes[~self.walls.blocked(nodes, nodes, self.check_clearance)]
         self.nodes = nodes
         m = len(nodes)
-        self.node_graph = np.zeros((m, m))
-        if m:
+        self.linked_locally = m > ALL_PAIRS_NODES
+        if self.linked_locally:
+            self._kdtree = cKDTree(nodes)
+            area = max(float(np.prod(nodes.max(axis=0) - nodes.min(axis=0))), 1e-9)
+            self.link_radius = min(max(math.sqrt(LINK_DEGREE * area / (math.pi * m)), 1.0),
+                                   LINK_RADIUS)
+            i, j = self._local_pairs()
+        else:
             i, j = np.triu_indices(m, 1)
-            visible = self.visible(nodes[i], nodes[j])
-            length = np.linalg.norm(nodes[i] - nodes[j], axis=1)
-            self.node_graph[i[visible], j[visible]] = length[visible]
-            self.node_graph[j[visible], i[visible]] = length[visible]
+        visible = self.visible(nodes[i], nodes[j])
+        i, j = i[visible], j[visible]
+        length = np.linalg.norm(nodes[i] - nodes[j], axis=1)
+        if self.linked_locally:
+            self.node_graph = csr_matrix((np.concatenate([length, length]),
+                                          (np.concatenate([i, j]), np.concatenate([j, i]))),
+                                         shape=(m, m))
+            self._goal_fields: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
+        else:
+            self.node_graph = np.zeros((m, m))
+            self.node_graph[i, j] = length
+            self.node_graph[j, i] = length
+
+    def _local_pairs(self):
+        """Corner pairs (i < j) to try linking: those within the link radius, the edges
+        of the corners' Delaunay triangulation (neighbours in every direction, however
+        far), and the pairs two triangulation edges apart (round a corner that a wall
+        hides)."""
+        m = len(self.nodes)
+        pairs = [self._kdtree.query_pairs(self.link_radius, output_type="ndarray").reshape(-1, 2)]
+        try:
+            triangulation = Delaunay(self.nodes)
+        except QhullError:  # every corner on one line
+            order = np.argsort(self.nodes[:, 0] + self.nodes[:, 1] * 1e-6)
+            pairs.append(np.stack([order[:-1], order[1:]], 1))
+        else:
+            indptr, neighbours = triangulation.vertex_neighbor_vertices
+            own = np.repeat(np.arange(m), np.diff(indptr))
+            adjacency = csr_matrix((np.ones(len(own)), (own, neighbours)), shape=(m, m))
+            two_hops = (adjacency @ adjacency + adjacency).tocoo()
+            pairs.append(np.stack([two_hops.row, two_hops.col], 1))
+        pairs = np.concatenate(pairs)
+        pairs = np.sort(pairs, axis=1)
+        pairs = np.unique(pairs[pairs[:, 0] != pairs[:, 1]], axis=0)
+        return pairs[:, 0], pairs[:, 1]
+
+    def _around(self, point: np.ndarray) -> np.ndarray:
+        """On a large roadmap, the corners a path from ``point`` may start with: those
+        within the link radius, the :data:`LINK_NEAREST` nearest, and the corners
+        linked to any of them; not one within :data:`PASSED_CORNER` of ``point``."""
+        near = self._kdtree.query_ball_point(point, self.link_radius)
+        _, nearest = self._kdtree.query(point, k=min(LINK_NEAREST, len(self.nodes)))
+        around = np.union1d(np.asarray(near, dtype=int), np.atleast_1d(nearest))
+        # and the corners those are linked to (a link may be longer than the radius)
+        linked = self.node_graph[around].indices
+        around = np.union1d(around, linked)
+        # a corner the robot stands on is passed
+        return around[np.linalg.norm(self.nodes[around] - point, axis=1) > PASSED_CORNER]
 
     def visible(self, p: np.ndarray, q: np.ndarray,
                 clearance: Optional[float] = None) -> np.ndarray:
@@ -95,19 +160,12 @@ class VisibilityRoadmap:
         The default is slightly less than the roadmap's own clearance, so that
         the graph's edges, which run at exactly that distance, count as free.
         """
-        p = np.asarray(p, dtype=float).reshape(-1, 2)
-        q = np.asarray(q, dtype=float).reshape(-1, 2)
-        if len(self.seg_a) == 0:
-            return np.ones(len(p), dtype=bool)
         limit = self.check_clearance if clearance is None else clearance
-        return segments_min_distance(p, q, self.seg_a, self.seg_b).min(axis=1) >= limit
+        return ~self.walls.blocked(p, q, limit)
 
     def wall_distance(self, point: Vector2) -> float:
         """Distance from ``point`` to the nearest edge (infinite without edges)."""
-        if len(self.seg_a) == 0:
-            return math.inf
-        p = np.asarray(point, dtype=float).reshape(1, 2)
-        return float(segments_min_distance(p, p, self.seg_a, self.seg_b).min())
+        return self.walls.distance(point)
 
     def next_corner(self, start: Vector2, goal: Vector2,
                     start_clearance: Optional[float] = None,
@@ -124,6 +182,9 @@ class VisibilityRoadmap:
             return None
         start_arr = np.asarray(start, dtype=float)
         goal_arr = np.asarray(goal, dtype=float)
+        if self.linked_locally:
+            return self._next_corner_on_local_links(start_arr, goal_arr, start_clearance,
+                                                    goal_clearance)
         graph = np.zeros((m + 2, m + 2))
         graph[:m, :m] = self.node_graph
         from_start = self.visible(np.repeat(start_arr[None], m, 0), self.nodes, start_clearance)
@@ -131,16 +192,7 @@ class VisibilityRoadmap:
         graph[m, :m] = np.where(from_start, np.linalg.norm(self.nodes - start_arr, axis=1), 0.0)
         graph[:m, m + 1] = np.where(to_goal, np.linalg.norm(self.nodes - goal_arr, axis=1), 0.0)
         if not from_start.any():
-            # Pressed against a wall: no corner is cleanly visible. Head for the
-            # nearest corner that the agent's centre can see at all (never one
-            # across a wall); with none, for the goal itself.
-            seen = self.visible(np.repeat(start_arr[None], m, 0), self.nodes, SIGHT_LINE)
-            if not seen.any():
-                return None
-            candidates = np.flatnonzero(seen)
-            nearest = candidates[np.argmin(np.linalg.norm(self.nodes[candidates] - start_arr,
-                                                          axis=1))]
-            return tuple(self.nodes[nearest])
+            return self._nearest_seen(start_arr, np.arange(m))
         distances, predecessors = dijkstra(graph, directed=True, indices=m,
                                            return_predecessors=True)
         if not np.isfinite(distances[m + 1]):
@@ -149,6 +201,59 @@ class VisibilityRoadmap:
         while predecessors[node] != m:
             node = predecessors[node]
         return tuple(self.nodes[node]) if node < m else None
+
+    def _nearest_seen(self, start: np.ndarray, corners: np.ndarray) -> Optional[Vector2]:
+        """Pressed against a wall, no corner is cleanly visible: the nearest of
+        ``corners`` that the agent's centre can see at all (never one across a wall);
+        with none, None (head for the goal itself)."""
+        seen = self.visible(np.repeat(start[None], len(corners), 0), self.nodes[corners],
+                            SIGHT_LINE)
+        if not seen.any():
+            return None
+        candidates = corners[seen]
+        nearest = candidates[np.argmin(np.linalg.norm(self.nodes[candidates] - start, axis=1))]
+        return tuple(self.nodes[nearest])
+
+    def _next_corner_on_local_links(self, start: np.ndarray, goal: np.ndarray,
+                                    start_clearance: Optional[float],
+                                    goal_clearance: Optional[float]) -> Optional[Vector2]:
+        """:meth:`next_corner` on a large roadmap: among the corners around ``start`` it
+        sees, the one with the least distance from ``start`` plus its distance to the
+        goal (a field over all corners, one Dijkstra run per goal, kept)."""
+        corners = self._around(start)
+        from_start = self.visible(np.repeat(start[None], len(corners), 0),
+                                  self.nodes[corners], start_clearance)
+        if not from_start.any():
+            return self._nearest_seen(start, corners)
+        corners = corners[from_start]
+        to_goal = self._goal_field(goal, goal_clearance)[corners]
+        total = np.linalg.norm(self.nodes[corners] - start, axis=1) + to_goal
+        best = int(np.argmin(total))
+        return tuple(self.nodes[corners[best]]) if np.isfinite(total[best]) else None
+
+    def _goal_field(self, goal: np.ndarray, goal_clearance: Optional[float]) -> np.ndarray:
+        """Each corner's shortest distance to ``goal`` along the roadmap."""
+        key = (float(goal[0]), float(goal[1]), goal_clearance)
+        field = self._goal_fields.get(key)
+        if field is not None:
+            self._goal_fields.move_to_end(key)
+            return field
+        m = len(self.nodes)
+        corners = self._around(goal)
+        sees_goal = self.visible(self.nodes[corners], np.repeat(goal[None], len(corners), 0),
+                                 goal_clearance)
+        corners = corners[sees_goal]
+        length = np.linalg.norm(self.nodes[corners] - goal, axis=1)
+        graph = self.node_graph.tocoo()
+        rows = np.concatenate([graph.row, np.full(len(corners), m)])
+        cols = np.concatenate([graph.col, corners])
+        graph = csr_matrix((np.concatenate([graph.data, length]), (rows, cols)),
+                           shape=(m + 1, m + 1))
+        field = dijkstra(graph, directed=False, indices=m)[:m]
+        self._goal_fields[key] = field
+        if len(self._goal_fields) > GOAL_FIELDS_KEPT:
+            self._goal_fields.popitem(last=False)
+        return field
 
 
 def _nearest_on_segment(a: Vector2, b: Vector2, c: Vector2) -> Vector2:

@@ -20,7 +20,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..geometry.obstacles import ObstacleVertex
+from ..geometry.obstacles import ObstacleEdges, ObstacleVertex
+from ..geometry.segment_index import BRUTE_FORCE_SEGMENTS
 from ..geometry.types import Vector2
 from .guidance import SIGHT_LINE, VisibilityRoadmap, detour_around_discs
 
@@ -245,7 +246,10 @@ class PreferredVelocity(FollowsWaypoints):
                 (self._detour_side == 0 and not self.detour_due(c, 0.0, position)):
             self._detour_side = 0
             return target
-        walls = [(edge.point, edge.next.point) for edge in edges if edge.next is not None]
+        walls = [(edge.point, edge.next.point) for edge in _edges_near(
+            edges, position, max(math.dist(position, centre) + radius
+                                 for centre, radius in standing)
+            + c.avoidance_radius(c.radius)) if edge.next is not None]
         way = detour_around_discs(position, target, standing, self._detour_side,
                                   offset=0.25 * c.radius, walls=walls,
                                   clearance=c.avoidance_radius(c.radius))
@@ -340,3 +344,12 @@ class PreferredVelocity(FollowsWaypoints):
         if last is None:
             return math.hypot(*state.velocity)
         return math.dist(last, state.position) / c.time_step
+
+
+def _edges_near(edges: Sequence[ObstacleVertex], position: Vector2,
+                reach: float) -> Sequence[ObstacleVertex]:
+    """``edges``, or of a long :class:`~orca_ros.core.geometry.obstacles.ObstacleEdges`
+    (a map's walls) those its spatial index finds within ``reach`` of ``position``."""
+    if len(edges) > BRUTE_FORCE_SEGMENTS and isinstance(edges, ObstacleEdges):
+        return [edges[i] for i in edges.segment_index.near(position, reach)]
+    return edges

@@ -21,6 +21,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
 import yaml
 
 from ..geometry.polygons import point_polygon_signed_distance
@@ -150,6 +151,13 @@ class Scenario:
         """The boundaries of the occupied cells of the scenario's map (``map:``), as
         segments within one cell (:func:`~orca_ros.core.maps.map_segments`), or none."""
         return _map_walls(self.map_file) if self.map_file else ()
+
+    @property
+    def occupancy(self):
+        """The scenario's map (``map:``) as an
+        :class:`~orca_ros.core.maps.OccupancyMap`, read once per version of its file, or
+        None: contact with its occupied cells is judged on the grid itself."""
+        return _map_at(*_file_version(self.map_file)) if self.map_file else None
 
     @property
     def walls(self) -> Tuple[Union[Polygon, Segment], ...]:
@@ -433,6 +441,17 @@ def check_start_positions(scenario: Scenario) -> None:
                 raise _fail(f"{where}: agent '{agent.name}'",
                             f"start {agent.start} is inside or within its radius of "
                             f"obstacle #{k} (distance {distance:.3f} m, radius {agent.radius} m)")
+    occupancy = scenario.occupancy
+    if occupancy is not None:
+        starts = np.array([a.start for a in agents], dtype=float).reshape(-1, 2)
+        radii = np.array([a.radius for a in agents])
+        distance = occupancy.occupied_distance(starts, float(radii.max()))
+        for k in np.flatnonzero(distance < radii):
+            agent = agents[k]
+            raise _fail(f"{where}: agent '{agent.name}'",
+                        f"start {agent.start} is on or within its radius of the map's "
+                        f"occupied cells (distance {distance[k]:.3f} m, radius "
+                        f"{agent.radius} m)")
     if scenario.mat_edges:
         corners = [point for edge in scenario.mat_edges for point in (edge.a, edge.b)]
         x0, x1 = min(p[0] for p in corners), max(p[0] for p in corners)
@@ -463,22 +482,33 @@ def jitter_starts(scenario: Scenario, max_offset: float, seed: int) -> Scenario:
 
 
 @functools.lru_cache(maxsize=8)
+def _map_at(path: str, modified_ns: int, size: int):
+    from ..maps import load_map
+
+    return load_map(path)
+
+
+@functools.lru_cache(maxsize=8)
 def _map_walls_at(path: str, modified_ns: int, size: int) -> Tuple[Segment, ...]:
-    from ..maps import load_map, map_segments
+    from ..maps import map_segments
 
-    return tuple(map_segments(load_map(path)))
+    return tuple(map_segments(_map_at(path, modified_ns, size)))
 
 
-def _map_walls(path: str) -> Tuple[Segment, ...]:
-    """A map's walls, read once per version of its file (a scenario is loaded by every
-    node of a run)."""
+def _file_version(path: str) -> Tuple[str, int, int]:
     from ..maps import MapError
 
     try:
         stat = pathlib.Path(path).stat()
     except OSError as error:
         raise MapError(f"{path}: cannot read: {error.strerror}") from None
-    return _map_walls_at(path, stat.st_mtime_ns, stat.st_size)
+    return path, stat.st_mtime_ns, stat.st_size
+
+
+def _map_walls(path: str) -> Tuple[Segment, ...]:
+    """A map's walls, read once per version of its file (a scenario is loaded by every
+    node of a run)."""
+    return _map_walls_at(*_file_version(path))
 
 
 def load_scenario(path: str | pathlib.Path) -> Scenario:

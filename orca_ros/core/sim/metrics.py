@@ -15,10 +15,14 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ..geometry.polygons import points_polygon_signed_distance
+from ..geometry.polygons import PolygonIndex, points_polygon_signed_distance
 from ..methods.links import disc_crosses_moving_segment
 from ..scenario.loader import Scenario
 from .motion_quality import MotionQuality, body_yaw_turns, motion_quality, round_walls_of
+
+INDEXED_OUTLINES = 64
+"""Above this many walls, each robot is judged only against those a spatial index finds
+near it (and its nearest); the figures are the same."""
 
 OVERLAP_TOLERANCE = 1e-6
 """Overlaps deeper than this (m) count as collisions; touching does not."""
@@ -34,7 +38,10 @@ class CollisionLedger:
     more than that (or inside it). Distinct pairs are counted once; the
     deepest penetration and the smallest separation are kept. ``pairs`` holds
     both kinds (``(robot, "obstacle<k>")`` for a wall); ``wall_pairs``,
-    ``deepest_wall`` and ``min_wall_gap`` are the walls' share of them.
+    ``deepest_wall`` and ``min_wall_gap`` are the walls' share of them. With an
+    ``occupancy`` map, a robot also collides with the map where it overlaps an occupied
+    cell, judged on the grid itself (``(robot, "map")``): the map's walls are segments
+    within a cell of the cells, and contact is what the cells say.
     """
 
     pairs: Set[Tuple[str, str]] = field(default_factory=set)
@@ -44,6 +51,8 @@ class CollisionLedger:
     wall_pairs: Set[Tuple[str, str]] = field(default_factory=set)
     deepest_wall: float = 0.0
     min_wall_gap: float = math.inf
+    occupancy: Optional[object] = None  # an OccupancyMap whose occupied cells are walls too
+    _index: Optional[tuple] = field(default=None, repr=False)
 
     def update(self, positions: np.ndarray, radii: np.ndarray, names: Sequence[str],
                obstacles: Sequence[np.ndarray]) -> None:
@@ -62,17 +71,39 @@ class CollisionLedger:
                     self.pairs.add((a, b))
                     self.deepest = max(self.deepest, float(-gap[k]))
                     self.points.append(tuple((positions[i[k]] + positions[j[k]]) / 2.0))
-        for index, polygon in enumerate(obstacles):
-            gap = points_polygon_signed_distance(positions, polygon) - radii
-            self.min_separation = min(self.min_separation, float(gap.min()))
-            self.min_wall_gap = min(self.min_wall_gap, float(gap.min()))
-            for k in np.flatnonzero(gap < -OVERLAP_TOLERANCE):
-                pair = (names[k], f"obstacle{index}")
-                self.pairs.add(pair)
-                self.wall_pairs.add(pair)
-                self.deepest = max(self.deepest, float(-gap[k]))
-                self.deepest_wall = max(self.deepest_wall, float(-gap[k]))
-                self.points.append(tuple(positions[k]))
+        if len(obstacles) > INDEXED_OUTLINES:
+            robot, outline = self._outline_index(obstacles).candidates(positions, radii)
+            for index in np.unique(outline):
+                near = robot[outline == index]
+                gap = points_polygon_signed_distance(positions[near], obstacles[index]) - \
+                    radii[near]
+                self._wall_gaps(gap, positions[near], [names[k] for k in near],
+                                f"obstacle{index}")
+        else:
+            for index, polygon in enumerate(obstacles):
+                gap = points_polygon_signed_distance(positions, polygon) - radii
+                self._wall_gaps(gap, positions, names, f"obstacle{index}")
+        if self.occupancy is not None:
+            gap = self.occupancy.occupied_distance(positions, float(radii.max()) + 1.0) - radii
+            self._wall_gaps(gap, positions, names, "map")
+
+    def _wall_gaps(self, gap: np.ndarray, positions: np.ndarray, names: Sequence[str],
+                   wall: str) -> None:
+        """Robots' gaps to one wall (``obstacle<k>``, or ``map``: the occupied cells)."""
+        self.min_separation = min(self.min_separation, float(gap.min()))
+        self.min_wall_gap = min(self.min_wall_gap, float(gap.min()))
+        for k in np.flatnonzero(gap < -OVERLAP_TOLERANCE):
+            pair = (names[k], wall)
+            self.pairs.add(pair)
+            self.wall_pairs.add(pair)
+            self.deepest = max(self.deepest, float(-gap[k]))
+            self.deepest_wall = max(self.deepest_wall, float(-gap[k]))
+            self.points.append(tuple(positions[k]))
+
+    def _outline_index(self, obstacles: Sequence[np.ndarray]) -> PolygonIndex:
+        if self._index is None or self._index[0] is not obstacles:
+            self._index = (obstacles, PolygonIndex(obstacles))
+        return self._index[1]
 
 
 def link_name(a: str, b: str) -> str:
@@ -173,7 +204,7 @@ class FleetRecord:
         self.goals = np.array([a.goal for a in scenario.agents], dtype=float)
         self.goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in scenario.agents])
         self.obstacles = [np.array(w) for w in scenario.solid_outlines]
-        self.ledger = CollisionLedger()
+        self.ledger = CollisionLedger(occupancy=scenario.occupancy)
         self.link_ledger = LinkLedger()
         self.link_pairs, self.link_group = linked_pairs(scenario)
         self.trajectory: List[np.ndarray] = [np.array(positions, dtype=float)]

@@ -279,7 +279,7 @@ class ScenarioRun:
         self.path_length = np.zeros(n)
         self.arrival_time = np.full(n, np.nan)
         self.active = np.ones(n, dtype=bool)
-        self.ledger = CollisionLedger()
+        self.ledger = CollisionLedger(occupancy=scenario.occupancy)
         self.compute_seconds = 0.0
         self.agent_steps = 0
         self._goals = np.array([a.goal for a in agents], dtype=float)

@@ -21,8 +21,9 @@ PARAMETERS = (
           "occupied boundaries are walls; each map replaces the last; empty = none",
           read_only=True),
     Param("map_tolerance", 0.0,
-          "how far (m) the map's segments may stray from the occupied cells' boundary; "
-          "0 = one cell", range=(0.0, 10.0), read_only=True),
+          "how far (m) the map's segments may stray from the occupied cells' boundary "
+          "(into free space only; at least 0.71 cells); 0 = one cell",
+          range=(0.0, 10.0), read_only=True),
     Param("world_frame", "world", "frame_id of the marker's points"),
     Param("republish_period", 0.0,
           "publish the walls again every so many seconds; 0 = once (the marker is latched)",

@@ -140,3 +140,25 @@ def test_a_lone_robot_is_judged_against_the_walls():
     assert [(c["a"], c["b"]) for c in report["collisions"]] == [("cube", "obstacle#0")]
     assert report["deepest_penetration"] == pytest.approx(0.1)
     assert report["min_obstacle_gap"] == pytest.approx(-0.1)
+
+
+def test_a_map_is_judged_on_its_occupied_cells_and_its_contact_is_a_wall_contact():
+    from orca_ros.core.maps import OccupancyMap
+
+    occupied = np.zeros((20, 20), bool)
+    occupied[10, 10] = True  # one cell: x and y in [1.0, 1.1]
+    occupancy = OccupancyMap(occupied, 0.1)
+    radii = {"a": 0.2, "b": 0.2}
+    gaps = overlaps_at_stamp({"a": (0.85, 1.05), "b": (0.1, 0.1)}, radii,
+                             occupancy=occupancy)
+    assert gaps.contacts == [("a", "map", pytest.approx(0.05))]
+    assert gaps.min_obstacle_gap == pytest.approx(-0.05)
+    gaps = overlaps_at_stamp({"a": (0.75, 1.05)}, {"a": 0.2}, occupancy=occupancy)
+    assert gaps.contacts == [] and gaps.min_obstacle_gap == pytest.approx(0.05)
+    record = StampAudit(radii=radii, goals={"a": (0.0, 0.0), "b": (1.9, 1.9)},
+                        goal_tolerance={"a": 0.1, "b": 0.1}, occupancy=occupancy)
+    record.add("a", 1_000_000_000, 0.85, 1.05)
+    record.add("b", 1_000_000_000, 0.1, 0.1)
+    record.flush()
+    report = record.report()
+    assert report["obstacle_pairs"] == 1 and report["robot_pairs"] == 0

@@ -1,0 +1,49 @@
+"""The spatial index over walls: the same answers as looking at every wall."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orca_ros.core.geometry.obstacles import build_obstacle_edges
+from orca_ros.core.geometry.segment_index import (BRUTE_FORCE_SEGMENTS, SegmentIndex,
+                                                  segments_min_distance)
+from orca_ros.core.geometry.types import Segment
+from orca_ros.core.orca.orca2d import select_visible_edges
+
+
+def random_walls(seed, count):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0.0, 30.0, (count, 2))
+    b = a + rng.normal(0.0, 0.6, (count, 2))
+    return [Segment(tuple(p), tuple(q)) for p, q in zip(a, b)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), reach=st.floats(0.1, 6.0))
+def test_the_walls_a_robot_sees_are_the_same_with_the_index_as_without(seed, reach):
+    walls = random_walls(seed, 3 * BRUTE_FORCE_SEGMENTS)
+    indexed = build_obstacle_edges(walls)  # an ObstacleEdges: the index is used
+    plain = list(indexed)  # a plain list: every edge is looked at
+    rng = np.random.default_rng(seed + 1)
+    for position in rng.uniform(0.0, 30.0, (20, 2)):
+        position = tuple(position)
+        assert select_visible_edges(position, reach, indexed) == \
+            select_visible_edges(position, reach, plain)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), clearance=st.floats(0.0, 1.0))
+def test_which_lines_walls_block_and_how_near_the_nearest_is(seed, clearance):
+    walls = random_walls(seed, 3 * BRUTE_FORCE_SEGMENTS)
+    a = np.array([w.a for w in walls])
+    b = np.array([w.b for w in walls])
+    index = SegmentIndex(a, b)
+    rng = np.random.default_rng(seed + 2)
+    p = rng.uniform(0.0, 30.0, (200, 2))
+    q = p + rng.normal(0.0, 3.0, (200, 2))
+    q[:10] = p[:10]  # points, too
+    distance = segments_min_distance(p, q, a, b).min(axis=1)
+    np.testing.assert_array_equal(index.blocked(p, q, clearance), distance < clearance)
+    for point in p[:20]:
+        assert index.distance(point) == \
+            segments_min_distance(point[None], point[None], a, b).min()
