@@ -36,8 +36,9 @@ SIGHT_LINE = 1e-9
 ALL_PAIRS_NODES = 400
 """Up to this many corners the roadmap links every pair that sees each other (the
 exact visibility graph). A map's walls have thousands: then each corner is linked to
-those within :data:`LINK_RADIUS` and to its :data:`LINK_NEAREST` nearest, and a
-path's long straight stretches become chains of such links."""
+those within the link radius (:data:`LINK_RADIUS`, :data:`LINK_DEGREE`), its Delaunay
+neighbours and theirs, where they see each other, and a path's long straight stretches
+become chains of such links."""
 
 LINK_RADIUS = 6.0
 """m: on a large roadmap, corners at most this near each other are linked where they see
@@ -48,8 +49,8 @@ LINK_DEGREE = 24
 within it, by the corners' mean density (at least 1 m)."""
 
 LINK_NEAREST = 12
-"""On a large roadmap, each corner is also linked to this many nearest corners (a corner
-alone in a hall still joins the graph)."""
+"""On a large roadmap, a path from a point may start with this many corners nearest to
+it, besides those within the link radius and the corners linked to any of them."""
 
 PASSED_CORNER = 0.01
 """m: on a large roadmap, a corner this near the robot is behind it, not ahead."""
