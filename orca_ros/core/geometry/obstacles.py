@@ -65,9 +65,24 @@ class ObstacleEdges(list):
     """A list of obstacle vertices (each standing for the edge to its ``next``) that
     also answers which edges are near a point, from a spatial index built on first use
     (:class:`~orca_ros.core.geometry.segment_index.SegmentIndex`): a map's walls are
-    tens of thousands of edges. Build a new one when the edges change."""
+    tens of thousands of edges. Build a new one when the edges change.
+
+    ``lasting``: when the list is lasting walls followed by short-lived ones (a laser's,
+    replaced with every scan: :meth:`joined`), the lasting part on its own, whose index
+    then serves every list it starts, so a new scan does not index a map's walls again.
+    """
 
     _segment_index = None
+    lasting: "Optional[ObstacleEdges]" = None
+
+    @classmethod
+    def joined(cls, lasting: "ObstacleEdges", short_lived: Sequence[ObstacleVertex]
+               ) -> "ObstacleEdges":
+        """``lasting`` then ``short_lived``, one list that remembers its lasting part."""
+        edges = cls(lasting)
+        edges.extend(short_lived)
+        edges.lasting = lasting
+        return edges
 
     @property
     def segment_index(self):
@@ -79,6 +94,14 @@ class ObstacleEdges(list):
                 [e.point for e in self] or np.zeros((0, 2)),
                 [e.next.point for e in self] or np.zeros((0, 2)))
         return self._segment_index
+
+    def near(self, position: Vector2, reach: float) -> np.ndarray:
+        """Indices (ascending) of the edges within ``reach`` of ``position``, and perhaps a
+        few more: from the index of the lasting part, and every short-lived edge."""
+        if self.lasting is not None:
+            return np.concatenate([self.lasting.segment_index.near(position, reach),
+                                   np.arange(len(self.lasting), len(self))])
+        return self.segment_index.near(position, reach)
 
 
 def build_obstacle_edges(obstacles: Iterable[Union[Segment, Polygon]]) -> "ObstacleEdges":

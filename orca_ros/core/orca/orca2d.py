@@ -97,7 +97,7 @@ def select_visible_edges(position: Vector2, reach: float,
     visible = []
     candidates = enumerate(edges)
     if len(edges) > BRUTE_FORCE_SEGMENTS and isinstance(edges, ObstacleEdges):
-        candidates = ((int(i), edges[i]) for i in edges.segment_index.near(position, reach))
+        candidates = ((int(i), edges[i]) for i in edges.near(position, reach))
     for index, edge in candidates:
         ax, ay = edge.point
         bx, by = edge.next.point

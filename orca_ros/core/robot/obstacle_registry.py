@@ -14,9 +14,9 @@ updates keyed by ``(ns, id)``, as ``visualization_msgs/Marker`` does:
   An empty-namespace DELETE_ALL still clears every source's obstacles,
   including walls that were published only once.
 
-The obstacle set is the union of all keys' segments, in ``(ns, id)`` order,
-so every robot that holds the same keys builds the same edges, whatever order
-the updates came in. It is handed out as RVO2 obstacle edges
+The obstacle set is the union of all keys' segments: the keys without a lifetime, then
+those with one, each in ``(ns, id)`` order, so every robot that holds the same keys
+builds the same edges, whatever order the updates came in. It is handed out as RVO2 obstacle edges
 (:func:`orca_ros.core.geometry.obstacles.build_obstacle_edges`). The edges are rebuilt
 only after a change, as a new list. :attr:`ObstacleRegistry.version` counts
 the changes.
@@ -48,7 +48,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ..geometry.obstacles import ObstacleVertex, build_obstacle_edges
+from ..geometry.obstacles import ObstacleEdges, ObstacleVertex, build_obstacle_edges
 from ..geometry.types import MIN_EDGE_LENGTH, Segment, Vector2
 
 ObstacleKey = Tuple[str, int]
@@ -144,8 +144,11 @@ class ObstacleRegistry:
         self._entries: Dict[ObstacleKey, _Entry] = {}
         self.version = 0
         """Goes up by one with every change of the segments (never on a no-op or a refusal)."""
-        self._edges: List[ObstacleVertex] = []
+        self._edges: List[ObstacleVertex] = ObstacleEdges()
         self._edges_version = 0
+        self._lasting_version = 0  # goes up when a key without a lifetime changes
+        self._lasting: ObstacleEdges = ObstacleEdges()
+        self._lasting_built = 0
         self.sources: Set[str] = set()
         """The namespaces of the updates applied so far (refused ones not counted)."""
 
@@ -168,11 +171,23 @@ class ObstacleRegistry:
 
     @property
     def edges(self) -> List[ObstacleVertex]:
-        """The union as RVO2 obstacle edges. A new list after each change, else the same one."""
+        """The union as RVO2 obstacle edges: the keys without a lifetime first, then those
+        with one, each in key order (an :class:`ObstacleEdges` whose ``lasting`` part is
+        rebuilt only when a key without a lifetime changes). A new list after each
+        change, else the same one."""
         if self._edges_version != self.version:
-            self._edges = build_obstacle_edges(self.segments)
+            if self._lasting_built != self._lasting_version:
+                self._lasting = build_obstacle_edges(self._segments_where(lasting=True))
+                self._lasting_built = self._lasting_version
+            self._edges = ObstacleEdges.joined(
+                self._lasting, build_obstacle_edges(self._segments_where(lasting=False)))
             self._edges_version = self.version
         return self._edges
+
+    def _segments_where(self, lasting: bool) -> List[Segment]:
+        return [s for key in sorted(self._entries)
+                if (self._entries[key].expires_at is None) == lasting
+                for s in self._entries[key].segments]
 
     def missing_sources(self, expected: Sequence[str]) -> List[str]:
         """The namespaces of ``expected`` not heard from yet, in their order."""
@@ -212,8 +227,15 @@ class ObstacleRegistry:
         self.sources.add(update.ns)
         if action is ObstacleAction.ADD:
             old = self._entries.get(update.key)
-            self._entries[update.key] = _Entry(segments, now + lifetime if lifetime > 0 else None)
-            changed |= (old.segments if old else ()) != segments
+            new = self._entries[update.key] = _Entry(segments,
+                                                     now + lifetime if lifetime > 0 else None)
+            was_lasting = old is not None and old.expires_at is None and bool(old.segments)
+            is_lasting = new.expires_at is None and bool(segments)
+            moved = (old.segments if old else ()) != segments
+            if (was_lasting or is_lasting) and (moved or was_lasting != is_lasting):
+                self._lasting_version += 1
+                changed = True
+            changed |= moved
         elif action is ObstacleAction.DELETE:
             changed |= self._remove([update.key])
         else:
@@ -241,4 +263,6 @@ class ObstacleRegistry:
         for key in list(keys):
             entry = self._entries.pop(key, None)
             had_segments |= bool(entry and entry.segments)
+            if entry and entry.segments and entry.expires_at is None:
+                self._lasting_version += 1
         return had_segments

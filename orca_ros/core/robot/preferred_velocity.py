@@ -23,7 +23,7 @@ import numpy as np
 from ..geometry.obstacles import ObstacleEdges, ObstacleVertex
 from ..geometry.segment_index import BRUTE_FORCE_SEGMENTS
 from ..geometry.types import Vector2
-from .guidance import SIGHT_LINE, VisibilityRoadmap, detour_around_discs
+from .guidance import SIGHT_LINE, VisibilityRoadmap, detour_around_discs, guidance_walls
 
 
 def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_time: float):
@@ -129,6 +129,7 @@ class PreferredVelocity(FollowsWaypoints):
         return self.base_path[-1] if self.base_path else None
 
     def _roadmap(self, edges: Sequence[ObstacleVertex]) -> VisibilityRoadmap:
+        edges = guidance_walls(edges)
         c = self.config
         clearance = round(c.avoidance_radius(c.radius) + c.guidance_clearance_ratio * c.radius, 3)
         key = (clearance, len(edges), id(edges[0]) if edges else 0)
@@ -351,5 +352,5 @@ def _edges_near(edges: Sequence[ObstacleVertex], position: Vector2,
     """``edges``, or of a long :class:`~orca_ros.core.geometry.obstacles.ObstacleEdges`
     (a map's walls) those its spatial index finds within ``reach`` of ``position``."""
     if len(edges) > BRUTE_FORCE_SEGMENTS and isinstance(edges, ObstacleEdges):
-        return [edges[i] for i in edges.segment_index.near(position, reach)]
+        return [edges[i] for i in edges.near(position, reach)]
     return edges

@@ -18,6 +18,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..geometry.segment_index import SegmentIndex
+
 
 @dataclass(frozen=True)
 class LaserSpec:
@@ -122,6 +124,7 @@ class FleetLasers:
                 list(zip(points, points[1:] + points[:1]))
             edges.extend(pairs)
         self.segments = np.array(edges, dtype=float).reshape(-1, 2, 2)
+        self.index = SegmentIndex(self.segments[:, 0], self.segments[:, 1])
         self.rng = np.random.default_rng(seed)
 
     def scan(self, positions: np.ndarray, headings: Sequence[float],
@@ -130,5 +133,6 @@ class FleetLasers:
         discs = np.column_stack([np.asarray(positions, dtype=float)[:, :2],
                                  np.asarray(radii, dtype=float)])
         others = np.delete(discs, k, axis=0)
-        return cast(discs[k, :2], float(headings[k]), self.spec, self.segments, others,
+        near = self.index.near(discs[k, :2], self.spec.range_max)  # a map's: from its index
+        return cast(discs[k, :2], float(headings[k]), self.spec, self.segments[near], others,
                     self.rng)

@@ -45,3 +45,20 @@ def test_noise_has_the_stated_deviation_and_a_fleet_does_not_see_its_own_disc():
     assert first[180] == pytest.approx(0.8, abs=0.05)  # the other robot behind, not itself
     with pytest.raises(ValueError, match="range_min < range_max"):
         LaserSpec(range_min=4.0, range_max=3.5)
+
+
+def test_among_a_maps_thousands_of_walls_the_laser_reads_what_casting_at_every_wall_reads():
+    """A map's walls are looked up in a spatial index before the rays are cast: the same
+    ranges as casting at all of them."""
+    rng = np.random.default_rng(3)
+    starts = rng.uniform(0.0, 20.0, (2000, 2))
+    outlines = [(tuple(a), tuple(a + rng.normal(0.0, 0.4, 2))) for a in starts]
+    spec = LaserSpec(noise=0.0)
+    lasers = FleetLasers(spec, outlines)
+    positions = np.array([[10.0, 10.0], [3.0, 4.0], [15.5, 2.5]])
+    for k in range(len(positions)):
+        every = cast(positions[k], 0.3 * k, spec, lasers.segments,
+                     np.column_stack([np.delete(positions, k, axis=0), np.full(2, 0.2)]))
+        ranges = lasers.scan(positions, [0.0, 0.3, 0.6], [0.2, 0.2, 0.2], k)
+        assert np.isfinite(ranges).sum() > 100
+        np.testing.assert_array_equal(ranges, every)
