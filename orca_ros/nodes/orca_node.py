@@ -59,6 +59,7 @@ from ..core.robot.controller import RobotController
 from ..core.geometry.frames import Pose2
 from ..core.robot.cycle import (AerialCycle, CycleResult, GoalState, OwnReading,
                                 PerceptionSettings, Preferred, RobotCycle, Status)
+from ..core.robot.guidance import same_guidance_walls
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, SharedFramePose, position_deviation
 from ..core.robot.links import group_of, linked_names, parse_links
 from ..core.robot.obstacle_registry import (ObstacleAction, ObstacleRegistry, ObstacleUpdate,
@@ -735,11 +736,13 @@ class OrcaNode(Node):
             self.obstacle_expiry_timer.cancel()
 
     def _obstacles_changed(self) -> None:
-        self.edges = self.obstacles.edges
+        before, self.edges = self.edges, self.obstacles.edges
         # The controller caches guidance roadmaps by (clearance, len(edges), id(edges[0])).
         # The address of a freed edge list is often reused by the next one, so a
-        # moved obstacle could otherwise meet the old roadmap.
-        self.controller.roadmaps.clear()
+        # moved obstacle could otherwise meet the old roadmap. A laser's walls beside a
+        # map's leave the walls guidance plans round (and their roadmap) as they were.
+        if not same_guidance_walls(before, self.edges):
+            self.controller.roadmaps.clear()
 
     def _on_goal(self, msg: PoseStamped) -> None:
         if msg.header.frame_id not in ("", self.shared_frame):

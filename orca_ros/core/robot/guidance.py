@@ -77,6 +77,14 @@ def guidance_walls(edges: Sequence[ObstacleVertex]) -> Sequence[ObstacleVertex]:
     return edges
 
 
+def same_guidance_walls(before: Sequence[ObstacleVertex],
+                        after: Sequence[ObstacleVertex]) -> bool:
+    """Whether guidance plans round the same walls (the same list) after a change of the
+    edges as before: a laser's new walls beside a map's; then the roadmaps built round
+    them still hold, and are not built again (seconds on a map, at every scan)."""
+    return guidance_walls(after) is guidance_walls(before)
+
+
 def _segment_index(edges: Sequence[ObstacleVertex]) -> SegmentIndex:
     index = getattr(edges, "segment_index", None)
     if index is not None:
