@@ -55,6 +55,10 @@ it, besides those within the link radius and the corners linked to any of them."
 PASSED_CORNER = 0.01
 """m: on a large roadmap, a corner this near the robot is behind it, not ahead."""
 
+PASSAGE_SAMPLES_PER_WIDTH = 4
+"""Points per avoidance radius along a line at which :meth:`VisibilityRoadmap.passable`
+measures the passage's width."""
+
 GOAL_FIELDS_KEPT = 256
 """Goals whose distance fields a large roadmap keeps (a fleet's goals, reused every period)."""
 
@@ -187,8 +191,58 @@ class VisibilityRoadmap:
         The default is slightly less than the roadmap's own clearance, so that
         the graph's edges, which run at exactly that distance, count as free.
         """
-        limit = self.check_clearance if clearance is None else clearance
-        return ~self.walls.blocked(p, q, limit)
+        return ~self.walls.blocked(p, q, self._clearance(clearance))
+
+    def _clearance(self, clearance: Optional[float]) -> float:
+        return self.check_clearance if clearance is None else clearance
+
+    def passable(self, p: np.ndarray, q: np.ndarray, clearance: float,
+                 passage: Optional[float] = None) -> np.ndarray:
+        """Whether a robot can drive each straight line ``p[k]``-``q[k]``: it keeps
+        ``clearance`` from every wall (:meth:`visible`), and, with ``passage`` (the
+        radius the robot keeps from walls when it avoids them), it goes through no gap
+        narrower than ``2 passage`` (:meth:`_pinched`). A line that keeps ``passage``
+        from every wall goes through none."""
+        p = np.asarray(p, dtype=float).reshape(-1, 2)
+        q = np.asarray(q, dtype=float).reshape(-1, 2)
+        seen = self.visible(p, q, clearance)
+        if passage is None or passage <= clearance or not seen.any():
+            return seen
+        grazing = seen & ~self.visible(p, q, passage)
+        for k in np.flatnonzero(grazing):
+            seen[k] = not self._pinched(p[k], q[k], passage)
+        return seen
+
+    def _pinched(self, p: np.ndarray, q: np.ndarray, passage: float) -> bool:
+        """Whether the line ``p``-``q`` (which crosses no wall) goes through a gap
+        narrower than ``2 passage``: at a point along it, the nearest wall on its left
+        and the nearest on its right are less than that apart (their distances summed;
+        points every quarter ``passage``, those within ``passage`` of either end left
+        out: the robot is already there, or the goal is)."""
+        direction = q - p
+        length = float(np.hypot(*direction))
+        if length <= 2.0 * passage:
+            return False
+        samples = np.linspace(passage, length - passage,
+                              max(2, int(math.ceil((length - 2.0 * passage)
+                                                   * PASSAGE_SAMPLES_PER_WIDTH / passage)) + 1))
+        unit = direction / length
+        points = p + samples[:, None] * unit
+        middle = 0.5 * (p + q)
+        local = self.walls.near(middle, 0.5 * length + 2.0 * passage)
+        a, b = self.walls.a[local], self.walls.b[local]
+        if len(a) == 0:
+            return False
+        d = b - a
+        t = np.clip(((points[:, None] - a[None]) * d[None]).sum(-1)
+                    / np.maximum((d * d).sum(-1), 1e-300)[None], 0.0, 1.0)
+        closest = a[None] + t[..., None] * d[None]
+        offset = closest - points[:, None]
+        distance = np.hypot(offset[..., 0], offset[..., 1])
+        side = unit[0] * offset[..., 1] - unit[1] * offset[..., 0]  # > 0: on the left
+        left = np.where(side > 0.0, distance, np.inf).min(axis=1)
+        right = np.where(side < 0.0, distance, np.inf).min(axis=1)
+        return bool(np.any(left + right < 2.0 * passage))
 
     def wall_distance(self, point: Vector2) -> float:
         """Distance from ``point`` to the nearest edge (infinite without edges)."""
@@ -196,13 +250,15 @@ class VisibilityRoadmap:
 
     def next_corner(self, start: Vector2, goal: Vector2,
                     start_clearance: Optional[float] = None,
-                    goal_clearance: Optional[float] = None) -> Optional[Vector2]:
+                    goal_clearance: Optional[float] = None,
+                    passage: Optional[float] = None) -> Optional[Vector2]:
         """The first corner of the shortest path from ``start`` to ``goal``, or None if none exists.
 
         ``start_clearance`` (default: the roadmap's) applies to the first leg,
-        so that an agent brushing a wall can still see the corners around it;
-        ``goal_clearance`` to the last, so that a goal closer to a wall than
-        the roadmap's clearance can still be seen.
+        so that an agent brushing a wall can still see the corners around it, and
+        with ``passage`` the first leg goes through no gap narrower than twice that
+        (:meth:`passable`); ``goal_clearance`` to the last, so that a goal closer to
+        a wall than the roadmap's clearance can still be seen.
         """
         m = len(self.nodes)
         if m == 0:
@@ -211,10 +267,11 @@ class VisibilityRoadmap:
         goal_arr = np.asarray(goal, dtype=float)
         if self.linked_locally:
             return self._next_corner_on_local_links(start_arr, goal_arr, start_clearance,
-                                                    goal_clearance)
+                                                    goal_clearance, passage)
         graph = np.zeros((m + 2, m + 2))
         graph[:m, :m] = self.node_graph
-        from_start = self.visible(np.repeat(start_arr[None], m, 0), self.nodes, start_clearance)
+        from_start = self.passable(np.repeat(start_arr[None], m, 0), self.nodes,
+                                   self._clearance(start_clearance), passage)
         to_goal = self.visible(self.nodes, np.repeat(goal_arr[None], m, 0), goal_clearance)
         graph[m, :m] = np.where(from_start, np.linalg.norm(self.nodes - start_arr, axis=1), 0.0)
         graph[:m, m + 1] = np.where(to_goal, np.linalg.norm(self.nodes - goal_arr, axis=1), 0.0)
@@ -243,13 +300,15 @@ class VisibilityRoadmap:
 
     def _next_corner_on_local_links(self, start: np.ndarray, goal: np.ndarray,
                                     start_clearance: Optional[float],
-                                    goal_clearance: Optional[float]) -> Optional[Vector2]:
+                                    goal_clearance: Optional[float],
+                                    passage: Optional[float] = None) -> Optional[Vector2]:
         """:meth:`next_corner` on a large roadmap: among the corners around ``start`` it
         sees, the one with the least distance from ``start`` plus its distance to the
         goal (a field over all corners, one Dijkstra run per goal, kept)."""
         corners = self._around(start)
-        from_start = self.visible(np.repeat(start[None], len(corners), 0),
-                                  self.nodes[corners], start_clearance)
+        from_start = self.passable(np.repeat(start[None], len(corners), 0),
+                                   self.nodes[corners], self._clearance(start_clearance),
+                                   passage)
         if not from_start.any():
             return self._nearest_seen(start, corners)
         corners = corners[from_start]

@@ -6,9 +6,10 @@ when an obstacle blocks the straight line, at the next corner of a
 :class:`~orca_ros.core.robot.guidance.VisibilityRoadmap` path) at ``pref_speed``,
 capped so as not to overshoot, and turned right by :func:`keep_right_angle`: a small
 constant turn breaks the symmetry of head-on meetings, and a robot that has stalled
-turns further (the stall escape). Stalled behind robots standing in its way, it heads
-round them (:func:`~orca_ros.core.robot.guidance.detour_around_discs`); stuck near its
-goal, it lets its planning margin go so it can pass between robots parked on theirs.
+turns further (the stall escape). Stalled behind robots standing in its way (or walls
+that guidance does not plan round: a laser's beside a map's), it heads round them
+(:func:`~orca_ros.core.robot.guidance.detour_around_discs`); stuck near its goal, it
+lets its planning margin go so it can pass between robots parked on theirs.
 The supervisor's detour, when one is in force, comes first on the path.
 """
 
@@ -150,14 +151,20 @@ class PreferredVelocity(FollowsWaypoints):
                 return target
         roadmap = self._roadmap(edges)
         # The straight line is free if it keeps the robot's radius from every
-        # wall, or, for a goal closer to a wall than that, the goal's distance.
+        # wall, or, for a goal closer to a wall than that, the goal's distance,
+        # and goes through no gap too narrow for the robot as ORCA keeps it off
+        # walls (twice its avoidance radius: a 50 cm gap between a warehouse map's
+        # racks held a unicycle of 26 cm for the rest of the run, guidance sending
+        # it there as wider than its 40 cm).
         target_clearance = 0.98 * roadmap.wall_distance(target)
-        if roadmap.visible(position, target, max(min(c.radius, target_clearance), SIGHT_LINE))[0]:
+        passage = 0.98 * c.avoidance_radius(c.radius)
+        if roadmap.passable(position, target, max(min(c.radius, target_clearance), SIGHT_LINE),
+                            passage)[0]:
             self.guide_target = None
             return target
         self.guide_target = roadmap.next_corner(
             position, target, c.radius,
-            max(min(roadmap.check_clearance, target_clearance), SIGHT_LINE))
+            max(min(roadmap.check_clearance, target_clearance), SIGHT_LINE), passage)
         return target if self.guide_target is None else self.guide_target
 
     def compute(self, c, state, edges: Sequence[ObstacleVertex] = (),
@@ -242,14 +249,26 @@ class PreferredVelocity(FollowsWaypoints):
         round a parked cube's far side stood for 25 s between it and the mat's
         edge, its preferred velocity into the edge (toio_e_4v4_lateral through
         fleet_sim, 2 of 8 runs).
+
+        Walls that guidance does not plan round (a laser's beside a map's, see
+        :func:`~orca_ros.core.robot.guidance.guidance_walls`) stand in the way the same
+        way and are gone round the same way (:func:`unplanned_wall_discs`): a robot
+        whose aisle a box on no map half blocked stood at the box to the end of the
+        run (40 m warehouse map, ``--scan-obstacles``, one of two runs).
         """
-        if c.stall_detour_time <= 0.0 or not standing or \
+        if c.stall_detour_time <= 0.0 or \
                 (self._detour_side == 0 and not self.detour_due(c, 0.0, position)):
             self._detour_side = 0
             return target
+        standing = list(standing) + unplanned_wall_discs(
+            edges, position, c.time_horizon_obst * c.max_speed + c.avoidance_radius(c.radius),
+            c.avoidance_radius(c.radius))
+        if not standing:
+            self._detour_side = 0
+            return target
         walls = [(edge.point, edge.next.point) for edge in _edges_near(
-            edges, position, max(math.dist(position, centre) + radius
-                                 for centre, radius in standing)
+            guidance_walls(edges), position, max(math.dist(position, centre) + radius
+                                                 for centre, radius in standing)
             + c.avoidance_radius(c.radius)) if edge.next is not None]
         way = detour_around_discs(position, target, standing, self._detour_side,
                                   offset=0.25 * c.radius, walls=walls,
@@ -345,6 +364,33 @@ class PreferredVelocity(FollowsWaypoints):
         if last is None:
             return math.hypot(*state.velocity)
         return math.dist(last, state.position) / c.time_step
+
+
+def unplanned_wall_discs(edges: Sequence[ObstacleVertex], position: Vector2, reach: float,
+                         avoidance_radius: float) -> List[Tuple[Vector2, float]]:
+    """The walls among ``edges`` that guidance does not plan round (the short-lived part
+    of an :class:`~orca_ros.core.geometry.obstacles.ObstacleEdges` whose lasting part is
+    all guidance sees), within ``reach`` of ``position``, as ``(centre, radius)`` discs
+    the robot's centre must keep out of, for
+    :func:`~orca_ros.core.robot.guidance.detour_around_discs`: each wall cut into pieces
+    no longer than ``avoidance_radius``, a disc round each piece grown by that radius.
+    None where guidance sees every wall."""
+    lasting = getattr(edges, "lasting", None)
+    if lasting is None or guidance_walls(edges) is not lasting:
+        return []
+    discs: List[Tuple[Vector2, float]] = []
+    for edge in edges[len(lasting):]:
+        if edge.next is None:
+            continue
+        a, b = np.asarray(edge.point, dtype=float), np.asarray(edge.next.point, dtype=float)
+        length = float(np.hypot(*(b - a)))
+        pieces = max(1, int(math.ceil(length / avoidance_radius)))
+        for k in range(pieces):
+            centre = a + (k + 0.5) / pieces * (b - a)
+            if math.dist(centre, position) <= reach:
+                discs.append(((float(centre[0]), float(centre[1])),
+                              avoidance_radius + 0.5 * length / pieces))
+    return discs
 
 
 def _edges_near(edges: Sequence[ObstacleVertex], position: Vector2,

@@ -140,6 +140,16 @@ def check_segments(occupancy, tolerance):
     return segments
 
 
+def random_rooms(rng) -> np.ndarray:
+    """A 60 x 80 cell grid with up to a dozen random rectangles occupied."""
+    occupied = np.zeros((60, 80), bool)
+    for _ in range(rng.integers(1, 12)):
+        r, c = rng.integers(0, 55), rng.integers(0, 75)
+        shape = rng.integers(1, 25, 2)
+        occupied[r:r + shape[0], c:c + shape[1]] = True
+    return occupied
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), tolerance_cells=st.sampled_from([0.75, 1.0, 2.0]))
 def test_segments_follow_the_occupied_boundary_within_the_tolerance_both_ways(
@@ -147,11 +157,7 @@ def test_segments_follow_the_occupied_boundary_within_the_tolerance_both_ways(
     """Every edge between an occupied and a free cell lies within the tolerance of a
     segment, and no segment runs farther than the tolerance from an occupied cell."""
     rng = np.random.default_rng(seed)
-    occupied = np.zeros((60, 80), bool)
-    for _ in range(rng.integers(1, 12)):
-        r, c = rng.integers(0, 55), rng.integers(0, 75)
-        shape = rng.integers(1, 25, 2)
-        occupied[r:r + shape[0], c:c + shape[1]] = True
+    occupied = random_rooms(rng)
     yy, xx = np.mgrid[:60, :80]
     cy, cx, radius = rng.integers(10, 50), rng.integers(10, 70), rng.integers(3, 12)
     occupied |= (yy - cy) ** 2 + (xx - cx) ** 2 <= radius ** 2  # a round pillar
@@ -190,20 +196,15 @@ def test_a_disc_clear_of_the_segments_is_clear_of_the_occupied_cells(
     keeps clear of every occupied cell: the walls never cut into the cells, so avoiding
     them is enough (a contact judged on the map image itself)."""
     rng = np.random.default_rng(seed)
-    occupied = np.zeros((60, 80), bool)
-    for _ in range(rng.integers(1, 12)):
-        r, c = rng.integers(0, 55), rng.integers(0, 75)
-        shape = rng.integers(1, 25, 2)
-        occupied[r:r + shape[0], c:c + shape[1]] = True
+    occupied = random_rooms(rng)
     occupied &= rng.random(occupied.shape) > 0.02
     occupied |= rng.random(occupied.shape) < 0.01
     occupancy = OccupancyMap(occupied, 0.05, (-2.0, 1.0, 0.0))
-    lines = shapely.MultiLineString([[s.a, s.b] for s in
-                                     map_segments(occupancy, tolerance_cells * 0.05)])
+    segments = map_segments(occupancy, tolerance_cells * 0.05)
+    lines = shapely.MultiLineString([[s.a, s.b] for s in segments])
     radius = radius_cells * 0.05
     centres = occupancy.to_world(rng.uniform(0, 80, 4000), rng.uniform(0, 60, 4000))
-    outside = outside_the_walls(occupancy, map_segments(occupancy, tolerance_cells * 0.05),
-                                centres)
+    outside = outside_the_walls(occupancy, segments, centres)
     clear = outside & (shapely.distance(shapely.points(centres), lines) >= radius)
     assert clear.sum() > 100
     gaps = distance_to_occupied(occupancy, centres[clear]) - radius

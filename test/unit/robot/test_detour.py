@@ -86,3 +86,41 @@ def test_a_wall_beside_the_end_robot_of_a_row_closes_the_way_between_them():
     both_shut = detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=-first,
                                     walls=shut + beyond_the_other_end, clearance=0.3)
     assert both_shut == detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=-first)
+
+
+def test_a_stalled_robot_goes_round_a_wall_that_guidance_does_not_plan_round(monkeypatch):
+    # A map's walls (the lasting part, all guidance plans round) and a laser's wall
+    # across the robot's way (a box on no map): ORCA stops the robot at it and guidance
+    # keeps pointing through it. Stalled, the robot heads round it, as round robots
+    # standing in its way (a box in a warehouse aisle held a robot to the end of a run).
+    import numpy as np
+
+    from orca_ros.core.geometry.obstacles import ObstacleEdges, build_obstacle_edges
+    from orca_ros.core.geometry.segment_index import segment_distance
+    from orca_ros.core.geometry.types import Segment
+    from orca_ros.core.robot import guidance
+    from orca_ros.core.robot.config import ControllerConfig
+    from orca_ros.core.robot.controller import RobotController
+    from orca_ros.core.robot.state import RobotState
+
+    monkeypatch.setattr(guidance, "LASTING_WALLS_ONLY", 0)  # these two walls: a map's
+    corridor = build_obstacle_edges([Segment((-5.0, 1.5), (5.0, 1.5)),
+                                     Segment((-5.0, -1.5), (5.0, -1.5))])
+    box_face = build_obstacle_edges([Segment((1.0, -0.3), (1.0, 0.4))])
+    edges = ObstacleEdges.joined(corridor, box_face)
+    assert guidance.guidance_walls(edges) is corridor
+    controller = RobotController(ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=0.8,
+                                                  time_step=0.1), key="r")
+    goal = (4.0, 0.0)
+    controller.set_path([goal])
+    state = RobotState((0.6, 0.0), (0.0, 0.0), 0.0, 0.0, 0.0)  # held by ORCA at the face
+    c = controller.effective_config
+    for _ in range(int(math.ceil(c.stall_detour_time / c.time_step)) + 2):
+        controller.preferred_velocity(state, edges)
+    target = controller.path.target
+    assert target != goal  # before: straight at the goal, through the face, for good
+    # the way to the waypoint passes the face's end, its avoidance radius clear of it
+    way_to_face = segment_distance(np.array(state.position), np.array(target),
+                                   np.array((1.0, -0.3)), np.array((1.0, 0.4)))
+    assert way_to_face >= c.avoidance_radius(c.radius) - 1e-9
+    assert target[0] > state.position[0] and not -0.3 <= target[1] <= 0.4
