@@ -31,7 +31,8 @@ climb rate (``twist.linear.z``); kinematics other than holonomic are refused.
 
 With ``laser: true`` every robot has a laser (:mod:`orca_ros.core.sim.laser`, defaults
 like a TurtleBot3's LDS): ``sensor_msgs/LaserScan`` on ``/<robot>/scan`` (sensor-data
-QoS, frame ``<robot>/base_scan`` at the robot's centre), ray-cast against the walls,
+QoS, frame ``<robot>/base_scan``, at the robot's centre unless ``laser_pose`` puts it
+elsewhere on the robot), ray-cast against the walls,
 the scenario's ``unmapped_obstacles`` and the other robots' discs; the cost of a step's
 scans is on ``/diagnostics`` (``laser_round_ms_median``).
 """
@@ -147,7 +148,8 @@ class FleetSim(Node):
                                  f"robots of {self.scenario.name}")
             spec = LaserSpec(self._param("laser_rays"), self._param("laser_range_min"),
                              self._param("laser_range_max"), self._param("laser_rate"),
-                             self._param("laser_noise"))
+                             self._param("laser_noise"),
+                             tuple(float(v) for v in self._param("laser_pose")))
             self.lasers = FleetLasers(spec, self.scenario.solid_outlines, self._param("seed"))
             self.scan_every = max(1, round(1.0 / (spec.rate_hz * self.dt)))
             for name in self.names:

@@ -112,6 +112,10 @@ class OrcaNode(Node):
         origin = [float(v) for v in self._param("odom_origin")]
         if len(origin) != 3:
             raise ValueError(f"odom_origin must be [x, y, yaw], got {origin}")
+        scan_pose = [float(v) for v in self._param("scan_pose")]
+        if len(scan_pose) != 3:
+            raise ValueError(f"scan_pose must be [x, y, yaw], got {scan_pose}")
+        self.scan_mount = Pose2(*scan_pose)
         self.localizer = SharedFramePose(self._param("pose_source"), Pose2(*origin),
                                          self._param("max_pose_uncertainty"))
         self.localization_problem = ""  # the last localization fix that was refused
@@ -676,14 +680,16 @@ class OrcaNode(Node):
         """The laser's returns that no known neighbour explains as this robot's walls
         (ns ``<robot>/scan``, replaced by each scan, lasting ``scan_obstacle_lifetime``):
         :mod:`orca_ros.core.maps.scan`, from the robot's latest pose in the shared frame
-        (the laser at its centre). Rays with no valid range are left out and counted."""
+        and the laser's on the robot (``scan_pose``). Rays with no valid range are left
+        out and counted."""
         if self.own is None:
             return
         topic = self._param("scan_topic")
         frame = msg.header.frame_id
         if frame and frame in (self.shared_frame, self._param("odom_frame")):
             self._reject(topic, f"scan in frame {frame!r}: a laser's own frame is expected "
-                                f"(at the robot's centre), not the shared or odom frame")
+                                f"(placed on the robot by scan_pose), not the shared or odom "
+                                f"frame")
             return
         if not (math.isfinite(msg.angle_min) and math.isfinite(msg.angle_increment)
                 and math.isfinite(msg.range_min) and math.isfinite(msg.range_max)):
@@ -693,7 +699,8 @@ class OrcaNode(Node):
             return
         started = time.perf_counter()
         state = self.own.state
-        pose = (state.position[0], state.position[1], state.heading)
+        pose = Pose2(state.position[0], state.position[1], state.heading).compose(
+            self.scan_mount)
         found = scan_points(msg.ranges, msg.angle_min, msg.angle_increment, msg.range_min,
                             msg.range_max, pose)
         now_ns = self._now_ns()

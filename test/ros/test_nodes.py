@@ -162,7 +162,7 @@ def test_direct_method_ignores_neighbours(ros):
 
 def test_orca_node_runs_a_method_registered_in_the_test(ros):
     from orca_ros.core.methods import MethodSpec, register_method, unregister_method
-    from test_methods import Sidestep, SidestepParameters
+    from helpers.methods import Sidestep, SidestepParameters
 
     register_method(MethodSpec("test_node_sidestep", "test: a step to the left", Sidestep,
                                SidestepParameters))
@@ -465,6 +465,37 @@ def test_orca_node_turns_its_scan_into_walls_and_counts_the_rays_it_cannot_use(r
     _, status = rig.my_status()
     assert int(status["scan_rays_not_finite"]) >= 10 * int(status["scans"])
     assert int(status["scan_segments"]) == len(walls)
+
+
+def test_orca_node_places_a_scan_by_where_scan_pose_puts_the_laser_on_the_robot(ros):
+    """A laser 0.2 m behind the robot's centre and 0.1 m to its left, turned a quarter to
+    the left: its returns from a wall at x = 1 land on x = 1 with scan_pose saying so."""
+    from sensor_msgs.msg import LaserScan
+    from rclpy.qos import qos_profile_sensor_data
+
+    from orca_ros.core.sim.laser import FleetLasers, LaserSpec
+
+    mount = (-0.2, 0.1, math.pi / 2)
+    rig = Rig(ros, scan_obstacles=True, scan_obstacle_lifetime=5.0, scan_pose=list(mount))
+    scans = rig.tester.create_publisher(LaserScan, "/me/scan", qos_profile_sensor_data)
+    spec = LaserSpec(rays=360, noise=0.0, mount=mount)
+    ranges = FleetLasers(spec, [((1.0, -0.5), (1.0, 0.5))]).scan(
+        np.array([[0.0, 0.0]]), [0.0], [0.2], 0)
+    scan = LaserScan()
+    scan.header.frame_id = "me/base_scan"
+    scan.angle_min, scan.angle_increment = 0.0, spec.angle_increment
+    scan.angle_max = spec.angle_increment * 359
+    scan.range_min, scan.range_max = spec.range_min, spec.range_max
+    scan.ranges = ranges.astype(float).tolist()
+    rig.goal.publish(goal(0.0, 3.0))
+    for _ in range(20):
+        rig.own.publish(odom(0.0, 0.0))
+        rig.other.publish(odom(-1.5, 2.0))
+        scans.publish(scan)
+        ros.spin_for(0.05)
+    walls = rig.node.obstacles.segments_of(("me/scan", 0))
+    assert walls and all(abs(s.a[0] - 1.0) < 0.06 and abs(s.b[0] - 1.0) < 0.06 for s in walls)
+    assert min(min(s.a[1], s.b[1]) for s in walls) == pytest.approx(-0.5, abs=0.06)
 
 
 def test_fleet_sim_sends_each_robot_its_goal_once_it_listens(ros):

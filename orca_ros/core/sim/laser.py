@@ -1,7 +1,8 @@
 """A simulated 2D laser: what each robot's LaserScan reads among walls and other robots.
 
-Rays leave the robot's centre in its body frame, ``rays`` of them evenly round the full
-circle from angle 0 (straight ahead), as a TurtleBot3's LDS scans (360 rays, 0.12-3.5 m,
+Rays leave the laser (at the robot's centre unless the spec's ``mount`` puts it elsewhere
+on the robot), ``rays`` of them evenly round the full circle from angle 0 (the laser's
+straight ahead), as a TurtleBot3's LDS scans (360 rays, 0.12-3.5 m,
 5 Hz, about 1 cm of noise: :data:`LDS`). A ray's range is its first hit: a wall segment
 (ray against segment, solved with 2D cross products) or another robot's disc (ray
 against circle); a ray that hits nothing within ``range_max`` reads ``inf`` (REP 117:
@@ -14,27 +15,34 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..geometry.frames import Pose2
 from ..geometry.segment_index import SegmentIndex
 
 
 @dataclass(frozen=True)
 class LaserSpec:
     """A laser's rays (evenly over 360 degrees from straight ahead), its ranges (m), its
-    scan rate (Hz) and the standard deviation of its range noise (m)."""
+    scan rate (Hz), the standard deviation of its range noise (m) and its ``mount``: its
+    x, y (m) and yaw (rad) on the robot (in the robot's body frame, ``base_link``: what a
+    URDF's fixed joint to ``base_scan`` says; a TurtleBot3 Burger's LDS sits 32 mm behind
+    its centre)."""
 
     rays: int = 360
     range_min: float = 0.12
     range_max: float = 3.5
     rate_hz: float = 5.0
     noise: float = 0.01
+    mount: Tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     def __post_init__(self) -> None:
         if self.rays < 1:
             raise ValueError(f"laser rays must be >= 1, got {self.rays}")
+        if len(self.mount) != 3 or not all(math.isfinite(v) for v in self.mount):
+            raise ValueError(f"laser mount must be [x, y, yaw], finite, got {list(self.mount)}")
         for name in ("range_min", "range_max", "rate_hz", "noise"):
             value = getattr(self, name)
             if not math.isfinite(value) or value < 0.0:
@@ -129,10 +137,14 @@ class FleetLasers:
 
     def scan(self, positions: np.ndarray, headings: Sequence[float],
              radii: Sequence[float], k: int) -> np.ndarray:
-        """Robot ``k``'s ranges, seeing every other robot's disc."""
+        """Robot ``k``'s ranges, from its laser where the spec's ``mount`` puts it on the
+        robot, seeing every other robot's disc."""
         discs = np.column_stack([np.asarray(positions, dtype=float)[:, :2],
                                  np.asarray(radii, dtype=float)])
         others = np.delete(discs, k, axis=0)
-        near = self.index.near(discs[k, :2], self.spec.range_max)  # a map's: from its index
-        return cast(discs[k, :2], float(headings[k]), self.spec, self.segments[near], others,
+        heading = float(headings[k])
+        mount_x, mount_y, mount_yaw = self.spec.mount
+        origin = discs[k, :2] + Pose2(yaw=heading).rotate((mount_x, mount_y))
+        near = self.index.near(origin, self.spec.range_max)  # a map's: from its index
+        return cast(origin, heading + mount_yaw, self.spec, self.segments[near], others,
                     self.rng)

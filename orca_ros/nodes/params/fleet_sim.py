@@ -75,8 +75,12 @@ PARAMETERS = (
           "against the walls, the scenario's unmapped_obstacles and the other robots",
           read_only=True),
     Param("laser_frame", "base_scan",
-          "the scans' frame: '<robot>/<laser_frame>', at the robot's centre, turned with it",
+          "the scans' frame: '<robot>/<laser_frame>', where laser_pose puts it on the robot",
           read_only=True),
+    Param("laser_pose", [0.0, 0.0, 0.0],
+          "the laser's x, y (m) and yaw (rad) on the robot, in its body frame (a URDF's "
+          "fixed joint base_link -> base_scan); orca_node's scan_pose must say the same",
+          range=(-100.0, 100.0), read_only=True),
     Param("laser_rays", 360, "rays per scan, evenly round the full circle from straight ahead",
           range=(1, 10000), read_only=True),
     Param("laser_range_min", 0.12, "the laser's least range (m)", range=(0.0, 100.0),

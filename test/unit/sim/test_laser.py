@@ -62,3 +62,18 @@ def test_among_a_maps_thousands_of_walls_the_laser_reads_what_casting_at_every_w
         ranges = lasers.scan(positions, [0.0, 0.3, 0.6], [0.2, 0.2, 0.2], k)
         assert np.isfinite(ranges).sum() > 100
         np.testing.assert_array_equal(ranges, every)
+
+
+def test_a_laser_mounted_off_the_centre_casts_from_its_mount_turned_with_the_robot():
+    """``mount`` (the laser's x, y, yaw on the robot): rays leave from there, angle 0
+    along the mount's yaw; robot and mount turn together."""
+    spec = LaserSpec(rays=4, range_max=5.0, noise=0.0, mount=(0.3, -0.1, math.pi / 2))
+    lasers = FleetLasers(spec, [((2.0, -3.0), (2.0, 3.0))])  # a wall at x = 2
+    # facing +x: the laser sits at (0.3, -0.1), its straight ahead is +y, its right +x
+    ranges = lasers.scan(np.array([[0.0, 0.0]]), [0.0], [0.2], 0)
+    assert ranges[3] == pytest.approx(1.7) and math.isinf(ranges[0])
+    # facing +y from (0, 0): the laser sits at (0.1, 0.3), its straight ahead is -x
+    turned = lasers.scan(np.array([[0.0, 0.0]]), [math.pi / 2], [0.2], 0)
+    assert turned[2] == pytest.approx(1.9) and math.isinf(turned[0])
+    with pytest.raises(ValueError, match="mount must be"):
+        LaserSpec(mount=(0.0, 0.0))
