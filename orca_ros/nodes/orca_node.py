@@ -50,7 +50,7 @@ from sensor_msgs.msg import LaserScan
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.maps.scan import scan_points, scan_segments, unexplained
+from ..core.maps.scan import scan_walls
 from ..core.methods import method_names, method_spec
 from ..core.models.toio_cube import drive_model
 from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
@@ -701,15 +701,12 @@ class OrcaNode(Node):
         state = self.own.state
         pose = Pose2(state.position[0], state.position[1], state.heading).compose(
             self.scan_mount)
-        found = scan_points(msg.ranges, msg.angle_min, msg.angle_increment, msg.range_min,
-                            msg.range_max, pose)
         now_ns = self._now_ns()
         discs = [(r.position[0], r.position[1], self._neighbor_radius(name) + r.uncertainty)
                  for name, r in self._neighbors(now_ns).items()]
-        tolerance = self._param("scan_tolerance")
-        keep = unexplained(found.points, discs, margin=max(2.0 * tolerance, 0.05))
-        walls = scan_segments(found.points[keep], state.position,
-                              self._param("scan_cluster_gap"), tolerance)
+        walls, found = scan_walls(msg.ranges, msg.angle_min, msg.angle_increment,
+                                  msg.range_min, msg.range_max, pose, discs,
+                                  self._param("scan_cluster_gap"), self._param("scan_tolerance"))
         figures = self.scan_figures
         figures["scans"] += 1
         figures["rays_ignored"] += found.ignored

@@ -30,7 +30,8 @@ from rclpy.qos import qos_profile_system_default
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.supervisor.cocoon import CocoonSupervisor, Directive, Track, config_from_scenario
+from ..core.supervisor.cocoon import (CocoonSupervisor, Directive, Track, config_from_scenario,
+                                      positions_at_one_instant)
 from ..core.scenario.loader import load_scenario, resolve_scenario
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.supervisor_node import PARAMETERS, SCENARIO_SETTINGS
@@ -38,10 +39,6 @@ from .ros_common import (LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10, BadMessage, 
                          diagnostic_status, odometry_state, run_node)
 
 BY_NAME = table_by_name(PARAMETERS)
-MAX_CARRY_S = 0.5
-"""The most (s) tracks carries a robot forward to the others' newest odometry stamp."""
-
-
 class SupervisorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("supervisor", **kwargs)
@@ -164,20 +161,17 @@ class SupervisorNode(Node):
             self._on_goal(name, msg.poses[-1])
 
     def tracks(self) -> List[Track]:
-        """Every robot heard, where it is at the newest odometry stamp among them: a robot
-        whose latest odometry is older (its message of the same step not yet taken) is
-        carried forward at its velocity, by at most :data:`MAX_CARRY_S`. Judged from
-        readings of different steps, two robots the same distance from a crossing were
-        1 cm apart and the tie was decided by which message came first."""
+        """Every robot heard, where it is at the newest odometry stamp among them
+        (:func:`~orca_ros.core.supervisor.cocoon.positions_at_one_instant`), with its
+        size, speed and goal (none once within its goal tolerance: standing)."""
         tracks = []
         default_radius = self.get_parameter("robot_radius").value
         default_speed = self.get_parameter("robot_speed").value
         default_tolerance = self.get_parameter("goal_tolerance").value
-        newest = max(self.stamps.values(), default=0.0)
-        for name, seen in self.poses.items():
-            carry = min(max(newest - self.stamps.get(name, newest), 0.0), MAX_CARRY_S)
-            vx, vy = self.velocities.get(name, (0.0, 0.0))
-            position = (seen[0] + vx * carry, seen[1] + vy * carry)
+        positions = positions_at_one_instant({
+            name: (seen, self.velocities.get(name, (0.0, 0.0)), self.stamps.get(name))
+            for name, seen in self.poses.items()})
+        for name, position in positions.items():
             goal = self.goals.get(name)  # no goal: standing
             if goal is not None and math.dist(position, goal) <= \
                     self.tolerance.get(name, default_tolerance):

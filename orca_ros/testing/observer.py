@@ -46,8 +46,7 @@ import numpy as np
 from .audit import TOUCH, StampAudit
 from ..core.methods.links import point_segment_distance
 from ..core.scenario.loader import LinkSpec, Scenario, load_scenario, resolve_scenario
-from ..core.sim.motion_quality import (body_yaw_turns, motion_quality, round_walls_of,
-                                      run_motion_summary)
+from ..core.sim.motion_quality import RobotTrack, fleet_motion_quality, run_motion_summary
 
 ODOM_DEPTH = 50
 STATUS_PERIOD = 1.0  # wall seconds between status files
@@ -204,19 +203,12 @@ class Watch:
         where it turns (:func:`~orca_ros.core.sim.motion_quality.body_yaw_turns`), the
         direction of motion's otherwise; distance to go is along the scenario's
         waypoints, passed within its ``waypoint_tolerance``."""
-        figures = {}
-        round_walls = round_walls_of(self.scenario)
-        for agent in self.scenario.agents:
-            rows = sorted(set(self.tracks.get(agent.name, ())))
-            if len(rows) < 2:
-                continue
-            track = np.array(rows, dtype=float)
-            yaws = track[:, -1]
-            figures[agent.name] = motion_quality(
-                track[:, 0], track[:, 1:-1], agent.waypoints,
-                self.scenario.goal_tolerance_of(agent),
-                self.scenario.waypoint_tolerance_of(agent),
-                yaws if body_yaw_turns(yaws) else None, round_walls)
+        tracks = {}
+        for name, rows in self.tracks.items():
+            rows = np.array(sorted(set(rows)), dtype=float)
+            if len(rows) >= 2:
+                tracks[name] = RobotTrack(rows[:, 0], rows[:, 1:-1], rows[:, -1])
+        figures = fleet_motion_quality(self.scenario, tracks)
         return {**run_motion_summary(figures),
                 "robots": {name: f.as_dict() for name, f in figures.items()}}
 

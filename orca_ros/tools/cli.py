@@ -334,17 +334,11 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 def bag_motion_summary(tracks, scenario) -> dict:
     """The motion-quality fields of a bag's robots that the scenario names, from each
     one's recorded odometry (turning from its direction of motion)."""
-    from ..core.sim.motion_quality import motion_quality, round_walls_of, run_motion_summary
+    from ..core.sim.motion_quality import RobotTrack, fleet_motion_quality, run_motion_summary
 
-    agents = {agent.name: agent for agent in scenario.agents}
-    round_walls = round_walls_of(scenario)
-    figures = {name: motion_quality(times, positions, agents[name].waypoints,
-                                    scenario.goal_tolerance_of(agents[name]),
-                                    scenario.waypoint_tolerance_of(agents[name]),
-                                    round_walls=round_walls)
-               for name, times, positions in zip(tracks.names, tracks.times, tracks.positions)
-               if name in agents and len(times) > 1}
-    return run_motion_summary(figures)
+    return run_motion_summary(fleet_motion_quality(scenario, {
+        name: RobotTrack(times, positions)
+        for name, times, positions in zip(tracks.names, tracks.times, tracks.positions)}))
 
 
 def _observer_line(result: dict) -> str:

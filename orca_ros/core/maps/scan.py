@@ -1,15 +1,16 @@
 """Laser scans to local walls: what a robot sees that no map and no neighbour explains.
 
 A ``sensor_msgs/LaserScan`` (its ranges, first angle and increment) is placed at the
-robot's pose in the shared frame (the laser at the robot's centre, turned with it).
-Rays that read no valid range are left out and counted: NaN, ``inf`` (no return), or
-outside ``[range_min, range_max]`` (REP 117). The points a known neighbour's disc
-explains (within its radius and a margin of its centre) are removed: robots are avoided
-as robots. What is left is split into clusters where consecutive points lie farther
-apart than ``cluster_gap`` (a scan is ordered by angle, so a cluster is a run of rays
-along one surface), and each cluster's polyline is simplified within ``tolerance``
-(Douglas-Peucker, shapely) into segments. A cluster of one point becomes a segment of
-length ``2 tolerance`` across its ray, so a thin post is still a wall.
+laser's pose in the shared frame (the robot's pose and where the laser sits on it). Rays
+that read no valid range are left out and counted: NaN, ``inf`` (no return), or outside
+``[range_min, range_max]`` (REP 117). The points a known neighbour's disc explains
+(within its radius and a margin of its centre: :func:`neighbour_margin`) are removed:
+robots are avoided as robots. What is left is split into clusters where consecutive
+points lie farther apart than ``cluster_gap`` (a scan is ordered by angle, so a cluster
+is a run of rays along one surface), and each cluster's polyline is simplified within
+``tolerance`` (Douglas-Peucker, shapely) into segments. A cluster of one point becomes a
+segment of length ``2 tolerance`` across its ray, so a thin post is still a wall.
+:func:`scan_walls` does all of it.
 """
 
 from __future__ import annotations
@@ -90,3 +91,30 @@ def scan_segments(points: np.ndarray, origin: Tuple[float, float], cluster_gap: 
                 segments.append(Segment((float(a[0]), float(a[1])),
                                         (float(b[0]), float(b[1]))))
     return segments
+
+
+NEIGHBOUR_MARGIN_MIN = 0.05
+"""m: the least margin round a known neighbour's disc within which a return is the
+neighbour's (:func:`neighbour_margin`)."""
+
+
+def neighbour_margin(tolerance: float) -> float:
+    """How far beyond a known neighbour's disc a return is still taken as the neighbour's:
+    twice the fitting ``tolerance``, at least :data:`NEIGHBOUR_MARGIN_MIN` (the
+    neighbour's reading is a little old, its disc a little off)."""
+    return max(2.0 * tolerance, NEIGHBOUR_MARGIN_MIN)
+
+
+def scan_walls(ranges: Sequence[float], angle_min: float, angle_increment: float,
+               range_min: float, range_max: float, laser_pose: Tuple[float, float, float],
+               neighbours: Sequence[Tuple[float, float, float]], cluster_gap: float,
+               tolerance: float) -> Tuple[List[Segment], ScanPoints]:
+    """A scan's walls and its returns: the valid returns at ``laser_pose`` (x, y, yaw in
+    the shared frame, :func:`scan_points`), less those a known neighbour's disc
+    ``(x, y, radius)`` explains (:func:`unexplained`, :func:`neighbour_margin`), split
+    and fitted (:func:`scan_segments`) as seen from the laser."""
+    found = scan_points(ranges, angle_min, angle_increment, range_min, range_max, laser_pose)
+    keep = unexplained(found.points, neighbours, margin=neighbour_margin(tolerance))
+    walls = scan_segments(found.points[keep], (laser_pose[0], laser_pose[1]), cluster_gap,
+                          tolerance)
+    return walls, found

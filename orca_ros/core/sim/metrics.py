@@ -18,7 +18,7 @@ from scipy.spatial import cKDTree
 from ..geometry.polygons import PolygonIndex, points_polygon_signed_distance
 from ..methods.links import disc_crosses_moving_segment
 from ..scenario.loader import Scenario
-from .motion_quality import MotionQuality, body_yaw_turns, motion_quality, round_walls_of
+from .motion_quality import MotionQuality, RobotTrack, fleet_motion_quality
 
 INDEXED_OUTLINES = 64
 """Above this many walls, each robot is judged only against those a spatial index finds
@@ -241,16 +241,9 @@ class FleetRecord:
 
     def motion_figures(self) -> Dict[str, MotionQuality]:
         """Every robot's motion-quality figures from the recorded poses, as ``orca-ros
-        bench`` has them (:mod:`~orca_ros.core.sim.motion_quality`): turning is the body
-        yaw's where it turns (:func:`~orca_ros.core.sim.motion_quality.body_yaw_turns`),
-        the direction of motion's otherwise."""
+        bench`` has them (:func:`~orca_ros.core.sim.motion_quality.fleet_motion_quality`)."""
         trajectory, times = np.array(self.trajectory), np.array(self.frame_times)
         yaws = None if self.yaws is None else np.array(self.yaws)
-        figures = {}
-        round_walls = round_walls_of(self.scenario)
-        for i, agent in enumerate(self.scenario.agents):
-            turning = None if yaws is None or not body_yaw_turns(yaws[:, i]) else yaws[:, i]
-            figures[agent.name] = motion_quality(
-                times, trajectory[:, i], agent.waypoints, float(self.goal_tolerance[i]),
-                self.scenario.waypoint_tolerance_of(agent), turning, round_walls)
-        return figures
+        return fleet_motion_quality(self.scenario, {
+            agent.name: RobotTrack(times, trajectory[:, i], None if yaws is None else yaws[:, i])
+            for i, agent in enumerate(self.scenario.agents)})

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -459,6 +459,40 @@ def body_yaw_turns(yaws: Sequence[float]) -> bool:
     if len(yaws) < 2:
         return False
     return bool(np.max(np.abs(wrap_angle(yaws - yaws[0]))) > BODY_YAW_MIN_RANGE_RAD)
+
+
+class RobotTrack(NamedTuple):
+    """One robot's recorded track: ``times`` (T,) s, ``positions`` (T, D) m and, where the
+    record has them, body ``yaws`` (T,) rad."""
+
+    times: np.ndarray
+    positions: np.ndarray
+    yaws: Optional[np.ndarray] = None
+
+
+def fleet_motion_quality(scenario, tracks: Mapping[str, "RobotTrack"],
+                         waypoint_tolerances: Optional[Mapping[str, float]] = None
+                         ) -> Dict[str, MotionQuality]:
+    """Every robot's :func:`motion_quality` from its track, the one way the world, fleet_sim's
+    record, the observer and ``orca-ros plot`` take them: distance to go along the
+    scenario's waypoints (round its walls, :func:`round_walls_of`), passed within its
+    ``waypoint_tolerance`` (or ``waypoint_tolerances[name]``: a controller told
+    otherwise), its goal tolerance; turning is the body yaw's where it turns
+    (:func:`body_yaw_turns`), the direction of motion's otherwise. Robots the scenario
+    names with at least two samples; others are left out."""
+    round_walls = round_walls_of(scenario)
+    overrides = waypoint_tolerances or {}
+    figures = {}
+    for agent in scenario.agents:
+        track = tracks.get(agent.name)
+        if track is None or len(track.times) < 2:
+            continue
+        yaws = track.yaws if track.yaws is not None and body_yaw_turns(track.yaws) else None
+        figures[agent.name] = motion_quality(
+            track.times, track.positions, agent.waypoints, scenario.goal_tolerance_of(agent),
+            overrides.get(agent.name, scenario.waypoint_tolerance_of(agent)), yaws,
+            round_walls)
+    return figures
 
 
 def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:

@@ -29,7 +29,7 @@ from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYS
 from ..models.bodies import WORLD_KINEMATICS, Body, DiffDriveLimits, step_body, unicycle_step
 from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
-from .motion_quality import MotionQuality, motion_quality, round_walls_of, run_motion_summary
+from .motion_quality import MotionQuality, RobotTrack, fleet_motion_quality, run_motion_summary
 from .backends import start_world_backend
 from .batch import batch_for
 from ..methods import LinkView, TetherView, method_names, method_spec
@@ -371,21 +371,18 @@ class ScenarioRun:
             motion_quality=self.motion_figures(), **self._result_extras())
 
     def motion_figures(self) -> Dict[str, MotionQuality]:
-        """Every robot's motion-quality figures (:mod:`~orca_ros.core.sim.motion_quality`)
-        from the recorded frames: distance to go along its waypoints, as its controller
-        follows them; the body yaw for a differential-drive robot (and a toio cube), the
-        direction of motion for a holonomic one."""
+        """Every robot's motion-quality figures from the recorded frames
+        (:func:`~orca_ros.core.sim.motion_quality.fleet_motion_quality`), waypoints passed
+        within each controller's lookahead, as it follows them."""
         trajectory = np.array(self._frames)
         times = np.array(self._frame_times)
         yaws = None if self._yaw_frames is None else np.array(self._yaw_frames)
-        figures = {}
-        round_walls = round_walls_of(self.scenario)
-        for i, agent in enumerate(self.scenario.agents):
-            lookahead = self.options.controller_config(agent, self.scenario).lookahead_m
-            figures[agent.name] = motion_quality(
-                times, trajectory[:, i], agent.waypoints, float(self._goal_tolerance[i]),
-                lookahead, None if yaws is None else yaws[:, i], round_walls)
-        return figures
+        tracks = {agent.name: RobotTrack(times, trajectory[:, i],
+                                         None if yaws is None else yaws[:, i])
+                  for i, agent in enumerate(self.scenario.agents)}
+        lookahead = {agent.name: self.options.controller_config(agent, self.scenario).lookahead_m
+                     for agent in self.scenario.agents}
+        return fleet_motion_quality(self.scenario, tracks, lookahead)
 
     def _result_extras(self) -> Dict[str, object]:
         """More :class:`RunResult` fields a world fills in (the supervisor's, links')."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..geometry.types import Vector2, as_finite
 
@@ -87,6 +87,27 @@ class Track:
         if self.goal is None or self.speed * speed_factor <= 0.0:
             return 0.0
         return math.dist(self.position, self.goal) / (self.speed * speed_factor)
+
+
+MAX_CARRY_S = 0.5
+"""The most (s) :func:`positions_at_one_instant` carries a robot forward."""
+
+
+def positions_at_one_instant(readings: Mapping[str, Tuple[Vector2, Vector2, Optional[float]]],
+                             max_carry: float = MAX_CARRY_S) -> Dict[str, Vector2]:
+    """Every robot where it is at the newest stamp among ``readings`` (name -> position,
+    velocity, stamp in s; a reading without a stamp counts as the newest): an older
+    reading (the robot's message of the same step not yet taken) is carried forward at
+    its velocity, by at most ``max_carry``. Judged from readings of different steps, two
+    robots the same distance from a crossing were 1 cm apart and the tie was decided by
+    which message came first."""
+    stamps = [stamp for _, _, stamp in readings.values() if stamp is not None]
+    newest = max(stamps, default=0.0)
+    positions = {}
+    for name, (position, velocity, stamp) in readings.items():
+        carry = min(max(newest - (newest if stamp is None else stamp), 0.0), max_carry)
+        positions[name] = (position[0] + velocity[0] * carry, position[1] + velocity[1] * carry)
+    return positions
 
 
 @dataclass(frozen=True)

@@ -46,3 +46,24 @@ def test_a_lone_return_is_a_short_wall_across_its_ray_and_the_scan_closes_round_
     points = np.column_stack([np.full(len(angles), 2.0), 2.0 * np.tan(angles)])
     assert len(scan_segments(points, (0.0, 0.0), 0.2, 0.05)) == 1
     assert scan_segments(np.zeros((0, 2)), (0.0, 0.0), 0.2, 0.05) == []
+
+
+def test_scan_walls_leaves_a_neighbours_returns_out_and_fits_the_rest_from_the_laser():
+    """The whole way from a scan to walls: a wall 1 m ahead of a laser mounted 0.2 m
+    ahead of the robot's centre and a neighbour 1 m behind; the neighbour's returns
+    (within its disc and the margin) are no wall."""
+    from orca_ros.core.maps.scan import neighbour_margin, scan_walls
+
+    spec = LaserSpec(rays=360, noise=0.0)
+    laser = (0.2, 0.0, 0.0)
+    ranges = cast(laser[:2], laser[2], spec, np.array([[[1.2, -0.4], [1.2, 0.4]]]),
+                  np.array([[-0.8, 0.0, 0.25]]))
+    walls, found = scan_walls(ranges, 0.0, spec.angle_increment, spec.range_min,
+                              spec.range_max, laser, [(-0.8, 0.0, 0.25)], 0.2, 0.05)
+    assert found.ignored == int(np.sum(~np.isfinite(ranges)))
+    assert walls and all(abs(w.a[0] - 1.2) < 0.06 and abs(w.b[0] - 1.2) < 0.06 for w in walls)
+    # without the neighbour known, its returns are a wall of their own
+    blind, _ = scan_walls(ranges, 0.0, spec.angle_increment, spec.range_min, spec.range_max,
+                          laser, [], 0.2, 0.05)
+    assert any(w.a[0] < 0.0 for w in blind)
+    assert neighbour_margin(0.05) == pytest.approx(0.1) and neighbour_margin(0.0) == 0.05

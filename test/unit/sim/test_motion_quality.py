@@ -238,3 +238,38 @@ def test_round_walls_work_at_a_toio_mats_scale_and_never_give_up_a_figure():
     outside = np.array([(3.0, 0.5), (2.0, 0.5)])
     assert np.isinf(shut(outside, (0.5, 0.5))).all()
     assert remaining_path_length(outside, [(0.5, 0.5)], 0.1, shut) == pytest.approx([2.5, 1.5])
+
+
+def test_fleet_figures_take_each_robots_track_the_one_way_for_every_record():
+    """fleet_motion_quality (world, fleet_sim's record, observer, plot): a robot named by
+    the scenario with two samples or more; its body yaw only where it turns; a
+    controller's own waypoint tolerance where given."""
+    from orca_ros.core.scenario.loader import parse_scenario
+    from orca_ros.core.sim.motion_quality import RobotTrack, fleet_motion_quality
+
+    scenario = parse_scenario({
+        "name": "two", "time_step": DT, "max_time": 30.0,
+        "defaults": {"radius": 0.5, "max_speed": 1.0, "pref_speed": 1.0},
+        "agents": [{"name": "a", "start": [0.0, 0.0], "goal": [10.0, 0.0],
+                    "waypoints": [[4.0, 0.4]]},
+                   {"name": "b", "start": [0.0, 2.0], "goal": [10.0, 2.0]}]})
+    times, positions = track(run((3.0, 3.0), (1.0, 2.0), (10.0, 9.0)))
+    zigzag = np.where(np.arange(len(times)) % 10 < 5, 0.5, -0.5)  # a body that turns
+    tracks = {"a": RobotTrack(times, positions, zigzag),
+              "b": RobotTrack(times[:1], positions[:1] + (0.0, 2.0)),  # one sample: left out
+              "stranger": RobotTrack(times, positions)}  # not the scenario's
+    figures = fleet_motion_quality(scenario, tracks)
+    assert set(figures) == {"a"}
+    assert figures["a"] == motion_quality(times, positions, [(4.0, 0.4), (10.0, 0.0)],
+                                          scenario.goal_tolerance_of(scenario.agents[0]),
+                                          scenario.waypoint_tolerance_of(scenario.agents[0]),
+                                          zigzag)
+    assert figures["a"].turn_reversals > 0  # the body's turning, not the straight track's
+    still = fleet_motion_quality(scenario, {"a": RobotTrack(times, positions,
+                                                            np.zeros(len(times)))})
+    assert still["a"].turn_reversals == 0  # a yaw that never turns: the motion's direction
+    # the waypoint (4, 0.4) passed within 2 m (from x = 2.04) instead of the radius (from
+    # x = 3.7): the way back from x = 3 to 1 is measured to the goal, not the waypoint
+    assert figures["a"].retreat_m == pytest.approx(math.hypot(3, 0.4) - math.hypot(1, 0.4))
+    wide = fleet_motion_quality(scenario, {"a": RobotTrack(times, positions)}, {"a": 2.0})
+    assert wide["a"].retreat_m == pytest.approx(2.0)

@@ -156,3 +156,18 @@ def test_paper_situation_4_anti_parallel_close_lanes_the_other_robot_side_steps(
         [("west", "east", "side_step")]
     position, (side, _) = detours["east"]
     assert on_the_right(position, (3.0, 0.0), side)
+
+
+def test_robots_are_judged_where_they_are_at_the_newest_stamp_among_them():
+    """An older reading is carried forward at its velocity to the newest stamp, by at most
+    max_carry; a reading without a stamp, or the newest, stays where it is."""
+    from orca_ros.core.supervisor.cocoon import MAX_CARRY_S, positions_at_one_instant
+
+    positions = positions_at_one_instant({
+        "fresh": ((0.0, 0.0), (1.0, 0.0), 10.0),
+        "a_step_behind": ((1.0, 1.0), (0.5, -0.5), 9.9),
+        "long_silent": ((2.0, 0.0), (0.0, 1.0), 5.0),
+        "unstamped": ((3.0, 0.0), (1.0, 1.0), None)})
+    assert positions["fresh"] == (0.0, 0.0) and positions["unstamped"] == (3.0, 0.0)
+    assert positions["a_step_behind"] == pytest.approx((1.05, 0.95))
+    assert positions["long_silent"] == pytest.approx((2.0, MAX_CARRY_S))
