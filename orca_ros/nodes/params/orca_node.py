@@ -104,7 +104,7 @@ PARAMETERS: Tuple[Param, ...] = (
     Param('scan_pose', [0.0, 0.0, 0.0],
           ("the laser's x, y (m) and yaw (rad) on the robot, in its body frame: what the "
            "static transform base_link -> the scan's frame says (a URDF's fixed joint; "
-           "not read from TF)"), range=(-100.0, 100.0), read_only=True),
+           "not read from TF)"), read_only=True),
     Param('scan_obstacle_lifetime', 1.0,
           "s a scan's walls last unless a newer scan replaces them", range=(0.05, 60.0)),
     Param('scan_cluster_gap', 0.2,
