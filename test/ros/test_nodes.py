@@ -415,6 +415,27 @@ def test_a_box_on_no_map_is_avoided_by_the_robots_that_read_their_laser(tmp_path
         assert summary["wall_contacts"] == 1 and observer["obstacle_pairs"] == 1
 
 
+def _scanned_walls(ros, rig, scans, spec, ranges, other_at):
+    """Publish one scan of ``ranges`` (frame me/base_scan, the spec's angles and ranges)
+    beside the robot at the origin heading for (0, 3) and the other robot at
+    ``other_at``, a second's worth; the scan walls orca_node then holds."""
+    from sensor_msgs.msg import LaserScan
+
+    scan = LaserScan()
+    scan.header.frame_id = "me/base_scan"
+    scan.angle_min, scan.angle_increment = 0.0, spec.angle_increment
+    scan.angle_max = spec.angle_increment * (spec.rays - 1)
+    scan.range_min, scan.range_max = spec.range_min, spec.range_max
+    scan.ranges = np.asarray(ranges, dtype=float).tolist()
+    rig.goal.publish(goal(0.0, 3.0))
+    for _ in range(20):
+        rig.own.publish(odom(0.0, 0.0))
+        rig.other.publish(odom(*other_at))
+        scans.publish(scan)
+        ros.spin_for(0.05)
+    return rig.node.obstacles.segments_of(("me/scan", 0))
+
+
 def test_orca_node_turns_its_scan_into_walls_and_counts_the_rays_it_cannot_use(ros):
     """A scan with a wall 1 m ahead, NaN and inf rays, and the neighbour's returns: one
     short-lived wall group of its own (ns me/scan) on the wall's line; the bad rays
@@ -434,19 +455,7 @@ def test_orca_node_turns_its_scan_into_walls_and_counts_the_rays_it_cannot_use(r
     ranges = cast((0.0, 0.0), 0.0, spec, np.array([[[1.0, -0.5], [1.0, 0.5]]]),
                   np.array([[-1.5, 0.0, 0.3]])).astype(float)
     ranges[100:110] = float("nan")
-    scan = LaserScan()
-    scan.header.frame_id = "me/base_scan"
-    scan.angle_min, scan.angle_increment = 0.0, spec.angle_increment
-    scan.angle_max = spec.angle_increment * 359
-    scan.range_min, scan.range_max = spec.range_min, spec.range_max
-    scan.ranges = ranges.tolist()
-    rig.goal.publish(goal(0.0, 3.0))
-    for _ in range(20):
-        rig.own.publish(odom(0.0, 0.0))
-        rig.other.publish(odom(-1.5, 0.0))
-        scans.publish(scan)
-        ros.spin_for(0.05)
-    walls = rig.node.obstacles.segments_of(("me/scan", 0))
+    walls = _scanned_walls(ros, rig, scans, spec, ranges, other_at=(-1.5, 0.0))
     assert walls and all(abs(s.a[0] - 1.0) < 0.06 and abs(s.b[0] - 1.0) < 0.06 for s in walls)
     assert ros.spin_until(lambda: any(m.ns == "me/scan_walls" and len(m.points) == 2 * len(walls)
                                       for array in drawn for m in array.markers), 3.0)
@@ -481,19 +490,7 @@ def test_orca_node_places_a_scan_by_where_scan_pose_puts_the_laser_on_the_robot(
     spec = LaserSpec(rays=360, noise=0.0, mount=mount)
     ranges = FleetLasers(spec, [((1.0, -0.5), (1.0, 0.5))]).scan(
         np.array([[0.0, 0.0]]), [0.0], [0.2], 0)
-    scan = LaserScan()
-    scan.header.frame_id = "me/base_scan"
-    scan.angle_min, scan.angle_increment = 0.0, spec.angle_increment
-    scan.angle_max = spec.angle_increment * 359
-    scan.range_min, scan.range_max = spec.range_min, spec.range_max
-    scan.ranges = ranges.astype(float).tolist()
-    rig.goal.publish(goal(0.0, 3.0))
-    for _ in range(20):
-        rig.own.publish(odom(0.0, 0.0))
-        rig.other.publish(odom(-1.5, 2.0))
-        scans.publish(scan)
-        ros.spin_for(0.05)
-    walls = rig.node.obstacles.segments_of(("me/scan", 0))
+    walls = _scanned_walls(ros, rig, scans, spec, ranges, other_at=(-1.5, 2.0))
     assert walls and all(abs(s.a[0] - 1.0) < 0.06 and abs(s.b[0] - 1.0) < 0.06 for s in walls)
     assert min(min(s.a[1], s.b[1]) for s in walls) == pytest.approx(-0.5, abs=0.06)
 
