@@ -290,7 +290,56 @@ def _cmd_map_segments(args: argparse.Namespace) -> int:
                       "\n")
             yaml.safe_dump(data, out, default_flow_style=None)
         print(f"obstacles file: {args.out} (obstacle_server's obstacles_file)")
+    if args.robot_radius is not None:
+        _print_guidance_cost(occupancy, segments, args.robot_radius)
     return 0
+
+
+def _print_guidance_cost(occupancy, segments, radius: float) -> None:
+    """How long guidance takes on this map for robots of ``radius`` (the default
+    configuration otherwise): building its planner, once per robot size, and the way to
+    one goal, once per goal (from a free place near the map's lower-left corner to one
+    near its centre), then again."""
+    import time
+
+    import numpy as np
+    from scipy import ndimage
+
+    from ..core.geometry.obstacles import build_obstacle_edges
+    from ..core.robot.config import ControllerConfig
+    from ..core.robot.navigation_grid import NavigationGrid
+    from ..core.robot.preferred_velocity import PreferredVelocity
+
+    config = ControllerConfig(radius=radius, max_speed=1.0, pref_speed=1.0, time_step=0.1)
+    edges = build_obstacle_edges(segments)
+    started = time.perf_counter()
+    planner = PreferredVelocity(config).planner(edges)
+    built = time.perf_counter() - started
+    if isinstance(planner, NavigationGrid):
+        what = (f"a grid of {planner.shape[1]} x {planner.shape[0]} cells of "
+                f"{planner.cell:.3f} m")
+    else:
+        what = f"a visibility roadmap of {len(planner.nodes)} corners"
+    print(f"guidance for robots of radius {radius} m (clearance {planner.clearance} m): "
+          f"{what}, built in {built:.3f} s")
+    clear = ndimage.distance_transform_edt(~occupancy.occupied) * occupancy.resolution
+    rows, cols = np.nonzero(clear > 2.0 * planner.clearance)
+    if len(rows) == 0:
+        print("no place on the map is two clearances from every occupied cell")
+        return
+    places = occupancy.to_world(cols + 0.5, rows + 0.5)
+    middle = places.mean(axis=0)
+    goal = places[np.argmin(np.linalg.norm(places - middle, axis=1))]
+    start = places[np.argmin(np.linalg.norm(places - places.min(axis=0), axis=1))]
+    timings = []
+    for _ in range(2):
+        started = time.perf_counter()
+        corner = planner.next_corner(tuple(start), tuple(goal))
+        timings.append(time.perf_counter() - started)
+    way = "no way" if corner is None else "heading for " + ", ".join(f"{v:.2f}" for v in corner)
+    print(f"the way from ({start[0]:.2f}, {start[1]:.2f}) to ({goal[0]:.2f}, {goal[1]:.2f}): "
+          f"{timings[0]:.3f} s the first time (once per goal), {1e3 * timings[1]:.2f} ms "
+          f"after ({way})")
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
@@ -603,6 +652,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "cells' boundary (default: one cell)")
     map_segments.add_argument("--out", metavar="OBSTACLES.yaml",
                               help="write the segments as an obstacles file")
+    map_segments.add_argument("--robot-radius", type=float, default=None, metavar="M",
+                              help="also time guidance on the map for robots of this radius "
+                                   "(once per robot size, and once per goal)")
     map_segments.set_defaults(func=_cmd_map_segments)
 
     plot = sub.add_parser("plot", help="draw the robots' paths from a ROS 2 bag (MCAP): one "

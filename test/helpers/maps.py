@@ -43,20 +43,23 @@ def write_unmapped_box_scenario(directory):
     return path
 
 
-def write_warehouse_scenario(directory, cells=600, robots=4):
+def write_warehouse_scenario(directory, cells=600, robots=4, seed=7, boxes=0, max_time=200.0):
     """Robots cross a warehouse of racks, pillars and a scanned map's speckle (the
-    benchmarks' synthetic map, ``cells`` x ``cells`` at 5 cm) from the west aisle to the
-    east one, each to the mirrored row: thousands of walls, every one from the map."""
+    benchmarks' synthetic map, ``cells`` x ``cells`` at 5 cm, drawn with ``seed``) from
+    the west aisle to the east one, each to the mirrored row: thousands of walls, every
+    one from the map. ``boxes``: that many 0.4 m boxes on no map (``unmapped_obstacles``),
+    on the floor nearest the straight ways of r0, r1, ..., a quarter, half, three
+    quarters of the way along (for three)."""
     from orca_ros.core.maps import load_map
     from orca_ros.core.maps.synthetic import warehouse_map
 
-    map_path = warehouse_map(directory / "warehouse.yaml", cells=cells)
+    map_path = warehouse_map(directory / "warehouse.yaml", cells=cells, seed=seed)
     occupancy = load_map(map_path)
     size = cells * 0.05
     margin = size / 40.0
 
-    def free(x, y):  # the nearest point up the aisle that is well clear of every cell
-        while occupancy.occupied_distance(np.array([[x, y]]), 1.0)[0] < 0.45:
+    def free(x, y, clear=0.45):  # the nearest point up the aisle that far from every cell
+        while occupancy.occupied_distance(np.array([[x, y]]), 1.0)[0] < clear:
             y += 0.1
         return [round(float(x), 3), round(float(y), 3)]
 
@@ -65,9 +68,17 @@ def write_warehouse_scenario(directory, cells=600, robots=4):
         y = 2.0 * margin + (size - 4.0 * margin) * (i + 0.5) / robots
         agents.append({"name": f"r{i}", "start": free(margin + 0.3, y),
                        "goal": free(size - margin - 0.3, size - y)})
-    scenario = {"name": "warehouse_crossing", "time_step": 0.1, "max_time": 200.0,
+    scenario = {"name": "warehouse_crossing", "time_step": 0.1, "max_time": float(max_time),
                 "defaults": {"radius": 0.2, "max_speed": 1.0, "pref_speed": 0.8},
                 "map": map_path.name, "agents": agents}
+    if boxes:
+        scenario["unmapped_obstacles"] = []
+        for k, agent in enumerate(agents[:boxes]):
+            along = (k + 1) / (boxes + 1)
+            x, y = free(*((1.0 - along) * np.array(agent["start"]) + along * np.array(
+                agent["goal"])), clear=0.6)
+            scenario["unmapped_obstacles"].append({"vertices": [
+                [x - 0.2, y - 0.2], [x + 0.2, y - 0.2], [x + 0.2, y + 0.2], [x - 0.2, y + 0.2]]})
     path = directory / "warehouse_crossing.yaml"
     path.write_text(yaml.safe_dump(scenario))
     return path

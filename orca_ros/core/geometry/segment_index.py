@@ -14,6 +14,8 @@ gives the same answers.
 from __future__ import annotations
 
 import math
+from typing import Optional
+
 import numpy as np
 
 BRUTE_FORCE_SEGMENTS = 128
@@ -110,6 +112,24 @@ class SegmentIndex:
                                      self.b[segment_index]) < clearance
             blocked[line_index[close]] = True
         return blocked
+
+    def distances(self, points: np.ndarray, reach: Optional[float] = None) -> np.ndarray:
+        """Distance from each of ``points`` (N, 2) to the nearest segment; infinite
+        without segments, and, with ``reach``, where none is within ``reach`` (the
+        search is then bounded, and much faster)."""
+        points = np.asarray(points, dtype=float).reshape(-1, 2)
+        if len(self.a) == 0:
+            return np.full(len(points), np.inf)
+        if self._tree is None:
+            distance = point_segment_distance(points[:, None], self.a[None],
+                                              self.b[None]).min(axis=1)
+            return distance if reach is None else np.where(distance <= reach, distance, np.inf)
+        which, nearest = self._tree.query_nearest(self._shapely.points(points),
+                                                  max_distance=reach)
+        distance = np.full(len(points), np.inf)
+        np.minimum.at(distance, which,
+                      point_segment_distance(points[which], self.a[nearest], self.b[nearest]))
+        return distance
 
     def distance(self, point) -> float:
         """Distance from ``point`` to the nearest segment (infinite without segments)."""

@@ -5,13 +5,17 @@ wall presses against the wall forever. When that line is blocked, the agent
 instead heads for the first corner of the shortest path on a visibility graph
 (Lozano-Pérez and Wesley 1979) whose nodes are the obstacles' convex corners
 pushed out by ``clearance``. Segments (two-vertex obstacles) get two nodes
-around each end.
+around each end; where two meet end to end (an outline drawn as segments), one node
+outside the bend, as a polygon's corner would.
 
-A map's walls give thousands of corners; the exact graph (every pair that sees each
-other) is then out of reach, so a large roadmap links corners only to nearby ones
-(:data:`ALL_PAIRS_NODES`) and finds the way from a field of distances to the goal,
-computed once per goal. Which walls block a line is asked of a spatial index
-(:class:`~orca_ros.core.geometry.segment_index.SegmentIndex`).
+With thousands of corners the exact graph (every pair that sees each other) is out of
+reach, so a large roadmap links corners only to nearby ones (:data:`ALL_PAIRS_NODES`)
+and finds the way from a field of distances to the goal, computed once per goal. Which
+walls block a line is asked of a spatial index
+(:class:`~orca_ros.core.geometry.segment_index.SegmentIndex`). A map's walls (tens of
+thousands of edges, most of them speckle) are planned round on a grid instead
+(:mod:`~orca_ros.core.robot.navigation_grid`); both answer the questions of
+:class:`WallQueries`.
 """
 
 from __future__ import annotations
@@ -81,12 +85,59 @@ def guidance_walls(edges: Sequence[ObstacleVertex]) -> Sequence[ObstacleVertex]:
     return edges
 
 
+def unplanned_walls(edges: Sequence[ObstacleVertex]) -> Sequence[ObstacleVertex]:
+    """The edges guidance does not plan round (:func:`guidance_walls`): the short-lived
+    ones beside a map's; none where it plans round all."""
+    lasting = getattr(edges, "lasting", None)
+    if lasting is None or guidance_walls(edges) is not lasting:
+        return ()
+    return edges[len(lasting):]
+
+
 def same_guidance_walls(before: Sequence[ObstacleVertex],
                         after: Sequence[ObstacleVertex]) -> bool:
     """Whether guidance plans round the same walls (the same list) after a change of the
     edges as before: a laser's new walls beside a map's; then the roadmaps built round
     them still hold, and are not built again (seconds on a map, at every scan)."""
     return guidance_walls(after) is guidance_walls(before)
+
+
+_JOINT_DONE = ()
+
+
+def _segment_joints(edges: Sequence[ObstacleVertex]) -> dict:
+    """Where exactly two segments (two-vertex obstacles) meet end to end, as a map's
+    contours do: the point, and the two segments' other ends."""
+    ends: dict = {}
+    for vertex in edges:
+        if vertex.next is not None and vertex.next.next is vertex:
+            ends.setdefault(vertex.point, []).append(vertex.next.point)
+    return {point: tuple(others) for point, others in ends.items() if len(others) == 2}
+
+
+def _joint_corner(point: Vector2, first: Vector2, second: Vector2,
+                  clearance: float) -> List[Vector2]:
+    """The roadmap node where two segments meet at ``point`` (their other ends ``first``
+    and ``second``): on the bisector of the wide side, ``clearance`` from both; none
+    where they run on in one line (a wall with no corner); where they fold back sharper
+    than the node's cap (three clearances out), two nodes round each end, as for
+    segments that do not meet."""
+    p = np.asarray(point, dtype=float)
+    u = np.asarray(first, dtype=float) - p
+    w = np.asarray(second, dtype=float) - p
+    u, w = u / np.hypot(*u), w / np.hypot(*w)
+    outward = -(u + w)
+    norm = float(np.hypot(*outward))
+    if norm < 1e-9:
+        return []
+    half_sine = 0.5 * float(np.hypot(*(u - w)))  # sin of half the angle between them
+    if clearance > 3.0 * clearance * half_sine:
+        nodes = []
+        for along in (u, w):
+            side = np.array([-along[1], along[0]])
+            nodes += [tuple(p + clearance * (-along + sign * side)) for sign in (1.0, -1.0)]
+        return nodes
+    return [tuple(p + clearance / half_sine * outward / norm)]
 
 
 def _segment_index(edges: Sequence[ObstacleVertex]) -> SegmentIndex:
@@ -97,14 +148,87 @@ def _segment_index(edges: Sequence[ObstacleVertex]) -> SegmentIndex:
                         np.array([e.next.point for e in edges], dtype=float).reshape(-1, 2))
 
 
-class VisibilityRoadmap:
-    """Shortest collision-free polylines among obstacles for discs of one clearance."""
+class WallQueries:
+    """What guidance asks of the walls it plans round, whichever planner it uses: whether
+    a robot can drive a straight line (:meth:`passable`), how far a point is from a wall.
+    ``clearance``: the planner's; lines are checked at slightly less
+    (``check_clearance``) so that its own paths, which run at exactly that distance,
+    count as free."""
 
     def __init__(self, edges: Sequence[ObstacleVertex], clearance: float) -> None:
         self.clearance = clearance
         self.check_clearance = 0.98 * clearance
         self.walls = _segment_index(edges)
+
+    def visible(self, p: np.ndarray, q: np.ndarray,
+                clearance: Optional[float] = None) -> np.ndarray:
+        """Whether each straight segment p-q keeps ``clearance`` (default:
+        ``check_clearance``) from every edge."""
+        return ~self.walls.blocked(p, q, self._clearance(clearance))
+
+    def _clearance(self, clearance: Optional[float]) -> float:
+        return self.check_clearance if clearance is None else clearance
+
+    def passable(self, p: np.ndarray, q: np.ndarray, clearance: float,
+                 passage: Optional[float] = None) -> np.ndarray:
+        """Whether a robot can drive each straight line ``p[k]``-``q[k]``: it keeps
+        ``clearance`` from every wall (:meth:`visible`), and, with ``passage`` (the
+        radius the robot keeps from walls when it avoids them), it goes through no gap
+        narrower than ``2 passage`` (:meth:`_pinched`). A line that keeps ``passage``
+        from every wall goes through none."""
+        p = np.asarray(p, dtype=float).reshape(-1, 2)
+        q = np.asarray(q, dtype=float).reshape(-1, 2)
+        seen = self.visible(p, q, clearance)
+        if passage is None or passage <= clearance or not seen.any():
+            return seen
+        grazing = seen & ~self.visible(p, q, passage)
+        for k in np.flatnonzero(grazing):
+            seen[k] = not self._pinched(p[k], q[k], passage)
+        return seen
+
+    def _pinched(self, p: np.ndarray, q: np.ndarray, passage: float) -> bool:
+        """Whether the line ``p``-``q`` (which crosses no wall) goes through a gap
+        narrower than ``2 passage``: at a point along it, the nearest wall on its left
+        and the nearest on its right are less than that apart (their distances summed;
+        points every quarter ``passage``, those within ``passage`` of either end left
+        out: the robot is already there, or the goal is)."""
+        direction = q - p
+        length = float(np.hypot(*direction))
+        if length <= 2.0 * passage:
+            return False
+        samples = np.linspace(passage, length - passage,
+                              max(2, int(math.ceil((length - 2.0 * passage)
+                                                   * PASSAGE_SAMPLES_PER_WIDTH / passage)) + 1))
+        unit = direction / length
+        points = p + samples[:, None] * unit
+        middle = 0.5 * (p + q)
+        local = self.walls.near(middle, 0.5 * length + 2.0 * passage)
+        a, b = self.walls.a[local], self.walls.b[local]
+        if len(a) == 0:
+            return False
+        d = b - a
+        t = np.clip(((points[:, None] - a[None]) * d[None]).sum(-1)
+                    / np.maximum((d * d).sum(-1), 1e-300)[None], 0.0, 1.0)
+        closest = a[None] + t[..., None] * d[None]
+        offset = closest - points[:, None]
+        distance = np.hypot(offset[..., 0], offset[..., 1])
+        side = unit[0] * offset[..., 1] - unit[1] * offset[..., 0]  # > 0: on the left
+        left = np.where(side > 0.0, distance, np.inf).min(axis=1)
+        right = np.where(side < 0.0, distance, np.inf).min(axis=1)
+        return bool(np.any(left + right < 2.0 * passage))
+
+    def wall_distance(self, point: Vector2) -> float:
+        """Distance from ``point`` to the nearest edge (infinite without edges)."""
+        return self.walls.distance(point)
+
+
+class VisibilityRoadmap(WallQueries):
+    """Shortest collision-free polylines among obstacles for discs of one clearance."""
+
+    def __init__(self, edges: Sequence[ObstacleVertex], clearance: float) -> None:
+        super().__init__(edges, clearance)
         candidates: List[Vector2] = []
+        joints = _segment_joints(edges)
         for vertex in edges:
             if not vertex.is_convex:
                 continue
@@ -112,6 +236,12 @@ class VisibilityRoadmap:
             din, dout = vertex.prev.unit_dir, vertex.unit_dir
             nx, ny = din[1] + dout[1], -din[0] - dout[0]  # sum of the edges' outward normals
             norm = math.hypot(nx, ny)
+            joint = joints.get(vertex.point) if norm < 1e-9 else None
+            if joint is not None:  # where two segments meet: one node, or none
+                if joint is not _JOINT_DONE:
+                    candidates.extend(_joint_corner(vertex.point, *joint, clearance))
+                    joints[vertex.point] = _JOINT_DONE
+                continue
             if norm < 1e-9:  # the end of a segment: two nodes around the tip
                 back = (-dout[0], -dout[1])
                 side = (-dout[1], dout[0])
@@ -183,70 +313,6 @@ class VisibilityRoadmap:
         around = np.union1d(around, linked)
         # a corner the robot stands on is passed
         return around[np.linalg.norm(self.nodes[around] - point, axis=1) > PASSED_CORNER]
-
-    def visible(self, p: np.ndarray, q: np.ndarray,
-                clearance: Optional[float] = None) -> np.ndarray:
-        """Whether each straight segment p-q keeps ``clearance`` from every edge.
-
-        The default is slightly less than the roadmap's own clearance, so that
-        the graph's edges, which run at exactly that distance, count as free.
-        """
-        return ~self.walls.blocked(p, q, self._clearance(clearance))
-
-    def _clearance(self, clearance: Optional[float]) -> float:
-        return self.check_clearance if clearance is None else clearance
-
-    def passable(self, p: np.ndarray, q: np.ndarray, clearance: float,
-                 passage: Optional[float] = None) -> np.ndarray:
-        """Whether a robot can drive each straight line ``p[k]``-``q[k]``: it keeps
-        ``clearance`` from every wall (:meth:`visible`), and, with ``passage`` (the
-        radius the robot keeps from walls when it avoids them), it goes through no gap
-        narrower than ``2 passage`` (:meth:`_pinched`). A line that keeps ``passage``
-        from every wall goes through none."""
-        p = np.asarray(p, dtype=float).reshape(-1, 2)
-        q = np.asarray(q, dtype=float).reshape(-1, 2)
-        seen = self.visible(p, q, clearance)
-        if passage is None or passage <= clearance or not seen.any():
-            return seen
-        grazing = seen & ~self.visible(p, q, passage)
-        for k in np.flatnonzero(grazing):
-            seen[k] = not self._pinched(p[k], q[k], passage)
-        return seen
-
-    def _pinched(self, p: np.ndarray, q: np.ndarray, passage: float) -> bool:
-        """Whether the line ``p``-``q`` (which crosses no wall) goes through a gap
-        narrower than ``2 passage``: at a point along it, the nearest wall on its left
-        and the nearest on its right are less than that apart (their distances summed;
-        points every quarter ``passage``, those within ``passage`` of either end left
-        out: the robot is already there, or the goal is)."""
-        direction = q - p
-        length = float(np.hypot(*direction))
-        if length <= 2.0 * passage:
-            return False
-        samples = np.linspace(passage, length - passage,
-                              max(2, int(math.ceil((length - 2.0 * passage)
-                                                   * PASSAGE_SAMPLES_PER_WIDTH / passage)) + 1))
-        unit = direction / length
-        points = p + samples[:, None] * unit
-        middle = 0.5 * (p + q)
-        local = self.walls.near(middle, 0.5 * length + 2.0 * passage)
-        a, b = self.walls.a[local], self.walls.b[local]
-        if len(a) == 0:
-            return False
-        d = b - a
-        t = np.clip(((points[:, None] - a[None]) * d[None]).sum(-1)
-                    / np.maximum((d * d).sum(-1), 1e-300)[None], 0.0, 1.0)
-        closest = a[None] + t[..., None] * d[None]
-        offset = closest - points[:, None]
-        distance = np.hypot(offset[..., 0], offset[..., 1])
-        side = unit[0] * offset[..., 1] - unit[1] * offset[..., 0]  # > 0: on the left
-        left = np.where(side > 0.0, distance, np.inf).min(axis=1)
-        right = np.where(side < 0.0, distance, np.inf).min(axis=1)
-        return bool(np.any(left + right < 2.0 * passage))
-
-    def wall_distance(self, point: Vector2) -> float:
-        """Distance from ``point`` to the nearest edge (infinite without edges)."""
-        return self.walls.distance(point)
 
     def next_corner(self, start: Vector2, goal: Vector2,
                     start_clearance: Optional[float] = None,
@@ -426,8 +492,8 @@ def detour_around_discs(position: Vector2, target: Vector2,
         if norm > 1e-12:
             wx, wy = wx + offset * ox / norm, wy + offset * oy / norm
         length = math.hypot(wx - px, wy - py) + math.hypot(tx - wx, ty - wy)
-        ways[way] = ((wx, wy), length, _shut_by_a_wall((cx, cy), radii[i], (wx, wy), walls,
-                                                       clearance))
+        ways[way] = ((wx, wy), length, _shut_by_a_wall(position, (cx, cy), radii[i], (wx, wy),
+                                                       walls, clearance))
     if not all(way[2] for way in ways.values()):
         ways = {s: way for s, way in ways.items() if not way[2]}
     if side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
@@ -436,17 +502,22 @@ def detour_around_discs(position: Vector2, target: Vector2,
     return ways[way][0], way
 
 
-def _shut_by_a_wall(centre: Vector2, radius: float, waypoint: Vector2,
+def _shut_by_a_wall(position: Vector2, centre: Vector2, radius: float, waypoint: Vector2,
                     walls: Sequence[tuple], clearance: float) -> bool:
-    """Whether a wall leaves the robot no room to pass the disc (``centre``,
-    ``radius``: where the robot's centre may not go) on the side of its ``waypoint``:
-    the wall's nearest point is nearer the centre than ``radius + clearance``, and on
-    the waypoint's side of the disc."""
+    """Whether a wall leaves the robot at ``position`` no room to pass the disc
+    (``centre``, ``radius``: where the robot's centre may not go) on the side of its
+    ``waypoint``: the wall's nearest point is nearer the centre than ``radius +
+    clearance``, and on the waypoint's side of the line from the robot through the
+    centre. (Judged by the side of the waypoint as seen from the centre instead, a
+    speck beside a robot parked in an aisle shut both ways at once, both were then
+    taken as open, and a unicycle pressed on into the shut one for good.)"""
+    px, py = position
     cx, cy = centre
+    ax, ay = cx - px, cy - py
+    side = ax * (waypoint[1] - py) - ay * (waypoint[0] - px)
     for a, b in walls:
         wx, wy = _nearest_on_segment(a, b, centre)
-        nx, ny = wx - cx, wy - cy
-        if math.hypot(nx, ny) < radius + clearance and \
-                nx * (waypoint[0] - cx) + ny * (waypoint[1] - cy) > 0.0:
+        if math.hypot(wx - cx, wy - cy) < radius + clearance and \
+                (ax * (wy - py) - ay * (wx - px)) * side > 0.0:
             return True
     return False

@@ -3,7 +3,8 @@ preferred-velocity concept, kept apart from the avoidance method).
 
 Each control period :class:`PreferredVelocity` points at the current waypoint (or,
 when an obstacle blocks the straight line, at the next corner of a
-:class:`~orca_ros.core.robot.guidance.VisibilityRoadmap` path) at ``pref_speed``,
+:class:`~orca_ros.core.robot.guidance.VisibilityRoadmap` path, or on a map where a
+:class:`~orca_ros.core.robot.navigation_grid.NavigationGrid` leads) at ``pref_speed``,
 capped so as not to overshoot, and turned right by :func:`keep_right_angle`: a small
 constant turn breaks the symmetry of head-on meetings, and a robot that has stalled
 turns further (the stall escape). Stalled behind robots standing in its way (or walls
@@ -24,7 +25,9 @@ import numpy as np
 from ..geometry.obstacles import ObstacleEdges, ObstacleVertex
 from ..geometry.segment_index import BRUTE_FORCE_SEGMENTS
 from ..geometry.types import Vector2
-from .guidance import SIGHT_LINE, VisibilityRoadmap, detour_around_discs, guidance_walls
+from .guidance import (SIGHT_LINE, VisibilityRoadmap, WallQueries, detour_around_discs,
+                       guidance_walls, unplanned_walls)
+from .navigation_grid import MAP_EDGES, NavigationGrid
 
 
 def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_time: float):
@@ -87,7 +90,7 @@ class PreferredVelocity(FollowsWaypoints):
     goal_reached: bool = False  # within tolerance of the goal at some period of this path
     unprogressed_time: float = 0.0  # s since the robot last got a radius nearer its target
     _progress_mark: Optional[Tuple[Vector2, float]] = None  # (target, best distance)
-    roadmaps: Dict[float, VisibilityRoadmap] = field(default_factory=dict)
+    roadmaps: Dict[tuple, WallQueries] = field(default_factory=dict)
     base_path: List[Vector2] = field(default_factory=list)
     detour: Tuple[Vector2, ...] = ()  # the supervisor's, gone through first
     guide_target: Optional[Vector2] = None  # the roadmap corner headed for, if any
@@ -129,14 +132,21 @@ class PreferredVelocity(FollowsWaypoints):
         """The goal of the robot's own task (not counting any detour)."""
         return self.base_path[-1] if self.base_path else None
 
-    def _roadmap(self, edges: Sequence[ObstacleVertex]) -> VisibilityRoadmap:
+    def planner(self, edges: Sequence[ObstacleVertex]) -> WallQueries:
+        """The planner for these walls, built once for them: a visibility roadmap; on a
+        map (more than :data:`~orca_ros.core.robot.navigation_grid.MAP_EDGES` edges) a
+        navigation grid: a roadmap over a 200 m map's 225,000 edges took 150 s."""
         edges = guidance_walls(edges)
         c = self.config
         clearance = round(c.avoidance_radius(c.radius) + c.guidance_clearance_ratio * c.radius, 3)
         key = (clearance, len(edges), id(edges[0]) if edges else 0)
         roadmap = self.roadmaps.get(key)
         if roadmap is None:
-            roadmap = self.roadmaps[key] = VisibilityRoadmap(edges, clearance)
+            if len(edges) > MAP_EDGES:
+                roadmap = NavigationGrid(edges, clearance, 0.98 * c.avoidance_radius(c.radius))
+            else:
+                roadmap = VisibilityRoadmap(edges, clearance)
+            self.roadmaps[key] = roadmap
         return roadmap
 
     def _guided(self, position: Vector2, target: Vector2,
@@ -149,7 +159,7 @@ class PreferredVelocity(FollowsWaypoints):
                 return self.guide_target
             if self.guide_target is None:
                 return target
-        roadmap = self._roadmap(edges)
+        roadmap = self.planner(edges)
         # The straight line is free if it keeps the robot's radius from every
         # wall, or, for a goal closer to a wall than that, the goal's distance,
         # and goes through no gap too narrow for the robot as ORCA keeps it off
@@ -375,11 +385,8 @@ def unplanned_wall_discs(edges: Sequence[ObstacleVertex], position: Vector2, rea
     :func:`~orca_ros.core.robot.guidance.detour_around_discs`: each wall cut into pieces
     no longer than ``avoidance_radius``, a disc round each piece grown by that radius.
     None where guidance sees every wall."""
-    lasting = getattr(edges, "lasting", None)
-    if lasting is None or guidance_walls(edges) is not lasting:
-        return []
     discs: List[Tuple[Vector2, float]] = []
-    for edge in edges[len(lasting):]:
+    for edge in unplanned_walls(edges):
         if edge.next is None:
             continue
         a, b = np.asarray(edge.point, dtype=float), np.asarray(edge.next.point, dtype=float)

@@ -47,3 +47,21 @@ def test_which_lines_walls_block_and_how_near_the_nearest_is(seed, clearance):
     for point in p[:20]:
         assert index.distance(point) == \
             segments_min_distance(point[None], point[None], a, b).min()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), count=st.sampled_from([5, 3 * BRUTE_FORCE_SEGMENTS]),
+       reach=st.floats(0.05, 3.0))
+def test_how_near_the_nearest_wall_is_for_many_points_at_once(seed, count, reach):
+    """``distances`` gives for every point what ``distance`` gives for one, with the tree
+    and without; with a reach, infinity where no wall is that near."""
+    walls = random_walls(seed, count)
+    a = np.array([w.a for w in walls])
+    b = np.array([w.b for w in walls])
+    index = SegmentIndex(a, b)
+    points = np.random.default_rng(seed + 3).uniform(0.0, 30.0, (300, 2))
+    nearest = segments_min_distance(points, points, a, b).min(axis=1)
+    np.testing.assert_allclose(index.distances(points), nearest, rtol=0, atol=1e-12)
+    within = index.distances(points, reach)
+    np.testing.assert_allclose(within[nearest <= reach], nearest[nearest <= reach], atol=1e-12)
+    assert np.all(np.isinf(within[nearest > reach + 1e-12]))

@@ -88,6 +88,22 @@ def test_a_wall_beside_the_end_robot_of_a_row_closes_the_way_between_them():
     assert both_shut == detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=-first)
 
 
+def test_a_wall_beside_a_parked_robot_shuts_only_the_way_on_its_own_side():
+    """40 m warehouse map, diff-drive (seed 7): a unicycle in an aisle, a robot parked
+    0.6 m ahead-left of it, and a speck of the map 0.3 m ahead-right, between the parked
+    robot and the aisle's wall: the way round the parked robot's right is shut, the
+    left one open. Judged by the side of each way's waypoint as seen from the parked
+    robot, the speck shut both (both waypoints lie towards the robot); both were taken
+    as open and the unicycle kept pressing into the speck to the end of the run."""
+    parked = [((-0.35, 0.47), 0.52)]
+    speck = [((0.15, 0.29), (0.2, 0.29)), ((0.2, 0.29), (0.2, 0.34)),
+             ((0.2, 0.34), (0.15, 0.34)), ((0.15, 0.34), (0.15, 0.29))]
+    for side in (-1, 1):
+        waypoint, way = detour_around_discs((0.0, 0.0), (-0.14, 1.47), parked, side=side,
+                                            walls=speck, clearance=0.26)
+        assert way == 1 and waypoint[0] < 0.0  # round the parked robot's left
+
+
 def test_a_stalled_robot_goes_round_a_wall_that_guidance_does_not_plan_round(monkeypatch):
     # A map's walls (the lasting part, all guidance plans round) and a laser's wall
     # across the robot's way (a box on no map): ORCA stops the robot at it and guidance

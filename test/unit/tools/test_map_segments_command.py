@@ -34,3 +34,17 @@ def test_map_segments_refuses_a_broken_map_naming_the_field(tmp_path, capsys):
     (tmp_path / "bad.yaml").write_text("image: x.pgm\nresolution: -1\norigin: [0, 0, 0]\n")
     assert main(["map-segments", str(tmp_path / "bad.yaml")]) == 2
     assert "field 'resolution' must be > 0" in capsys.readouterr().err
+
+
+def test_map_segments_times_guidance_on_the_map_for_a_robot_size(tmp_path, capsys):
+    """``--robot-radius``: the planner guidance builds for robots of that size (a grid on a
+    map of more than 1,000 edges, a roadmap below) and the way to one goal, timed."""
+    from orca_ros.core.maps.synthetic import warehouse_map
+
+    warehouse_map(tmp_path / "warehouse.yaml", cells=400)
+    assert main(["map-segments", str(tmp_path / "warehouse.yaml"), "--robot-radius",
+                 "0.1"]) == 0
+    printed = capsys.readouterr().out
+    assert "guidance for robots of radius 0.1 m (clearance " in printed
+    assert "a grid of " in printed and "cells of 0.0" in printed
+    assert "s the first time (once per goal)" in printed and "heading for" in printed
