@@ -131,7 +131,7 @@ def _joint_corner(point: Vector2, first: Vector2, second: Vector2,
     if norm < 1e-9:
         return []
     half_sine = 0.5 * float(np.hypot(*(u - w)))  # sin of half the angle between them
-    if clearance > 3.0 * clearance * half_sine:
+    if half_sine < 1.0 / 3.0:  # the node would lie more than three clearances out
         nodes = []
         for along in (u, w):
             side = np.array([-along[1], along[0]])

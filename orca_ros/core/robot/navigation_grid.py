@@ -7,14 +7,17 @@ has hundreds of thousands of nodes and takes minutes to build on a 200 m map. He
 walls are drawn into a grid instead:
 
 1. every wall segment marks the cells it passes through (sampled every half cell);
-2. a cell is free where the Euclidean distance transform puts it farther than the
-   clearance from every marked cell, less the half-diagonal a wall may lie off its
-   cell's centre, so a free cell's centre is truly that clear of the walls;
+2. a cell is free where its centre keeps the passage (the radius ORCA keeps a robot's
+   centre from walls) from every wall: the Euclidean distance transform of the marked
+   cells tells within about a cell, and where that leaves it in doubt the distance is
+   measured to the walls themselves; a free cell nearer a wall than the clearance costs
+   more per metre (a costmap's inflation);
 3. for each goal, the cost to go from every free cell (Dijkstra over the 8-connected
    free cells, ``skimage.graph.MCP_Geometric``; metres), computed once and kept;
-4. the way from the robot is the steepest descent of that field, and the robot heads for
-   the farthest point of it, up to :data:`LOOKAHEAD` m along, that it can drive to in a
-   straight line (the same check as the roadmap's:
+4. the way from the robot is the steepest descent of that field (from the nearest free
+   cell it sees where its own is not free), and the robot heads for the farthest point
+   of it, up to :data:`LOOKAHEAD` m along, that it can drive to in a straight line (the
+   same check as the roadmap's:
    :meth:`~orca_ros.core.robot.guidance.WallQueries.passable`, on the walls themselves,
    not the grid).
 
