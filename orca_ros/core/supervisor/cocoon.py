@@ -25,6 +25,13 @@ YIELD_MODES = ("stop", "slow")
 RESOLUTIONS = ("stop", "slow", "side_step")
 
 
+TIE_DISTANCE_M = 0.05
+"""Distances to the crossing that differ by no more than this (m) are a tie, decided by
+``priority_order``. Through ROS two robots that set off together are seen a step or two
+apart (0.5 m/s and 50 Hz odometry: 1 cm a step; each robot takes its goal as its own
+messages come), so a finer tie would be decided by which message came first."""
+
+
 @dataclass(frozen=True)
 class CocoonConfig:
     cocoon_k: float = 1.0
@@ -33,6 +40,7 @@ class CocoonConfig:
     margin: float = 0.05
     horizon: float = 30.0
     hysteresis: float = 0.02
+    tie_distance: float = TIE_DISTANCE_M
     priority_order: Tuple[str, ...] = ()
     parallel_deg: float = 3.0
     side_step_step_deg: float = 15.0
@@ -42,7 +50,7 @@ class CocoonConfig:
 
     def __post_init__(self) -> None:
         as_finite(self.cocoon_k, "cocoon_k", strictly_positive=True)
-        for name in ("margin", "hysteresis", "parallel_deg", "max_wait"):
+        for name in ("margin", "hysteresis", "tie_distance", "parallel_deg", "max_wait"):
             as_finite(getattr(self, name), name, minimum=0.0)
         as_finite(self.horizon, "horizon", strictly_positive=True)
         if self.mode not in MODES:
@@ -310,7 +318,8 @@ class CocoonSupervisor:
         if crossing is not None:
             ta = crossing[0] / max(a.speed, 1e-9)
             tb = crossing[1] / max(b.speed, 1e-9)
-            if abs(ta * a.speed - tb * b.speed) > 1e-3 and (ta >= 0 or tb >= 0):
+            if abs(crossing[0] - crossing[1]) > self.config.tie_distance and \
+                    (ta >= 0 or tb >= 0):
                 # Nearer the crossing point first; a robot already past it has
                 # nothing left to cross and keeps going.
                 key_a = ta if ta >= 0 else -math.inf
@@ -481,7 +490,7 @@ def _same(a: Tuple[Vector2, Vector2], b: Tuple[Vector2, Vector2], tol: float = 1
 
 
 SCENARIO_KEYS = {"cocoon_k", "mode", "yield_mode", "margin", "horizon", "hysteresis",
-                 "priority_order", "parallel_deg", "max_wait", "pairs_only"}
+                 "tie_distance", "priority_order", "parallel_deg", "max_wait", "pairs_only"}
 
 
 ORCA_MAX_WAIT = 5.0

@@ -4,16 +4,18 @@
 parameter set to other than its default wins over the block.
 """
 
-from ...core.supervisor.cocoon import MODES, YIELD_MODES
+from ...core.supervisor.cocoon import MODES, TIE_DISTANCE_M, YIELD_MODES
 from . import Param
 
-SCENARIO_SETTINGS = ("cocoon_k", "mode", "yield_mode", "margin", "horizon", "hysteresis")
+SCENARIO_SETTINGS = ("cocoon_k", "mode", "yield_mode", "margin", "horizon", "hysteresis",
+                     "tie_distance")
 
 PARAMETERS = (
     Param("scenario", "",
           "a scenario file's path or a built-in scenario's name: its robots, radii, speeds, "
           "goal tolerance and its supervisor: block (cocoon_k, mode, yield_mode, margin, "
-          "horizon and hysteresis set to other than their defaults win over the block); "
+          "horizon, hysteresis and tie_distance set to other than their defaults win over "
+          "the block); "
           "empty = none", read_only=True),
     Param("robots", [""],
           "robot namespaces to supervise; [''] = the scenario's robots, or without a "
@@ -37,6 +39,10 @@ PARAMETERS = (
     Param("horizon", 30.0, "prediction horizon (s)", range=(0.1, 3600.0), read_only=True),
     Param("hysteresis", 0.02, "cocoon separation (m) that clears a ban",
           range=(0.0, 10.0), read_only=True),
+    Param("tie_distance", TIE_DISTANCE_M,
+          "robots whose distances to their paths' crossing differ by no more than this (m) "
+          "are a tie, decided by priority_order (through ROS, robots that set off together "
+          "are seen a step or two apart)", range=(0.0, 10.0), read_only=True),
     Param("priority_order", [""],
           "tie-break order of robot names (unknown names are refused); [''] = the "
           "scenario's supervisor: block's, else alphabetical", read_only=True),

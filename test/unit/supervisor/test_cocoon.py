@@ -171,3 +171,24 @@ def test_robots_are_judged_where_they_are_at_the_newest_stamp_among_them():
     assert positions["fresh"] == (0.0, 0.0) and positions["unstamped"] == (3.0, 0.0)
     assert positions["a_step_behind"] == pytest.approx((1.05, 0.95))
     assert positions["long_silent"] == pytest.approx((2.0, MAX_CARRY_S))
+
+
+def test_distances_to_the_crossing_within_the_tie_distance_go_to_priority_order():
+    """Through ROS two robots that set off together are seen a step apart (1 cm at
+    0.5 m/s and 50 Hz): that is a tie, decided by name (or ``priority_order``), not a
+    win for whichever robot's goal message came first. Farther apart, the nearer goes
+    first."""
+    def crossing(r2_distance):
+        return (Track("r1", (1.5, 0.0), 0.25, 0.5, (-3.0, 0.0)),
+                Track("r2", (0.0, -r2_distance), 0.25, 0.5, (0.0, 3.0)))
+
+    supervisor = CocoonSupervisor()
+    assert [t.name for t in supervisor.priority(*crossing(1.49))] == ["r1", "r2"]
+    assert [t.name for t in supervisor.priority(*crossing(1.50))] == ["r1", "r2"]
+    assert [t.name for t in supervisor.priority(*crossing(1.40))] == ["r2", "r1"]
+    ordered = CocoonSupervisor(CocoonConfig(priority_order=("r2", "r1")))
+    assert [t.name for t in ordered.priority(*crossing(1.51))] == ["r2", "r1"]
+    exact = CocoonSupervisor(config_from_scenario({"tie_distance": 0.001}))
+    assert [t.name for t in exact.priority(*crossing(1.49))] == ["r2", "r1"]
+    with pytest.raises(ValueError, match="tie_distance"):
+        CocoonConfig(tie_distance=-0.01)
