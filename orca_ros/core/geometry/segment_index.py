@@ -13,7 +13,6 @@ gives the same answers.
 
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 import numpy as np
@@ -133,10 +132,4 @@ class SegmentIndex:
 
     def distance(self, point) -> float:
         """Distance from ``point`` to the nearest segment (infinite without segments)."""
-        if len(self.a) == 0:
-            return math.inf
-        p = np.asarray(point, dtype=float).reshape(1, 2)
-        if self._tree is None:
-            return float(segments_min_distance(p, p, self.a, self.b).min())
-        nearest = self._tree.query_nearest(self._shapely.points(p[0]), all_matches=False)
-        return float(point_segment_distance(p[0], self.a[nearest], self.b[nearest]).min())
+        return float(self.distances(point)[0])

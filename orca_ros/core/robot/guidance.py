@@ -67,20 +67,21 @@ GOAL_FIELDS_KEPT = 256
 """Goals whose distance fields a large roadmap keeps (a fleet's goals, reused every period)."""
 
 
-LASTING_WALLS_ONLY = 1000
-"""Edges: where the lasting walls alone are more (a map's), guidance plans round them only
-(:func:`guidance_walls`)."""
+MAP_EDGES = 1000
+"""Walls of more edges than this are a map's: guidance plans round a map's lasting walls
+only (:func:`guidance_walls`), on a grid
+(:class:`~orca_ros.core.robot.navigation_grid.NavigationGrid`)."""
 
 
 def guidance_walls(edges: Sequence[ObstacleVertex]) -> Sequence[ObstacleVertex]:
     """The walls guidance plans round: all of ``edges``; or, where their lasting part (an
     :class:`~orca_ros.core.geometry.obstacles.ObstacleEdges`' ``lasting``: a map, the
-    scenario's walls) has more than :data:`LASTING_WALLS_ONLY` edges, that part only.
+    scenario's walls) has more than :data:`MAP_EDGES` edges, that part only.
     A laser's walls change with every scan and each change builds a new roadmap: cheap
     beside a room's walls, seconds beside a map's. ORCA and the safety filter avoid the
     short-lived walls either way."""
     lasting = getattr(edges, "lasting", None)
-    if lasting is not None and len(lasting) > LASTING_WALLS_ONLY:
+    if lasting is not None and len(lasting) > MAP_EDGES:
         return lasting
     return edges
 

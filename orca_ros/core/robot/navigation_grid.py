@@ -38,9 +38,6 @@ from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2
 from .guidance import SIGHT_LINE, WallQueries
 
-MAP_EDGES = 1000
-"""Walls of more edges than this are a map's: guidance plans round them on a grid."""
-
 CELLS_PER_CLEARANCE = 3
 """Grid cells across the clearance (the cell is at most a third of it)."""
 

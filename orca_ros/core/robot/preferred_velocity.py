@@ -25,9 +25,9 @@ import numpy as np
 from ..geometry.obstacles import ObstacleEdges, ObstacleVertex
 from ..geometry.segment_index import BRUTE_FORCE_SEGMENTS
 from ..geometry.types import Vector2
-from .guidance import (SIGHT_LINE, VisibilityRoadmap, WallQueries, detour_around_discs,
-                       guidance_walls, unplanned_walls)
-from .navigation_grid import MAP_EDGES, NavigationGrid
+from .guidance import (MAP_EDGES, SIGHT_LINE, VisibilityRoadmap, WallQueries,
+                       detour_around_discs, guidance_walls, unplanned_walls)
+from .navigation_grid import NavigationGrid
 
 
 def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_time: float):
@@ -134,7 +134,7 @@ class PreferredVelocity(FollowsWaypoints):
 
     def planner(self, edges: Sequence[ObstacleVertex]) -> WallQueries:
         """The planner for these walls, built once for them: a visibility roadmap; on a
-        map (more than :data:`~orca_ros.core.robot.navigation_grid.MAP_EDGES` edges) a
+        map (more than :data:`~orca_ros.core.robot.guidance.MAP_EDGES` edges) a
         navigation grid: a roadmap over a 200 m map's 225,000 edges took 150 s."""
         edges = guidance_walls(edges)
         c = self.config

@@ -33,7 +33,9 @@ class Param:
     ``[""]`` / ``[-1.0]`` stand for an empty list, as a ROS array parameter cannot
     be empty and typed at once). ``range``: inclusive ``(low, high)`` for numbers;
     ``choices``: the strings it may take, or a function that gives them when asked
-    (the registered avoidance methods: another package may add one). ``description``
+    (the registered avoidance methods: another package may add one). ``length``: how many
+    values a list must have (a pose ``[x, y, yaw]``: 3). A number is always finite.
+    ``description``
     may be such a function too. ``read_only``: read when the node starts (ROS refuses a
     later ``ros2 param set``); otherwise live.
     """
@@ -44,6 +46,7 @@ class Param:
     range: Optional[Tuple[Number, Number]] = None
     choices: Union[None, Tuple[str, ...], Callable[[], Tuple[str, ...]]] = None
     read_only: bool = False
+    length: Optional[int] = None
 
     def describe(self) -> str:
         """The description (made now, if it is a function)."""
@@ -114,10 +117,14 @@ def value_problem(param: Param, value: Any) -> Optional[str]:
     """Why ``value`` cannot be this parameter's, or None."""
     if not _same_kind(param.default, value):
         return f"must be {param.type_name}, got {value!r}"
+    values = list(value) if isinstance(value, (list, tuple)) or \
+        type(value).__name__ == "array" else [value]
+    if param.length is not None and len(values) != param.length:
+        return f"must have {param.length} values, got {values!r}"
+    if any(isinstance(v, float) and not math.isfinite(v) for v in values):
+        return f"must be finite, got {values!r}"
     if param.range is not None:
         low, high = param.range
-        values = list(value) if isinstance(value, (list, tuple)) or \
-            type(value).__name__ == "array" else [value]
         for v in values:
             if not (math.isfinite(float(v)) and low <= v <= high):
                 return f"must be within [{low:g}, {high:g}], got {value!r}"

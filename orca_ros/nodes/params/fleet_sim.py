@@ -80,7 +80,7 @@ PARAMETERS = (
     Param("laser_pose", [0.0, 0.0, 0.0],
           "the laser's x, y (m) and yaw (rad) on the robot, in its body frame (a URDF's "
           "fixed joint base_link -> base_scan); orca_node's scan_pose must say the same",
-          read_only=True),
+          read_only=True, length=3),
     Param("laser_rays", 360, "rays per scan, evenly round the full circle from straight ahead",
           range=(1, 10000), read_only=True),
     Param("laser_range_min", 0.12, "the laser's least range (m)", range=(0.0, 100.0),

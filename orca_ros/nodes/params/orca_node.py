@@ -104,7 +104,7 @@ PARAMETERS: Tuple[Param, ...] = (
     Param('scan_pose', [0.0, 0.0, 0.0],
           ("the laser's x, y (m) and yaw (rad) on the robot, in its body frame: what the "
            "static transform base_link -> the scan's frame says (a URDF's fixed joint; "
-           "not read from TF)"), read_only=True),
+           "not read from TF)"), read_only=True, length=3),
     Param('scan_obstacle_lifetime', 1.0,
           "s a scan's walls last unless a newer scan replaces them", range=(0.05, 60.0)),
     Param('scan_cluster_gap', 0.2,
@@ -164,7 +164,7 @@ PARAMETERS: Tuple[Param, ...] = (
            "naming both"), read_only=True),
     Param('odom_origin', [0.0, 0.0, 0.0],
           "pose_source odom_origin: the odom frame's x, y (m) and yaw (rad) in the shared frame",
-          read_only=True),
+          read_only=True, length=3),
     Param('localization_topic', 'amcl_pose',
           ("pose_source localization: geometry_msgs/PoseWithCovarianceStamped in the "
            "shared frame (AMCL's amcl_pose, slam_toolbox's pose)"), read_only=True),

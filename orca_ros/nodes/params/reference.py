@@ -76,7 +76,8 @@ that it is up to date with `--check {DEFAULT_PATH}`. Do not edit it by hand.
 A **live** parameter can be changed while the node runs (`ros2 param set`); a
 **read-only** one is read when the node starts: give it in a parameters file or with
 `--ros-args -p name:=value`, and `ros2 param set` refuses it. A value of the wrong
-type, outside its range or not one of its choices is refused with a reason that names
+type, outside its range, not one of its choices, not finite (NaN, inf) or a list of
+the wrong length is refused with a reason that names
 the parameter, both at start (the node exits with status 2) and on a later set. A
 list whose default is `[""]` (or `[-1.0]`) is empty: a ROS array parameter cannot be
 empty and typed at once.
@@ -131,6 +132,8 @@ def _limits(param: Param) -> str:
         return f"{_number(low)} to {_number(high)}"
     if param.allowed():
         return ", ".join(_code(choice) for choice in param.allowed())
+    if param.length is not None:
+        return f"{param.length} values"
     return ""
 
 

@@ -119,7 +119,7 @@ def test_a_stalled_robot_goes_round_a_wall_that_guidance_does_not_plan_round(mon
     from orca_ros.core.robot.controller import RobotController
     from orca_ros.core.robot.state import RobotState
 
-    monkeypatch.setattr(guidance, "LASTING_WALLS_ONLY", 0)  # these two walls: a map's
+    monkeypatch.setattr(guidance, "MAP_EDGES", 0)  # these two walls: a map's
     corridor = build_obstacle_edges([Segment((-5.0, 1.5), (5.0, 1.5)),
                                      Segment((-5.0, -1.5), (5.0, -1.5))])
     box_face = build_obstacle_edges([Segment((1.0, -0.3), (1.0, 0.4))])

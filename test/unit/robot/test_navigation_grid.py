@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from orca_ros.core.geometry.obstacles import build_obstacle_edges
 from orca_ros.core.geometry.segment_index import point_segment_distance
 from orca_ros.core.geometry.types import Segment
-from orca_ros.core.robot.guidance import SIGHT_LINE
-from orca_ros.core.robot.navigation_grid import MAP_EDGES, NavigationGrid
+from orca_ros.core.robot.guidance import MAP_EDGES, SIGHT_LINE
+from orca_ros.core.robot.navigation_grid import NavigationGrid
 
 CLEARANCE, PASSAGE, RADIUS = 0.31, 0.255, 0.2
 

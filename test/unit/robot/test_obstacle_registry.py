@@ -255,18 +255,18 @@ def test_a_lasers_walls_change_every_scan_but_a_maps_walls_are_indexed_and_plann
     plans round that part alone where it is a map's size (a roadmap over a map takes
     seconds; a laser replaces its walls five times a second)."""
     from orca_ros.core.orca.orca2d import select_visible_edges
-    from orca_ros.core.robot.guidance import (LASTING_WALLS_ONLY, guidance_walls,
+    from orca_ros.core.robot.guidance import (MAP_EDGES, guidance_walls,
                                               same_guidance_walls)
 
     registry = ObstacleRegistry()
-    wall = [p for k in range(LASTING_WALLS_ONLY) for p in ((k * 0.1, 5.0), (k * 0.1 + 0.05, 5.0))]
+    wall = [p for k in range(MAP_EDGES) for p in ((k * 0.1, 5.0), (k * 0.1 + 0.05, 5.0))]
     registry.apply(add("map", 0, *wall), now=0.0)
     registry.apply(add("robot/scan", 0, (1.0, 0.5), (1.0, -0.5), lifetime=1.0), now=0.0)
     first = registry.edges
     registry.apply(add("robot/scan", 0, (1.1, 0.5), (1.1, -0.5), lifetime=1.0), now=0.2)
     second = registry.edges
     assert second is not first and second.lasting is first.lasting
-    assert len(second.lasting) == 2 * LASTING_WALLS_ONLY
+    assert len(second.lasting) == 2 * MAP_EDGES
     assert guidance_walls(second) is second.lasting
     assert same_guidance_walls(first, second)  # orca_node keeps its roadmaps over a scan
     near = select_visible_edges((0.0, 0.0), 1.5, second)
@@ -275,7 +275,7 @@ def test_a_lasers_walls_change_every_scan_but_a_maps_walls_are_indexed_and_plann
     registry.apply(add("map", 1, (-3.0, 0.0), (-3.0, 1.0)), now=0.3)
     assert registry.edges.lasting is not second.lasting
     assert not same_guidance_walls(second, registry.edges)
-    assert len(registry.edges.lasting) == 2 * LASTING_WALLS_ONLY + 2
+    assert len(registry.edges.lasting) == 2 * MAP_EDGES + 2
     # with few lasting walls guidance keeps the laser's too
     small = ObstacleRegistry()
     small.apply(add("walls", 0, (0.0, 5.0), (1.0, 5.0)), now=0.0)
