@@ -318,14 +318,16 @@ class VisibilityRoadmap(WallQueries):
     def next_corner(self, start: Vector2, goal: Vector2,
                     start_clearance: Optional[float] = None,
                     goal_clearance: Optional[float] = None,
-                    passage: Optional[float] = None) -> Optional[Vector2]:
+                    passage: Optional[float] = None,
+                    previous: Optional[Vector2] = None) -> Optional[Vector2]:
         """The first corner of the shortest path from ``start`` to ``goal``, or None if none exists.
 
         ``start_clearance`` (default: the roadmap's) applies to the first leg,
         so that an agent brushing a wall can still see the corners around it, and
         with ``passage`` the first leg goes through no gap narrower than twice that
         (:meth:`passable`); ``goal_clearance`` to the last, so that a goal closer to
-        a wall than the roadmap's clearance can still be seen.
+        a wall than the roadmap's clearance can still be seen. ``previous`` (the corner
+        headed for until now) plays no part: a roadmap's corners stay where they are.
         """
         m = len(self.nodes)
         if m == 0:

@@ -174,7 +174,8 @@ class PreferredVelocity(FollowsWaypoints):
             return target
         self.guide_target = roadmap.next_corner(
             position, target, c.radius,
-            max(min(roadmap.check_clearance, target_clearance), SIGHT_LINE), passage)
+            max(min(roadmap.check_clearance, target_clearance), SIGHT_LINE), passage,
+            previous=self.guide_target)
         return target if self.guide_target is None else self.guide_target
 
     def compute(self, c, state, edges: Sequence[ObstacleVertex] = (),

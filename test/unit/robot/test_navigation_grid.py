@@ -129,3 +129,30 @@ def test_a_robot_just_beside_a_speck_steps_back_into_free_space_on_the_side_it_c
     assert corner is not None and corner[0] < x
     assert planner.visible(np.array([start]), np.array([corner]), RADIUS)[0]
 
+
+
+def test_the_point_headed_for_is_kept_while_ahead_and_in_reach():
+    """Round a wall's end the robot heads for a point of the descent; a period later,
+    moved a little, it keeps that point (a new one would move a cell either way and turn a
+    unicycle left and right) while the point is more than KEEP_REACH off, nearer the goal
+    and in reach; past it, or with the point behind a wall, it takes a new one."""
+    from orca_ros.core.robot.navigation_grid import KEEP_REACH
+
+    planner = grid([((0.0, -5.0), (0.0, 3.0))])
+    start, goal = (-4.0, 0.0), (4.0, 0.0)
+    first = head_for(planner, start, goal)
+    assert first is not None and np.linalg.norm(np.subtract(first, start)) > KEEP_REACH
+
+    def again(position, previous):
+        return planner.next_corner(position, goal, RADIUS, planner.check_clearance, PASSAGE,
+                                   previous=previous)
+
+    moved = (-3.9, 0.1)
+    fresh = head_for(planner, moved, goal)
+    nudged = (first[0], first[1] + 2 * planner.cell)  # where a fresh choice could move
+    assert again(moved, nudged) == nudged
+    assert again(moved, first) == first
+    close = (moved[0] + 0.5 * KEEP_REACH, moved[1] + 0.5)  # ahead, in reach, but near
+    assert again(moved, close) == fresh != close
+    assert again(moved, (-6.0, 0.0)) == fresh  # behind: farther from the goal
+    assert again(moved, (3.0, 0.0)) == fresh  # beyond the wall: out of reach
