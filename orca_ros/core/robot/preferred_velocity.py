@@ -377,6 +377,12 @@ class PreferredVelocity(FollowsWaypoints):
         return math.dist(last, state.position) / c.time_step
 
 
+SEEN_PLANNED_WALL_M = 0.1
+"""m: a laser's wall piece this near a wall guidance plans round is that wall seen again
+(:func:`unplanned_wall_discs`): a scan wall strays up to ``scan_tolerance`` (5 cm) from
+its returns, a map's segments up to a cell (5 cm) from its cells."""
+
+
 def unplanned_wall_discs(edges: Sequence[ObstacleVertex], position: Vector2, reach: float,
                          avoidance_radius: float) -> List[Tuple[Vector2, float]]:
     """The walls among ``edges`` that guidance does not plan round (the short-lived part
@@ -385,8 +391,14 @@ def unplanned_wall_discs(edges: Sequence[ObstacleVertex], position: Vector2, rea
     the robot's centre must keep out of, for
     :func:`~orca_ros.core.robot.guidance.detour_around_discs`: each wall cut into pieces
     no longer than ``avoidance_radius``, a disc round each piece grown by that radius.
-    None where guidance sees every wall."""
-    discs: List[Tuple[Vector2, float]] = []
+    None where guidance sees every wall.
+
+    A piece within :data:`SEEN_PLANNED_WALL_M` of a planned wall is left out: a laser
+    sees the map's walls too, and their discs joined the box in an aisle and the racks
+    on both sides into one cluster round the robot, which then had no way round the box
+    (40 m warehouse map, ``--scan-obstacles``: a robot stood at a box on no map to the
+    end of the run)."""
+    centres, radii = [], []
     for edge in unplanned_walls(edges):
         if edge.next is None:
             continue
@@ -396,9 +408,17 @@ def unplanned_wall_discs(edges: Sequence[ObstacleVertex], position: Vector2, rea
         for k in range(pieces):
             centre = a + (k + 0.5) / pieces * (b - a)
             if math.dist(centre, position) <= reach:
-                discs.append(((float(centre[0]), float(centre[1])),
-                              avoidance_radius + 0.5 * length / pieces))
-    return discs
+                centres.append(centre)
+                radii.append(avoidance_radius + 0.5 * length / pieces)
+    if not centres:
+        return []
+    planned = guidance_walls(edges)
+    if isinstance(planned, ObstacleEdges) and len(planned):
+        unseen = planned.segment_index.distances(np.array(centres)) > SEEN_PLANNED_WALL_M
+    else:
+        unseen = np.ones(len(centres), dtype=bool)
+    return [((float(c[0]), float(c[1])), r)
+            for c, r, keep in zip(centres, radii, unseen) if keep]
 
 
 def _edges_near(edges: Sequence[ObstacleVertex], position: Vector2,

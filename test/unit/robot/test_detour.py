@@ -140,3 +140,46 @@ def test_a_stalled_robot_goes_round_a_wall_that_guidance_does_not_plan_round(mon
                                    np.array((1.0, -0.3)), np.array((1.0, 0.4)))
     assert way_to_face >= c.avoidance_radius(c.radius) - 1e-9
     assert target[0] > state.position[0] and not -0.3 <= target[1] <= 0.4
+
+
+
+def test_a_laser_that_sees_the_mapped_walls_too_still_finds_the_way_round_a_box(monkeypatch):
+    # A warehouse aisle (racks below and above, a gap in the lower racks, a round pillar
+    # on them) and what the laser of a robot tucked between the pillar and a box on no map
+    # returned (a 40 m map through real nodes, --scan-obstacles): the box's lower face,
+    # and the rack, the gap's side and the pillar again, within its noise. Those are the
+    # map's walls seen again: counted as walls to go round they joined the box into one
+    # cluster round the robot, no way round was found, and it stood there to the end of
+    # the run. The way is round the box's left (anticlockwise): the pillar shuts its right.
+    import numpy as np
+
+    from orca_ros.core.geometry.obstacles import ObstacleEdges, build_obstacle_edges
+    from orca_ros.core.geometry.segment_index import point_segment_distance
+    from orca_ros.core.geometry.types import Segment
+    from orca_ros.core.robot import guidance
+    from orca_ros.core.robot.preferred_velocity import unplanned_wall_discs
+
+    monkeypatch.setattr(guidance, "MAP_EDGES", 0)  # these walls: a map's
+    mapped = build_obstacle_edges([
+        Segment((8.5, 12.0), (9.75, 12.0)), Segment((9.75, 12.0), (9.75, 11.6)),
+        Segment((10.3, 11.6), (10.3, 12.0)), Segment((10.3, 12.0), (10.9, 12.0)),
+        Segment((10.9, 12.0), (10.95, 12.3)), Segment((10.95, 12.3), (11.2, 12.37)),
+        Segment((11.2, 12.37), (11.45, 12.3)), Segment((11.45, 12.3), (11.5, 12.0)),
+        Segment((11.5, 12.0), (13.0, 12.0)), Segment((13.0, 13.6), (8.5, 13.6))])
+    box_face = ((10.847, 12.628), (10.457, 12.627))
+    seen = build_obstacle_edges([
+        Segment(*box_face),
+        Segment((9.718, 12.021), (9.797, 11.93)), Segment((9.797, 11.93), (9.778, 11.632)),
+        Segment((10.316, 12.023), (10.883, 12.019)), Segment((10.883, 12.019), (10.952, 12.292)),
+        Segment((10.952, 12.292), (11.166, 12.37))])
+    edges = ObstacleEdges.joined(mapped, seen)
+    position, guide_corner, avoidance = (10.76, 12.39), (11.53, 13.06), 0.22
+    discs = unplanned_wall_discs(edges, position, 2.0 + avoidance, avoidance)
+    centres = np.array([centre for centre, _ in discs])
+    assert len(discs) > 0
+    assert np.all(point_segment_distance(centres, np.array(box_face[0]),
+                                         np.array(box_face[1])) < 0.01)  # the box's only
+    walls = [(e.point, e.next.point) for e in mapped if e.next is not None]
+    way = detour_around_discs(position, guide_corner, discs, 0, offset=0.05, walls=walls,
+                              clearance=avoidance)
+    assert way is not None and way[1] == 1
