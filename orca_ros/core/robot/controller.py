@@ -61,6 +61,7 @@ class RobotController:
     def __post_init__(self) -> None:
         if self.path is None:
             self.path = PreferredVelocity(self.config, roadmaps=self.roadmaps)
+        self.path.key = self.key
 
     def __setattr__(self, name, value) -> None:
         super().__setattr__(name, value)

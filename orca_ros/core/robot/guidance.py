@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import List, Optional, Sequence
+from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -425,16 +425,26 @@ def _segment_point_distance(a: Vector2, b: Vector2, c: Vector2) -> float:
     return math.dist(_nearest_on_segment(a, b, c), c)
 
 
+class Detour(NamedTuple):
+    """A way round robots standing in the way (:func:`detour_around_discs`)."""
+
+    waypoint: Vector2
+    side: int  # clockwise -1, anticlockwise +1
+    walled: bool = False  # walls leave no room either side of the blocker: a passage too
+    # narrow to pass it
+    blocker: int = -1  # the disc the straight line meets first (its index in ``discs``)
+
+
 def detour_around_discs(position: Vector2, target: Vector2,
                         discs: Sequence[tuple], side: int = 0,
                         offset: float = 0.0, walls: Sequence[tuple] = (),
-                        clearance: float = 0.0) -> Optional[tuple]:
+                        clearance: float = 0.0) -> Optional[Detour]:
     """Where to head to get round the robots standing between ``position`` and ``target``.
 
     ORCA is local: a robot whose target lies behind robots that stand still
     (parked on their goals, or jammed) finds no velocity that makes progress and
     stays there, the same local minimum as a wall without guidance. ``discs``
-    are ``(centre, radius)`` with the radius as the robot's centre must keep
+    are ``(centre, radius, ...)`` with the radius as the robot's centre must keep
     from that centre (the two robots' combined radius, a configuration-space
     disc). Discs closer together than their two radii leave no room between
     them and form one cluster. When the straight segment to ``target`` crosses
@@ -448,17 +458,21 @@ def detour_around_discs(position: Vector2, target: Vector2,
     from) leaves no room between itself and the disc the way goes round, on the
     way's side of that disc; where walls close both, both are taken as open
     (going straight at the cluster instead stranded robots: rvo2_blocks
-    diff-drive 87 of 100). Returns ``(waypoint, side)``, or None when the way is
-    clear or the cluster surrounds the robot.
+    diff-drive 87 of 100). Where walls leave no room on either side of the
+    ``blocker`` itself (the disc the straight line meets first), the robot stands in a
+    passage too narrow to pass it, and the answer says so (``walled``: the caller may
+    give way). Returns a :class:`Detour`, or None when the way is clear or the
+    cluster surrounds the robot.
     """
     px, py = position
     tx, ty = target
-    centres = [(float(c[0]), float(c[1])) for c, _ in discs]
-    radii = [float(r) for _, r in discs]
+    centres = [(float(d[0][0]), float(d[0][1])) for d in discs]
+    radii = [float(d[1]) for d in discs]
     blocking = [i for i, (c, r) in enumerate(zip(centres, radii))
                 if math.dist(c, target) > r and _segment_point_distance(position, target, c) < r]
     if not blocking:
         return None
+    blocker = min(blocking, key=lambda i: math.dist(position, centres[i]) - radii[i])
     cluster, frontier = set(blocking), list(blocking)
     while frontier:
         i = frontier.pop()
@@ -499,10 +513,30 @@ def detour_around_discs(position: Vector2, target: Vector2,
                                                        walls, clearance))
     if not all(way[2] for way in ways.values()):
         ways = {s: way for s, way in ways.items() if not way[2]}
+    walled = _walls_either_side(centres[blocker], bearing, radii[blocker] + clearance, walls)
     if side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
-        return ways[side][0], side
+        return Detour(ways[side][0], side, walled, blocker)
     way = min(ways, key=lambda s: ways[s][1])
-    return ways[way][0], way
+    return Detour(ways[way][0], way, walled, blocker)
+
+
+def _walls_either_side(centre: Vector2, bearing: float, reach: float,
+                       walls: Sequence[tuple]) -> bool:
+    """Whether walls come within ``reach`` of ``centre`` beside it on both sides, across
+    the direction ``bearing`` (rad) the robot is heading in: their nearest points lie
+    more across that direction than along it. (Ahead or behind, the two faces of one
+    corner fall on either side of a line aimed at the corner: robots round a block's
+    corner in rvo2_blocks backed out of a 20 m lane.)"""
+    ux, uy = math.cos(bearing), math.sin(bearing)
+    sides = set()
+    for a, b in walls:
+        wx, wy = _nearest_on_segment(a, b, centre)
+        dx, dy = wx - centre[0], wy - centre[1]
+        if math.hypot(dx, dy) < reach:
+            across, along = ux * dy - uy * dx, ux * dx + uy * dy
+            if abs(across) > abs(along):
+                sides.add(across > 0.0)
+    return len(sides) == 2
 
 
 def _shut_by_a_wall(position: Vector2, centre: Vector2, radius: float, waypoint: Vector2,

@@ -3,7 +3,7 @@
 import math
 
 from orca_ros.core.robot.guidance import detour_around_discs
-from orca_ros.core.scenario.loader import parse_scenario
+from orca_ros.core.scenario.loader import load_scenario, parse_scenario, resolve_scenario
 from orca_ros.core.sim.world import World, WorldOptions
 
 
@@ -14,6 +14,11 @@ def _segment_distance(a, b, c):
     return math.hypot(ax + t * (bx - ax) - cx, ay + t * (by - ay) - cy)
 
 
+def _way(*args, **kwargs):
+    """(waypoint, side) of :func:`detour_around_discs`."""
+    return detour_around_discs(*args, **kwargs)[:2]
+
+
 def test_a_clear_line_needs_no_detour():
     assert detour_around_discs((0.0, 0.0), (4.0, 0.0), [((2.0, 1.5), 1.0)]) is None
 
@@ -21,7 +26,7 @@ def test_a_clear_line_needs_no_detour():
 def test_a_row_of_standing_robots_is_one_obstacle_rounded_at_its_end():
     # Three discs touching each other across the line: no way between them.
     discs = [((2.0, y), 0.6) for y in (-1.0, 0.0, 1.0)]
-    waypoint, side = detour_around_discs((0.0, 0.0), (4.0, 0.1), discs)
+    waypoint, side = _way((0.0, 0.0), (4.0, 0.1), discs)
     # Round the end of the row: the way there is clear of every disc, and past the
     # end disc's centre; not between two of the discs.
     assert abs(waypoint[1]) > 1.0
@@ -31,8 +36,8 @@ def test_a_row_of_standing_robots_is_one_obstacle_rounded_at_its_end():
 
 def test_the_chosen_side_is_kept_while_it_is_not_much_longer():
     discs = [((2.0, y), 0.6) for y in (-1.0, 0.0, 1.0)]
-    _, first = detour_around_discs((0.0, 0.0), (4.0, 0.1), discs)
-    _, kept = detour_around_discs((0.0, 0.0), (4.0, 0.1), discs, side=-first)
+    _, first = _way((0.0, 0.0), (4.0, 0.1), discs)
+    _, kept = _way((0.0, 0.0), (4.0, 0.1), discs, side=-first)
     assert kept == -first
 
 
@@ -73,10 +78,10 @@ def test_a_wall_beside_the_end_robot_of_a_row_closes_the_way_between_them():
     into the edge. A wall nearer the end disc than the robot's clearance, on the way's
     side, leaves no way there: the robot goes round the other end."""
     row = [((2.0, y), 0.6) for y in (-1.0, 0.0, 1.0)]
-    _, first = detour_around_discs((0.0, 0.0), (4.0, 0.1), row)
+    _, first = _way((0.0, 0.0), (4.0, 0.1), row)
     end_y = first * 1.0  # the end disc that way
     shut = [((0.0, end_y + first * 0.8), (4.0, end_y + first * 0.8))]  # 0.2 m of room
-    waypoint, side = detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=first,
+    waypoint, side = _way((0.0, 0.0), (4.0, 0.1), row, side=first,
                                          walls=shut, clearance=0.3)
     assert side == -first and waypoint[1] * first < 0
     roomy = [((0.0, end_y + first * 1.4), (4.0, end_y + first * 1.4))]  # 0.8 m of room
@@ -85,7 +90,93 @@ def test_a_wall_beside_the_end_robot_of_a_row_closes_the_way_between_them():
     beyond_the_other_end = [((0.0, -end_y - first * 0.8), (4.0, -end_y - first * 0.8))]
     both_shut = detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=-first,
                                     walls=shut + beyond_the_other_end, clearance=0.3)
-    assert both_shut == detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=-first)
+    unwalled = detour_around_discs((0.0, 0.0), (4.0, 0.1), row, side=-first)
+    assert both_shut[:2] == unwalled[:2]  # both taken as open
+    # walls beyond the row's ends leave room beside the robot in the way: no passage
+    # too narrow to pass it
+    assert not both_shut.walled
+
+
+def test_walls_either_side_of_the_robot_in_the_way_make_a_passage_too_narrow_to_pass():
+    standing = [((1.0, 0.0), 0.48)]
+    narrow = [((-1.0, 0.45), (3.0, 0.45)), ((-1.0, -0.45), (3.0, -0.45))]
+    wide = [((-1.0, 0.8), (3.0, 0.8)), ((-1.0, -0.8), (3.0, -0.8))]
+    one_side = narrow[:1]
+    assert detour_around_discs((0.0, 0.0), (3.0, 0.0), standing, walls=narrow,
+                               clearance=0.24).walled
+    for walls in (wide, one_side):
+        assert not detour_around_discs((0.0, 0.0), (3.0, 0.0), standing, walls=walls,
+                                       clearance=0.24).walled
+
+
+def test_the_two_faces_of_a_corner_ahead_are_no_passage():
+    """rvo2_blocks (radius 2 m): a robot in a 20 m lane, a standing robot ahead of it
+    near a block's corner. The corner's two faces fall on either side of the robot's
+    line; they lie ahead of the standing robot, not beside it: no narrow passage (taken
+    for one, the robot backed out of the lane: 516 -> 590 s)."""
+    block_corner = [((-10.0, -40.0), (-10.0, -10.0)), ((-10.0, -10.0), (-40.0, -10.0))]
+    way = detour_around_discs((-11.91, 2.71), (7.3, -42.7), [((-11.69, -6.98), 4.4)],
+                              walls=block_corner, clearance=2.2)
+    assert way is not None and not way.walled
+
+
+def test_the_blocker_is_the_disc_the_straight_line_meets_first():
+    discs = [((3.0, 0.0), 0.5), ((1.5, 0.2), 0.5), ((2.2, 0.9), 0.5)]
+    assert detour_around_discs((0.0, 0.0), (5.0, 0.0), discs).blocker == 1
+
+
+def _passage_blocked(own_key, blocker_key, unprogressed_s, behind=()):
+    """A robot in a passage one robot wide (walls 0.45 m either side of its axis) with a
+    robot standing 0.5 m ahead in it, both with a planning margin of 0.24 m, after
+    ``unprogressed_s`` without getting nearer its goal: where it heads."""
+    from orca_ros.core.robot.config import ControllerConfig
+    from orca_ros.core.robot.preferred_velocity import PreferredVelocity, StandingRobot
+    from orca_ros.core.geometry.obstacles import build_obstacle_edges
+    from orca_ros.core.geometry.types import Segment
+    from orca_ros.core.robot.state import RobotState
+
+    config = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1)
+    path = PreferredVelocity(config, key=own_key)
+    path.set_path([(4.0, 0.0)])
+    walls = build_obstacle_edges([Segment((-2.0, 0.45), (3.0, 0.45)),
+                                  Segment((3.0, -0.45), (-2.0, -0.45))])
+    state = RobotState((0.0, 0.0), (0.0, 0.0), 0.0, 0.0, 0.0)
+    path.stalled_time = config.stall_detour_time
+    path.unprogressed_time = unprogressed_s
+    path._progress_mark = ((4.0, 0.0), 4.0)
+    path.compute(config, state, walls, [StandingRobot((0.5, 0.0), 0.48, blocker_key)]
+                 + [StandingRobot(centre, 0.48, "q") for centre in behind])
+    return path.target
+
+
+def test_in_a_blocked_passage_the_robot_whose_name_sorts_after_backs_out():
+    """walls_swap_6, diff-drive: two unicycles met in the 0.9 m gap between two walls
+    (one robot wide with the margins) and pressed on at each other, each heading for a
+    way round the other through a wall; four of six stood there to the end of the run.
+    The robot whose name sorts after the other's backs out along its way, by two of the
+    pair's combined radii; the other keeps its heading; neither before its patience
+    (twice the progress escape time) is out."""
+    back = _passage_blocked("r2", "r0", 6.1)
+    assert back[0] < -0.9 and abs(back[1]) < 1e-6  # back along the passage, not at a wall
+    # (not backing out: a way round, however shut, beside the robot ahead)
+    assert _passage_blocked("r0", "r2", 6.1)[0] > -0.1  # the other does not back out
+    assert _passage_blocked("r2", "r0", 5.0)[0] > -0.1  # nor before its patience is out
+    assert _passage_blocked("r0", "r2", 12.1)[0] < -0.9  # the blocker may be boxed in
+    assert _passage_blocked("r2", "", 6.1)[0] > -0.1  # nameless: no order, no backing out
+
+
+def test_no_robot_backs_out_into_robots_standing_behind_it():
+    """rvo2_blocks: robots jammed between the blocks backed out into the queue behind
+    them (516 -> 718 s); backing out frees a passage only where there is room behind."""
+    assert _passage_blocked("r2", "r0", 6.1, behind=[(-0.6, 0.0)])[0] > -0.1
+    assert _passage_blocked("r2", "r0", 6.1, behind=[(-0.6, 1.2)])[0] < -0.9  # beside: room
+
+
+def test_unicycles_meeting_in_a_passage_one_robot_wide_all_arrive():
+    result = World(load_scenario(resolve_scenario("walls_swap_6")),
+                   WorldOptions(kinematics="diff_drive")).run()
+    assert result.reached == 6  # 2 of 6 before: four pressed on at each other in the gap
+    assert result.collisions == 0
 
 
 def test_a_wall_beside_a_parked_robot_shuts_only_the_way_on_its_own_side():
@@ -99,7 +190,7 @@ def test_a_wall_beside_a_parked_robot_shuts_only_the_way_on_its_own_side():
     speck = [((0.15, 0.29), (0.2, 0.29)), ((0.2, 0.29), (0.2, 0.34)),
              ((0.2, 0.34), (0.15, 0.34)), ((0.15, 0.34), (0.15, 0.29))]
     for side in (-1, 1):
-        waypoint, way = detour_around_discs((0.0, 0.0), (-0.14, 1.47), parked, side=side,
+        waypoint, way = _way((0.0, 0.0), (-0.14, 1.47), parked, side=side,
                                             walls=speck, clearance=0.26)
         assert way == 1 and waypoint[0] < 0.0  # round the parked robot's left
 
