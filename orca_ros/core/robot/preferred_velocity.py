@@ -99,7 +99,7 @@ class PreferredVelocity(FollowsWaypoints):
     _last_position: Optional[Vector2] = None
     target: Optional[Vector2] = None  # where the last preferred velocity pointed
     _detour_side: int = 0  # the way round standing robots being taken (see _detour)
-    key: str = ""  # the robot's name: who gives way in a blocked passage (see _give_way)
+    key: str = ""  # the robot's name: who gives way in a blocked passage (see _gives_way)
     _giving_way: Optional[Tuple[Vector2, float]] = None  # (where it backs to, seconds left)
 
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
@@ -315,7 +315,8 @@ class PreferredVelocity(FollowsWaypoints):
         with its planning margin) pressed on at each other, each heading for a way
         round the other through a wall: four of six stood there to the end of the run.
         Sooner (after ``stall_escape_time`` stalled) it backed robots out of jams that
-        were resolving (the same scenario holonomic: 16.6 -> 28.0 s)."""
+        were clearing by themselves (holonomic robots pass each other slowly in that
+        gap)."""
         key = blocker[2] if len(blocker) > 2 else ""
         patience = 2.0 * c.progress_escape_time
         if not key or c.progress_escape_time <= 0.0 or self.unprogressed_time < patience:
@@ -428,8 +429,7 @@ def _way_back(position: Vector2, target: Vector2, distance: float,
               standing: Sequence[tuple]) -> Optional[Vector2]:
     """The point ``distance`` behind ``position`` (away from ``target``), if no standing
     robot's centre lies within its disc's radius of the way there: backing into a queue
-    frees no passage (rvo2_blocks, robots jammed between the blocks backing out into
-    those behind them: 516 -> 718 s)."""
+    frees no passage, and presses the robot into those behind it."""
     ahead = (target[0] - position[0], target[1] - position[1])
     norm = math.hypot(*ahead)
     if norm < 1e-9:

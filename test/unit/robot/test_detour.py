@@ -113,7 +113,7 @@ def test_the_two_faces_of_a_corner_ahead_are_no_passage():
     """rvo2_blocks (radius 2 m): a robot in a 20 m lane, a standing robot ahead of it
     near a block's corner. The corner's two faces fall on either side of the robot's
     line; they lie ahead of the standing robot, not beside it: no narrow passage (taken
-    for one, the robot backed out of the lane: 516 -> 590 s)."""
+    for one, robots backed out of the lane)."""
     block_corner = [((-10.0, -40.0), (-10.0, -10.0)), ((-10.0, -10.0), (-40.0, -10.0))]
     way = detour_around_discs((-11.91, 2.71), (7.3, -42.7), [((-11.69, -6.98), 4.4)],
                               walls=block_corner, clearance=2.2)
@@ -166,8 +166,8 @@ def test_in_a_blocked_passage_the_robot_whose_name_sorts_after_backs_out():
 
 
 def test_no_robot_backs_out_into_robots_standing_behind_it():
-    """rvo2_blocks: robots jammed between the blocks backed out into the queue behind
-    them (516 -> 718 s); backing out frees a passage only where there is room behind."""
+    """Backing out frees a passage only where there is room behind: into a queue it would
+    press the robot into those behind it."""
     assert _passage_blocked("r2", "r0", 6.1, behind=[(-0.6, 0.0)])[0] > -0.1
     assert _passage_blocked("r2", "r0", 6.1, behind=[(-0.6, 1.2)])[0] < -0.9  # beside: room
 
