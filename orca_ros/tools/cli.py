@@ -94,7 +94,7 @@ def _method(args: argparse.Namespace, command: str) -> str:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from .scenario_bench import (Runs, bench, lag_prediction_summary, markdown_table,
-                                 runs_summary)
+                                 motion_table, runs_summary)
     from ..core.scenario.loader import ScenarioError
     from ..core.sim.world import WorldOptions
 
@@ -119,6 +119,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     except (ScenarioError, ValueError, RuntimeError) as error:
         return _refused("bench", error)
     print(markdown_table(rows))
+    print()
+    print(motion_table(rows))
     if runs.repeated:
         print(runs_summary(rows))
     lag = lag_prediction_summary(rows)

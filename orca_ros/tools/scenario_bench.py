@@ -127,6 +127,26 @@ def markdown_table(rows: Sequence[Dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
+def motion_table(rows: Sequence[Dict[str, object]]) -> str:
+    """How the robots drove, a row per bench row: its motion-quality fields
+    (:func:`~orca_ros.core.sim.motion_quality.run_motion_summary`)."""
+    lines = ["| scenario | worst retreat m | robot | pushed off its goal m | stops "
+             "| time standing s | turn reversals /min | worst /min |",
+             "|---|---:|---|---:|---:|---:|---:|---:|"]
+
+    def num(value, digits=2):
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    for row in rows:
+        lines.append(
+            f"| {_row_name(row)} | {num(row.get('retreat_max_m'))} | "
+            f"{row.get('retreat_robot') or '-'} | {num(row.get('off_goal_max_m'))} | "
+            f"{row.get('stops', '-')} | {num(row.get('time_standing_s'), 1)} | "
+            f"{num(row.get('turn_reversals_per_min'), 1)} | "
+            f"{num(row.get('turn_reversals_per_min_max'), 1)} |")
+    return "\n".join(lines)
+
+
 def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] = None,
           plot_dir: Optional[str] = None, gif: bool = False, progress: bool = True,
           supervisor: bool = False, runs: Runs = Runs()) -> List[Dict[str, object]]:

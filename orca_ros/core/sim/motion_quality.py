@@ -82,14 +82,130 @@ def _round(value: Optional[float], digits: int = 6) -> Optional[float]:
 
 # --- distance to go and retreat -------------------------------------------------------
 
-MAX_GRID_CELLS = 4_000_000
-"""The most cells :class:`DistancesRoundWalls` lays over a floor."""
+CORNER_CLEARANCE_M = 0.001
+"""How far (m) from each wall corner :class:`DistancesRoundWalls` turns round it: a path
+round the walls is that much longer than the true shortest one at each corner it turns
+(under a millimetre a corner)."""
+EVERY_CORNER = 64
+"""Up to this many corners a point's distance is tried through every corner it sees
+(exact); beyond, through the :data:`NEAREST_CORNERS` nearest."""
+NEAREST_CORNERS = 24
+"""Past :data:`EVERY_CORNER` corners: how many, nearest first, a point's shortest way is
+tried through."""
+SAME_POINT_M = 1e-4
+"""Positions nearer than this (m) are one point to :class:`DistancesRoundWalls` (a robot
+standing still is measured once)."""
+SIGHT_PAIRS_PER_QUERY = 50_000
+"""Point-corner sight lines checked at once (bounds the memory of a long run)."""
 
 
 class DistancesRoundWalls:
     """The shortest distance from any point to a target round the walls (m), for the
     distance still to go where walls stand between a robot and its goal: robots go
     round a block, and the straight distance to the goal grows while they do.
+
+    The shortest way round polygonal walls runs straight from corner to corner: it is
+    the shortest path in the visibility graph of the walls' convex corners (Lozano-Perez
+    and Wesley, *An algorithm for planning collision-free paths among polyhedral
+    obstacles*, 1979), here :class:`~orca_ros.core.robot.guidance.VisibilityRoadmap`
+    with its corners :data:`CORNER_CLEARANCE_M` off the walls. A point that sees the
+    target is its straight distance from it; one that does not, the least over the
+    corners it sees of the distance to the corner plus the corner's along the graph
+    (Dijkstra from the target, once per target). Exact but for a millimetre a corner
+    turned where every corner is tried (up to :data:`EVERY_CORNER`); past that, the
+    :data:`NEAREST_CORNERS` nearest each point are. So a robot pushed sideways in the
+    open gives back what it really gives back, whichever way it goes. Round a map's
+    walls :func:`round_walls_of` takes :class:`DistancesOnGrid` instead."""
+
+    def __init__(self, outlines: Sequence[Sequence[Sequence[float]]]) -> None:
+        from scipy.sparse import coo_matrix
+        from scipy.spatial import cKDTree
+
+        from ..geometry.obstacles import build_obstacle_edges
+        from ..geometry.types import Polygon, Segment
+        from ..robot.guidance import VisibilityRoadmap
+
+        walls = [Segment(o[0][:2], o[1][:2]) if len(o) == 2 else
+                 Polygon(tuple(tuple(v[:2]) for v in o)) for o in outlines]
+        self.roadmap = VisibilityRoadmap(build_obstacle_edges(walls), CORNER_CLEARANCE_M)
+        self.corners = self.roadmap.nodes
+        self._links = coo_matrix(self.roadmap.node_graph)  # dense or sparse: its lengths
+        self._tree = cKDTree(self.corners) if len(self.corners) > EVERY_CORNER else None
+        self.fields: dict = {}
+
+    def _sees(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Whether each line ``p[k]``-``q[k]`` crosses no wall (checked in parts)."""
+        from ..robot.guidance import SIGHT_LINE
+
+        seen = np.zeros(len(p), dtype=bool)
+        for start in range(0, len(p), SIGHT_PAIRS_PER_QUERY):
+            part = slice(start, start + SIGHT_PAIRS_PER_QUERY)
+            seen[part] = self.roadmap.visible(p[part], q[part], SIGHT_LINE)
+        return seen
+
+    def corner_distances(self, target: Sequence[float]) -> np.ndarray:
+        """Each corner's shortest distance round the walls to ``target`` (inf where none)."""
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import dijkstra
+
+        key = (float(target[0]), float(target[1]))
+        field = self.fields.get(key)
+        if field is None:
+            m = len(self.corners)
+            goal = np.array(key)
+            sees = self._sees(self.corners, np.repeat(goal[None], m, 0))
+            linked = np.flatnonzero(sees)
+            length = np.linalg.norm(self.corners[linked] - goal, axis=1)
+            rows = np.concatenate([self._links.row, np.full(len(linked), m)])
+            cols = np.concatenate([self._links.col, linked])
+            graph = csr_matrix((np.concatenate([self._links.data, length]), (rows, cols)),
+                               shape=(m + 1, m + 1))
+            field = dijkstra(graph, directed=False, indices=m)[:m] if m else np.zeros(0)
+            self.fields[key] = field
+        return field
+
+    def __call__(self, positions: np.ndarray, target: Sequence[float]) -> np.ndarray:
+        """The distance round the walls from each of ``positions`` (N, D) to ``target``;
+        ``inf`` where walls cut the point off from it (:func:`remaining_path_length` then
+        takes the straight distance)."""
+        goal = np.asarray(target, dtype=float)[:2]
+        points = np.asarray(positions, dtype=float).reshape(len(positions), -1)[:, :2]
+        if not len(points):
+            return np.zeros(0)
+        # a robot standing still is one point, measured once
+        _, first, back = np.unique(np.round(points / SAME_POINT_M).astype(np.int64), axis=0,
+                                   return_index=True, return_inverse=True)
+        unique = points[first]
+        distance = np.full(len(unique), np.inf)
+        straight = self._sees(unique, np.repeat(goal[None], len(unique), 0))
+        distance[straight] = np.linalg.norm(unique[straight] - goal, axis=1)
+        blind = np.flatnonzero(~straight)
+        field = self.corner_distances(goal)
+        if len(blind) and len(self.corners):
+            if self._tree is None:
+                corners = np.broadcast_to(np.arange(len(self.corners)),
+                                          (len(blind), len(self.corners)))
+            else:
+                _, corners = self._tree.query(unique[blind], k=NEAREST_CORNERS)
+            point = np.repeat(blind, corners.shape[1])
+            corner = corners.reshape(-1)
+            reachable = np.isfinite(field[corner])
+            point, corner = point[reachable], corner[reachable]
+            seen = self._sees(unique[point], self.corners[corner])
+            point, corner = point[seen], corner[seen]
+            total = np.linalg.norm(unique[point] - self.corners[corner], axis=1) + field[corner]
+            np.minimum.at(distance, point, total)
+        return distance[back.reshape(-1)]
+
+
+MAX_GRID_CELLS = 4_000_000
+"""The most cells :class:`DistancesOnGrid` lays over a floor."""
+
+
+class DistancesOnGrid:
+    """:class:`DistancesRoundWalls` round a map's walls (more than
+    :data:`~orca_ros.core.robot.guidance.MAP_EDGES` edges, as guidance plans round them
+    on a grid): a visibility graph over a 200 m map's 225,000 edges would take minutes.
 
     The floor is a grid of ``cell`` m (coarser where that would pass
     :data:`MAX_GRID_CELLS`) over the walls, the targets and ``margin`` m round them;
@@ -435,16 +551,21 @@ BODY_YAW_MIN_RANGE_RAD = 0.05
 say where the robot turns: :func:`body_yaw_turns`."""
 
 
-def round_walls_of(scenario) -> Optional[DistancesRoundWalls]:
-    """:class:`DistancesRoundWalls` for a floor scenario's solid walls and every robot's
-    waypoints; None without walls (the straight distance is the distance round them)."""
+def round_walls_of(scenario):
+    """The distances round a floor scenario's solid walls: :class:`DistancesRoundWalls`,
+    or on a map's walls :class:`DistancesOnGrid` (cells of at most half the smallest
+    robot's radius); None without walls (the straight distance is the distance round them)."""
     outlines = scenario.solid_outlines if scenario.dimensions == 2 else []
     if not outlines:
         return None
-    targets = [point for agent in scenario.agents for point in agent.waypoints]
-    # cells of at most half the smallest robot's radius (toio cubes: under a centimetre)
-    cell = min(0.1, 0.5 * min(agent.radius for agent in scenario.agents))
-    return DistancesRoundWalls(outlines, targets, cell=cell)
+    from ..robot.guidance import MAP_EDGES
+
+    edges = sum(len(outline) if len(outline) > 2 else 1 for outline in outlines)
+    if edges > MAP_EDGES:
+        targets = [point for agent in scenario.agents for point in agent.waypoints]
+        cell = min(0.1, 0.5 * min(agent.radius for agent in scenario.agents))
+        return DistancesOnGrid(outlines, targets, cell=cell)
+    return DistancesRoundWalls(outlines)
 
 
 def body_yaw_turns(yaws: Sequence[float]) -> bool:
