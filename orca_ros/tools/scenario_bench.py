@@ -107,44 +107,46 @@ def _row_name(row: Dict[str, object]) -> str:
     return f"{row['scenario']} run {row['run']}" if "run" in row else str(row["scenario"])
 
 
-def markdown_table(rows: Sequence[Dict[str, object]]) -> str:
-    header = ("| scenario | method | kinematics | reached | colliding pairs | min separation m "
-              "| makespan s | mean time s | path ratio | µs/agent-step | link crossings "
-              "| over-stretched links |")
-    lines = [header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+def _number(value, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
 
-    def num(value, digits=2):
-        return "-" if value is None else f"{value:.{digits}f}"
 
-    for row in rows:
-        lines.append(
-            f"| {_row_name(row)} | {row['method']} | {row['kinematics']} | "
-            f"{row['reached']}/{row['agents']} | {row['collisions']} | "
-            f"{num(row['min_separation'], 3)} | {num(row['makespan'], 1)} | "
-            f"{num(row['mean_time_to_goal'], 1)} | {num(row['path_length_ratio'], 3)} | "
-            f"{num(row['compute_us_per_agent_step'], 1)} | {row.get('link_crossings', '-')} | "
-            f"{row.get('link_overstretches', '-')} |")
+def _table(columns: Sequence[str], rows: Sequence[Dict[str, object]], cells) -> str:
+    """A Markdown table: ``columns`` (a name ending in ``:`` is right-aligned, the colon
+    dropped), a line per row of ``cells(row)``."""
+    names = [c.rstrip(":") for c in columns]
+    align = ["---:" if c.endswith(":") else "---" for c in columns]
+    lines = ["| " + " | ".join(names) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in cells(row)) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def markdown_table(rows: Sequence[Dict[str, object]]) -> str:
+    """A row per bench row: arrivals, pairs, separation, times, cost, links."""
+    return _table(
+        ["scenario", "method", "kinematics", "reached:", "colliding pairs:",
+         "min separation m:", "makespan s:", "mean time s:", "path ratio:", "µs/agent-step:",
+         "link crossings:", "over-stretched links:"], rows,
+        lambda row: [_row_name(row), row["method"], row["kinematics"],
+                     f"{row['reached']}/{row['agents']}", row["collisions"],
+                     _number(row["min_separation"], 3), _number(row["makespan"], 1),
+                     _number(row["mean_time_to_goal"], 1),
+                     _number(row["path_length_ratio"], 3),
+                     _number(row["compute_us_per_agent_step"], 1),
+                     row.get("link_crossings", "-"), row.get("link_overstretches", "-")])
 
 
 def motion_table(rows: Sequence[Dict[str, object]]) -> str:
     """How the robots drove, a row per bench row: its motion-quality fields
     (:func:`~orca_ros.core.sim.motion_quality.run_motion_summary`)."""
-    lines = ["| scenario | worst retreat m | robot | pushed off its goal m | stops "
-             "| time standing s | turn reversals /min | worst /min |",
-             "|---|---:|---|---:|---:|---:|---:|---:|"]
-
-    def num(value, digits=2):
-        return "-" if value is None else f"{value:.{digits}f}"
-
-    for row in rows:
-        lines.append(
-            f"| {_row_name(row)} | {num(row.get('retreat_max_m'))} | "
-            f"{row.get('retreat_robot') or '-'} | {num(row.get('off_goal_max_m'))} | "
-            f"{row.get('stops', '-')} | {num(row.get('time_standing_s'), 1)} | "
-            f"{num(row.get('turn_reversals_per_min'), 1)} | "
-            f"{num(row.get('turn_reversals_per_min_max'), 1)} |")
-    return "\n".join(lines)
+    return _table(
+        ["scenario", "worst retreat m:", "robot", "pushed off its goal m:", "stops:",
+         "time standing s:", "turn reversals /min:", "worst /min:"], rows,
+        lambda row: [_row_name(row), _number(row.get("retreat_max_m")),
+                     row.get("retreat_robot") or "-", _number(row.get("off_goal_max_m")),
+                     row.get("stops", "-"), _number(row.get("time_standing_s"), 1),
+                     _number(row.get("turn_reversals_per_min"), 1),
+                     _number(row.get("turn_reversals_per_min_max"), 1)])
 
 
 def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] = None,
