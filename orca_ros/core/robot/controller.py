@@ -243,7 +243,8 @@ class RobotController:
             pref, arrived = (float(pref_velocity[0]), float(pref_velocity[1])), False
         else:
             pref = path.compute(c, state, obstacle_edges,
-                                path.standing(c, state, own_radius, neighbors, views))
+                                path.standing(c, state, own_radius, neighbors, views),
+                                [(n.position, n.velocity, n.key) for n in neighbors])
             path.periods += 1
             arrived = path.at_goal(state.position)
             path.goal_reached = path.goal_reached or arrived

@@ -224,10 +224,19 @@ class WallQueries:
 
 
 class VisibilityRoadmap(WallQueries):
-    """Shortest collision-free polylines among obstacles for discs of one clearance."""
+    """Shortest collision-free polylines among obstacles for discs of one clearance.
 
-    def __init__(self, edges: Sequence[ObstacleVertex], clearance: float) -> None:
+    Nodes stand off the walls' convex corners by the ``clearance``; two nodes are linked
+    where the straight line between them keeps it. A door narrower than twice the
+    clearance but as wide as twice the ``passage`` (the distance the robot keeps from
+    walls as it avoids them) has no pair of corner nodes that sees through it: such a
+    door gets a node of its own in its middle, linked where lines keep the passage
+    (:meth:`_doors`; none without ``passage``)."""
+
+    def __init__(self, edges: Sequence[ObstacleVertex], clearance: float,
+                 passage: Optional[float] = None) -> None:
         super().__init__(edges, clearance)
+        self.passage = passage
         candidates: List[Vector2] = []
         joints = _segment_joints(edges)
         for vertex in edges:
@@ -255,6 +264,9 @@ class VisibilityRoadmap(WallQueries):
             candidates.append((px + offset * nx / norm, py + offset * ny / norm))
         nodes = np.array(candidates, dtype=float).reshape(-1, 2)
         nodes = nodes[~self.walls.blocked(nodes, nodes, self.check_clearance)]
+        doors = self._doors(edges)
+        self.doors = len(doors)  # the last nodes
+        nodes = np.concatenate([nodes, doors])
         self.nodes = nodes
         m = len(nodes)
         self.linked_locally = m > ALL_PAIRS_NODES
@@ -267,6 +279,10 @@ class VisibilityRoadmap(WallQueries):
         else:
             i, j = np.triu_indices(m, 1)
         visible = self.visible(nodes[i], nodes[j])
+        if self.doors:  # a link from a door keeps the passage from walls, not the clearance
+            door = (i >= m - self.doors) | (j >= m - self.doors)
+            visible[door] = self.passable(nodes[i[door]], nodes[j[door]], self.passage,
+                                          self.passage)
         i, j = i[visible], j[visible]
         length = np.linalg.norm(nodes[i] - nodes[j], axis=1)
         if self.linked_locally:
@@ -278,6 +294,45 @@ class VisibilityRoadmap(WallQueries):
             self.node_graph = np.zeros((m, m))
             self.node_graph[i, j] = length
             self.node_graph[j, i] = length
+
+    @property
+    def door_nodes(self) -> np.ndarray:
+        """The nodes in doors one robot wide (:meth:`_doors`): the last of :attr:`nodes`."""
+        return self.nodes[len(self.nodes) - self.doors:]
+
+    def _doors(self, edges: Sequence[ObstacleVertex]) -> np.ndarray:
+        """Nodes in the middle of the gaps a robot passes but the roadmap's corners do not
+        see through: between a wall's convex corner and the nearest point of another
+        obstacle, at least ``2 passage`` and less than ``2 clearance`` apart; none
+        without ``passage``. (Walls of segments that meet end to end are other obstacles
+        to each other, but they touch: a gap of nothing is no door.)"""
+        if self.passage is None or self.passage >= self.clearance:
+            return np.zeros((0, 2))
+        doors = []
+        a, b = self.walls.a, self.walls.b
+        owner = np.array([e.obstacle_id for e in edges])
+        for vertex in edges:
+            if not vertex.is_convex:
+                continue
+            point = np.asarray(vertex.point, dtype=float)
+            near = self.walls.near(point, 2.0 * self.clearance)
+            if not len(near):
+                continue
+            d = b[near] - a[near]
+            t = np.clip(((point - a[near]) * d).sum(-1) / np.maximum((d * d).sum(-1), 1e-300),
+                        0.0, 1.0)
+            closest = a[near] + t[:, None] * d
+            gap = np.linalg.norm(closest - point, axis=1)
+            other = owner[near] != vertex.obstacle_id  # another wall
+            if not other.any():
+                continue
+            k = np.flatnonzero(other)[np.argmin(gap[other])]
+            if 2.0 * self.passage <= gap[k] < 2.0 * self.clearance:
+                doors.append(0.5 * (point + closest[k]))
+        if not doors:
+            return np.zeros((0, 2))
+        doors = np.array(doors)
+        return doors[~self.walls.blocked(doors, doors, 0.98 * self.passage)]
 
     def _local_pairs(self):
         """Corner pairs (i < j) to try linking: those within the link radius, the edges

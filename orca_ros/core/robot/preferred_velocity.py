@@ -30,6 +30,10 @@ from .guidance import (MAP_EDGES, SIGHT_LINE, VisibilityRoadmap, WallQueries,
                        detour_around_discs, guidance_walls, unplanned_walls)
 from .navigation_grid import NavigationGrid
 
+DOOR_CLOSING_SHARE = 0.1
+"""A robot heads into a door when it closes on the door's node faster than this share of
+the preferred speed (:meth:`PreferredVelocity._door_share`)."""
+
 
 def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_time: float):
     """Clockwise turn (degrees) of the preferred velocity: symmetry breaking and stall escape.
@@ -139,17 +143,20 @@ class PreferredVelocity(FollowsWaypoints):
     def planner(self, edges: Sequence[ObstacleVertex]) -> WallQueries:
         """The planner for these walls, built once for them: a visibility roadmap; on a
         map (more than :data:`~orca_ros.core.robot.guidance.MAP_EDGES` edges) a
-        navigation grid: a roadmap over a 200 m map's 225,000 edges took 150 s."""
+        navigation grid: a roadmap over a 200 m map's 225,000 edges took 150 s. The
+        roadmap has nodes in the doors a robot passes, kept at the passage ORCA keeps
+        from walls (:meth:`~orca_ros.core.robot.guidance.VisibilityRoadmap._doors`)."""
         edges = guidance_walls(edges)
         c = self.config
         clearance = round(c.avoidance_radius(c.radius) + c.guidance_clearance_ratio * c.radius, 3)
-        key = (clearance, len(edges), id(edges[0]) if edges else 0)
+        passage = 0.98 * c.avoidance_radius(c.radius)  # what ORCA keeps from walls
+        key = (clearance, round(passage, 3), len(edges), id(edges[0]) if edges else 0)
         roadmap = self.roadmaps.get(key)
         if roadmap is None:
             if len(edges) > MAP_EDGES:
-                roadmap = NavigationGrid(edges, clearance, 0.98 * c.avoidance_radius(c.radius))
+                roadmap = NavigationGrid(edges, clearance, passage)
             else:
-                roadmap = VisibilityRoadmap(edges, clearance)
+                roadmap = VisibilityRoadmap(edges, clearance, passage)
             self.roadmaps[key] = roadmap
         return roadmap
 
@@ -183,13 +190,16 @@ class PreferredVelocity(FollowsWaypoints):
         return target if self.guide_target is None else self.guide_target
 
     def compute(self, c, state, edges: Sequence[ObstacleVertex] = (),
-                standing: Sequence[Tuple[Vector2, float]] = ()) -> Vector2:
+                standing: Sequence[Tuple[Vector2, float]] = (),
+                traffic: Sequence = ()) -> Vector2:
         """Towards the current waypoint (or guidance corner) at ``pref_speed``, turned
         by keep-right and the stall escape; round the ``standing`` robots
         (``(centre, combined radius)``, see :meth:`_detour`) once stalled. ``c``: the
-        effective configuration."""
+        effective configuration. ``traffic``: the neighbours (``position``, ``velocity``,
+        ``key``), for who goes first through a door (:meth:`_door_share`)."""
         target = self.current_target(state.position)
-        if target is not None and not c.strict and c.guidance and edges:
+        guided = target is not None and not c.strict and c.guidance and bool(edges)
+        if guided:
             target = self._guided(state.position, target, edges)
         if target is None:
             self.target = None
@@ -209,6 +219,9 @@ class PreferredVelocity(FollowsWaypoints):
         if distance < 1e-12:
             return (0.0, 0.0)
         speed = min(c.pref_speed, distance / c.time_step)
+        if guided and traffic:
+            speed *= self._door_share(c, state.position, (dx / distance, dy / distance),
+                                      traffic, edges)
         px, py = dx / distance * speed, dy / distance * speed
         if not keep_right:
             return (px, py)
@@ -217,6 +230,43 @@ class PreferredVelocity(FollowsWaypoints):
                                                c.stall_escape_deg, c.stall_escape_time))
         cos_a, sin_a = math.cos(angle), math.sin(angle)
         return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
+
+    def _door_share(self, c, position: Vector2, heading: Vector2, traffic: Sequence,
+                    edges: Sequence[ObstacleVertex]) -> float:
+        """How much of its preferred speed the robot keeps before a door one robot wide
+        (a door node of the roadmap, :class:`~orca_ros.core.robot.guidance.VisibilityRoadmap`)
+        that another robot goes through first: 1 with none; else it slows to stand three
+        avoidance radii short of the door.
+
+        Another robot goes first if it is in the door (within this robot's radius of the
+        door's node), or if its name sorts before this robot's and it is within six
+        avoidance radii of the door and heading into it (closing on it faster than
+        :data:`DOOR_CLOSING_SHARE` of the preferred speed: not one held up behind this
+        robot). A robot in the door itself goes on. Both pressing into the door, two
+        robots stood in its mouth until one gave way (steersuite_doorway_one_way: 36.2 s
+        against 22.95 s); ordered by who is nearer the door, the order changed as they
+        went, and two robots that each found the other nearer both waited."""
+        doors = getattr(self.planner(edges), "door_nodes", None)
+        if doors is None or not len(doors):
+            return 1.0
+        radius = c.avoidance_radius(c.radius)
+        reach, hold = 6.0 * radius, 3.0 * radius
+        share = 1.0
+        for door in doors:
+            ox, oy = door[0] - position[0], door[1] - position[1]
+            own = math.hypot(ox, oy)
+            if own > reach or own < c.radius or ox * heading[0] + oy * heading[1] <= 0.0:
+                continue  # no door ahead, or in it
+            for other in traffic:
+                position_o, velocity_o, key_o = other
+                tx, ty = door[0] - position_o[0], door[1] - position_o[1]
+                theirs = math.hypot(tx, ty)
+                closing = (tx * velocity_o[0] + ty * velocity_o[1]) / max(theirs, 1e-9)
+                first = theirs < c.radius or (key_o < self.key and theirs <= reach
+                                              and closing > DOOR_CLOSING_SHARE * c.pref_speed)
+                if first:
+                    share = min(share, max(0.0, min(1.0, (own - hold) / hold)))
+        return share
 
     def escape_time(self, c) -> float:
         """How long the stall escape counts the robot stalled (:func:`keep_right_angle`):
