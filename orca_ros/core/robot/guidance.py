@@ -63,6 +63,9 @@ PASSAGE_SAMPLES_PER_WIDTH = 4
 """Points per avoidance radius along a line at which :meth:`VisibilityRoadmap.passable`
 measures the passage's width."""
 
+DOOR_NODE_GRID = 0.01
+"""m: door nodes (:meth:`VisibilityRoadmap._doors`) nearer each other than this are one."""
+
 GOAL_FIELDS_KEPT = 256
 """Goals whose distance fields a large roadmap keeps (a fleet's goals, reused every period)."""
 
@@ -266,6 +269,7 @@ class VisibilityRoadmap(WallQueries):
         nodes = nodes[~self.walls.blocked(nodes, nodes, self.check_clearance)]
         doors = self._doors(edges)
         self.doors = len(doors)  # the last nodes
+        self._door_nodes: Optional[np.ndarray] = None  # those linked: door_nodes
         nodes = np.concatenate([nodes, doors])
         self.nodes = nodes
         m = len(nodes)
@@ -297,20 +301,28 @@ class VisibilityRoadmap(WallQueries):
 
     @property
     def door_nodes(self) -> np.ndarray:
-        """The nodes in doors one robot wide (:meth:`_doors`): the last of :attr:`nodes`."""
-        return self.nodes[len(self.nodes) - self.doors:]
+        """The nodes in doors one robot wide (:meth:`_doors`) that lead somewhere: linked
+        to two other nodes at least (a gap's middle inside a wall given as its outline's
+        segments is linked to none)."""
+        doors = self._door_nodes
+        if doors is None:
+            first = len(self.nodes) - self.doors
+            links = np.asarray((self.node_graph[first:] > 0).sum(axis=1)).reshape(-1)
+            doors = self._door_nodes = self.nodes[first:][links >= 2]
+        return doors
 
     def _doors(self, edges: Sequence[ObstacleVertex]) -> np.ndarray:
         """Nodes in the middle of the gaps a robot passes but the roadmap's corners do not
-        see through: between a wall's convex corner and the nearest point of another
-        obstacle, at least ``2 passage`` and less than ``2 clearance`` apart; none
-        without ``passage``. (Walls of segments that meet end to end are other obstacles
-        to each other, but they touch: a gap of nothing is no door.)"""
+        see through: from a wall's convex corner to the nearest point of each wall
+        segment near it, at least ``2 passage`` and less than ``2 clearance`` apart, where
+        the middle keeps the passage from every wall (a gap between the corner and its
+        own wall's other side has its middle on or in that wall). Walls given as
+        polygons or as their outlines' segments (``obstacle_server``) give the same
+        doors. None without ``passage``."""
         if self.passage is None or self.passage >= self.clearance:
             return np.zeros((0, 2))
         doors = []
         a, b = self.walls.a, self.walls.b
-        owner = np.array([e.obstacle_id for e in edges])
         for vertex in edges:
             if not vertex.is_convex:
                 continue
@@ -323,15 +335,11 @@ class VisibilityRoadmap(WallQueries):
                         0.0, 1.0)
             closest = a[near] + t[:, None] * d
             gap = np.linalg.norm(closest - point, axis=1)
-            other = owner[near] != vertex.obstacle_id  # another wall
-            if not other.any():
-                continue
-            k = np.flatnonzero(other)[np.argmin(gap[other])]
-            if 2.0 * self.passage <= gap[k] < 2.0 * self.clearance:
-                doors.append(0.5 * (point + closest[k]))
+            across = (gap >= 2.0 * self.passage) & (gap < 2.0 * self.clearance)
+            doors.extend(0.5 * (point + closest[across]))
         if not doors:
             return np.zeros((0, 2))
-        doors = np.array(doors)
+        doors = np.unique(np.round(np.array(doors) / DOOR_NODE_GRID) * DOOR_NODE_GRID, axis=0)
         return doors[~self.walls.blocked(doors, doors, 0.98 * self.passage)]
 
     def _local_pairs(self):

@@ -46,6 +46,21 @@ def test_the_roadmap_has_a_node_in_a_door_its_corners_do_not_see_through():
     assert far[0] < -20.0
 
 
+def test_walls_given_as_their_outlines_segments_have_the_same_doors():
+    """orca_node hears walls as segments (obstacle_server publishes each polygon's edges):
+    its roadmap must find the doors the world's polygons give. Taking the nearest other
+    obstacle to a corner, a post's own far side (0.2 m off, another segment) hid the door
+    from the nodes, and through ROS the robot drove back 2.3 m as before."""
+    from orca_ros.core.geometry.types import Segment
+
+    segments = [Segment(outline[k], outline[(k + 1) % len(outline)])
+                for outline in CORRIDOR for k in range(len(outline))]
+    roadmap = VisibilityRoadmap(build_obstacle_edges(segments), CLEARANCE, PASSAGE)
+    assert sorted(map(tuple, roadmap.door_nodes)) == sorted(map(tuple, _roadmap().door_nodes))
+    corner = roadmap.next_corner((-1.51, -0.43), (15.0, 1.0), RADIUS, None, PASSAGE)
+    assert math.dist(corner, (-0.1, 0.5)) < 1.5
+
+
 def test_a_gap_narrower_than_the_robot_keeps_from_walls_is_no_door():
     """Gaps under twice the passage (what ORCA keeps from walls) are walls to guidance."""
     edges = build_obstacle_edges([Polygon(v) for v in CORRIDOR])
