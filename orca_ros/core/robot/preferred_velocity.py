@@ -249,14 +249,16 @@ class PreferredVelocity(FollowsWaypoints):
         doors = getattr(self.planner(edges), "door_nodes", None)
         if doors is None or not len(doors):
             return 1.0
+        if min(math.dist(position, door) for door in doors) < c.radius:
+            return 1.0  # in a door (of the nodes across a thick door, near any): go on
         radius = c.avoidance_radius(c.radius)
         reach, hold = 6.0 * radius, 3.0 * radius
         share = 1.0
         for door in doors:
             ox, oy = door[0] - position[0], door[1] - position[1]
             own = math.hypot(ox, oy)
-            if own > reach or own < c.radius or ox * heading[0] + oy * heading[1] <= 0.0:
-                continue  # no door ahead, or in it
+            if own > reach or ox * heading[0] + oy * heading[1] <= 0.0:
+                continue  # no door ahead
             for other in traffic:
                 position_o, velocity_o, key_o = other
                 tx, ty = door[0] - position_o[0], door[1] - position_o[1]

@@ -107,6 +107,10 @@ def test_a_robot_in_the_door_goes_on():
     in the door goes on, whatever the names."""
     in_door, coming = (-0.3, 0.5), ((1.5, 0.5), (-1.0, 0.0), "a0")
     assert _speed("a1", in_door, [coming]) == pytest.approx(1.3)
+    # the door is 0.2 m thick, with a node at each face and one between: a robot at one
+    # face, another past the other face, each within its radius of a node
+    assert _speed("a1", (-0.65, 0.5), [((0.45, 0.5), (-1.0, 0.0), "a0")]) == \
+        pytest.approx(1.3)
 
 
 def _doorway_world(kinematics, agents=(("a0", (-10.0, 2.0), (15.0, 1.0)),
