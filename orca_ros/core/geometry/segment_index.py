@@ -24,12 +24,17 @@ LINES_PER_QUERY = 50_000
 """Lines asked of the tree at once (bounds the memory of the candidate pairs)."""
 
 
-def point_segment_distance(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance from each of ``points`` to each segment ``a``-``b`` (broadcast)."""
+def closest_points_on_segments(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The point of each segment ``a``-``b`` nearest each of ``points`` (broadcast)."""
     d = b - a
     length_sq = np.maximum((d * d).sum(-1), 1e-300)
     t = np.clip(((points - a) * d).sum(-1) / length_sq, 0.0, 1.0)
-    closest = a + t[..., None] * d
+    return a + t[..., None] * d
+
+
+def point_segment_distance(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance from each of ``points`` to each segment ``a``-``b`` (broadcast)."""
+    closest = closest_points_on_segments(points, a, b)
     return np.sqrt(((points - closest) ** 2).sum(-1))
 
 

@@ -30,7 +30,7 @@ from scipy.sparse.csgraph import dijkstra
 from scipy.spatial import Delaunay, QhullError, cKDTree
 
 from ..geometry.obstacles import ObstacleVertex
-from ..geometry.segment_index import SegmentIndex
+from ..geometry.segment_index import SegmentIndex, closest_points_on_segments
 from ..geometry.types import Vector2
 
 SIGHT_LINE = 1e-9
@@ -173,6 +173,12 @@ class WallQueries:
     def _clearance(self, clearance: Optional[float]) -> float:
         return self.check_clearance if clearance is None else clearance
 
+    @property
+    def door_nodes(self) -> np.ndarray:
+        """Points in the middle of doors one robot wide that the planner routes through
+        (:class:`VisibilityRoadmap`); none here."""
+        return np.zeros((0, 2))
+
     def passable(self, p: np.ndarray, q: np.ndarray, clearance: float,
                  passage: Optional[float] = None) -> np.ndarray:
         """Whether a robot can drive each straight line ``p[k]``-``q[k]``: it keeps
@@ -210,11 +216,7 @@ class WallQueries:
         a, b = self.walls.a[local], self.walls.b[local]
         if len(a) == 0:
             return False
-        d = b - a
-        t = np.clip(((points[:, None] - a[None]) * d[None]).sum(-1)
-                    / np.maximum((d * d).sum(-1), 1e-300)[None], 0.0, 1.0)
-        closest = a[None] + t[..., None] * d[None]
-        offset = closest - points[:, None]
+        offset = closest_points_on_segments(points[:, None], a[None], b[None]) - points[:, None]
         distance = np.hypot(offset[..., 0], offset[..., 1])
         side = unit[0] * offset[..., 1] - unit[1] * offset[..., 0]  # > 0: on the left
         left = np.where(side > 0.0, distance, np.inf).min(axis=1)
@@ -330,10 +332,7 @@ class VisibilityRoadmap(WallQueries):
             near = self.walls.near(point, 2.0 * self.clearance)
             if not len(near):
                 continue
-            d = b[near] - a[near]
-            t = np.clip(((point - a[near]) * d).sum(-1) / np.maximum((d * d).sum(-1), 1e-300),
-                        0.0, 1.0)
-            closest = a[near] + t[:, None] * d
+            closest = closest_points_on_segments(point, a[near], b[near])
             gap = np.linalg.norm(closest - point, axis=1)
             across = (gap >= 2.0 * self.passage) & (gap < 2.0 * self.clearance)
             doors.extend(0.5 * (point + closest[across]))

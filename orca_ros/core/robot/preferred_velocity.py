@@ -246,8 +246,8 @@ class PreferredVelocity(FollowsWaypoints):
         robots stood in its mouth until one gave way (steersuite_doorway_one_way: 36.2 s
         against 22.95 s); ordered by who is nearer the door, the order changed as they
         went, and two robots that each found the other nearer both waited."""
-        doors = getattr(self.planner(edges), "door_nodes", None)
-        if doors is None or not len(doors):
+        doors = self.planner(edges).door_nodes
+        if not len(doors):
             return 1.0
         if min(math.dist(position, door) for door in doors) < c.radius:
             return 1.0  # in a door (of the nodes across a thick door, near any): go on
