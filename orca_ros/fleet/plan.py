@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..core.errors import InputError
 from ..core.models.toio_cube import CUBE_ROBOT_PARAMETERS
 from ..core.robot.links import links_text
 from ..core.methods import method_names, method_spec
@@ -73,7 +74,7 @@ DRIVERS = ("none", "straight")
 
 def _check_robots_per_process(value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"robots_per_process must be an integer >= 1, got {value!r}")
+        raise InputError(f"robots_per_process must be an integer >= 1, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -104,19 +105,19 @@ class FleetOptions:
                               ("preferred_velocity", PREFERRED_VELOCITY_SOURCES),
                               ("driver", DRIVERS)):
             if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}, "
+                raise InputError(f"{name} must be one of {', '.join(allowed)}, "
                                  f"got {getattr(self, name)!r}")
         if self.driver != "none" and self.preferred_velocity != "topic":
-            raise ValueError(f"driver {self.driver!r} publishes cmd_vel_in: it needs "
+            raise InputError(f"driver {self.driver!r} publishes cmd_vel_in: it needs "
                              f"preferred_velocity 'topic', not {self.preferred_velocity!r}")
         if self.scan_obstacles and self.backend != "sim":
-            raise ValueError("scan_obstacles needs fleet_sim's lasers (backend 'sim'), not "
+            raise InputError("scan_obstacles needs fleet_sim's lasers (backend 'sim'), not "
                              f"{self.backend!r}")
         if self.topics == "gazebo" and self.backend != "sim":
-            raise ValueError("topics 'gazebo' rehearses gz-sim with fleet_sim "
+            raise InputError("topics 'gazebo' rehearses gz-sim with fleet_sim "
                              f"(backend 'sim'), not {self.backend!r}")
         if self.method not in method_names(ros=True):
-            raise ValueError(f"method must be one of {method_names(ros=True)} (through ROS), "
+            raise InputError(f"method must be one of {method_names(ros=True)} (through ROS), "
                              f"got {self.method!r}")
 
 
@@ -170,16 +171,16 @@ def check_3d_fleet(scenario: Scenario, options: FleetOptions) -> None:
     toio cubes, unicycles, the supervisor, a method without a 3D version."""
     where = scenario.path or scenario.name
     if options.backend != "sim":
-        raise ValueError(f"{where}: a 3D scenario (dimensions: 3) runs on fleet_sim "
+        raise InputError(f"{where}: a 3D scenario (dimensions: 3) runs on fleet_sim "
                          f"(--backend sim), not {options.backend}")
     if (options.kinematics or "holonomic") != "holonomic":
-        raise ValueError(f"{where}: a 3D scenario (dimensions: 3) is run holonomic only, "
+        raise InputError(f"{where}: a 3D scenario (dimensions: 3) is run holonomic only, "
                          f"not with kinematics {options.kinematics!r}")
     if options.supervisor:
-        raise ValueError(f"{where}: the supervisor is 2D only; a 3D scenario "
+        raise InputError(f"{where}: the supervisor is 2D only; a 3D scenario "
                          f"(dimensions: 3) runs without it")
     if options.method not in method_names(ros=True, dimensions=3):
-        raise ValueError(f"{where}: method {options.method!r} has no 3D version; in 3D "
+        raise InputError(f"{where}: method {options.method!r} has no 3D version; in 3D "
                          f"through ROS: {', '.join(method_names(ros=True, dimensions=3))}")
 
 
@@ -207,7 +208,7 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
     path = str(resolve_scenario(scenario_path))
     scenario = load_scenario(path)
     if options.backend not in ("sim", "toio-sim"):
-        raise ValueError(f"backend must be 'sim' or 'toio-sim', got {options.backend!r}")
+        raise InputError(f"backend must be 'sim' or 'toio-sim', got {options.backend!r}")
     if scenario.dimensions == 3:
         check_3d_fleet(scenario, options)
     goal_subscribers = 2 if options.supervisor else 1
@@ -327,7 +328,7 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
     if not entries and loaded is not None and simulated:
         entries = [f"{a.name}=simulated" for a in loaded.agents]
     if not entries:
-        raise ValueError("no cubes: give cube entries, or a scenario with simulated:=true")
+        raise InputError("no cubes: give cube entries, or a scenario with simulated:=true")
     names = [parse_cube(entry)[0] for entry in entries]
     use_sim_time = all(parse_cube(entry)[1] == "sim" for entry in entries)
     options = FleetOptions(method=method, use_sim_time=use_sim_time, backend="toio-sim")

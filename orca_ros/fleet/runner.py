@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ..core.errors import InputError
 from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
 from ..core.sim.motion_quality import run_motion_summary
 from .plan import SIMULATORS, FleetOptions, NodeSpec, fleet_plan
@@ -45,6 +46,11 @@ def node_classes() -> Dict[str, Callable]:
 
 
 def instantiate(spec: NodeSpec, context) -> Any:
+    """The node of ``spec``, in ``context``. A node that refuses its parameters (a value
+    out of its range or of the wrong type, a combination it cannot run: the
+    ``ValueError`` or rclpy ``ParameterException`` its executable exits 2 for) raises
+    :class:`~orca_ros.core.errors.InputError` naming the node."""
+    from rclpy.exceptions import ParameterException
     from rclpy.parameter import Parameter
 
     classes = node_classes()
@@ -53,9 +59,14 @@ def instantiate(spec: NodeSpec, context) -> Any:
     overrides = [Parameter(key, value=value) for key, value in spec.parameters.items()]
     remaps = [part for source, target in spec.remappings
               for part in ("-r", f"{source}:={target}")]
-    return classes[spec.executable](context=context, namespace=spec.namespace or None,
-                                    parameter_overrides=overrides,
-                                    cli_args=["--ros-args", *remaps] if remaps else None)
+    try:
+        return classes[spec.executable](context=context, namespace=spec.namespace or None,
+                                        parameter_overrides=overrides,
+                                        cli_args=["--ros-args", *remaps] if remaps else None)
+    except (ValueError, ParameterException) as error:
+        where = f"{spec.namespace}/" if spec.namespace else ""
+        raise InputError(f"{where}{spec.executable} refused its parameters: {error}") \
+            from error
 
 
 def make_executor(context):

@@ -66,14 +66,14 @@ from ..core.sim.metrics import FleetRecord
 from . import markers
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.fleet_sim import PARAMETERS
-from .ros_common import (LEVEL_ERROR, LEVEL_OK, LATEST, RELIABLE_10, BadMessage, GoalSender,
-                         diagnostic_array, diagnostic_status, quaternion_from_yaw, run_node,
-                         twist_of)
+from .ros_common import (GuardedCallbacks, LEVEL_ERROR, LEVEL_OK, LATEST, RELIABLE_10, BadMessage,
+                         GoalSender, diagnostic_array, diagnostic_status, quaternion_from_yaw,
+                         run_node, twist_of)
 
 BY_NAME = table_by_name(PARAMETERS)
 
 
-class FleetSim(Node):
+class FleetSim(GuardedCallbacks, Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("fleet_sim", **kwargs)
         declare_table(self, PARAMETERS)

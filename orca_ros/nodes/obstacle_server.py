@@ -31,7 +31,7 @@ from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenari
 from ..core.geometry.types import Polygon, Segment
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.obstacle_server import PARAMETERS
-from .ros_common import LATCHED, run_node
+from .ros_common import GuardedCallbacks, LATCHED, run_node
 
 BY_NAME = table_by_name(PARAMETERS)
 
@@ -62,7 +62,7 @@ def load_obstacles_file(path: str) -> List[Segment]:
     return segments_of(polygons, segments)
 
 
-class ObstacleServer(Node):
+class ObstacleServer(GuardedCallbacks, Node):
     """Publishes the walls as one latched marker (ns = the node's name, id 0).
 
     The publisher keeps one message (transient-local, reliable, depth 1:

@@ -72,7 +72,7 @@ from .neighbor_odometry import FOOTPRINTS_TOPIC, STATES_TOPIC, NeighborOdometry
 from .params import check_start, check_values, declare_table, removed_problem, table_by_name
 from .params.orca_node import (ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED,
                                method_parameter_defaults, method_parameters)
-from .ros_common import (CELL, LATCHED, LATEST, LEVEL_ERROR, LEVEL_OK, LEVEL_WARN,
+from .ros_common import (GuardedCallbacks, CELL, LATCHED, LATEST, LEVEL_ERROR, LEVEL_OK, LEVEL_WARN,
                          OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage, diagnostic_array,
                          diagnostic_status, obstacle_update, odometry_height, odometry_state,
                          quaternion_from_yaw, run_node, twist_message, twist_of,
@@ -89,7 +89,7 @@ def _header_seconds(msg) -> float:
     return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
-class OrcaNode(Node):
+class OrcaNode(GuardedCallbacks, Node):
     def __init__(self, neighbor_odometry: Optional[NeighborOdometry] = None, **kwargs) -> None:
         """``neighbor_odometry``: the process's shared neighbours' odometry (orca_robots
         passes one to all its nodes); None: this node's own."""
@@ -959,6 +959,14 @@ class OrcaNode(Node):
 
     # --- outputs -------------------------------------------------------------------------
 
+    def callback_failed(self, name: str) -> None:
+        """A callback raised (a bug, logged once with its traceback): the robot is told to
+        stop, since what it was handling (its odometry, a scan, the cycle) may be missing
+        from its next command; the diagnostics say ERROR naming the callback until the
+        node restarts. Not for the diagnostics' own timer."""
+        if name != "_publish_diagnostics":
+            self._publish_command(0.0, 0.0, 0.0)
+
     def _publish_command(self, linear_x: float, linear_y: float, angular_z: float,
                          linear_z: float = 0.0) -> None:
         now = self.get_clock().now()
@@ -1004,6 +1012,11 @@ class OrcaNode(Node):
             message = f"{message}; parameter {cycle.links_error}"
         if self.aerial_error:
             level = LEVEL_ERROR
+        failed = getattr(self, "callback_errors", {})
+        if failed:
+            level = LEVEL_ERROR
+            message = (f"{message}; internal error in {', '.join(sorted(failed))} (a bug, its "
+                       f"traceback logged once; the robot was stopped each time)")
         group = group_of(cycle.link_groups, self.robot)
         speed_limit = cycle.speed_limit
         values = {
@@ -1031,6 +1044,7 @@ class OrcaNode(Node):
             "supervisor_speed_limit": speed_limit[0] if speed_limit else "",
             "supervisor_detour": bool(cycle.detour),
             "control_cycles": self.cycles, "late_control_cycles": self.late_cycles,
+            "internal_errors": sum(failed.values()),
             # links: this robot's group, its partners left out (and the robot held)
             # for want of fresh odometry, and other groups' links it kept off last cycle.
             "link_group": ",".join(group.agents) if group is not None else "",

@@ -15,6 +15,7 @@ from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescr
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from visualization_msgs.msg import Marker
 
+from ..core.errors import InputError
 from ..core.models.bodies import wrap_angle
 from ..core.robot.obstacle_registry import ObstacleAction, ObstacleUpdate
 
@@ -53,8 +54,66 @@ OBSTACLES_SUBSCRIPTION = QoSProfile(depth=100, reliability=ReliabilityPolicy.REL
                                     history=HistoryPolicy.KEEP_LAST)
 
 
-class BadMessage(ValueError):
+class BadMessage(InputError):
     """A message that cannot be used, with the reason (goes into a diagnostic)."""
+
+
+class GuardedCallbacks:
+    """A node mixin (``class MyNode(GuardedCallbacks, Node)``): every subscription's and
+    timer's callback runs guarded. A callback that raises is a bug in orca_ros (bad
+    input is refused where it is read, with a diagnostic): its traceback is logged once
+    per callback, naming the callback and what it was handling, later failures of it
+    are counted (:attr:`callback_errors`), and the node goes on with its next message or
+    period. :meth:`callback_failed` is the node's hook to make itself safe (orca_node
+    stops its robot). After SIGINT or SIGTERM an error is part of stopping and is raised
+    as before (:func:`run_nodes`)."""
+
+    callback_errors: Dict[str, int]
+
+    def create_subscription(self, msg_type, topic, callback, *args, **kwargs):
+        what = f"a {getattr(msg_type, '__name__', msg_type)} on '{topic}'"
+        return super().create_subscription(msg_type, topic, self._guarded(callback, what),
+                                           *args, **kwargs)
+
+    def create_timer(self, timer_period_sec, callback, *args, **kwargs):
+        what = f"its {timer_period_sec:g} s timer"
+        return super().create_timer(timer_period_sec, self._guarded(callback, what),
+                                    *args, **kwargs)
+
+    def _guarded(self, callback, what: str):
+        import functools
+
+        name = getattr(callback, "__name__", repr(callback))
+
+        @functools.wraps(callback)
+        def guarded(*args):
+            try:
+                return callback(*args)
+            except Exception:
+                from . import stop
+
+                if stop.requested():
+                    raise
+                self._report_callback_error(name, what)
+                return None
+        return guarded
+
+    def _report_callback_error(self, name: str, what: str) -> None:
+        import traceback
+
+        errors = self.__dict__.setdefault("callback_errors", {})
+        errors[name] = errors.get(name, 0) + 1
+        if errors[name] == 1:
+            self.get_logger().error(
+                f"internal error in {name} (handling {what}): a bug in orca_ros, not a "
+                f"fault of the input; the node goes on, and later failures of {name} are "
+                f"counted, not logged. Please report it with this traceback:\n"
+                f"{traceback.format_exc()}")
+        self.callback_failed(name)
+
+    def callback_failed(self, name: str) -> None:
+        """Called after the callback ``name`` raised (logged already): what the node does
+        to stay safe. Nothing by default."""
 
 
 def yaw_from_quaternion(q: Quaternion) -> float:

@@ -25,13 +25,13 @@ from ..core.models.straight_driver import straight_twist
 from ..core.scenario.loader import load_scenario, resolve_scenario
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.straight_driver import PARAMETERS
-from .ros_common import (LATEST, BadMessage, RELIABLE_10, odometry_state, run_node,
-                         twist_message)
+from .ros_common import (GuardedCallbacks, LATEST, BadMessage, RELIABLE_10, odometry_state,
+                         run_node, twist_message)
 
 BY_NAME = table_by_name(PARAMETERS)
 
 
-class StraightDriver(Node):
+class StraightDriver(GuardedCallbacks, Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("straight_driver", **kwargs)
         declare_table(self, PARAMETERS)

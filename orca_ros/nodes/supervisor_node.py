@@ -35,11 +35,11 @@ from ..core.supervisor.cocoon import (CocoonSupervisor, Directive, Track, config
 from ..core.scenario.loader import load_scenario, resolve_scenario
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.supervisor_node import PARAMETERS, SCENARIO_SETTINGS
-from .ros_common import (LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10, BadMessage, diagnostic_array,
-                         diagnostic_status, odometry_state, run_node)
+from .ros_common import (GuardedCallbacks, LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10, BadMessage,
+                         diagnostic_array, diagnostic_status, odometry_state, run_node)
 
 BY_NAME = table_by_name(PARAMETERS)
-class SupervisorNode(Node):
+class SupervisorNode(GuardedCallbacks, Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("supervisor", **kwargs)
         declare_table(self, PARAMETERS)

@@ -47,9 +47,9 @@ from ..core.models.toio_cube import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
 from ..toio.transport import BleakLink, CubeLink, SimulatedCube, parse_cube
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.toio_bridge import PARAMETERS
-from .ros_common import (LATEST, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage, GoalSender,
-                         diagnostic_array, diagnostic_status, quaternion_from_yaw, run_node,
-                         twist_of)
+from .ros_common import (GuardedCallbacks, LATEST, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage,
+                         GoalSender, diagnostic_array, diagnostic_status, quaternion_from_yaw,
+                         run_node, twist_of)
 
 BY_NAME = table_by_name(PARAMETERS)
 STALE_COVARIANCE = 1e6
@@ -76,7 +76,7 @@ class Cube:
     publishers: Dict[str, object] = field(default_factory=dict)
 
 
-class ToioBridge(Node):
+class ToioBridge(GuardedCallbacks, Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("toio_bridge", **kwargs)
         declare_table(self, PARAMETERS)

@@ -380,7 +380,7 @@ def motion_line(figures: Optional[Dict[str, object]]) -> str:
             + (f" ({figures['retreat_robot']})" if figures.get("retreat_robot") else "")
             + f", pushed off its goal {number('off_goal_max_m')} m"
             + (f" ({figures['off_goal_robot']})" if figures.get("off_goal_robot") else "")
-            + f", {figures['stops']} stops, {number('time_standing_s', 1)} s standing, "
+            + f", {number('stops', 0)} stops, {number('time_standing_s', 1)} s standing, "
             f"turn reversals {number('turn_reversals_per_min', 1)}/min (worst "
             f"{number('turn_reversals_per_min_max', 1)}"
             + (f", {figures['turn_reversals_robot']}" if figures.get("turn_reversals_robot")

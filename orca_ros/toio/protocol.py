@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from typing import Union
+from ..core.errors import InputError
 
 SUFFIX = "-5b3b-4571-9508-cf3efcd7bbae"
 SERVICE = "10b20100" + SUFFIX
@@ -30,7 +31,7 @@ MOTOR_RESPONSE_CODES = {0: "ok", 1: "timeout", 2: "id missed", 3: "bad parameter
                         7: "cannot append"}
 
 
-class ProtocolError(ValueError):
+class ProtocolError(InputError):
     """Bytes that are not a valid message for that characteristic."""
 
 

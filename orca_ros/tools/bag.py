@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
+from ..core.errors import InputError
 
 SEPARATOR = "=" * 80
 PRIMITIVES = frozenset({"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16",
@@ -52,7 +53,7 @@ STATES_TOPIC = "/orca/states"  # every robot's announced state on one topic: not
 TRUTH = "ground_truth"  # a robot's true pose, where its odom is in a frame of its own
 
 
-class BagError(RuntimeError):
+class BagError(InputError, RuntimeError):
     """A bag that cannot be written or read (names the file and what is wrong)."""
 
 

@@ -1,10 +1,31 @@
-"""The ``orca-ros`` command: conformance replay, benchmarks, and scenario runs."""
+"""The ``orca-ros`` command: conformance replay, benchmarks, and scenario runs.
+
+One rule for every verb's errors (:mod:`orca_ros.core.errors`): input it cannot use (a
+file, an argument, a parameter a node refuses) is refused with ``orca-ros VERB:
+<reason>`` and status 2; anything else raised is a bug, printed with its traceback and a
+line saying so, status 70 (:func:`main`). A verb reads and checks its input first, where a
+``ValueError`` is a refusal; once its work has started only an
+:class:`~orca_ros.core.errors.InputError` is.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from typing import List, Optional
+
+
+def _internal_error(what: str) -> int:
+    """The exception being handled, as a bug: its traceback, then ``orca-ros <what>:
+    internal error ...`` on stderr; status :data:`~orca_ros.core.errors.INTERNAL_ERROR`."""
+    import traceback
+
+    from ..core.errors import INTERNAL_ERROR
+
+    traceback.print_exc()
+    print(f"orca-ros {what}: internal error: a bug in orca_ros, not a fault of the input; "
+          "please report it with the traceback above", file=sys.stderr)
+    return INTERNAL_ERROR
 
 
 def _refused(what: str, error: BaseException) -> int:
@@ -27,13 +48,10 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
     from ..core.orca.conformance import load_cases, run_cases
 
     try:
-        cases = load_cases(args.file)
-        reports = run_cases(cases, tolerance=args.tolerance)
+        cases = load_cases(args.file)  # every case checked: what follows is work
     except (OSError, ValueError) as error:
         return _refused("conformance", error)
-    except (KeyError, TypeError) as error:
-        return _refused("conformance", ValueError(f"{args.file}: a case lacks or misshapes "
-                                                  f"a field: {error!r}"))
+    reports = run_cases(cases, tolerance=args.tolerance)
     total_passed = total_failed = 0
     for category, report in reports.items():
         total_passed += report.passed
@@ -64,20 +82,26 @@ def _cmd_bench_step(args: argparse.Namespace) -> int:
 def _cmd_bench_rfunction(args: argparse.Namespace) -> int:
     from .timing import format_rfunction_figures, rfunction_benchmark
 
-    from ..core.scenario.loader import ScenarioError
+    from ..core.errors import InputError
+    from ..core.scenario.loader import load_scenario, resolve_scenario
     from .timing import format_rfunction_world_table, rfunction_world_comparison
 
     try:
-        figures = rfunction_benchmark(args.queries, args.scene_queries, args.slices, args.step,
-                                      args.extent, args.seed)
-        print(format_rfunction_figures(figures))
-        if args.scenarios:
+        for path in args.scenarios:  # read before the figures' minutes, not after
+            load_scenario(resolve_scenario(path))
+    except ValueError as error:
+        return _refused("bench-rfunction", error)
+    figures = rfunction_benchmark(args.queries, args.scene_queries, args.slices, args.step,
+                                  args.extent, args.seed)
+    print(format_rfunction_figures(figures))
+    if args.scenarios:
+        try:
             rows = rfunction_world_comparison(args.scenarios, args.slices, args.step,
                                               args.extent)
-            print()
-            print(format_rfunction_world_table(rows))
-    except (ScenarioError, ValueError) as error:
-        return _refused("bench-rfunction", error)
+        except InputError as error:
+            return _refused("bench-rfunction", error)
+        print()
+        print(format_rfunction_world_table(rows))
     return 0
 
 
@@ -95,7 +119,7 @@ def _method(args: argparse.Namespace, command: str) -> str:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from .scenario_bench import (Runs, bench, lag_prediction_summary, markdown_table,
                                  motion_table, runs_summary)
-    from ..core.scenario.loader import ScenarioError
+    from ..core.errors import INTERNAL_ERROR, REFUSED
     from ..core.sim.world import WorldOptions
 
     try:
@@ -113,20 +137,47 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                                command_validity_periods=args.command_validity_periods,
                                ros_timing=args.ros_timing)
         runs = Runs(args.runs, args.jitter_starts, args.full_time)
-        rows = bench(args.scenarios, options, json_out=args.json, plot_dir=args.plot,
-                     gif=args.gif, progress=not args.no_progress, supervisor=args.supervisor,
-                     runs=runs)
-    except (ScenarioError, ValueError, RuntimeError) as error:
+    except ValueError as error:
         return _refused("bench", error)
-    print(markdown_table(rows))
-    print()
-    print(motion_table(rows))
-    if runs.repeated:
-        print(runs_summary(rows))
-    lag = lag_prediction_summary(rows)
-    if lag:
-        print(lag)
-    return 0
+    # Each scenario is read, run and written on its own (scenario_bench.bench): one that
+    # is refused or fails is named below, and every other row is kept.
+    result = bench(args.scenarios, options, json_out=args.json, plot_dir=args.plot,
+                   gif=args.gif, progress=not args.no_progress, supervisor=args.supervisor,
+                   runs=runs)
+    rows = result.rows
+    if rows:
+        print(markdown_table(rows))
+        print()
+        print(motion_table(rows))
+        if runs.repeated:
+            print(runs_summary(rows))
+        lag = lag_prediction_summary(rows)
+        if lag:
+            print(lag)
+        unavailable = [f"{row['scenario']}: {robot} {', '.join(sorted(figures))}"
+                       for row in rows for robot, figures in
+                       (row.get("motion_unavailable") or {}).items()]
+        if unavailable:
+            print(f"orca-ros bench: motion figures not computed (their reasons are in "
+                  f"--json's motion_unavailable): {'; '.join(unavailable[:10])}"
+                  + (f" and {len(unavailable) - 10} more" if len(unavailable) > 10 else ""),
+                  file=sys.stderr)
+    for failure in result.failures:
+        where = failure.scenario + (f" run {failure.run}" if failure.run is not None else "")
+        if failure.kind == "refused":  # a ScenarioError names its file already
+            print(f"orca-ros bench: "
+                  f"{'' if failure.message.startswith(failure.scenario) else where + ': '}"
+                  f"{failure.message}", file=sys.stderr)
+        else:
+            print(f"orca-ros bench: {where}: internal error in its {failure.stage} (a bug in "
+                  f"orca_ros, not a fault of the input; its traceback is above): "
+                  f"{failure.message}", file=sys.stderr)
+    if result.failures:
+        ran = len(rows) + sum(f.stage == "run" for f in result.failures)
+        print(f"orca-ros bench: {len(rows)} of {ran} runs gave their row", file=sys.stderr)
+    if any(f.kind == "internal" for f in result.failures):
+        return INTERNAL_ERROR
+    return REFUSED if result.failures else 0
 
 
 def _robot_parameters(entries, option: str = "--robot-param") -> tuple:
@@ -155,11 +206,12 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     tqdm.monitor_interval = 0  # no monitor thread: the bar updates from the run's loop
-    from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
+    from ..core.errors import InputError
+    from ..core.scenario.loader import load_scenario, resolve_scenario
     from ..testing.faults import parse_faults, result_lines
     from ..testing.observer import motion_line
     from ..fleet.plan import FleetOptions
-    from .harness import run_fleet
+    from .harness import observer_available, run_fleet
     from .plotting import plot_trajectories, run_title
 
     try:
@@ -183,7 +235,9 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         if args.record and not args.record.endswith(".mcap"):
             raise ValueError(f"--record {args.record}: a bag here is one MCAP file, "
                              "its name ending in .mcap")
-    except (ScenarioError, ValueError) as error:
+        if args.observer and not observer_available():
+            raise ValueError("--observer: orca_ros.testing.observer is not part of this build")
+    except ValueError as error:
         return _refused("sim", error)
     limit = args.max_time or scenario.max_time
     with tqdm(total=round(limit, 1), unit="sim s", disable=args.no_progress, mininterval=0.5,
@@ -201,7 +255,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         try:
             run = run_fleet(args.scenario, options, progress=progress, max_time=args.max_time,
                             faults=faults, observer=args.observer, record=args.record)
-        except (ScenarioError, ValueError, RuntimeError) as error:
+        except InputError as error:  # a node refused its parameters, a bag cannot be written
             return _refused("sim", error)
     summary = run.summary
     if interrupted:
@@ -245,14 +299,14 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 def _cmd_link_pairs(args: argparse.Namespace) -> int:
     import yaml
 
-    from ..core.scenario.loader import ScenarioError, resolve_scenario
+    from ..core.scenario.loader import resolve_scenario
     from ..core.scenario.builders import with_link_pairs
 
     try:
         path = resolve_scenario(args.scenario)
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
         linked, added = with_link_pairs(raw, str(path), args.length_factor, args.max_length)
-    except (ScenarioError, OSError, yaml.YAMLError, ValueError) as error:
+    except (OSError, yaml.YAMLError, ValueError) as error:  # the file, or a length option
         return _refused("link-pairs", error)
     if not added:
         print(f"{path}: no two agents start and end within a tether's length of each other; "
@@ -275,11 +329,11 @@ def _cmd_map_segments(args: argparse.Namespace) -> int:
 
     try:
         occupancy = load_map(args.map)
-        started = time.perf_counter()
-        segments = map_segments(occupancy, args.tolerance)
-        took = time.perf_counter() - started
     except MapError as error:
         return _refused("map-segments", error)
+    started = time.perf_counter()
+    segments = map_segments(occupancy, args.tolerance)
+    took = time.perf_counter() - started
     rows, cols = occupancy.occupied.shape
     tolerance = round(effective_tolerance(occupancy.resolution, args.tolerance), 6)
     print(f"{args.map}: {cols} x {rows} cells of {occupancy.resolution} m, "
@@ -347,15 +401,15 @@ def _print_guidance_cost(occupancy, segments, radius: float) -> None:
 def _cmd_plot(args: argparse.Namespace) -> int:
     import pathlib
 
-    from .bag import BagError, read_bag
-    from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
+    from .bag import read_bag
+    from ..core.scenario.loader import load_scenario, resolve_scenario
     from .plotting import animate_run, bag_radii, closest_approach, plot_run
     from ..testing.observer import motion_line
 
     try:
         scenario = load_scenario(resolve_scenario(args.scenario)) if args.scenario else None
         tracks = read_bag(args.bag)
-    except (ScenarioError, BagError, ValueError) as error:
+    except ValueError as error:  # the scenario or the bag (BagError is an InputError)
         return _refused("plot", error)
     times, positions = tracks.resampled()
     radii = bag_radii(tracks.names, tracks.radii, scenario)
@@ -417,7 +471,8 @@ def _cmd_fault_suite(args: argparse.Namespace) -> int:
     import json
     import pathlib
 
-    from ..core.scenario.loader import ScenarioError, load_scenario, resolve_scenario
+    from ..core.errors import InputError
+    from ..core.scenario.loader import load_scenario, resolve_scenario
     from ..testing.faults import standard_faults, suite_table
     from ..fleet.plan import FleetOptions
     from .harness import observer_available, run_fleet
@@ -425,7 +480,7 @@ def _cmd_fault_suite(args: argparse.Namespace) -> int:
     try:
         scenario = load_scenario(resolve_scenario(args.scenario))
         robot_parameters = _robot_parameters(args.robot_param)
-    except (ScenarioError, ValueError) as error:
+    except ValueError as error:
         return _refused("fault-suite", error)
     observer = observer_available() if args.observer is None else args.observer
     runs = standard_faults(scenario, args.seed, args.kill_at)
@@ -436,7 +491,7 @@ def _cmd_fault_suite(args: argparse.Namespace) -> int:
         try:
             run = run_fleet(args.scenario, options, max_time=args.max_time, faults=spec or None,
                             observer=observer)
-        except (ScenarioError, ValueError, RuntimeError) as error:
+        except InputError as error:  # a node refused its parameters
             return _refused(f"fault-suite: {label}", error)
         s = run.summary
         rows.append({"label": label, "spec": spec, "supervisor": supervisor, "summary": s})
@@ -498,6 +553,30 @@ def _cmd_bench_scaling(args: argparse.Namespace) -> int:
     return 0
 
 
+def _number_type(kind, minimum: float, above: bool = False):
+    """An argparse type: a finite ``kind`` at least ``minimum`` (above it with ``above``);
+    anything else is refused by argparse with the reason (status 2)."""
+    def parse(text: str):
+        import math
+
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'a whole number' if kind is int else 'a number'}") from None
+        if not math.isfinite(value) or value < minimum or (above and value == minimum):
+            raise argparse.ArgumentTypeError(f"{text} is not {'>' if above else '>='} "
+                                             f"{minimum:g}")
+        return value
+    parse.__name__ = kind.__name__  # argparse names the type in its message
+    return parse
+
+
+COUNT = _number_type(int, 1)
+POSITIVE = _number_type(float, 0.0, above=True)
+NON_NEGATIVE = _number_type(float, 0.0)
+
+
 def _method_help(names) -> str:
     from ..core.methods import method_spec
 
@@ -516,7 +595,7 @@ def build_parser() -> argparse.ArgumentParser:
     conformance = sub.add_parser("conformance", help="replay single-step RVO2 (2D) or RVO2-3D "
                                                      "cases (JSON Lines)")
     conformance.add_argument("file", help="cases file, e.g. test/data/rvo2_single_step.jsonl")
-    conformance.add_argument("--tolerance", type=float, default=1e-3,
+    conformance.add_argument("--tolerance", type=POSITIVE, default=1e-3,
                              help="Euclidean velocity tolerance (default 1e-3)")
     conformance.add_argument("-v", "--verbose", action="store_true", help="list failing cases")
     conformance.set_defaults(func=_cmd_conformance)
@@ -548,14 +627,14 @@ def build_parser() -> argparse.ArgumentParser:
                             "after its own one step old, commands valid for two steps, "
                             "fleet_sim's bodies and orca_node's perception; the world then "
                             "predicts the nodes")
-    bench.add_argument("--command-validity-periods", type=float, metavar="K",
+    bench.add_argument("--command-validity-periods", type=POSITIVE, metavar="K",
                        help="plan as the ROS nodes do: commands act up to K time steps, "
                             "bodies brake at their acceleration limit (default: 1 step; 2 "
                             "with --ros-timing)")
-    bench.add_argument("--runs", type=int, default=1, metavar="N",
+    bench.add_argument("--runs", type=COUNT, default=1, metavar="N",
                        help="run each scenario N times (run k with seed k for --jitter-starts), "
                             "and sum the runs up per scenario")
-    bench.add_argument("--jitter-starts", type=float, default=0.0, metavar="M",
+    bench.add_argument("--jitter-starts", type=NON_NEGATIVE, default=0.0, metavar="M",
                        help="move every start by up to M metres in x and y (uniformly, seeded "
                             "by the run's number): a chaotic scene's spread")
     bench.add_argument("--full-time", action="store_true",
@@ -580,7 +659,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run the one-step safety filter behind the method, or not "
                           "(default: as the method says)")
     sim.add_argument("--kinematics", default="holonomic", choices=KINEMATICS)
-    sim.add_argument("--speed-factor", type=float, default=4.0,
+    sim.add_argument("--speed-factor", type=POSITIVE, default=4.0,
                      help="sim seconds per wall second (default 4)")
     sim.add_argument("--supervisor", action="store_true", help="also run the cocoon supervisor")
     sim.add_argument("--backend", default="sim", choices=["sim", "toio-sim"],
@@ -608,7 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="gazebo: fleet_sim under gz-sim's topic names and frames "
                           "(/model/<robot>/odometry in <robot>/odom, /model/<robot>/cmd_vel), "
                           "orca_nodes with the parameters launch/gazebo.launch.py gives them")
-    sim.add_argument("--max-time", type=float, help="stop after this many sim seconds")
+    sim.add_argument("--max-time", type=POSITIVE, help="stop after this many sim seconds")
     sim.add_argument("--json", metavar="OUT", help="write the summary as JSON")
     sim.add_argument("--plot", metavar="PNG", help="write a trajectory picture")
     sim.add_argument("--record", metavar="BAG.mcap",
@@ -638,10 +717,10 @@ def build_parser() -> argparse.ArgumentParser:
     link_pairs.add_argument("--out", "-o", required=True, metavar="OUT.yaml",
                             help="the linked scenario")
     length = link_pairs.add_mutually_exclusive_group()
-    length.add_argument("--length-factor", type=float, default=3.0, metavar="F",
+    length.add_argument("--length-factor", type=POSITIVE, default=3.0, metavar="F",
                         help="each tether's max_length: F times its pair's combined radius "
                              "(default 3)")
-    length.add_argument("--max-length", type=float, default=None, metavar="M",
+    length.add_argument("--max-length", type=POSITIVE, default=None, metavar="M",
                         help="one max_length for every tether (m)")
     link_pairs.set_defaults(func=_cmd_link_pairs)
 
@@ -649,12 +728,12 @@ def build_parser() -> argparse.ArgumentParser:
         "map-segments", help="a map_server map (YAML and image) as wall segments: their "
                              "count and the time taken, and an obstacles file")
     map_segments.add_argument("map", metavar="MAP.yaml", help="a map_server YAML file")
-    map_segments.add_argument("--tolerance", type=float, default=None, metavar="M",
+    map_segments.add_argument("--tolerance", type=POSITIVE, default=None, metavar="M",
                               help="how far (m) the segments may stray from the occupied "
                                    "cells' boundary (default: one cell)")
     map_segments.add_argument("--out", metavar="OBSTACLES.yaml",
                               help="write the segments as an obstacles file")
-    map_segments.add_argument("--robot-radius", type=float, default=None, metavar="M",
+    map_segments.add_argument("--robot-radius", type=POSITIVE, default=None, metavar="M",
                               help="also time guidance on the map for robots of this radius "
                                    "(once per robot size, and once per goal)")
     map_segments.set_defaults(func=_cmd_map_segments)
@@ -676,10 +755,11 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
                        help="an orca_node parameter for every robot (repeatable)")
     suite.add_argument("--seed", type=int, default=1, help="seed of every fault (default 1)")
-    suite.add_argument("--speed-factor", type=float, default=4.0,
+    suite.add_argument("--speed-factor", type=POSITIVE, default=4.0,
                        help="sim seconds per wall second (default 4)")
-    suite.add_argument("--max-time", type=float, help="stop each run after this many sim seconds")
-    suite.add_argument("--kill-at", type=float, metavar="T",
+    suite.add_argument("--max-time", type=POSITIVE,
+                       help="stop each run after this many sim seconds")
+    suite.add_argument("--kill-at", type=NON_NEGATIVE, metavar="T",
                        help="sim time of the kills (default: 40%% of the first robot's "
                             "straight-line time)")
     suite.add_argument("--observer", action=argparse.BooleanOptionalAction, default=None,
@@ -692,11 +772,11 @@ def build_parser() -> argparse.ArgumentParser:
         "bench-ros", help="N robots swapping on a circle through real ROS 2 nodes, in "
         "processes as ros2 launch runs them: arrivals, collisions (independent observer), "
         "control rate, late cycles, latency, real-time factor, messages, CPU and memory")
-    bench_ros.add_argument("--robots", type=int, nargs="+", default=[10, 20, 40])
-    bench_ros.add_argument("--robots-per-process", type=int, default=DEFAULT_ROBOTS_PER_PROCESS,
+    bench_ros.add_argument("--robots", type=COUNT, nargs="+", default=[10, 20, 40])
+    bench_ros.add_argument("--robots-per-process", type=COUNT, default=DEFAULT_ROBOTS_PER_PROCESS,
                            metavar="K", help="orca_nodes per process (1: one process per "
                            f"robot; default {DEFAULT_ROBOTS_PER_PROCESS}, as the launch files)")
-    bench_ros.add_argument("--wall-limit", type=float, default=150.0,
+    bench_ros.add_argument("--wall-limit", type=POSITIVE, default=150.0,
                            help="wall seconds per fleet size before it is stopped (default 150)")
     bench_ros.add_argument("--control-trigger", choices=("odom", "timer"), default=None,
                            help="the orca_nodes' control_trigger (default: the fleet plan's, "
@@ -708,15 +788,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench_ros.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
                            help="an orca_node parameter for every robot (repeatable), e.g. "
                                 "announce=false")
-    bench_ros.add_argument("--neighbor-cell-size", type=float, default=0.0, metavar="M",
+    bench_ros.add_argument("--neighbor-cell-size", type=NON_NEGATIVE, default=0.0, metavar="M",
                            help="the orca_nodes' neighbor_cell_size: neighbours' odometry "
                            "from the floor's squares of M m near each robot (default 0: "
                            "each neighbour's odom topic)")
     bench_ros.add_argument("--in-process", action="store_true",
                            help="every node in this one process instead, for --duration sim s")
-    bench_ros.add_argument("--duration", type=float, default=20.0,
+    bench_ros.add_argument("--duration", type=POSITIVE, default=20.0,
                            help="sim seconds per run (--in-process)")
-    bench_ros.add_argument("--speed-factor", type=float, default=1.0)
+    bench_ros.add_argument("--speed-factor", type=POSITIVE, default=1.0)
     bench_ros.add_argument("--kinematics", default="holonomic", choices=KINEMATICS)
     bench_ros.add_argument("--json", default=None, help="write the rows here")
     bench_ros.add_argument("--keep", default=None, metavar="DIR",
@@ -725,29 +805,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench_scaling = sub.add_parser("bench-scaling", help="world step time per agent for N "
                                                          "agents on a circle, beside RVO2")
-    bench_scaling.add_argument("--agents", type=int, nargs="+", default=[100, 1000, 5000])
-    bench_scaling.add_argument("--steps", type=int, default=30, help="timed steps per size")
+    bench_scaling.add_argument("--agents", type=COUNT, nargs="+", default=[100, 1000, 5000])
+    bench_scaling.add_argument("--steps", type=COUNT, default=30, help="timed steps per size")
     bench_scaling.set_defaults(func=_cmd_bench_scaling)
 
     bench_step = sub.add_parser(
         "bench-step", help="time one compute_new_velocity call (0/5/10/20 neighbours, "
                            "10 segments) beside RVO2 through pyrvo")
-    bench_step.add_argument("--cases", type=int, default=100, help="random scenes per row")
-    bench_step.add_argument("--repeats", type=int, default=50, help="timed calls per scene")
+    bench_step.add_argument("--cases", type=COUNT, default=100, help="random scenes per row")
+    bench_step.add_argument("--repeats", type=COUNT, default=50, help="timed calls per scene")
     bench_step.add_argument("--seed", type=int, default=1)
     bench_step.set_defaults(func=_cmd_bench_step)
 
     bench_rfunction = sub.add_parser(
         "bench-rfunction", help="the R-function voxel template against the exact formula: "
                                 "error, fallbacks, memory, build time, time per query")
-    bench_rfunction.add_argument("--queries", type=int, default=200000,
+    bench_rfunction.add_argument("--queries", type=COUNT, default=200000,
                                  help="queries uniform over the grid and beta (error)")
-    bench_rfunction.add_argument("--scene-queries", type=int, default=20000,
+    bench_rfunction.add_argument("--scene-queries", type=COUNT, default=20000,
                                  help="random robot pairs (error, fallbacks, timing)")
-    bench_rfunction.add_argument("--slices", type=int, default=100, help="beta-slices")
-    bench_rfunction.add_argument("--step", type=float, default=0.08,
+    bench_rfunction.add_argument("--slices", type=COUNT, default=100, help="beta-slices")
+    bench_rfunction.add_argument("--step", type=POSITIVE, default=0.08,
                                  help="grid step, in units of rho")
-    bench_rfunction.add_argument("--extent", type=float, default=16.0,
+    bench_rfunction.add_argument("--extent", type=POSITIVE, default=16.0,
                                  help="grid: q_x in [-E, E/2], q_y in [0, E/2] (units of rho)")
     bench_rfunction.add_argument("--seed", type=int, default=1)
     bench_rfunction.add_argument("scenarios", nargs="*", metavar="SCENARIO.yaml",
@@ -758,21 +838,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """``orca-ros``. SIGINT or SIGTERM at any moment ends it with status 0 (see
-    orca_ros.nodes.stop);
-    ``sim`` then ends its run in order and still reports it."""
+    """``orca-ros``. Status 0 when the verb did its work, 2 for refused input, 70 for an
+    internal error (a bug: its traceback is printed), 1 where a verb says its result
+    failed (``conformance``'s failing cases). SIGINT or SIGTERM at any moment ends it
+    with status 0 (see orca_ros.nodes.stop); ``sim`` then ends its run in order and
+    still reports it."""
     from ..nodes import stop
 
     previous = stop.install(interrupt=True)
     try:
+        args = None
         try:
             args = build_parser().parse_args(argv)
             status = args.func(args)
-        except BaseException:  # after a signal: the KeyboardInterrupt, or what it broke
-            if not stop.requested():
+        except SystemExit:  # argparse's refusal of the arguments (status 2), or --help
+            raise
+        except BaseException as error:  # after a signal: the KeyboardInterrupt, or what it broke
+            if stop.requested():
+                print("orca-ros: interrupted", file=sys.stderr)
+                status = 0
+            elif isinstance(error, Exception):  # not refused by the verb: a bug
+                status = _internal_error(args.command if args is not None else "")
+            else:
                 raise
-            print("orca-ros: interrupted", file=sys.stderr)
-            status = 0
         interrupted = stop.requested()
     finally:
         if argv is None:  # the orca-ros command: it ends now, a second Ctrl-C must not kill it

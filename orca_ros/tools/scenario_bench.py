@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import sys
+import traceback
 from typing import Dict, List, Optional, Sequence
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from tqdm import tqdm
 
@@ -42,9 +45,11 @@ class Runs:
         return self.count > 1 or self.jitter > 0.0
 
 
-def run_scenario(path: str, options: WorldOptions, progress: bool = True,
-                 supervisor: bool = False, jitter: float = 0.0, seed: int = 1,
-                 full_time: bool = False) -> RunResult:
+def prepare_world(path: str, options: WorldOptions, supervisor: bool = False,
+                  jitter: float = 0.0, seed: int = 1):
+    """The scenario at ``path`` (starts moved by up to ``jitter`` m, seed ``seed``) and its
+    world, ready to run. Everything here reads input: a file or an option it cannot use
+    raises ``ValueError`` (:class:`~orca_ros.core.errors.InputError` for the file)."""
     scenario = load_scenario(resolve_scenario(path))
     if jitter > 0.0:
         scenario = jitter_starts(scenario, jitter, seed)
@@ -52,7 +57,12 @@ def run_scenario(path: str, options: WorldOptions, progress: bool = True,
         options = replace(options, supervisor=config_from_scenario(
             scenario.supervisor, f"{path}: supervisor",
             with_orca=method_spec(options.method).avoids))
-    world = create_world(scenario, options)
+    return scenario, create_world(scenario, options)
+
+
+def run_world(scenario, world, options: WorldOptions, progress: bool = True,
+              full_time: bool = False) -> RunResult:
+    """Run a prepared world to its end (with a progress bar)."""
     if not progress:
         return world.run(full_time=full_time)
     with tqdm(total=round(scenario.max_time, 2), unit="sim s", leave=False,
@@ -62,8 +72,15 @@ def run_scenario(path: str, options: WorldOptions, progress: bool = True,
         def advance(sim_time: float) -> None:
             bar.update(sim_time - bar.n)
 
-        result = world.run(progress=advance, full_time=full_time)
-    return result
+        return world.run(progress=advance, full_time=full_time)
+
+
+def run_scenario(path: str, options: WorldOptions, progress: bool = True,
+                 supervisor: bool = False, jitter: float = 0.0, seed: int = 1,
+                 full_time: bool = False) -> RunResult:
+    """One run of the scenario at ``path`` (:func:`prepare_world`, :func:`run_world`)."""
+    scenario, world = prepare_world(path, options, supervisor, jitter, seed)
+    return run_world(scenario, world, options, progress, full_time)
 
 
 def runs_summary(rows: Sequence[Dict[str, object]]) -> str:
@@ -144,44 +161,122 @@ def motion_table(rows: Sequence[Dict[str, object]]) -> str:
          "time standing s:", "turn reversals /min:", "worst /min:"], rows,
         lambda row: [_row_name(row), _number(row.get("retreat_max_m")),
                      row.get("retreat_robot") or "-", _number(row.get("off_goal_max_m")),
-                     row.get("stops", "-"), _number(row.get("time_standing_s"), 1),
+                     _number(row.get("stops"), 0), _number(row.get("time_standing_s"), 1),
                      _number(row.get("turn_reversals_per_min"), 1),
                      _number(row.get("turn_reversals_per_min_max"), 1)])
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A scenario run that gave no row: ``kind`` ``"refused"`` (its file or an option
+    cannot be used: ``message`` says why) or ``"internal"`` (a bug: ``message`` is the
+    error, ``trace`` its traceback); ``run``: its number with repeated runs; ``stage``:
+    what failed (``"run"``, or ``"picture"`` for a row whose picture failed)."""
+
+    scenario: str
+    kind: str
+    message: str
+    run: Optional[int] = None
+    trace: str = ""
+    stage: str = "run"
+
+    def row(self, options: WorldOptions) -> Dict[str, object]:
+        """Its object in ``--json``: the scenario, method, kinematics and the error."""
+        row: Dict[str, object] = {"scenario": self.scenario, "method": options.method,
+                                  "kinematics": options.kinematics}
+        if self.run is not None:
+            row["run"] = self.run
+        row["error"] = {"kind": self.kind, "stage": self.stage, "message": self.message}
+        return row
+
+
+@dataclass
+class BenchResult:
+    """What ``orca-ros bench`` finished: a row per run that ran, a :class:`Failure` per
+    one that did not (or whose picture did not)."""
+
+    rows: List[Dict[str, object]] = field(default_factory=list)
+    failures: List[Failure] = field(default_factory=list)
+    json_rows: List[Dict[str, object]] = field(default_factory=list)  # both, in run order
+
+
+def _internal(path: str, k: Optional[int], stage: str) -> Failure:
+    """The exception being handled as an internal error of ``path``'s run, its traceback
+    printed now (a run of many scenarios goes on; the summary names it again)."""
+    error = sys.exc_info()[1]
+    trace = traceback.format_exc()
+    print(trace, file=sys.stderr, end="", flush=True)
+    return Failure(path, "internal", f"{type(error).__name__}: {error}", k, trace, stage)
+
+
 def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] = None,
           plot_dir: Optional[str] = None, gif: bool = False, progress: bool = True,
-          supervisor: bool = False, runs: Runs = Runs()) -> List[Dict[str, object]]:
+          supervisor: bool = False, runs: Runs = Runs()) -> BenchResult:
     """One row per scenario, or per run of each (``runs``: its ``run`` number and the
-    ``start_jitter``)."""
-    rows = []
+    ``start_jitter``). A scenario whose file or options cannot be used is refused, one
+    whose run raises is an internal error; either is a :class:`Failure` and the others
+    go on. With ``json_out`` the file is written again after every run, so what finished
+    is kept whatever comes after."""
+    from ..nodes import stop
+
+    result = BenchResult()
     jobs = [(path, k) for path in paths for k in range(1, runs.count + 1)]
     for path, k in tqdm(jobs, desc="runs" if runs.repeated else "scenarios",
                         unit="run" if runs.repeated else "scenario",
                         disable=not progress or len(jobs) < 2):
-        result = run_scenario(path, options, progress=progress, supervisor=supervisor,
-                              jitter=runs.jitter, seed=k, full_time=runs.full_time)
-        summary = result.summary()
-        if runs.repeated:
-            summary.update(run=k, start_jitter=runs.jitter)
-        if result.conflicts is not None:
-            summary["conflicts"] = result.conflicts
-        rows.append(summary)
-        if plot_dir:
-            scenario = load_scenario(resolve_scenario(path))
-            if runs.jitter > 0.0:  # the starts this run had
-                scenario = jitter_starts(scenario, runs.jitter, k)
-            stem = f"{scenario.name}_{options.method}_{options.kinematics}"
-            if runs.repeated:
-                stem += f"_run{k}"
-            title = run_title(summary, result.deepest_penetration)
-            plot_trajectories(scenario, result.trajectory, pathlib.Path(plot_dir) / f"{stem}.png",
-                              title, result.collision_points, times=result.frame_times)
-            if gif:
-                animate_trajectories(scenario, result.trajectory, result.frame_times,
-                                     pathlib.Path(plot_dir) / f"{stem}.gif",
-                                     f"{scenario.name} [{options.method}]")
-    if json_out:
-        pathlib.Path(json_out).parent.mkdir(parents=True, exist_ok=True)
-        pathlib.Path(json_out).write_text(json.dumps(rows, indent=2) + "\n")
-    return rows
+        number = k if runs.repeated else None
+        try:
+            scenario, world = prepare_world(path, options, supervisor, runs.jitter, k)
+        except ValueError as error:  # the file or an option: refused, the others go on
+            result.failures.append(Failure(path, "refused", str(error), number))
+            result.json_rows.append(result.failures[-1].row(options))
+        else:
+            try:
+                run = run_world(scenario, world, options, progress, runs.full_time)
+                summary = run.summary()
+                if runs.repeated:
+                    summary.update(run=k, start_jitter=runs.jitter)
+                if run.conflicts is not None:
+                    summary["conflicts"] = run.conflicts
+            except Exception:
+                if stop.requested():  # a signal's KeyboardInterrupt in another guise
+                    raise
+                result.failures.append(_internal(path, number, "run"))
+                result.json_rows.append(result.failures[-1].row(options))
+            else:
+                result.rows.append(summary)
+                result.json_rows.append(summary)
+                if plot_dir:
+                    try:
+                        _picture(scenario, run, summary, options, plot_dir, gif, number)
+                    except Exception:
+                        if stop.requested():
+                            raise
+                        result.failures.append(_internal(path, number, "picture"))
+        if json_out:
+            _write_json(json_out, result.json_rows)
+    return result
+
+
+def _picture(scenario, run: RunResult, summary: Dict[str, object], options: WorldOptions,
+             plot_dir: str, gif: bool, number: Optional[int]) -> None:
+    stem = f"{scenario.name}_{options.method}_{options.kinematics}"
+    if number is not None:
+        stem += f"_run{number}"
+    title = run_title(summary, run.deepest_penetration)
+    plot_trajectories(scenario, run.trajectory, pathlib.Path(plot_dir) / f"{stem}.png",
+                      title, run.collision_points, times=run.frame_times)
+    if gif:
+        animate_trajectories(scenario, run.trajectory, run.frame_times,
+                             pathlib.Path(plot_dir) / f"{stem}.gif",
+                             f"{scenario.name} [{options.method}]")
+
+
+def _write_json(path: str, rows: List[Dict[str, object]]) -> None:
+    """The rows so far, written whole (through a file beside it, renamed into place: a
+    reader never sees half a file)."""
+    target = pathlib.Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.write_text(json.dumps(rows, indent=2) + "\n")
+    os.replace(partial, target)

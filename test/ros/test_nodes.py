@@ -67,6 +67,51 @@ def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
     assert rig.drive(0.3, odom(0.0, 0.0), odom(4.0, 0.0)).linear.x > 0.5  # still driving
 
 
+def test_a_callback_that_raises_is_logged_once_stops_the_robot_and_the_node_goes_on(
+        ros, monkeypatch, capfd):
+    """An internal error (here injected into the handling of /obstacles) is a bug, not bad
+    input: the node logs its traceback once naming the callback and the message, stops
+    its robot, says ERROR on /diagnostics, counts the later failures, and keeps
+    driving on its next odometry."""
+    def _on_obstacles(self, msg):  # the callback's own name, as the node reports it
+        raise RuntimeError("injected fault")
+
+    monkeypatch.setattr(OrcaNode, "_on_obstacles", _on_obstacles)
+    rig = Rig(ros)
+    rig.goal.publish(goal(6.0, 0.0))
+    assert rig.drive(0.3, odom(0.0, 0.0)).linear.x > 0.5
+    marker = Marker()
+    marker.type = Marker.LINE_LIST
+    marker.points = [Point(x=1.0, y=1.0), Point(x=2.0, y=1.0)]
+    for failures in (1, 2):
+        before = len(rig.commands)
+        rig.obstacles.publish(marker)
+        rig.drive(0.5, odom(0.0, 0.0))  # fresh odometry: driving commands, but one stop
+        assert rig.node.callback_errors == {"_on_obstacles": failures}
+        assert [c.linear.x for c in rig.commands[before:]].count(0.0) == 1
+    assert rig.ros.spin_until(lambda: int(rig.my_status()[1].get("internal_errors", 0)) == 2,
+                              5.0)
+    status, _ = rig.my_status()
+    assert status.level == bytes([2])  # ERROR
+    assert "internal error in _on_obstacles" in status.message
+    logged = capfd.readouterr().err
+    assert logged.count("RuntimeError: injected fault") == 1  # the traceback, once
+    assert "internal error in _on_obstacles (handling a Marker on '/obstacles')" in logged
+    assert rig.drive(0.3, odom(0.0, 0.0)).linear.x > 0.5  # still driving
+
+
+def test_every_node_of_the_package_guards_its_callbacks():
+    """The rule above holds for every node class the package's executables run."""
+    from orca_ros.fleet.runner import node_classes
+    from orca_ros.nodes.ros_common import GuardedCallbacks
+    from orca_ros.nodes.straight_driver import StraightDriver
+    from orca_ros.nodes.toio_bridge import ToioBridge
+
+    classes = {*node_classes().values(), StraightDriver, ToioBridge}
+    assert len(classes) >= 6
+    assert all(issubclass(c, GuardedCallbacks) for c in classes), classes
+
+
 def test_stale_own_odometry_stops_the_robot_and_silent_neighbours_grow_then_go(ros):
     rig = Rig(ros, odom_timeout=0.3, neighbor_timeout=0.3, neighbor_forget_after=2.0)
     rig.goal.publish(goal(6.0, 0.0))

@@ -32,6 +32,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 import yaml
 
+from ..errors import InputError
 from ..geometry.types import Segment
 
 MODES = ("trinary", "scale", "raw")
@@ -44,7 +45,7 @@ CONTOUR_CORNER_ERROR = math.sqrt(2.0) / 4.0
 cell: its segments there stand off the occupied cells by at most this much."""
 
 
-class MapError(ValueError):
+class MapError(InputError):
     """A map that cannot be read; the message names the file and the field."""
 
 

@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Seq
 
 import yaml
 
+from ..errors import InputError
 from ..methods.links import links_within
 from ..methods import LinkView, TetherView
 from ..scenario.loader import LinkSpec, ScenarioError, link_groups
@@ -30,7 +31,7 @@ from ..geometry.types import Vector2
 FORMAT = "a YAML/JSON list of {agents: [2 or 3 robot names], max_length: m, rest_length: m}"
 
 
-class LinkParameterError(ValueError):
+class LinkParameterError(InputError):
     """A ``links`` text that cannot be used, with the place and the reason."""
 
 

@@ -48,6 +48,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from ..errors import InputError
 from ..geometry.obstacles import ObstacleEdges, ObstacleVertex, build_obstacle_edges
 from ..geometry.types import MIN_EDGE_LENGTH, Segment, Vector2
 
@@ -63,7 +64,7 @@ class ObstacleAction(enum.IntEnum):
     DELETE_ALL = 3
 
 
-class ObstacleUpdateError(ValueError):
+class ObstacleUpdateError(InputError):
     """An obstacle update that was refused whole, with the reason."""
 
 

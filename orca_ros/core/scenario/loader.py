@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import yaml
 
+from ..errors import InputError
 from ..geometry.polygons import point_polygon_signed_distance
 from ..geometry.types import Polygon, Segment, Vector2, Vector3, as_finite, as_vector2, as_vector3
 
@@ -47,7 +48,7 @@ BUILTIN_DEFAULTS = {"neighbor_dist": 10.0, "max_neighbors": 10, "time_horizon": 
                     "time_horizon_obst": 2.0}
 
 
-class ScenarioError(ValueError):
+class ScenarioError(InputError):
     """A scenario file that cannot be run, with the place and the reason."""
 
 

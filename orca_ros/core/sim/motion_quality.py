@@ -31,7 +31,7 @@ every robot of a fleet, from its track alone.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -55,23 +55,47 @@ class MotionQuality:
     ``moving_time_s``: time spent moving (:func:`moving_time`);
     ``turn_reversals_per_min``: reversals per minute of moving time (None: it never
     moved); ``off_goal_m``: :func:`off_goal` (0: it never reached its goal, or stayed).
+
+    A figure that could not be computed is None, and ``unavailable`` names it with the
+    reason (the figures are taken after a run from its record: one that fails must not
+    cost the run or the other figures).
     """
 
-    retreat_m: float
-    stops: int
-    time_standing_s: float
-    turn_reversals: int
-    moving_time_s: float
+    retreat_m: Optional[float]
+    stops: Optional[int]
+    time_standing_s: Optional[float]
+    turn_reversals: Optional[int]
+    moving_time_s: Optional[float]
     turn_reversals_per_min: Optional[float]
-    off_goal_m: float = 0.0
+    off_goal_m: Optional[float] = 0.0
+    unavailable: Mapping[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> Dict[str, object]:
-        return {"retreat_m": _round(self.retreat_m), "off_goal_m": _round(self.off_goal_m),
-                "stops": self.stops,
-                "time_standing_s": _round(self.time_standing_s),
-                "turn_reversals": self.turn_reversals,
-                "moving_time_s": _round(self.moving_time_s),
-                "turn_reversals_per_min": _round(self.turn_reversals_per_min)}
+        figures = {"retreat_m": _round(self.retreat_m), "off_goal_m": _round(self.off_goal_m),
+                   "stops": self.stops,
+                   "time_standing_s": _round(self.time_standing_s),
+                   "turn_reversals": self.turn_reversals,
+                   "moving_time_s": _round(self.moving_time_s),
+                   "turn_reversals_per_min": _round(self.turn_reversals_per_min)}
+        if self.unavailable:
+            figures["unavailable"] = dict(self.unavailable)
+        return figures
+
+
+FIGURES = ("retreat_m", "off_goal_m", "stops", "time_standing_s", "turn_reversals",
+           "moving_time_s", "turn_reversals_per_min")
+"""The figures of :class:`MotionQuality`, by field name."""
+
+
+def unavailable_figures(reason: str) -> MotionQuality:
+    """A robot none of whose figures could be computed, for ``reason``."""
+    return MotionQuality(None, None, None, None, None, None, None,
+                         {name: reason for name in FIGURES})
+
+
+def _reason(error: Exception) -> str:
+    """An error as the reason a figure is unavailable: its type and message."""
+    return f"{type(error).__name__}: {error}"
 
 
 def _round(value: Optional[float], digits: int = 6) -> Optional[float]:
@@ -169,9 +193,10 @@ class DistancesRoundWalls:
         ``inf`` where walls cut the point off from it (:func:`remaining_path_length` then
         takes the straight distance)."""
         goal = np.asarray(target, dtype=float)[:2]
-        points = np.asarray(positions, dtype=float).reshape(len(positions), -1)[:, :2]
-        if not len(points):
+        points = np.asarray(positions, dtype=float)
+        if not points.size:  # no position: nothing to measure (an empty leg of a path)
             return np.zeros(0)
+        points = points.reshape(len(points), -1)[:, :2]
         # a robot standing still is one point, measured once
         _, first, back = np.unique(np.round(points / SAME_POINT_M).astype(np.int64), axis=0,
                                    return_index=True, return_inverse=True)
@@ -269,7 +294,10 @@ class DistancesOnGrid:
             field, _ = MCP_Geometric(costs).find_costs([(row, col)])
             field = field * self.cell
             self.fields[key] = field
-        cells = self._cells(np.asarray(positions, dtype=float)[:, :2])
+        points = np.asarray(positions, dtype=float)
+        if not points.size:
+            return np.zeros(0)
+        cells = self._cells(points.reshape(len(points), -1)[:, :2])
         rows, cols = cells[:, 1], cells[:, 0]
         free_rows, free_cols = self.nearest_free[0][rows, cols], self.nearest_free[1][rows, cols]
         return field[free_rows, free_cols]
@@ -294,6 +322,8 @@ def remaining_path_length(positions: np.ndarray, waypoints: Sequence[Sequence[fl
     ``positions``: (T, D) in time order; ``waypoints``: (K, D), the last one the goal.
     """
     positions = np.asarray(positions, dtype=float)
+    if not positions.size:
+        return np.zeros(0)
     points = np.asarray(waypoints, dtype=float).reshape(-1, positions.shape[1])
     legs = np.linalg.norm(np.diff(points, axis=0), axis=1)
     # after[k]: the path's length from waypoint k to the goal
@@ -308,6 +338,8 @@ def remaining_path_length(positions: np.ndarray, waypoints: Sequence[Sequence[fl
                                   <= waypoint_tolerance)
             if len(near):
                 end = start + int(near[0])
+        if end == start:  # already within tolerance of the next waypoint: an empty leg
+            continue
         leg = np.linalg.norm(positions[start:end] - point, axis=1)
         if round_walls is not None:  # where walls cut a point off the grid: straight
             around = round_walls(positions[start:end], point)
@@ -520,30 +552,67 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
     yaw if it has one that matters (differential drive), else None. Turn reversals
     are counted on the way only: a rate whose interval (or, from the direction of
     motion, whose middle sample) ends within ``goal_tolerance`` of the goal is left
-    out."""
-    times = np.asarray(times, dtype=float)
-    positions = np.asarray(positions, dtype=float)
-    keep = np.all(np.isfinite(positions), axis=1)
-    times, positions = times[keep], positions[keep]
-    if yaws is not None:
-        yaws = np.asarray(yaws, dtype=float)[keep]
-    goal = np.asarray(waypoints[-1], dtype=float)
-    moving = moving_time(times, positions)
-    rates = yaw_rates(times, positions, yaws)
-    # Only turning on the way counts: not on the goal (a unicycle settling there).
-    away = np.linalg.norm(positions - goal, axis=1) > goal_tolerance
-    rates[~away[1:1 + len(rates)]] = np.nan
-    reversals = turn_reversals(rates)
-    rests = stops_and_rests(times, positions, goal, goal_tolerance)
-    arrived = first_arrival(positions, goal, goal_tolerance)
-    on_the_way = positions if arrived is None else positions[:arrived + 1]
+    out.
+
+    Each figure is computed on its own: one that raises is None, named in
+    :attr:`MotionQuality.unavailable` with the error, and the others stand. A track
+    that cannot be read at all (times and positions of different lengths, positions
+    that are not rows of coordinates) has every figure unavailable."""
+    try:
+        times = np.asarray(times, dtype=float).reshape(-1)
+        positions = np.asarray(positions, dtype=float)
+        positions = positions.reshape(len(positions), -1) if positions.size else \
+            np.zeros((0, len(waypoints[-1])))
+        if len(times) != len(positions):
+            raise ValueError(f"{len(times)} times for {len(positions)} positions")
+        keep = np.all(np.isfinite(positions), axis=1) & np.isfinite(times)
+        times, positions = times[keep], positions[keep]
+        if yaws is not None:
+            yaws = np.asarray(yaws, dtype=float).reshape(-1)[keep]
+        goal = np.asarray(waypoints[-1], dtype=float)
+    except (ValueError, TypeError, IndexError) as error:
+        return unavailable_figures(_reason(error))
+    unavailable: Dict[str, str] = {}
+
+    def figure(name: str, compute):
+        try:
+            return compute()
+        except Exception as error:  # analysis after the run: reported, never fatal
+            unavailable[name] = _reason(error)
+            return None
+
+    def on_the_way_distance() -> float:
+        arrived = first_arrival(positions, goal, goal_tolerance)
+        on_the_way = positions if arrived is None else positions[:arrived + 1]
+        return retreat(remaining_path_length(on_the_way, waypoints, waypoint_tolerance,
+                                             round_walls))
+
+    def reversals_on_the_way() -> int:
+        rates = yaw_rates(times, positions, yaws)
+        # Only turning on the way counts: not on the goal (a unicycle settling there).
+        away = np.linalg.norm(positions - goal, axis=1) > goal_tolerance
+        rates[~away[1:1 + len(rates)]] = np.nan
+        return turn_reversals(rates)
+
+    moving = figure("moving_time_s", lambda: moving_time(times, positions))
+    reversals = figure("turn_reversals", reversals_on_the_way)
+    rests = figure("stops", lambda: stops_and_rests(times, positions, goal, goal_tolerance))
+    per_minute = None
+    if reversals is not None and moving is not None:
+        per_minute = turn_reversals_per_minute(reversals, moving)
+    else:
+        unavailable["turn_reversals_per_min"] = unavailable.get("turn_reversals") or \
+            unavailable["moving_time_s"]
+    if rests is None:
+        unavailable["time_standing_s"] = unavailable["stops"]
     return MotionQuality(
-        retreat_m=retreat(remaining_path_length(on_the_way, waypoints, waypoint_tolerance,
-                                                round_walls)),
-        off_goal_m=off_goal(positions, goal, goal_tolerance),
-        stops=len(rests), time_standing_s=float(sum(end - begin for begin, end in rests)),
+        retreat_m=figure("retreat_m", on_the_way_distance),
+        off_goal_m=figure("off_goal_m", lambda: off_goal(positions, goal, goal_tolerance)),
+        stops=None if rests is None else len(rests),
+        time_standing_s=None if rests is None else
+        float(sum(end - begin for begin, end in rests)),
         turn_reversals=reversals, moving_time_s=moving,
-        turn_reversals_per_min=turn_reversals_per_minute(reversals, moving))
+        turn_reversals_per_min=per_minute, unavailable=unavailable)
 
 
 BODY_YAW_MIN_RANGE_RAD = 0.05
@@ -600,19 +669,36 @@ def fleet_motion_quality(scenario, tracks: Mapping[str, "RobotTrack"],
     ``waypoint_tolerance`` (or ``waypoint_tolerances[name]``: a controller told
     otherwise), its goal tolerance; turning is the body yaw's where it turns
     (:func:`body_yaw_turns`), the direction of motion's otherwise. Robots the scenario
-    names with at least two samples; others are left out."""
-    round_walls = round_walls_of(scenario)
+    names with at least two samples; others are left out.
+
+    Never raises for a track or the walls: what cannot be computed is unavailable with
+    its reason (:attr:`MotionQuality.unavailable`); a failure to lay out the distances
+    round the walls makes every robot's retreat unavailable, not its other figures."""
+    walls_failed = None
+    try:
+        round_walls = round_walls_of(scenario)
+    except Exception as error:  # analysis after the run: reported, never fatal
+        round_walls, walls_failed = None, f"distances round the walls: {_reason(error)}"
     overrides = waypoint_tolerances or {}
     figures = {}
     for agent in scenario.agents:
         track = tracks.get(agent.name)
         if track is None or len(track.times) < 2:
             continue
-        yaws = track.yaws if track.yaws is not None and body_yaw_turns(track.yaws) else None
-        figures[agent.name] = motion_quality(
-            track.times, track.positions, agent.waypoints, scenario.goal_tolerance_of(agent),
-            overrides.get(agent.name, scenario.waypoint_tolerance_of(agent)), yaws,
-            round_walls)
+        try:
+            yaws = track.yaws if track.yaws is not None and body_yaw_turns(track.yaws) \
+                else None
+            quality = motion_quality(
+                track.times, track.positions, agent.waypoints,
+                scenario.goal_tolerance_of(agent),
+                overrides.get(agent.name, scenario.waypoint_tolerance_of(agent)), yaws,
+                round_walls)
+        except Exception as error:  # analysis after the run: reported, never fatal
+            quality = unavailable_figures(_reason(error))
+        if walls_failed:
+            quality = replace(quality, retreat_m=None,
+                              unavailable={**quality.unavailable, "retreat_m": walls_failed})
+        figures[agent.name] = quality
     return figures
 
 
@@ -622,27 +708,38 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
     gave ground back), ``off_goal_max_m`` and ``off_goal_robot`` (the robot pushed
     farthest off its goal after reaching it), ``stops`` and ``time_standing_s``
     (totals over the robots), ``turn_reversals_per_min`` (the mean over robots that moved) and
-    ``turn_reversals_per_min_max`` with ``turn_reversals_robot`` (the worst)."""
-    names = list(figures)
-    retreats = [figures[n].retreat_m for n in names]
-    worst = int(np.argmax(retreats)) if names else None
-    rates = [(figures[n].turn_reversals_per_min, n) for n in names
-             if figures[n].turn_reversals_per_min is not None]
-    worst_rate = max(rates, key=lambda pair: pair[0]) if rates else None
-    pushed = [figures[n].off_goal_m for n in names]
-    most_pushed = int(np.argmax(pushed)) if names else None
-    return {
-        "retreat_max_m": _round(retreats[worst]) if worst is not None else None,
-        "retreat_robot": names[worst] if worst is not None and retreats[worst] > 0.0
+    ``turn_reversals_per_min_max`` with ``turn_reversals_robot`` (the worst). Figures
+    a robot has unavailable are left out of these, and ``motion_unavailable`` (present
+    only then) gives ``{robot: {figure: reason}}``."""
+    def worst(field_name: str):
+        values = [(getattr(f, field_name), name) for name, f in figures.items()
+                  if getattr(f, field_name) is not None]
+        return max(values, key=lambda pair: pair[0]) if values else None
+
+    def total(field_name: str):
+        values = [getattr(f, field_name) for f in figures.values()
+                  if getattr(f, field_name) is not None]
+        return sum(values) if values or not figures else None
+
+    retreat_worst, pushed, rate_worst = worst("retreat_m"), worst("off_goal_m"), \
+        worst("turn_reversals_per_min")
+    rates = [f.turn_reversals_per_min for f in figures.values()
+             if f.turn_reversals_per_min is not None]
+    stops_total, standing = total("stops"), total("time_standing_s")
+    summary = {
+        "retreat_max_m": _round(retreat_worst[0]) if retreat_worst else None,
+        "retreat_robot": retreat_worst[1] if retreat_worst and retreat_worst[0] > 0.0
         else None,
-        "off_goal_max_m": _round(pushed[most_pushed]) if most_pushed is not None else None,
-        "off_goal_robot": names[most_pushed]
-        if most_pushed is not None and pushed[most_pushed] > 0.0 else None,
-        "stops": int(sum(figures[n].stops for n in names)),
-        "time_standing_s": _round(sum(figures[n].time_standing_s for n in names)),
-        "turn_reversals_per_min": _round(float(np.mean([r for r, _ in rates])))
-        if rates else None,
-        "turn_reversals_per_min_max": _round(worst_rate[0]) if worst_rate else None,
-        "turn_reversals_robot": worst_rate[1] if worst_rate and worst_rate[0] > 0.0
+        "off_goal_max_m": _round(pushed[0]) if pushed else None,
+        "off_goal_robot": pushed[1] if pushed and pushed[0] > 0.0 else None,
+        "stops": None if stops_total is None else int(stops_total),
+        "time_standing_s": _round(standing),
+        "turn_reversals_per_min": _round(float(np.mean(rates))) if rates else None,
+        "turn_reversals_per_min_max": _round(rate_worst[0]) if rate_worst else None,
+        "turn_reversals_robot": rate_worst[1] if rate_worst and rate_worst[0] > 0.0
         else None,
     }
+    missing = {name: dict(f.unavailable) for name, f in figures.items() if f.unavailable}
+    if missing:
+        summary["motion_unavailable"] = missing
+    return summary

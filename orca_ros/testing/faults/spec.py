@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+from ...core.errors import InputError
 
 FOREIGN_MODES = ("straight", "jitter")
 TARGETED = ("drop_odom", "drop_cmd", "delay", "starve")
@@ -46,7 +47,7 @@ KEYS = TARGETED + ("kill", "foreign") + ONCE
 ALL = "all"
 
 
-class FaultSpecError(ValueError):
+class FaultSpecError(InputError):
     """A fault specification that cannot be used; the message names every problem."""
 
 

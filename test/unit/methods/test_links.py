@@ -311,8 +311,10 @@ def test_link_pairs_command_writes_a_valid_linked_scenario(tmp_path, shared_dir)
     assert main(["link-pairs", str(shared_dir / "scenarios" / "steersuite_crossing.yaml"),
                  "-o", str(tmp_path / "none.yaml")]) == 1
     assert not (tmp_path / "none.yaml").exists()
-    assert main(["link-pairs", "steersuite_crossing", "-o", str(tmp_path / "x.yaml"),
-                 "--length-factor", "-1"]) == 2
+    with pytest.raises(SystemExit) as refused:  # argparse refuses a length below 0
+        main(["link-pairs", "steersuite_crossing", "-o", str(tmp_path / "x.yaml"),
+              "--length-factor", "-1"])
+    assert refused.value.code == 2
 
 
 @pytest.mark.parametrize("name", ["steersuite_oncoming_groups", "steersuite_doorway_one_way"])

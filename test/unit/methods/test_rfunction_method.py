@@ -226,8 +226,10 @@ def test_bench_rfunction_reports_the_templates_figures(capsys):
     for words in ("max error", "fallback", "MB", "build", "µs per query", "exact", "template",
                   "| crossing_4 | 4/4, 0, 10.3,"):
         assert words in text, words
-    assert cli.main(["bench-rfunction", "--slices", "0"]) == 2
-    assert "template_slices" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # argparse: a count below 1
+        cli.main(["bench-rfunction", "--slices", "0"])
+    assert refused.value.code == 2
+    assert "--slices: 0 is not >= 1" in capsys.readouterr().err
 
 
 # --- 3D half-spaces -------------------------------------------------------------------------------

@@ -341,3 +341,204 @@ def test_fleet_figures_take_each_robots_track_the_one_way_for_every_record():
     assert figures["a"].retreat_m == pytest.approx(math.hypot(3, 0.4) - math.hypot(1, 0.4))
     wide = fleet_motion_quality(scenario, {"a": RobotTrack(times, positions)}, {"a": 2.0})
     assert wide["a"].retreat_m == pytest.approx(2.0)
+
+
+# --- figures that cannot take a run down ----------------------------------------------
+
+ROADMAP_LIKE = {
+    # RVO2's Roadmap example in small: robots round a block along waypoints, the waypoint
+    # tolerance larger than the distance between waypoints, a start inside it.
+    "name": "round_a_block", "time_step": 0.25, "max_time": 40.0,
+    "goal_tolerance": 1.0, "waypoint_tolerance": 3.0,
+    "defaults": {"radius": 0.3, "max_speed": 1.0, "pref_speed": 1.0},
+    "obstacles": [{"vertices": [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]}],
+    "agents": [
+        {"name": "a", "start": [-3.0, -2.0], "goal": [3.0, 3.0],
+         "waypoints": [[-2.0, -2.0], [0.0, -2.5], [2.5, -2.0], [2.5, 0.0]]},
+        {"name": "b", "start": [3.0, 2.0], "goal": [-3.0, -3.0],
+         "waypoints": [[2.0, 2.0], [0.0, 2.5], [-2.5, 2.0], [-2.5, 0.0]]}]}
+
+
+def test_a_robot_within_the_tolerance_of_two_waypoints_at_once_has_its_figures():
+    """The run that crashed ``orca-ros bench``: a robot within ``waypoint_tolerance`` of
+    waypoint k+1 where it passes waypoint k (and starting inside the tolerance of its
+    first) has an empty leg of its path, and the distances round the walls were asked
+    for no position at all. The run ends with every robot's figures."""
+    from orca_ros.core.scenario.loader import parse_scenario
+    from orca_ros.core.sim.world import World, WorldOptions
+
+    result = World(parse_scenario(ROADMAP_LIKE), WorldOptions()).run()
+    assert result.reached == 2
+    assert set(result.motion_quality) == {"a", "b"}
+    for figures in result.motion_quality.values():
+        assert figures.unavailable == {}
+        assert figures.retreat_m is not None and figures.retreat_m >= 0.0
+    row = result.summary()
+    assert row["retreat_max_m"] is not None and "motion_unavailable" not in row
+
+
+def test_an_empty_leg_of_a_path_round_walls_is_skipped():
+    """Waypoint 1 within the tolerance from the first sample: the legs to waypoints 0 and
+    1 are empty; the whole track is measured to the goal, round the block."""
+    from orca_ros.core.sim.motion_quality import DistancesRoundWalls
+
+    round_walls = DistancesRoundWalls([[(2.0, -1.0), (3.0, -1.0), (3.0, 1.0), (2.0, 1.0)]])
+    positions = np.array([(0.0, 0.0), (0.5, 0.0), (1.0, 0.0)])
+    distance = remaining_path_length(positions, [(0.0, 0.0), (0.5, 0.0), (6.0, 0.0)], 10.0,
+                                     round_walls)
+    assert distance[0] == pytest.approx(math.hypot(2.0, 1.0) + 1.0 + math.hypot(3.0, 1.0),
+                                        abs=0.01)
+    assert np.all(np.diff(distance) < 0.0)
+    assert len(round_walls(np.zeros((0, 2)), (6.0, 0.0))) == 0
+    assert len(round_walls(np.zeros(0), (6.0, 0.0))) == 0
+
+
+def test_a_figure_that_fails_is_unavailable_with_its_reason_and_the_others_stand():
+    """A distance round the walls that raises: the retreat is None with the error as its
+    reason; stops, standing and turning are still there, and the run's summary names
+    the robot and the figure."""
+    class Broken:
+        def __call__(self, positions, target):
+            raise RuntimeError("injected")
+
+    times, positions = track(run((3.0, 3.0), (1.0, 2.0), (10.0, 9.0)))
+    figures = motion_quality(times, positions, [GOAL], 0.1, 0.1, round_walls=Broken())
+    assert figures.retreat_m is None
+    assert figures.unavailable == {"retreat_m": "RuntimeError: injected"}
+    assert figures.stops == 0 and figures.moving_time_s == pytest.approx(14.0)
+    assert figures.off_goal_m == 0.0
+    summary = run_motion_summary({"a": figures, "b": motion_quality(times, positions,
+                                                                    [GOAL], 0.1, 0.1)})
+    assert summary["retreat_max_m"] == pytest.approx(2.0)  # b's
+    assert summary["motion_unavailable"] == {"a": {"retreat_m": "RuntimeError: injected"}}
+    assert figures.as_dict()["unavailable"] == {"retreat_m": "RuntimeError: injected"}
+
+
+def test_walls_whose_distances_cannot_be_laid_out_cost_only_the_retreat(monkeypatch):
+    from orca_ros.core.scenario.loader import parse_scenario
+    from orca_ros.core.sim import motion_quality as mq
+
+    def broken(scenario):
+        raise MemoryError("injected")
+
+    monkeypatch.setattr(mq, "round_walls_of", broken)
+    scenario = parse_scenario(ROADMAP_LIKE)
+    times, positions = track(run((3.0, 3.0)))
+    figures = mq.fleet_motion_quality(scenario, {"a": mq.RobotTrack(times, positions)})
+    assert figures["a"].retreat_m is None
+    assert "MemoryError: injected" in figures["a"].unavailable["retreat_m"]
+    assert figures["a"].stops == 0 and figures["a"].moving_time_s > 0.0
+
+
+def test_a_track_that_cannot_be_read_has_every_figure_unavailable():
+    figures = motion_quality(np.arange(3.0), np.zeros((5, 2)), [GOAL], 0.1, 0.1)
+    assert all(getattr(figures, name) is None for name in
+               ("retreat_m", "off_goal_m", "stops", "time_standing_s", "turn_reversals",
+                "moving_time_s", "turn_reversals_per_min"))
+    assert set(figures.unavailable) == {"retreat_m", "off_goal_m", "stops", "time_standing_s",
+                                        "turn_reversals", "moving_time_s",
+                                        "turn_reversals_per_min"}
+    assert "3 times for 5 positions" in figures.unavailable["stops"]
+
+
+# Property tests: random tracks, waypoints and tolerances (larger than the distances
+# between waypoints, starts inside them), short and empty tracks, robots that never
+# move, with and without walls: every figure is computed, and each is what it must be.
+
+def _walls_strategy():
+    from hypothesis import strategies as st
+
+    box = st.tuples(st.floats(-5, 5), st.floats(-5, 5), st.floats(0.2, 3), st.floats(0.2, 3))
+    return st.lists(box, max_size=3).map(lambda boxes: [
+        [(x, y), (x + w, y), (x + w, y + h), (x, y + h)] for x, y, w, h in boxes])
+
+
+def _track_strategy():
+    from hypothesis import strategies as st
+
+    point = st.tuples(st.floats(-8, 8), st.floats(-8, 8))
+    return st.fixed_dictionaries({
+        "points": st.lists(point, min_size=0, max_size=40),
+        "still": st.booleans(),
+        "waypoints": st.lists(point, min_size=1, max_size=5),
+        "goal_tolerance": st.floats(0.0, 20.0),
+        "waypoint_tolerance": st.floats(0.0, 30.0),
+        "yaws": st.booleans(),
+        "walls": _walls_strategy()})
+
+
+def _figures_of(case):
+    from orca_ros.core.sim.motion_quality import DistancesRoundWalls
+
+    points = np.array(case["points"], dtype=float).reshape(-1, 2)
+    if case["still"] and len(points):
+        points = np.repeat(points[:1], len(points), axis=0)
+    times = np.arange(len(points)) * DT
+    yaws = np.linspace(0.0, 1.0, len(points)) if case["yaws"] else None
+    walls = DistancesRoundWalls(case["walls"]) if case["walls"] else None
+    return points, motion_quality(times, points, case["waypoints"], case["goal_tolerance"],
+                                  case["waypoint_tolerance"], yaws, walls)
+
+
+def test_random_tracks_always_have_every_figure():
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_track_strategy())
+    def check(case):
+        points, figures = _figures_of(case)
+        assert figures.unavailable == {}
+        assert figures.retreat_m >= 0.0 and figures.off_goal_m >= 0.0
+        assert figures.stops >= 0 and figures.time_standing_s >= 0.0
+        assert figures.turn_reversals >= 0 and figures.moving_time_s >= 0.0
+        if case["still"] or len(points) < 2:  # a robot that never moves
+            assert figures.retreat_m == 0.0 and figures.moving_time_s == 0.0
+            assert figures.stops == 0 and figures.turn_reversals_per_min is None
+
+    check()
+
+
+def test_walls_away_from_the_track_leave_its_retreat_as_without_walls():
+    """Walls far below every track and waypoint change no distance to go, so the
+    retreat round them is the straight one (to the corners' millimetre)."""
+    from hypothesis import HealthCheck, given, settings
+
+    from orca_ros.core.sim.motion_quality import DistancesRoundWalls
+
+    far = DistancesRoundWalls([[(-50.0, -60.0), (50.0, -60.0), (50.0, -59.0), (-50.0, -59.0)]])
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_track_strategy())
+    def check(case):
+        points, plain = _figures_of({**case, "walls": []})
+        times = np.arange(len(points)) * DT
+        walled = motion_quality(times, points, case["waypoints"], case["goal_tolerance"],
+                                case["waypoint_tolerance"], round_walls=far)
+        assert walled.retreat_m == pytest.approx(plain.retreat_m, abs=1e-6)
+
+    check()
+
+
+def test_a_map_and_empty_or_single_sample_tracks_have_their_figures():
+    """Round a map's walls (the grid) and through the fleet entry: tracks of one sample
+    are left out, an empty track has none, and a track that starts inside every
+    tolerance has its figures."""
+    from types import SimpleNamespace
+
+    from orca_ros.core.robot.guidance import MAP_EDGES
+    from orca_ros.core.sim.motion_quality import RobotTrack, fleet_motion_quality
+
+    speckle = [((10.0 + 0.2 * i, 5.0), (10.1 + 0.2 * i, 5.0)) for i in range(MAP_EDGES)]
+    agents = [SimpleNamespace(name=n, radius=0.2, waypoints=[(1.0, 0.0), (1.5, 0.0), (4.0, 0.0)])
+              for n in ("one", "none", "inside")]
+    scenario = SimpleNamespace(solid_outlines=speckle, dimensions=2, agents=agents,
+                               goal_tolerance_of=lambda a: 0.1,
+                               waypoint_tolerance_of=lambda a: 5.0)
+    times, positions = track(run((4.0, 4.0)))
+    figures = fleet_motion_quality(scenario, {
+        "one": RobotTrack(times[:1], positions[:1]),
+        "none": RobotTrack(np.zeros(0), np.zeros((0, 2))),
+        "inside": RobotTrack(times, positions + (1.0, 0.0))})
+    assert set(figures) == {"inside"}
+    assert figures["inside"].unavailable == {}
+    assert figures["inside"].retreat_m == pytest.approx(0.0, abs=0.2)  # to a cell
