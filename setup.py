@@ -24,7 +24,8 @@ setup(
     name=package_name,
     version="0.1.0",
     packages=find_packages(exclude=["test", "test.*"]),
-    package_data={package_name: ["scenarios/*.yaml"]},
+    package_data={package_name: ["scenarios/*.yaml", "scenarios/maps/*.yaml",
+                                 "scenarios/maps/*.pgm"]},
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),

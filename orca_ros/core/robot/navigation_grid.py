@@ -32,7 +32,6 @@ from collections import OrderedDict
 from typing import Optional, Sequence
 
 import numpy as np
-from scipy import ndimage
 
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2
@@ -107,6 +106,8 @@ class NavigationGrid(WallQueries):
         ``d - (1/4 + 1/sqrt 2)`` cells and ``d + 1/sqrt 2`` cells. Where that range holds
         the passage, the distance is measured to the walls themselves: which cells are
         free is exact at their centres."""
+        from scipy import ndimage  # where a map is planned on: a node starts light
+
         marked = np.zeros(self.shape, dtype=bool)
         if len(a):
             rows, cols = self._cells(_points_along(a, b, 0.5 * self.cell))

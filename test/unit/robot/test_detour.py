@@ -195,7 +195,7 @@ def test_a_wall_beside_a_parked_robot_shuts_only_the_way_on_its_own_side():
         assert way == 1 and waypoint[0] < 0.0  # round the parked robot's left
 
 
-def test_a_stalled_robot_goes_round_a_wall_that_guidance_does_not_plan_round(monkeypatch):
+def test_a_stalled_robot_goes_round_a_wall_that_guidance_does_not_plan_round():
     # A map's walls (the lasting part, all guidance plans round) and a laser's wall
     # across the robot's way (a box on no map): ORCA stops the robot at it and guidance
     # keeps pointing through it. Stalled, the robot heads round it, as round robots
@@ -210,7 +210,6 @@ def test_a_stalled_robot_goes_round_a_wall_that_guidance_does_not_plan_round(mon
     from orca_ros.core.robot.controller import RobotController
     from orca_ros.core.robot.state import RobotState
 
-    monkeypatch.setattr(guidance, "MAP_EDGES", 0)  # these two walls: a map's
     corridor = build_obstacle_edges([Segment((-5.0, 1.5), (5.0, 1.5)),
                                      Segment((-5.0, -1.5), (5.0, -1.5))])
     box_face = build_obstacle_edges([Segment((1.0, -0.3), (1.0, 0.4))])
@@ -234,7 +233,7 @@ def test_a_stalled_robot_goes_round_a_wall_that_guidance_does_not_plan_round(mon
 
 
 
-def test_a_laser_that_sees_the_mapped_walls_too_still_finds_the_way_round_a_box(monkeypatch):
+def test_a_laser_that_sees_the_mapped_walls_too_still_finds_the_way_round_a_box():
     # A warehouse aisle (racks below and above, a gap in the lower racks, a round pillar
     # on them) and what the laser of a robot tucked between the pillar and a box on no map
     # returned (a 40 m map through real nodes, --scan-obstacles): the box's lower face,
@@ -247,10 +246,8 @@ def test_a_laser_that_sees_the_mapped_walls_too_still_finds_the_way_round_a_box(
     from orca_ros.core.geometry.obstacles import ObstacleEdges, build_obstacle_edges
     from orca_ros.core.geometry.segment_index import point_segment_distance
     from orca_ros.core.geometry.types import Segment
-    from orca_ros.core.robot import guidance
     from orca_ros.core.robot.preferred_velocity import unplanned_wall_discs
 
-    monkeypatch.setattr(guidance, "MAP_EDGES", 0)  # these walls: a map's
     mapped = build_obstacle_edges([
         Segment((8.5, 12.0), (9.75, 12.0)), Segment((9.75, 12.0), (9.75, 11.6)),
         Segment((10.3, 11.6), (10.3, 12.0)), Segment((10.3, 12.0), (10.9, 12.0)),

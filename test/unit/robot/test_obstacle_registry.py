@@ -252,8 +252,8 @@ def test_the_registry_matches_a_dict_of_keys(sequence):
 def test_a_lasers_walls_change_every_scan_but_a_maps_walls_are_indexed_and_planned_round_once():
     """A scan's walls (a lifetime) follow the lasting walls in the edges; each scan gives a
     new list, whose lasting part (and its spatial index) is the same object, and guidance
-    plans round that part alone where it is a map's size (a roadmap over a map takes
-    seconds; a laser replaces its walls five times a second)."""
+    plans round that part alone (a planner is built once per set of walls, and a laser
+    replaces its walls five times a second)."""
     from orca_ros.core.orca.orca2d import select_visible_edges
     from orca_ros.core.robot.guidance import (MAP_EDGES, guidance_walls,
                                               same_guidance_walls)
@@ -276,11 +276,14 @@ def test_a_lasers_walls_change_every_scan_but_a_maps_walls_are_indexed_and_plann
     assert registry.edges.lasting is not second.lasting
     assert not same_guidance_walls(second, registry.edges)
     assert len(registry.edges.lasting) == 2 * MAP_EDGES + 2
-    # with few lasting walls guidance keeps the laser's too
+    # beside a room's few walls too: guidance plans round the lasting ones alone, and a
+    # new scan builds no planner (it had built one at every scan)
     small = ObstacleRegistry()
     small.apply(add("walls", 0, (0.0, 5.0), (1.0, 5.0)), now=0.0)
     small.apply(add("robot/scan", 0, (1.0, 0.5), (1.0, -0.5), lifetime=1.0), now=0.0)
-    assert guidance_walls(small.edges) is small.edges
+    assert guidance_walls(small.edges) is small.edges.lasting
     before = small.edges
     small.apply(add("robot/scan", 0, (1.1, 0.5), (1.1, -0.5), lifetime=1.0), now=0.2)
-    assert not same_guidance_walls(before, small.edges)
+    assert same_guidance_walls(before, small.edges)
+    plain = [object()]  # edges without a lasting part: all of them
+    assert guidance_walls(plain) is plain
