@@ -285,5 +285,11 @@ def test_a_lasers_walls_change_every_scan_but_a_maps_walls_are_indexed_and_plann
     before = small.edges
     small.apply(add("robot/scan", 0, (1.1, 0.5), (1.1, -0.5), lifetime=1.0), now=0.2)
     assert same_guidance_walls(before, small.edges)
+    from orca_ros.core.robot.config import ControllerConfig
+    from orca_ros.core.robot.preferred_velocity import PreferredVelocity
+
+    path = PreferredVelocity(ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4,
+                                              time_step=0.1))
+    assert path.planner(before) is path.planner(small.edges)  # the same planner
     plain = [object()]  # edges without a lasting part: all of them
     assert guidance_walls(plain) is plain
