@@ -41,6 +41,9 @@ fi
 # dependency (a simulator) is not needed for the bindings. x86_64 wheels only.
 "$VENV/bin/python" -m pip install -q --no-deps pyrvo \
   || echo "note: pyrvo (RVO2 reference) did not install; RVO2 comparisons are skipped" >&2
+# navground (C++ ORCA, HRVO, HL), the peer beside ours in orca-ros bench-scaling.
+"$VENV/bin/python" -m pip install -q navground \
+  || echo "note: navground did not install; its comparison columns stay empty" >&2
 # The RVO2-3D reference (rvo23d) for 3D comparisons: CPython 3.11 x86_64 wheels only.
 "$VENV/bin/python" -m pip install -q --no-deps jt-pyrvo23d \
   || echo "note: jt-pyrvo23d (RVO2-3D reference) did not install; RVO2-3D comparisons are skipped" >&2

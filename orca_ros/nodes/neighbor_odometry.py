@@ -86,6 +86,37 @@ class NeighborOdometry:
         if node not in self.nodes:
             self.nodes.append(node)
 
+    def leave(self, node) -> None:
+        """``node`` reads from here no more (it is being destroyed): it follows no robot,
+        and if it owned the subscriptions (they go with it), the next node of the process
+        subscribes the same topics anew, so one robot's node that stops (killed, or
+        shut down alone) leaves the others their neighbours."""
+        if node in self.nodes:
+            self.nodes.remove(node)
+        for followers in self.followers.values():
+            if node in followers:
+                followers.remove(node)
+        self.reaches.pop(node, None)
+        if node is not self.owner:
+            return
+        names, cells = list(self.subscriptions), list(self.cell_subscriptions)
+        states = self.footprint_subscription is not None
+        for subscription in (*self.subscriptions.values(), *self.cell_subscriptions.values(),
+                             self.state_subscription, self.footprint_subscription):
+            if subscription is not None:
+                node.destroy_subscription(subscription)
+        self.subscriptions, self.cell_subscriptions = {}, {}
+        self.state_subscription = self.footprint_subscription = None
+        self.owner = self.nodes[0] if self.nodes else None
+        if self.owner is None:
+            return
+        for name in names:
+            self._subscribe_odometry(name)
+        for cell in cells:
+            self._subscribe_cell(cell)
+        if states:
+            self.use_states()
+
     @property
     def latest(self) -> Dict[str, NeighborReading]:
         """Every robot's latest reading: its announced state while that is at least as new
@@ -169,17 +200,19 @@ class NeighborOdometry:
         wanted = frozenset().union(*(grid.cells_within(p[0], p[1], r + slack)
                                      for p, r in self.reaches.values()))
         for cell in wanted - self.cell_subscriptions.keys():
-            from nav_msgs.msg import Odometry
-
-            topic = cell_topic(cell)
-            self.cell_subscriptions[cell] = self.owner.create_subscription(
-                Odometry, topic, lambda raw, topic=topic: self.on_cell(topic, raw),
-                CELL, raw=True)
+            self._subscribe_cell(cell)
         if len(self.cell_subscriptions) > len(wanted):
             kept = frozenset().union(*(grid.cells_within(p[0], p[1], r + 0.5 * grid.size)
                                        for p, r in self.reaches.values()))
             for cell in [c for c in self.cell_subscriptions if c not in kept]:
                 self.owner.destroy_subscription(self.cell_subscriptions.pop(cell))
+
+    def _subscribe_cell(self, cell: Cell) -> None:
+        from nav_msgs.msg import Odometry
+
+        topic = cell_topic(cell)
+        self.cell_subscriptions[cell] = self.owner.create_subscription(
+            Odometry, topic, lambda raw, topic=topic: self.on_cell(topic, raw), CELL, raw=True)
 
     def on_cell(self, topic: str, msg) -> None:
         """One message of a cell topic: a robot's state (its odometry, when the robots do
@@ -207,11 +240,14 @@ class NeighborOdometry:
         if node not in followers:
             followers.append(node)
         if name not in self.subscriptions and self.grid is None:
-            from nav_msgs.msg import Odometry
+            self._subscribe_odometry(name)
 
-            self.subscriptions[name] = self.owner.create_subscription(
-                Odometry, f"/{name}/odom", lambda raw, name=name: self.on_odometry(name, raw),
-                LATEST, raw=True)
+    def _subscribe_odometry(self, name: str) -> None:
+        from nav_msgs.msg import Odometry
+
+        self.subscriptions[name] = self.owner.create_subscription(
+            Odometry, f"/{name}/odom", lambda raw, name=name: self.on_odometry(name, raw),
+            LATEST, raw=True)
 
     def on_odometry(self, name: str, msg) -> None:
         """One message of ``/<name>/odom`` (serialized bytes or a message)."""

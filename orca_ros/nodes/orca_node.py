@@ -959,6 +959,12 @@ class OrcaNode(GuardedCallbacks, Node):
 
     # --- outputs -------------------------------------------------------------------------
 
+    def destroy_node(self) -> None:
+        """Leave the process's neighbour odometry first: its subscriptions, if this node
+        holds them, pass to another orca_node of the process."""
+        self.neighbor_odometry.leave(self)
+        super().destroy_node()
+
     def callback_failed(self, name: str) -> None:
         """A callback raised (a bug, logged once with its traceback): the robot is told to
         stop, since what it was handling (its odometry, a scan, the cycle) may be missing

@@ -367,7 +367,9 @@ def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None) -> 
             # InvalidHandle" on stderr, seen in 1 of 31 interrupts).
             if executor is not None:
                 executor.shutdown(timeout_sec=1.0)
-            for node in nodes:
+            # Last created first: orca_robots' first node holds the subscriptions its
+            # nodes share (NeighborOdometry), handed to the next node if it went first.
+            for node in reversed(nodes):
                 node.destroy_node()
             rclpy.try_shutdown()
         except Exception:

@@ -53,6 +53,7 @@ class FaultAttachment(Attachment):
     ``"faults"``."""
 
     key = "faults"
+    shared_neighbor_odometry = False  # it drops and delays each receiving node's deliveries
 
     def __init__(self, spec: FaultSpec) -> None:
         self.spec = spec

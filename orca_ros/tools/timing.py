@@ -195,6 +195,7 @@ class ScalingRow:
     method: str
     us_per_agent_step: float
     rvo2_us_per_agent_step: Optional[float]
+    navground_us_per_agent_step: Optional[float] = None  # navground's ORCA, same scene
 
     @property
     def ratio(self) -> Optional[float]:
@@ -204,12 +205,16 @@ class ScalingRow:
 
 def scaling_benchmark(counts: Sequence[int] = (100, 1000, 5000), steps: int = 30,
                       methods: Sequence[str] = ("orca", "orca_strict")) -> List[ScalingRow]:
-    """Time of one world step per agent (neighbour search and ORCA for everyone), beside RVO2."""
+    """Time of one world step per agent (neighbour search and ORCA for everyone), beside RVO2
+    in the same world loop and navground's ORCA in its own (:mod:`orca_ros.tools.peers`),
+    where they are installed."""
     from ..core.sim.world import World, WorldOptions
+    from .peers import navground_us_per_agent_step
 
     rows = []
     for count in counts:
         scenario = _crowd_circle(count)
+        navground = navground_us_per_agent_step(scenario, steps)
         reference = None
         if pyrvo is not None:
             world = World(scenario, WorldOptions(method="rvo2"))
@@ -225,17 +230,21 @@ def scaling_benchmark(counts: Sequence[int] = (100, 1000, 5000), steps: int = 30
             for _ in range(steps):
                 world.step()
             elapsed = (time.perf_counter() - started) / steps / count * 1e6
-            rows.append(ScalingRow(count, method, elapsed, reference))
+            rows.append(ScalingRow(count, method, elapsed, reference, navground))
     return rows
 
 
 def format_scaling_table(rows: Sequence[ScalingRow]) -> str:
-    lines = ["| agents | method | µs per agent-step | RVO2 µs per agent-step | ratio |",
-             "|---:|---|---:|---:|---:|"]
+    lines = ["| agents | method | µs per agent-step | RVO2 µs per agent-step | ratio | "
+             "navground ORCA µs per agent-step | ratio |",
+             "|---:|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         rvo2 = f"{r.rvo2_us_per_agent_step:.2f} | {r.ratio:.1f}x" if r.rvo2_us_per_agent_step \
             else "n/a | n/a"
-        lines.append(f"| {r.agents} | {r.method} | {r.us_per_agent_step:.1f} | {rvo2} |")
+        peer = r.navground_us_per_agent_step
+        navground = f"{peer:.2f} | {r.us_per_agent_step / peer:.1f}x" if peer else "n/a | n/a"
+        lines.append(f"| {r.agents} | {r.method} | {r.us_per_agent_step:.1f} | {rvo2} | "
+                     f"{navground} |")
     return "\n".join(lines)
 
 

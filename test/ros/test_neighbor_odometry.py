@@ -41,6 +41,35 @@ def test_two_nodes_of_one_process_share_one_subscription_per_robot(ros):
     assert shared.messages == 1
 
 
+def test_when_the_node_holding_the_shared_subscriptions_goes_the_next_one_takes_them(ros):
+    """A robot's node that stops alone (killed, shut down) must not take its process's
+    neighbours with it: the next node subscribes the same topics, and still hears them."""
+    from nav_msgs.msg import Odometry
+
+    from orca_ros.nodes.neighbor_odometry import NeighborOdometry
+    from orca_ros.nodes.orca_node import OrcaNode
+    from orca_ros.nodes.ros_common import RELIABLE_10
+
+    shared = NeighborOdometry()
+    first, second = (OrcaNode(context=ros.context, namespace=name, neighbor_odometry=shared,
+                              parameter_overrides=params(neighbors=["third"],
+                                                         control_rate=20.0))
+                     for name in ("a", "b"))
+    ros.add(second)
+    ros.executor.add_node(first)
+    tester = ros.node("tester")
+    third = tester.create_publisher(Odometry, "/third/odom", RELIABLE_10)
+    assert ros.spin_until(lambda: third.get_subscription_count() == 1, 10.0)
+    ros.executor.remove_node(first)
+    first.destroy_node()
+    assert shared.owner is second and shared.nodes == [second]
+    assert shared.subscriptions["third"] in second.subscriptions
+    assert ros.spin_until(lambda: third.get_subscription_count() == 1, 10.0)
+    third.publish(odom(2.0, -1.0))
+    assert ros.spin_until(lambda: "third" in second.neighbors, 5.0)
+    assert second.neighbors["third"].position == (2.0, -1.0)
+
+
 def test_with_neighbour_cells_a_far_robots_odometry_is_not_delivered_and_a_near_ones_is(ros):
     """Three robots in three processes (each its own NeighborOdometry), cells of 2 m:
     a's process hears near (2 m off) and never far (20 m off: its cells are not

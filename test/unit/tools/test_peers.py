@@ -1,0 +1,45 @@
+"""navground on our scenes (orca_ros/tools/peers.py): the same robots, driven home by its
+behaviours; and its column beside ours in orca-ros bench-scaling."""
+
+import numpy as np
+import pytest
+
+from orca_ros.core.scenario.loader import parse_scenario
+
+pytest.importorskip("navground", reason="navground not installed (pip install .[peers])")
+
+SWAP = {"name": "swap_4", "time_step": 0.1, "max_time": 30.0, "goal_tolerance": 0.2,
+        "defaults": {"radius": 0.3, "max_speed": 1.2, "pref_speed": 1.0,
+                     "neighbor_dist": 5.0, "time_horizon": 2.0},
+        "agents": [{"name": "a", "start": [-3.0, 0.0], "goal": [3.0, 0.0]},
+                   {"name": "b", "start": [3.0, 0.1], "goal": [-3.0, 0.1]},
+                   {"name": "c", "start": [0.0, -3.0], "goal": [0.0, 3.0],
+                    "waypoints": [[0.5, -1.0]]},
+                   {"name": "d", "start": [0.1, 3.0], "goal": [0.1, -3.0], "radius": 0.4}]}
+
+
+@pytest.mark.parametrize("behavior", ["orca", "hrvo", "hl"])
+def test_a_navground_world_holds_our_robots_and_drives_them_home(behavior):
+    from orca_ros.tools.peers import navground_world
+
+    scenario = parse_scenario(SWAP)
+    world = navground_world(scenario, behavior)
+    assert [a.radius for a in world.agents] == pytest.approx([0.3, 0.3, 0.3, 0.4])
+    assert np.allclose([a.position for a in world.agents], [a.start for a in scenario.agents])
+    world.run(300, scenario.time_step)  # 30 s: each has 6 m to go at 1 m/s
+    for robot, agent in zip(world.agents, scenario.agents):
+        assert np.linalg.norm(robot.position - np.array(agent.goal)) < 0.3, agent.name
+        assert np.linalg.norm(robot.velocity) <= 1.2 + 1e-6
+
+
+def test_bench_scaling_prints_navgrounds_orca_beside_ours(capsys, monkeypatch):
+    from orca_ros.tools import peers
+    from orca_ros.tools.cli import main
+
+    assert main(["bench-scaling", "--agents", "20", "--steps", "2"]) == 0
+    rows = [line.split("|") for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [row[2].strip() for row in rows] == ["orca", "orca_strict"]
+    assert all(float(row[6]) > 0.0 and row[7].strip().endswith("x") for row in rows)
+    monkeypatch.setattr(peers, "navground_modules", lambda: None)  # not installed
+    assert main(["bench-scaling", "--agents", "20", "--steps", "2"]) == 0
+    assert "| n/a | n/a |" in capsys.readouterr().out
