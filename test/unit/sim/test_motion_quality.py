@@ -542,3 +542,29 @@ def test_a_map_and_empty_or_single_sample_tracks_have_their_figures():
     assert set(figures) == {"inside"}
     assert figures["inside"].unavailable == {}
     assert figures["inside"].retreat_m == pytest.approx(0.0, abs=0.2)  # to a cell
+
+
+def test_random_tracks_round_a_maps_walls_always_have_every_figure():
+    """Round a map's walls (the grid, built once for all the examples): random tracks,
+    waypoints and tolerances have every figure."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from orca_ros.core.robot.guidance import MAP_EDGES
+    from orca_ros.core.sim.motion_quality import DistancesOnGrid
+
+    speckle = [((-8.0 + 0.016 * i, 1.0), (-7.995 + 0.016 * i, 1.0)) for i in range(MAP_EDGES)]
+    on_map = DistancesOnGrid(speckle, [(-8.0, -8.0), (8.0, 8.0)], cell=0.1)
+    point = st.tuples(st.floats(-8, 8), st.floats(-8, 8))
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(point, max_size=30), st.lists(point, min_size=1, max_size=4),
+           st.floats(0.0, 20.0), st.floats(0.0, 30.0))
+    def check(points, waypoints, goal_tolerance, waypoint_tolerance):
+        positions = np.array(points, dtype=float).reshape(-1, 2)
+        figures = motion_quality(np.arange(len(positions)) * DT, positions, waypoints,
+                                 goal_tolerance, waypoint_tolerance, round_walls=on_map)
+        assert figures.unavailable == {}
+        assert figures.retreat_m >= 0.0 and figures.off_goal_m >= 0.0
+
+    check()
