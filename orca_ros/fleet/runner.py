@@ -206,8 +206,7 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
         rclpy.init(context=context)
         started = time.perf_counter()
         # The orca_nodes share their neighbours' odometry, one subscription per topic for
-        # the process, as orca_robots' nodes do (node by node: N x N subscriptions, 17 s
-        # of 54 s of a 100-robot run went to creating them).
+        # the process, as orca_robots' nodes do (node by node: N x N subscriptions).
         from ..nodes.neighbor_odometry import NeighborOdometry
 
         shared = {"neighbor_odometry": NeighborOdometry()} \

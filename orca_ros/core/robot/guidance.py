@@ -79,8 +79,7 @@ def guidance_walls(edges: Sequence[ObstacleVertex]) -> Sequence[ObstacleVertex]:
     scenario's walls, followed by a laser's short-lived walls), else all of them.
 
     A laser's walls change with every scan, and a planner is built once per set of walls:
-    planning round them built a roadmap at every scan (8 robots with lasers in two rooms:
-    593 builds in 1,176 control cycles, 5.9 of their 6.8 s). ORCA and the safety filter
+    planned round, they would cost a new planner at every scan. ORCA and the safety filter
     avoid the short-lived walls, and a robot stalled at them goes round them
     (:func:`~orca_ros.core.robot.preferred_velocity.unplanned_wall_discs`)."""
     lasting = getattr(edges, "lasting", None)
