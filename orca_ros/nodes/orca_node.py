@@ -962,7 +962,8 @@ class OrcaNode(GuardedCallbacks, Node):
     def destroy_node(self) -> None:
         """Leave the process's neighbour odometry first: its subscriptions, if this node
         holds them, pass to another orca_node of the process."""
-        self.neighbor_odometry.leave(self)
+        if hasattr(self, "neighbor_odometry"):  # not when its constructor refused first
+            self.neighbor_odometry.leave(self)
         super().destroy_node()
 
     def callback_failed(self, name: str) -> None:
@@ -1018,7 +1019,7 @@ class OrcaNode(GuardedCallbacks, Node):
             message = f"{message}; parameter {cycle.links_error}"
         if self.aerial_error:
             level = LEVEL_ERROR
-        failed = getattr(self, "callback_errors", {})
+        failed = self.callback_errors
         if failed:
             level = LEVEL_ERROR
             message = (f"{message}; internal error in {', '.join(sorted(failed))} (a bug, its "

@@ -68,7 +68,10 @@ class GuardedCallbacks:
     stops its robot). After SIGINT or SIGTERM an error is part of stopping and is raised
     as before (:func:`run_nodes`)."""
 
-    callback_errors: Dict[str, int]
+    @property
+    def callback_errors(self) -> Dict[str, int]:
+        """How often each callback raised, by its name (empty while none did)."""
+        return self.__dict__.setdefault("_callback_errors", {})
 
     def create_subscription(self, msg_type, topic, callback, *args, **kwargs):
         what = f"a {getattr(msg_type, '__name__', msg_type)} on '{topic}'"
@@ -101,7 +104,7 @@ class GuardedCallbacks:
     def _report_callback_error(self, name: str, what: str) -> None:
         import traceback
 
-        errors = self.__dict__.setdefault("callback_errors", {})
+        errors = self.callback_errors
         errors[name] = errors.get(name, 0) + 1
         if errors[name] == 1:
             self.get_logger().error(

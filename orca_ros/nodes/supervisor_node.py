@@ -39,6 +39,8 @@ from .ros_common import (GuardedCallbacks, LEVEL_OK, LEVEL_WARN, LATEST, RELIABL
                          diagnostic_array, diagnostic_status, odometry_state, run_node)
 
 BY_NAME = table_by_name(PARAMETERS)
+
+
 class SupervisorNode(GuardedCallbacks, Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("supervisor", **kwargs)

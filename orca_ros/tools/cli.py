@@ -154,27 +154,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         lag = lag_prediction_summary(rows)
         if lag:
             print(lag)
-        unavailable = [f"{row['scenario']}: {robot} {', '.join(sorted(figures))}"
-                       for row in rows for robot, figures in
-                       (row.get("motion_unavailable") or {}).items()]
-        if unavailable:
-            print(f"orca-ros bench: motion figures not computed (their reasons are in "
-                  f"--json's motion_unavailable): {'; '.join(unavailable[:10])}"
-                  + (f" and {len(unavailable) - 10} more" if len(unavailable) > 10 else ""),
-                  file=sys.stderr)
-    for failure in result.failures:
-        where = failure.scenario + (f" run {failure.run}" if failure.run is not None else "")
-        if failure.kind == "refused":  # a ScenarioError names its file already
-            print(f"orca-ros bench: "
-                  f"{'' if failure.message.startswith(failure.scenario) else where + ': '}"
-                  f"{failure.message}", file=sys.stderr)
-        else:
-            print(f"orca-ros bench: {where}: internal error in its {failure.stage} (a bug in "
-                  f"orca_ros, not a fault of the input; its traceback is above): "
-                  f"{failure.message}", file=sys.stderr)
-    if result.failures:
-        ran = len(rows) + sum(f.stage == "run" for f in result.failures)
-        print(f"orca-ros bench: {len(rows)} of {ran} runs gave their row", file=sys.stderr)
+    for line in result.report_lines():
+        print(line, file=sys.stderr)
     if any(f.kind == "internal" for f in result.failures):
         return INTERNAL_ERROR
     return REFUSED if result.failures else 0
@@ -568,7 +549,6 @@ def _number_type(kind, minimum: float, above: bool = False):
             raise argparse.ArgumentTypeError(f"{text} is not {'>' if above else '>='} "
                                              f"{minimum:g}")
         return value
-    parse.__name__ = kind.__name__  # argparse names the type in its message
     return parse
 
 

@@ -7,7 +7,7 @@ import os
 import pathlib
 import sys
 import traceback
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 from dataclasses import dataclass, field, replace
 
@@ -192,12 +192,51 @@ class Failure:
 
 @dataclass
 class BenchResult:
-    """What ``orca-ros bench`` finished: a row per run that ran, a :class:`Failure` per
-    one that did not (or whose picture did not)."""
+    """What ``orca-ros bench`` finished, in run order: a row (dict) per run that ran, a
+    :class:`Failure` per run that did not or whose picture did not."""
 
-    rows: List[Dict[str, object]] = field(default_factory=list)
-    failures: List[Failure] = field(default_factory=list)
-    json_rows: List[Dict[str, object]] = field(default_factory=list)  # both, in run order
+    outcomes: List[Union[Dict[str, object], Failure]] = field(default_factory=list)
+
+    @property
+    def rows(self) -> List[Dict[str, object]]:
+        return [o for o in self.outcomes if isinstance(o, dict)]
+
+    @property
+    def failures(self) -> List[Failure]:
+        return [o for o in self.outcomes if isinstance(o, Failure)]
+
+    def json_rows(self, options: WorldOptions) -> List[Dict[str, object]]:
+        """``--json``'s list: the rows, and an object in place of each run that failed."""
+        return [o if isinstance(o, dict) else o.row(options) for o in self.outcomes
+                if isinstance(o, dict) or o.stage == "run"]
+
+    def report_lines(self) -> List[str]:
+        """For stderr: robots whose motion figures could not be computed, each failure
+        (a refusal with its reason; an internal error with what failed), and how many
+        runs gave their row."""
+        lines = []
+        unavailable = [f"{row['scenario']}: {robot} {', '.join(sorted(figures))}"
+                       for row in self.rows
+                       for robot, figures in (row.get("motion_unavailable") or {}).items()]
+        if unavailable:
+            lines.append("orca-ros bench: motion figures not computed (their reasons are in "
+                         f"--json's motion_unavailable): {'; '.join(unavailable[:10])}"
+                         + (f" and {len(unavailable) - 10} more" if len(unavailable) > 10
+                            else ""))
+        for failure in self.failures:
+            where = failure.scenario + (f" run {failure.run}" if failure.run is not None
+                                        else "")
+            if failure.kind == "refused":  # a ScenarioError names its file already
+                lines.append("orca-ros bench: " + ("" if failure.message.startswith(
+                    failure.scenario) else where + ": ") + failure.message)
+            else:
+                lines.append(f"orca-ros bench: {where}: internal error in its {failure.stage} "
+                             "(a bug in orca_ros, not a fault of the input; its traceback is "
+                             f"above): {failure.message}")
+        if self.failures:
+            ran = len(self.rows) + sum(f.stage == "run" for f in self.failures)
+            lines.append(f"orca-ros bench: {len(self.rows)} of {ran} runs gave their row")
+        return lines
 
 
 def _internal(path: str, k: Optional[int], stage: str) -> Failure:
@@ -228,8 +267,7 @@ def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] =
         try:
             scenario, world = prepare_world(path, options, supervisor, runs.jitter, k)
         except ValueError as error:  # the file or an option: refused, the others go on
-            result.failures.append(Failure(path, "refused", str(error), number))
-            result.json_rows.append(result.failures[-1].row(options))
+            result.outcomes.append(Failure(path, "refused", str(error), number))
         else:
             try:
                 run = run_world(scenario, world, options, progress, runs.full_time)
@@ -241,20 +279,18 @@ def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] =
             except Exception:
                 if stop.requested():  # a signal's KeyboardInterrupt in another guise
                     raise
-                result.failures.append(_internal(path, number, "run"))
-                result.json_rows.append(result.failures[-1].row(options))
+                result.outcomes.append(_internal(path, number, "run"))
             else:
-                result.rows.append(summary)
-                result.json_rows.append(summary)
+                result.outcomes.append(summary)
                 if plot_dir:
                     try:
                         _picture(scenario, run, summary, options, plot_dir, gif, number)
                     except Exception:
                         if stop.requested():
                             raise
-                        result.failures.append(_internal(path, number, "picture"))
+                        result.outcomes.append(_internal(path, number, "picture"))
         if json_out:
-            _write_json(json_out, result.json_rows)
+            _write_json(json_out, result.json_rows(options))
     return result
 
 

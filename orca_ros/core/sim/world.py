@@ -484,7 +484,7 @@ class World(ScenarioRun):
         self._backend = start_world_backend(options.method, self)
         if self._backend is None:  # each robot's method made now: parameters it refuses
             for controller in self.controllers:  # are refused with the world, not mid-run
-                controller.method  # noqa: B018
+                controller.method  # noqa: B018 (made for its side effect)
         self._batch = batch_for(options.method)
         self.supervisor = None
         if options.supervisor is not None:
