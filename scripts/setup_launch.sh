@@ -15,7 +15,10 @@
 #    from $ORCA_ROS_COLCON_SOURCE (default this repository) with --symlink-install
 #    unless ORCA_ROS_SYMLINK_INSTALL=0. With symlinks, Python sources, launch and config
 #    files point into this repository, so edits need no rebuild (only a new
-#    executable, launch or config file does). CI builds the committed tree, copied.
+#    executable, launch or config file does, or a change to the C extension
+#    orca_ros/core/orca/_orca2d.c, which is compiled into the source tree as by
+#    `pip install -e .`). CI builds the committed tree, copied. Then the install must
+#    import that extension.
 # 3. Write $ORCA_ROS_COLCON_WS/orca_env.sh: colcon's install/setup.bash, then
 #    the venv on AMENT_PREFIX_PATH (its message packages). `python -m
 #    orca_ros.testing.launch_run` and test/launch do without it: they add both when missing.
@@ -104,6 +107,15 @@ for exe in orca_node fleet_sim obstacle_server supervisor_node toio_bridge orca-
 done
 [ -e "$prefix/share/orca_ros/launch/fleet_sim.launch.py" ] \
   || { echo "missing $prefix/share/orca_ros/launch/fleet_sim.launch.py" >&2; exit 1; }
+# ORCA's C extension (orca_ros/core/orca/_orca2d.c) is built with the package: the
+# install must import it (from /, so that no source folder stands in for it).
+if ! (set +u; . "$ws_abs/install/setup.bash"; cd / && "$py" -c "import orca_ros.core.orca._orca2d") \
+    >>"$log" 2>&1; then
+  tail -n 5 "$log" >&2
+  echo "the colcon install of orca_ros does not import its C extension" \
+       "orca_ros.core.orca._orca2d (log: $log)" >&2
+  exit 1
+fi
 
 cat >"$ws_abs/orca_env.sh" <<EOF
 # Source this (bash) to use orca_ros's launch files with $VENV and no ROS install:

@@ -2,7 +2,8 @@
 # Create (or reuse) the virtual environment .venv with orca_ros, ROS 2 from PyPI
 # wheels, the MCAP bag libraries, the test tools and the RVO2 references (pyrvo, and
 # rvo23d for RVO2-3D).
-# Needs only python3 >= 3.10.
+# Needs python3 >= 3.10, a C compiler and the Python headers (installed with apt-get when
+# run as root on Debian or Ubuntu, else asked for).
 #
 # ROS 2 Kilted by default; ORCA_ROS_DISTRO=jazzy makes .venv-jazzy with the Jazzy wheels
 # instead (the `jazzy` extra), for running the suite on both distributions.
@@ -32,6 +33,34 @@ if [ ! -x "$VENV/bin/python" ]; then
       echo "python3 -m venv failed: install the venv module (sudo apt-get install python3-venv)" >&2
       exit 1
     fi
+  fi
+fi
+
+# orca_ros compiles a C extension (orca_ros/core/orca/_orca2d.c): it needs a C compiler
+# (the one Python was built with, or $CC) and the Python headers (Python.h).
+build_tools_missing() {
+  local cc
+  cc=${CC:-$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("CC") or "cc")')}
+  cc=${cc%% *}  # the command, without its options
+  command -v "$cc" >/dev/null || { echo "a C compiler ($cc)"; return; }
+  "$PYTHON" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    || echo "the Python headers (Python.h)"
+}
+missing=$(build_tools_missing)
+if [ -n "$missing" ]; then
+  # Debian and Ubuntu ship them in build-essential and python3-dev.
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    ver=$("$PYTHON" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+    echo "installing build-essential and python${ver}-dev: orca_ros needs $missing"
+    apt-get update -qq && (apt-get install -y -qq build-essential "python${ver}-dev" \
+      || apt-get install -y -qq build-essential python3-dev)
+    missing=$(build_tools_missing)
+  fi
+  if [ -n "$missing" ]; then
+    echo "orca_ros compiles a C extension and needs $missing:" \
+         "install a C compiler and the Python headers (sudo apt-get install build-essential python3-dev)" >&2
+    exit 1
   fi
 fi
 

@@ -1,4 +1,5 @@
-"""orca_ros.core: the algorithms, in numpy and plain Python, with no ROS import."""
+"""orca_ros.core: the algorithms, in numpy, plain Python and one C extension (ORCA's hot
+path, orca/_orca2d.c), with no ROS import."""
 
 from .geometry.linprog import HalfPlane, linear_program_2d, linear_program_3d
 from .geometry.obstacles import ObstacleVertex, build_obstacle_edges

@@ -8,18 +8,21 @@ finds the velocity that violates the agent half-planes least while keeping
 obstacle half-planes hard (the paper's eq. 7 fallback, "3D" because the
 violation distance is the third variable).
 
-These follow RVO2's ``linearProgram1/2/3`` step for step, in float64.
+The work is done in C, in ``orca_ros/core/orca/_orca2d.c`` (``lp_on_line``, ``lp_2d``,
+``lp_3d``: RVO2's ``linearProgram1/2/3`` step for step, in float64); the functions here
+are its Python face. ``test/helpers/orca_reference.py`` keeps the former pure-Python
+version, which the tests hold the C one to.
 """
 
 from __future__ import annotations
 
-import math
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import NamedTuple, Sequence, Tuple
 
+from ..orca import _orca2d
 from .types import Vector2
 
-RVO_EPSILON = 1e-5
-"""Parallel-line threshold for determinants, as in RVO2."""
+RVO_EPSILON = _orca2d.RVO_EPSILON
+"""Parallel-line threshold for determinants, as in RVO2 (1e-5)."""
 
 
 class HalfPlane(NamedTuple):
@@ -34,53 +37,8 @@ class HalfPlane(NamedTuple):
     direction_y: float
 
 
-def linear_program_on_line(lines: Sequence[HalfPlane], line_no: int, radius: float,
-                           opt_velocity: Vector2, direction_opt: bool) -> Optional[Vector2]:
-    """Optimise on the boundary of half-plane ``line_no`` (RVO2's linearProgram1).
-
-    Clips the boundary line to the speed disc and to the half-planes before it,
-    then returns the point of the remaining interval nearest to
-    ``opt_velocity`` (or furthest along it, with ``direction_opt``), or
-    ``None`` when the interval is empty.
-    """
-    px, py, dx, dy = lines[line_no]
-    dot = px * dx + py * dy
-    discriminant = dot * dot + radius * radius - (px * px + py * py)
-    if discriminant < 0.0:
-        return None  # the speed disc lies wholly outside this half-plane
-    sqrt_disc = math.sqrt(discriminant)
-    t_left = -dot - sqrt_disc
-    t_right = -dot + sqrt_disc
-
-    for i in range(line_no):
-        qx, qy, ex, ey = lines[i]
-        denominator = dx * ey - dy * ex
-        numerator = ex * (py - qy) - ey * (px - qx)
-        if -RVO_EPSILON <= denominator <= RVO_EPSILON:
-            if numerator < 0.0:
-                return None  # (almost) parallel and on the wrong side
-            continue
-        t = numerator / denominator
-        if denominator >= 0.0:
-            if t < t_right:
-                t_right = t
-        elif t > t_left:
-            t_left = t
-        if t_left > t_right:
-            return None
-
-    if direction_opt:
-        if opt_velocity[0] * dx + opt_velocity[1] * dy > 0.0:
-            t = t_right
-        else:
-            t = t_left
-    else:
-        t = dx * (opt_velocity[0] - px) + dy * (opt_velocity[1] - py)
-        if t < t_left:
-            t = t_left
-        elif t > t_right:
-            t = t_right
-    return (px + t * dx, py + t * dy)
+# The C code returns its half-planes as instances of this class.
+_orca2d.set_half_plane_type(HalfPlane)
 
 
 def linear_program_2d(lines: Sequence[HalfPlane], radius: float, opt_velocity: Vector2,
@@ -90,24 +48,14 @@ def linear_program_2d(lines: Sequence[HalfPlane], radius: float, opt_velocity: V
     Returns ``(fail_index, velocity)``. ``fail_index == len(lines)`` means the
     program was feasible and ``velocity`` is optimal; otherwise half-plane
     ``fail_index`` could not be met and ``velocity`` is the optimum of the
-    half-planes before it.
-    """
-    ox, oy = opt_velocity
-    if direction_opt:
-        result = (ox * radius, oy * radius)
-    elif ox * ox + oy * oy > radius * radius:
-        norm = math.sqrt(ox * ox + oy * oy)
-        result = (ox / norm * radius, oy / norm * radius)
-    else:
-        result = (ox, oy)
+    half-planes before it. Each violated half-plane in turn is optimised on
+    along its boundary (RVO2's linearProgram1), clipped to the speed disc and
+    the half-planes before it. With ``direction_opt``, ``opt_velocity`` is a
+    unit direction and the point furthest along it is sought.
 
-    for i, (px, py, dx, dy) in enumerate(lines):
-        if dx * (py - result[1]) - dy * (px - result[0]) > 0.0:
-            candidate = linear_program_on_line(lines, i, radius, opt_velocity, direction_opt)
-            if candidate is None:
-                return i, result
-            result = candidate
-    return len(lines), result
+    ``lines`` is any sequence of four numbers each (``HalfPlane`` is a tuple).
+    """
+    return _orca2d.linear_program_2d(lines, radius, opt_velocity, direction_opt)
 
 
 def linear_program_3d(lines: Sequence[HalfPlane], num_obstacle_lines: int, begin_line: int,
@@ -115,36 +63,10 @@ def linear_program_3d(lines: Sequence[HalfPlane], num_obstacle_lines: int, begin
     """Least-violation fallback when the 2D program is infeasible (RVO2's linearProgram3).
 
     Minimises the largest distance by which any agent half-plane is violated
-    (obstacle half-planes stay hard), eq. 7 of the paper. For each violated
-    half-plane it solves a 2D program over the bisectors of that half-plane
-    with every earlier agent half-plane, optimising in the direction
+    (the first ``num_obstacle_lines`` stay hard), eq. 7 of the paper. For each
+    half-plane from ``begin_line`` on that ``velocity`` violates by more than
+    the current distance, it solves a 2D program over the bisectors of that
+    half-plane with every earlier agent half-plane, optimising in the direction
     perpendicular to it.
     """
-    result = velocity
-    distance = 0.0
-    for i in range(begin_line, len(lines)):
-        px, py, dx, dy = lines[i]
-        if dx * (py - result[1]) - dy * (px - result[0]) <= distance:
-            continue
-        projected: List[HalfPlane] = list(lines[:num_obstacle_lines])
-        for j in range(num_obstacle_lines, i):
-            qx, qy, ex, ey = lines[j]
-            determinant = dx * ey - dy * ex
-            if -RVO_EPSILON <= determinant <= RVO_EPSILON:
-                if dx * ex + dy * ey > 0.0:
-                    continue  # same direction: line j cannot matter
-                point = (0.5 * (px + qx), 0.5 * (py + qy))
-            else:
-                s = (ex * (py - qy) - ey * (px - qx)) / determinant
-                point = (px + s * dx, py + s * dy)
-            bx, by = ex - dx, ey - dy
-            norm = math.sqrt(bx * bx + by * by)
-            projected.append(HalfPlane(point[0], point[1], bx / norm, by / norm))
-
-        previous = result
-        fail, candidate = linear_program_2d(projected, radius, (-dy, dx), direction_opt=True)
-        # By construction the previous result is feasible here; a failure can
-        # only come from rounding, and then the previous result is kept.
-        result = candidate if fail == len(projected) else previous
-        distance = dx * (py - result[1]) - dy * (px - result[0])
-    return result
+    return _orca2d.linear_program_3d(lines, num_obstacle_lines, begin_line, radius, velocity)

@@ -21,9 +21,15 @@ from .types import Polygon, Segment, Vector2
 
 
 class ObstacleVertex:
-    """One vertex of an obstacle chain (RVO2's ``Obstacle``)."""
+    """One vertex of an obstacle chain (RVO2's ``Obstacle``).
 
-    __slots__ = ("point", "unit_dir", "is_convex", "next", "prev", "obstacle_id")
+    ``orca_edge`` holds the numbers ORCA's C code reads of the edge to ``next``
+    (:func:`edge_numbers`), set once the chain is complete (:func:`build_obstacle_edges`);
+    a vertex is not changed after that. Without it (None) the C code reads the
+    attributes themselves, the same numbers more slowly.
+    """
+
+    __slots__ = ("point", "unit_dir", "is_convex", "next", "prev", "obstacle_id", "orca_edge")
 
     def __init__(self, point: Vector2, obstacle_id: int) -> None:
         self.point = point
@@ -32,6 +38,7 @@ class ObstacleVertex:
         self.next: Optional["ObstacleVertex"] = None
         self.prev: Optional["ObstacleVertex"] = None
         self.obstacle_id = obstacle_id
+        self.orca_edge: Optional[tuple] = None
 
     def __repr__(self) -> str:
         return f"ObstacleVertex({self.point}, convex={self.is_convex})"
@@ -40,6 +47,20 @@ class ObstacleVertex:
 def left_of(a: Vector2, b: Vector2, c: Vector2) -> float:
     """Positive when ``c`` lies to the left of the directed line a->b (RVO2's leftOf)."""
     return (a[0] - c[0]) * (b[1] - a[1]) - (a[1] - c[1]) * (b[0] - a[0])
+
+
+def edge_numbers(vertex: ObstacleVertex) -> tuple:
+    """The edge from ``vertex`` to its ``next`` as 14 floats, all that ORCA's obstacle
+    half-plane (``orca_ros/core/orca/_orca2d.c``) reads of it, in one tuple so that it
+    reads one attribute instead of a dozen: both end points, both vertices' unit
+    directions, the directions of both vertices' ``prev``, both convexity flags (1.0/0.0).
+    """
+    a, b = vertex, vertex.next
+    return (float(a.point[0]), float(a.point[1]), float(b.point[0]), float(b.point[1]),
+            float(a.unit_dir[0]), float(a.unit_dir[1]), float(b.unit_dir[0]),
+            float(b.unit_dir[1]), float(a.prev.unit_dir[0]), float(a.prev.unit_dir[1]),
+            float(b.prev.unit_dir[0]), float(b.prev.unit_dir[1]),
+            1.0 if a.is_convex else 0.0, 1.0 if b.is_convex else 0.0)
 
 
 def _chain(points: Sequence[Vector2], obstacle_id: int) -> List[ObstacleVertex]:
@@ -58,6 +79,8 @@ def _chain(points: Sequence[Vector2], obstacle_id: int) -> List[ObstacleVertex]:
             vertex.is_convex = True
         else:
             vertex.is_convex = left_of(prv.point, vertex.point, nxt.point) >= 0.0
+    for vertex in vertices:
+        vertex.orca_edge = edge_numbers(vertex)
     return vertices
 
 

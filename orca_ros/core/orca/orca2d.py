@@ -2,19 +2,25 @@
 
 van den Berg, Guy, Lin, Manocha, "Reciprocal n-Body Collision Avoidance",
 ISRR 2009 / STAR 70, 2011. The reference implementation is RVO2's
-``Agent::computeNewVelocity``; this module follows it step by step so that a
+``Agent::computeNewVelocity``, which the code follows step by step so that a
 reader can set the two side by side:
 
 1. :func:`select_obstacle_neighbors` and :func:`select_agent_neighbors`
    (RVO2's ``computeNeighbors``).
 2. :func:`obstacle_orca_half_plane` for each obstacle edge in range, skipping
-   edges whose velocity obstacle is already covered (:func:`is_already_covered`).
+   edges whose velocity obstacle an earlier obstacle half-plane already covers.
 3. :func:`agent_orca_half_plane` for each neighbour (eq. 3 of the paper:
    ``ORCA_A|B = {v | (v - (v_A + u/2)) . n >= 0}``).
 4. :func:`~orca_ros.core.geometry.linprog.linear_program_2d`, and
    :func:`~orca_ros.core.geometry.linprog.linear_program_3d` when it is infeasible.
 
-Everything here is float64 and numpy-free; a call takes tens of microseconds.
+The work is done in C, in ``orca_ros/core/orca/_orca2d.c`` (compiled as
+``orca_ros.core.orca._orca2d`` when the package is built): neighbour selection, the
+half-planes and the linear programs, in float64, in the same order of operations as
+RVO2. The functions here are its Python face and say what each step does; a call of
+:func:`compute_new_velocity` takes a few microseconds. ``test/helpers/orca_reference.py``
+keeps the former pure-Python version, which the tests hold the C one to.
+:func:`agent_orca_half_planes_batch` (numpy, many agents at once) stays in Python.
 """
 
 from __future__ import annotations
@@ -23,11 +29,12 @@ import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from ..geometry.linprog import RVO_EPSILON, HalfPlane, linear_program_2d, linear_program_3d
-from ..geometry.obstacles import ObstacleEdges, ObstacleVertex, dist_sq_point_segment
+from . import _orca2d
+from ..geometry.linprog import HalfPlane
+from ..geometry.obstacles import ObstacleEdges, ObstacleVertex
 from ..geometry.segment_index import BRUTE_FORCE_SEGMENTS
 from ..geometry.types import AgentState, NeighborState, Vector2, as_finite
-from ..geometry.vectors import unit2, unit2_arrays
+from ..geometry.vectors import unit2_arrays
 
 
 @dataclass(frozen=True)
@@ -61,19 +68,10 @@ class OrcaResult:
 
 def select_agent_neighbors(agent: AgentState,
                            neighbors: Sequence[NeighborState]) -> List[NeighborState]:
-    """Neighbours strictly inside ``neighbor_dist``, nearest ``max_neighbors``, nearest first."""
-    if agent.max_neighbors <= 0:
-        return []
-    px, py = agent.position
-    range_sq = agent.neighbor_dist * agent.neighbor_dist
-    in_range = []
-    for index, other in enumerate(neighbors):
-        ox, oy = other.position
-        dist_sq = (ox - px) * (ox - px) + (oy - py) * (oy - py)
-        if dist_sq < range_sq:
-            in_range.append((dist_sq, index, other))
-    in_range.sort()  # by distance, then by index: indices are unique
-    return [other for _, _, other in in_range[:agent.max_neighbors]]
+    """Neighbours strictly inside ``neighbor_dist``, nearest ``max_neighbors``, nearest first
+    (ties in list order). In C (``rank_agents``)."""
+    return _orca2d.select_agent_neighbors(agent.position, agent.neighbor_dist,
+                                          agent.max_neighbors, neighbors)
 
 
 def select_obstacle_neighbors(agent: AgentState,
@@ -87,61 +85,23 @@ def select_obstacle_neighbors(agent: AgentState,
                                 agent.time_horizon_obst * agent.max_speed + agent.radius, edges)
 
 
+def _candidate_edges(position: Vector2, reach: float,
+                     edges: Sequence[ObstacleVertex]) -> Sequence[ObstacleVertex]:
+    """``edges``, or of a long :class:`ObstacleEdges` (a map's walls) only those its
+    spatial index finds near, in list order."""
+    if len(edges) > BRUTE_FORCE_SEGMENTS and isinstance(edges, ObstacleEdges):
+        return [edges[i] for i in edges.near(position, reach).tolist()]
+    return edges
+
+
 def select_visible_edges(position: Vector2, reach: float,
                          edges: Sequence[ObstacleVertex]) -> List[ObstacleVertex]:
     """Edges closer than ``reach`` whose outer (right-hand) side faces ``position``,
     nearest first (ties in list order). Of a long :class:`ObstacleEdges` (a map's
-    walls) only those its spatial index finds near are looked at; the answer is the same."""
-    range_sq = reach * reach
-    px, py = position
-    visible = []
-    candidates = enumerate(edges)
-    if len(edges) > BRUTE_FORCE_SEGMENTS and isinstance(edges, ObstacleEdges):
-        candidates = ((int(i), edges[i]) for i in edges.near(position, reach))
-    for index, edge in candidates:
-        ax, ay = edge.point
-        bx, by = edge.next.point
-        agent_left_of_line = (ax - px) * (by - ay) - (ay - py) * (bx - ax)
-        if agent_left_of_line >= 0.0:
-            continue
-        dist_sq = dist_sq_point_segment(edge.point, edge.next.point, position)
-        if dist_sq < range_sq:
-            visible.append((dist_sq, index, edge))
-    visible.sort()
-    return [edge for _, _, edge in visible]
-
-
-def is_already_covered(lines: Sequence[HalfPlane], rel1: Vector2, rel2: Vector2,
-                       inv_time_horizon_obst: float, radius: float) -> bool:
-    """True when an earlier obstacle half-plane already excludes this edge's velocity obstacle.
-
-    Both cut-off centres, pushed out by the scaled radius, must lie on the
-    forbidden side of one earlier line.
-    """
-    scaled_radius = inv_time_horizon_obst * radius
-    c1x, c1y = inv_time_horizon_obst * rel1[0], inv_time_horizon_obst * rel1[1]
-    c2x, c2y = inv_time_horizon_obst * rel2[0], inv_time_horizon_obst * rel2[1]
-    for px, py, dx, dy in lines:
-        if ((c1x - px) * dy - (c1y - py) * dx - scaled_radius >= -RVO_EPSILON
-                and (c2x - px) * dy - (c2y - py) * dx - scaled_radius >= -RVO_EPSILON):
-            return True
-    return False
-
-
-def _normalize(x: float, y: float) -> Vector2:
-    return unit2(x, y) or (1.0, 0.0)
-
-
-def _left_leg(rel: Vector2, dist_sq: float, radius: float) -> Vector2:
-    leg = math.sqrt(dist_sq - radius * radius)
-    return ((rel[0] * leg - rel[1] * radius) / dist_sq,
-            (rel[0] * radius + rel[1] * leg) / dist_sq)
-
-
-def _right_leg(rel: Vector2, dist_sq: float, radius: float) -> Vector2:
-    leg = math.sqrt(dist_sq - radius * radius)
-    return ((rel[0] * leg + rel[1] * radius) / dist_sq,
-            (-rel[0] * radius + rel[1] * leg) / dist_sq)
+    walls) only those its spatial index finds near are looked at; the answer is the same.
+    The test of each edge is C (``rank_edges``)."""
+    return _orca2d.select_visible_edges(position, reach,
+                                        _candidate_edges(position, reach, edges))
 
 
 def obstacle_orca_half_plane(position: Vector2, velocity: Vector2, radius: float,
@@ -152,142 +112,13 @@ def obstacle_orca_half_plane(position: Vector2, velocity: Vector2, radius: float
     Obstacles do not reciprocate, so the whole velocity obstacle (truncated at
     ``time_horizon_obst``) is avoided: the current velocity is projected onto
     the nearest part of its boundary (a cut-off circle, a leg, or the cut-off
-    line). Returns ``None`` when the edge adds no constraint (already covered,
-    seen from behind a non-convex vertex, or projected onto a foreign leg).
+    line). Returns ``None`` when the edge adds no constraint: already covered
+    (both cut-off centres, pushed out by the scaled radius, on the forbidden side
+    of one of the earlier obstacle half-planes ``lines``), seen from behind a
+    non-convex vertex, or projected onto a foreign leg. In C (``obstacle_line``).
     """
-    obstacle1 = edge
-    obstacle2 = edge.next
-    rel1 = (obstacle1.point[0] - position[0], obstacle1.point[1] - position[1])
-    rel2 = (obstacle2.point[0] - position[0], obstacle2.point[1] - position[1])
-
-    if is_already_covered(lines, rel1, rel2, inv_time_horizon_obst, radius):
-        return None
-
-    dist_sq1 = rel1[0] * rel1[0] + rel1[1] * rel1[1]
-    dist_sq2 = rel2[0] * rel2[0] + rel2[1] * rel2[1]
-    radius_sq = radius * radius
-    ovx = obstacle2.point[0] - obstacle1.point[0]
-    ovy = obstacle2.point[1] - obstacle1.point[1]
-    s = (-rel1[0] * ovx - rel1[1] * ovy) / (ovx * ovx + ovy * ovy)
-    lx, ly = -rel1[0] - s * ovx, -rel1[1] - s * ovy
-    dist_sq_line = lx * lx + ly * ly
-
-    # Already colliding: push straight away from the vertex or the edge.
-    if s < 0.0 and dist_sq1 <= radius_sq:
-        if obstacle1.is_convex:
-            d = _normalize(-rel1[1], rel1[0])
-            return HalfPlane(0.0, 0.0, d[0], d[1])
-        return None
-    if s > 1.0 and dist_sq2 <= radius_sq:
-        if obstacle2.is_convex and \
-                rel2[0] * obstacle2.unit_dir[1] - rel2[1] * obstacle2.unit_dir[0] >= 0.0:
-            d = _normalize(-rel2[1], rel2[0])
-            return HalfPlane(0.0, 0.0, d[0], d[1])
-        return None
-    if 0.0 <= s <= 1.0 and dist_sq_line <= radius_sq:
-        return HalfPlane(0.0, 0.0, -obstacle1.unit_dir[0], -obstacle1.unit_dir[1])
-
-    # No collision: the legs of the velocity obstacle. Seen obliquely, both
-    # legs come from one vertex; at a non-convex vertex a leg extends the edge.
-    if s < 0.0 and dist_sq_line <= radius_sq:
-        if not obstacle1.is_convex:
-            return None
-        obstacle2 = obstacle1
-        left_leg = _left_leg(rel1, dist_sq1, radius)
-        right_leg = _right_leg(rel1, dist_sq1, radius)
-    elif s > 1.0 and dist_sq_line <= radius_sq:
-        if not obstacle2.is_convex:
-            return None
-        obstacle1 = obstacle2
-        left_leg = _left_leg(rel2, dist_sq2, radius)
-        right_leg = _right_leg(rel2, dist_sq2, radius)
-    else:
-        if obstacle1.is_convex:
-            left_leg = _left_leg(rel1, dist_sq1, radius)
-        else:
-            left_leg = (-obstacle1.unit_dir[0], -obstacle1.unit_dir[1])
-        if obstacle2.is_convex:
-            right_leg = _right_leg(rel2, dist_sq2, radius)
-        else:
-            right_leg = obstacle1.unit_dir
-
-    # A leg may not point into the neighbouring edge at a convex vertex; then
-    # that edge's cut-off line is used instead and the leg is "foreign".
-    left_neighbor_dir = obstacle1.prev.unit_dir
-    is_left_leg_foreign = False
-    is_right_leg_foreign = False
-    if obstacle1.is_convex and \
-            left_leg[0] * -left_neighbor_dir[1] - left_leg[1] * -left_neighbor_dir[0] >= 0.0:
-        left_leg = (-left_neighbor_dir[0], -left_neighbor_dir[1])
-        is_left_leg_foreign = True
-    if obstacle2.is_convex and \
-            right_leg[0] * obstacle2.unit_dir[1] - right_leg[1] * obstacle2.unit_dir[0] <= 0.0:
-        right_leg = obstacle2.unit_dir
-        is_right_leg_foreign = True
-
-    # Cut-off centres: the vertices scaled by 1/time_horizon_obst.
-    left_cutoff = (inv_time_horizon_obst * (obstacle1.point[0] - position[0]),
-                   inv_time_horizon_obst * (obstacle1.point[1] - position[1]))
-    right_cutoff = (inv_time_horizon_obst * (obstacle2.point[0] - position[0]),
-                    inv_time_horizon_obst * (obstacle2.point[1] - position[1]))
-    cutoff_vec = (right_cutoff[0] - left_cutoff[0], right_cutoff[1] - left_cutoff[1])
-    same_vertex = obstacle1 is obstacle2
-
-    vlx, vly = velocity[0] - left_cutoff[0], velocity[1] - left_cutoff[1]
-    vrx, vry = velocity[0] - right_cutoff[0], velocity[1] - right_cutoff[1]
-    if same_vertex:
-        t = 0.5
-    else:
-        t = (vlx * cutoff_vec[0] + vly * cutoff_vec[1]) / \
-            (cutoff_vec[0] * cutoff_vec[0] + cutoff_vec[1] * cutoff_vec[1])
-    t_left = vlx * left_leg[0] + vly * left_leg[1]
-    t_right = vrx * right_leg[0] + vry * right_leg[1]
-    scaled_radius = radius * inv_time_horizon_obst
-
-    if (t < 0.0 and t_left < 0.0) or (same_vertex and t_left < 0.0 and t_right < 0.0):
-        unit_w = _normalize(vlx, vly)  # project on the left cut-off circle
-        return HalfPlane(left_cutoff[0] + scaled_radius * unit_w[0],
-                         left_cutoff[1] + scaled_radius * unit_w[1], unit_w[1], -unit_w[0])
-    if t > 1.0 and t_right < 0.0:
-        unit_w = _normalize(vrx, vry)  # project on the right cut-off circle
-        return HalfPlane(right_cutoff[0] + scaled_radius * unit_w[0],
-                         right_cutoff[1] + scaled_radius * unit_w[1], unit_w[1], -unit_w[0])
-
-    # Project on the left leg, the right leg, or the cut-off line, whichever is closest.
-    if t < 0.0 or t > 1.0 or same_vertex:
-        dist_sq_cutoff = math.inf
-    else:
-        ex = velocity[0] - (left_cutoff[0] + t * cutoff_vec[0])
-        ey = velocity[1] - (left_cutoff[1] + t * cutoff_vec[1])
-        dist_sq_cutoff = ex * ex + ey * ey
-    if t_left < 0.0:
-        dist_sq_left = math.inf
-    else:
-        ex = velocity[0] - (left_cutoff[0] + t_left * left_leg[0])
-        ey = velocity[1] - (left_cutoff[1] + t_left * left_leg[1])
-        dist_sq_left = ex * ex + ey * ey
-    if t_right < 0.0:
-        dist_sq_right = math.inf
-    else:
-        ex = velocity[0] - (right_cutoff[0] + t_right * right_leg[0])
-        ey = velocity[1] - (right_cutoff[1] + t_right * right_leg[1])
-        dist_sq_right = ex * ex + ey * ey
-
-    if dist_sq_cutoff <= dist_sq_left and dist_sq_cutoff <= dist_sq_right:
-        dx, dy = -obstacle1.unit_dir[0], -obstacle1.unit_dir[1]
-        return HalfPlane(left_cutoff[0] - scaled_radius * dy, left_cutoff[1] + scaled_radius * dx,
-                         dx, dy)
-    if dist_sq_left <= dist_sq_right:
-        if is_left_leg_foreign:
-            return None
-        dx, dy = left_leg
-        return HalfPlane(left_cutoff[0] - scaled_radius * dy, left_cutoff[1] + scaled_radius * dx,
-                         dx, dy)
-    if is_right_leg_foreign:
-        return None
-    dx, dy = -right_leg[0], -right_leg[1]
-    return HalfPlane(right_cutoff[0] - scaled_radius * dy, right_cutoff[1] + scaled_radius * dx,
-                     dx, dy)
+    return _orca2d.obstacle_orca_half_plane(position, velocity, radius, edge,
+                                            inv_time_horizon_obst, lines)
 
 
 def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
@@ -301,53 +132,15 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
     so the half-plane passes through ``v_A + u/2`` with normal ``n``
     (the direction of ``u``). When the discs already overlap, the velocity
     obstacle is truncated at one time step instead, so the pair separates
-    within that step. ``responsibility`` is the share of ``u`` this agent
-    takes: 1/2 against an agent that reciprocates, 1 against one that does
-    not (the paper's section 4 remark on non-reciprocating agents).
+    within that step (coincident centres moving alike, where RVO2 divides by
+    zero, take the direction (1, 0)). ``responsibility`` is the share of ``u``
+    this agent takes: 1/2 against an agent that reciprocates, 1 against one that
+    does not (the paper's section 4 remark on non-reciprocating agents).
+    In C (``agent_line``).
     """
-    rpx, rpy = other_position_rel
-    rvx = velocity[0] - other_velocity[0]
-    rvy = velocity[1] - other_velocity[1]
-    dist_sq = rpx * rpx + rpy * rpy
-    combined_radius_sq = combined_radius * combined_radius
-
-    if dist_sq > combined_radius_sq:
-        wx = rvx - inv_time_horizon * rpx  # from the cut-off centre to the relative velocity
-        wy = rvy - inv_time_horizon * rpy
-        w_length_sq = wx * wx + wy * wy
-        dot1 = wx * rpx + wy * rpy
-        if dot1 < 0.0 and dot1 * dot1 > combined_radius_sq * w_length_sq:
-            # Project on the cut-off circle.
-            w_length = math.hypot(wx, wy)
-            ux_unit, uy_unit = unit2(wx, wy)
-            dx, dy = uy_unit, -ux_unit
-            scale = combined_radius * inv_time_horizon - w_length
-            ux, uy = scale * ux_unit, scale * uy_unit
-        else:
-            # Project on the left or right leg.
-            leg = math.sqrt(dist_sq - combined_radius_sq)
-            if rpx * wy - rpy * wx > 0.0:
-                dx = (rpx * leg - rpy * combined_radius) / dist_sq
-                dy = (rpx * combined_radius + rpy * leg) / dist_sq
-            else:
-                dx = -(rpx * leg + rpy * combined_radius) / dist_sq
-                dy = -(-rpx * combined_radius + rpy * leg) / dist_sq
-            dot2 = rvx * dx + rvy * dy
-            ux, uy = dot2 * dx - rvx, dot2 * dy - rvy
-    else:
-        # Collision: project on the cut-off circle of one time step.
-        wx = rvx - inv_time_step * rpx
-        wy = rvy - inv_time_step * rpy
-        w_length = math.hypot(wx, wy)
-        # Coincident centres moving alike (w = 0): no direction to separate in.
-        # RVO2 divides by zero here; take a fixed direction instead.
-        ux_unit, uy_unit = unit2(wx, wy) or (1.0, 0.0)
-        dx, dy = uy_unit, -ux_unit
-        scale = combined_radius * inv_time_step - w_length
-        ux, uy = scale * ux_unit, scale * uy_unit
-
-    return HalfPlane(velocity[0] + responsibility * ux, velocity[1] + responsibility * uy,
-                     dx, dy)
+    return _orca2d.agent_orca_half_plane(velocity, other_position_rel, other_velocity,
+                                         combined_radius, inv_time_horizon, inv_time_step,
+                                         responsibility)
 
 
 def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, combined_radius,
@@ -419,46 +212,18 @@ def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: f
     ``yielding_half_planes`` rank between the two: kept hard while the hard ones
     allow them, else relaxed in the 3D fallback together with the neighbours'
     (a tether must not pull a robot into contact).
+
+    The half-planes are, in order: obstacle, hard, yielding, agent. When the 2D
+    program fails at a hard one (they contradict each other), the 3D fallback runs
+    over obstacle and hard ones only, keeping the obstacle ones; otherwise over all
+    of them, keeping obstacle, hard and (when the failure is past them) yielding ones.
+    Half-planes given as ``HalfPlane`` come back as the same objects. In C (``solve``).
     """
-    lines: List[HalfPlane] = []
-    inv_time_horizon_obst = 1.0 / time_horizon_obst
-    for edge in obstacle_edges:
-        line = obstacle_orca_half_plane(position, velocity, radius, edge,
-                                        inv_time_horizon_obst, lines)
-        if line is not None:
-            lines.append(line)
-    num_obstacle_lines = len(lines)
-    lines.extend(hard_half_planes)
-    num_hard_lines = len(lines)
-    lines.extend(yielding_half_planes)
-    num_kept_lines = len(lines)  # what the fallback keeps when these agree
-
-    if agent_half_planes is not None:
-        lines.extend(agent_half_planes)
-    else:
-        inv_time_horizon = 1.0 / time_horizon
-        inv_time_step = 1.0 / time_step
-        px, py = position
-        for neighbor in neighbors:
-            ox, oy, ovx, ovy, other_radius = neighbor[:5]
-            lines.append(agent_orca_half_plane(velocity, (ox - px, oy - py), (ovx, ovy),
-                                               radius + other_radius, inv_time_horizon,
-                                               inv_time_step,
-                                               neighbor[5] if len(neighbor) > 5 else 0.5))
-
-    fail, new_velocity = linear_program_2d(lines, max_speed, pref_velocity)
-    used_fallback = fail < len(lines)
-    if used_fallback:
-        if num_obstacle_lines <= fail < num_hard_lines:
-            # The hard half-planes contradict each other (an agent squeezed
-            # from two sides, or rounding at contact): violate them least,
-            # keeping obstacle half-planes, and let the agent ones go.
-            new_velocity = linear_program_3d(lines[:num_hard_lines], num_obstacle_lines, fail,
-                                             max_speed, new_velocity)
-        else:
-            kept = num_kept_lines if fail >= num_kept_lines else num_hard_lines
-            new_velocity = linear_program_3d(lines, kept, fail, max_speed, new_velocity)
-    return OrcaResult(new_velocity, tuple(lines), num_obstacle_lines, used_fallback)
+    velocity, lines, num_obstacle_lines, used_fallback = _orca2d.solve_orca(
+        position, velocity, radius, max_speed, pref_velocity, time_horizon, time_horizon_obst,
+        time_step, neighbors, obstacle_edges, hard_half_planes, agent_half_planes,
+        yielding_half_planes)
+    return OrcaResult(velocity, lines, num_obstacle_lines, used_fallback)
 
 
 def compute_new_velocity(agent: AgentState, neighbors: Sequence[NeighborState],
@@ -469,13 +234,16 @@ def compute_new_velocity(agent: AgentState, neighbors: Sequence[NeighborState],
     ``neighbors`` may hold any agents; those within ``neighbor_dist`` count,
     nearest ``max_neighbors`` first. ``obstacle_edges`` come from
     :func:`~orca_ros.core.geometry.obstacles.build_obstacle_edges`. ``time_step`` is only
-    used when two discs already overlap.
+    used when two discs already overlap. The same as :func:`solve_orca` on
+    :func:`select_agent_neighbors` and :func:`select_obstacle_neighbors`, in one call
+    into C.
     """
     if not (time_step > 0.0 and math.isfinite(time_step)):
         raise ValueError(f"time_step must be positive and finite, got {time_step}")
-    margin = options.safety_margin
-    selected = [(n.position[0], n.position[1], n.velocity[0], n.velocity[1], n.radius + margin)
-                for n in select_agent_neighbors(agent, neighbors)]
-    return solve_orca(agent.position, agent.velocity, agent.radius + margin, agent.max_speed,
-                      agent.pref_velocity, agent.time_horizon, agent.time_horizon_obst,
-                      time_step, selected, select_obstacle_neighbors(agent, obstacle_edges))
+    reach = agent.time_horizon_obst * agent.max_speed + agent.radius
+    velocity, lines, num_obstacle_lines, used_fallback = _orca2d.compute_new_velocity(
+        agent.position, agent.velocity, agent.radius, agent.max_speed, agent.pref_velocity,
+        agent.time_horizon, agent.time_horizon_obst, time_step, agent.neighbor_dist,
+        agent.max_neighbors, reach, options.safety_margin, neighbors,
+        _candidate_edges(agent.position, reach, obstacle_edges))
+    return OrcaResult(velocity, lines, num_obstacle_lines, used_fallback)

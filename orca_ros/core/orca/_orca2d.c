@@ -1,0 +1,1766 @@
+/*
+ * ORCA's hot path in C: RVO2's Agent::computeNewVelocity (van den Berg, Guy, Lin,
+ * Manocha, "Reciprocal n-Body Collision Avoidance", 2011) for one agent.
+ *
+ * This is the only implementation of ORCA's 2D half-planes and linear programs in
+ * orca_ros. The Python modules orca_ros/core/geometry/linprog.py and
+ * orca_ros/core/orca/orca2d.py document the algorithm and call into this module;
+ * test/helpers/orca_reference.py keeps the former pure-Python code, which the tests
+ * compare this one against.
+ *
+ * Every step follows RVO2 (Agent.cpp: linearProgram1/2/3, the obstacle and agent
+ * loops of computeNewVelocity), in double precision, in the same order of operations
+ * as the Python reference, so that results agree with it to the last bit. The one
+ * known source of a difference is the length of a vector: Python's math.hypot and the
+ * C library's hypot may round the last bit differently (in about one case in a
+ * thousand, by one unit in the last place).
+ *
+ * Build with floating-point contraction off (setup.py passes -ffp-contract=off), so
+ * that a * b + c is never fused into one rounding: Python rounds each operation.
+ *
+ * Input is any sequence of 4-number sequences for half-planes (HalfPlane is a tuple),
+ * obstacle edges are ObstacleVertex objects (orca_ros/core/geometry/obstacles.py),
+ * neighbours are (x, y, vx, vy, radius[, share]) sequences or NeighborState objects.
+ * Bad input raises TypeError or ValueError naming the argument; nothing here keeps a
+ * reference to its input after the call.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RVO_EPSILON 1e-5              /* parallel-line threshold (RVO2's RVO_EPSILON) */
+#define TINY_LENGTH 0x1p-400          /* below this, squares of components may be subnormal */
+#define RESCALE 0x1p600               /* exact: a power of two */
+#define STACK_LINES 64                /* half-planes kept on the stack before the heap */
+
+typedef struct {
+    double px, py, dx, dy;            /* a point on the line, its unit direction */
+} Line;
+
+typedef struct {
+    double x, y, vx, vy, radius, share;
+} Neighbor;
+
+/* One obstacle edge, from vertex a (the ObstacleVertex) to vertex b (its next). */
+typedef struct {
+    double ax, ay, bx, by;
+    double a_dx, a_dy;                /* a.unit_dir */
+    double b_dx, b_dy;                /* b.unit_dir */
+    double a_prev_dx, a_prev_dy;      /* a.prev.unit_dir */
+    double b_prev_dx, b_prev_dy;      /* b.prev.unit_dir (a.unit_dir in a chain) */
+    int a_convex, b_convex;
+} Edge;
+
+static PyTypeObject *half_plane_type = NULL;  /* set once by set_half_plane_type */
+static PyObject *str_point, *str_next, *str_prev, *str_unit_dir, *str_is_convex,
+    *str_orca_edge, *str_position, *str_velocity, *str_radius;
+
+/* ------------------------------------------------------------------------------------ */
+/* Small vector helpers, as orca_ros/core/geometry/vectors.py                            */
+
+/* (x, y) / |(x, y)|, exact for the tiniest vectors; 0 for the zero vector. */
+static int
+unit2(double x, double y, double *ux, double *uy)
+{
+    double length = hypot(x, y);
+    if (length == 0.0) {
+        return 0;
+    }
+    if (length < TINY_LENGTH) {
+        x *= RESCALE;
+        y *= RESCALE;
+        length = hypot(x, y);
+    }
+    *ux = x / length;
+    *uy = y / length;
+    return 1;
+}
+
+/* unit2, or (1, 0) for the zero vector (orca2d's _normalize). */
+static void
+normalize(double x, double y, double *ux, double *uy)
+{
+    if (!unit2(x, y, ux, uy)) {
+        *ux = 1.0;
+        *uy = 0.0;
+    }
+}
+
+static int
+zero_division(const char *what)
+{
+    PyErr_Format(PyExc_ZeroDivisionError, "float division by zero (%s)", what);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Reading Python input                                                                  */
+
+static int
+as_double(PyObject *obj, double *out)
+{
+    if (PyFloat_CheckExact(obj)) {
+        *out = PyFloat_AS_DOUBLE(obj);
+        return 0;
+    }
+    double value = PyFloat_AsDouble(obj);
+    if (value == -1.0 && PyErr_Occurred()) {
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+static int
+arg_double(PyObject *obj, const char *name, double *out)
+{
+    if (as_double(obj, out) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", name,
+                         Py_TYPE(obj)->tp_name);
+        }
+        return -1;
+    }
+    return 0;
+}
+
+static int
+arg_index(PyObject *obj, const char *name, Py_ssize_t *out)
+{
+    Py_ssize_t value = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
+    if (value == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.100s", name,
+                         Py_TYPE(obj)->tp_name);
+        }
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+/* The n numbers of a sequence (a tuple is read without a copy; anything else is copied
+   into one first, so that no __float__ can change it under the loop). ``name`` and
+   ``index`` (when >= 0) name it in errors: "lines[3] ...". ``expected`` describes the
+   items. */
+static int
+read_numbers(PyObject *obj, double *out, Py_ssize_t n, Py_ssize_t min_n, Py_ssize_t *got,
+             const char *name, Py_ssize_t index, const char *expected)
+{
+    PyObject *fast;
+    if (PyTuple_Check(obj)) {
+        fast = obj;
+        Py_INCREF(fast);
+    }
+    else {
+        fast = PyUnicode_Check(obj) || PyBytes_Check(obj) ? NULL : PySequence_Tuple(obj);
+        if (fast == NULL) {
+            if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_TypeError)) {
+                return -1;  /* raised by the sequence itself: let it through */
+            }
+            PyErr_Clear();
+            if (index >= 0) {
+                PyErr_Format(PyExc_TypeError, "%s[%zd] must be a sequence of %s, not %.100s",
+                             name, index, expected, Py_TYPE(obj)->tp_name);
+            }
+            else {
+                PyErr_Format(PyExc_TypeError, "%s must be a sequence of %s, not %.100s", name,
+                             expected, Py_TYPE(obj)->tp_name);
+            }
+            return -1;
+        }
+    }
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(fast);
+    if (size > n || size < min_n) {
+        if (index >= 0) {
+            PyErr_Format(PyExc_ValueError, "%s[%zd] must have %s, got %zd item%s", name, index,
+                         expected, size, size == 1 ? "" : "s");
+        }
+        else {
+            PyErr_Format(PyExc_ValueError, "%s must have %s, got %zd item%s", name, expected,
+                         size, size == 1 ? "" : "s");
+        }
+        Py_DECREF(fast);
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(fast);
+    for (Py_ssize_t k = 0; k < size; k++) {
+        if (as_double(items[k], &out[k]) < 0) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                if (index >= 0) {
+                    PyErr_Format(PyExc_TypeError, "%s[%zd][%zd] must be a number, not %.100s",
+                                 name, index, k, Py_TYPE(items[k])->tp_name);
+                }
+                else {
+                    PyErr_Format(PyExc_TypeError, "%s[%zd] must be a number, not %.100s", name,
+                                 k, Py_TYPE(items[k])->tp_name);
+                }
+            }
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    if (got != NULL) {
+        *got = size;
+    }
+    return 0;
+}
+
+static int
+read_vec2(PyObject *obj, const char *name, Py_ssize_t index, double *x, double *y)
+{
+    double xy[2];
+    if (PyTuple_CheckExact(obj) && PyTuple_GET_SIZE(obj) == 2
+            && PyFloat_CheckExact(PyTuple_GET_ITEM(obj, 0))
+            && PyFloat_CheckExact(PyTuple_GET_ITEM(obj, 1))) {
+        *x = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(obj, 0));
+        *y = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(obj, 1));
+        return 0;
+    }
+    if (read_numbers(obj, xy, 2, 2, NULL, name, index, "2 numbers (x, y)") < 0) {
+        return -1;
+    }
+    *x = xy[0];
+    *y = xy[1];
+    return 0;
+}
+
+static int
+read_line(PyObject *obj, const char *name, Py_ssize_t index, Line *line)
+{
+    if (PyTuple_Check(obj) && PyTuple_GET_SIZE(obj) == 4
+            && PyFloat_CheckExact(PyTuple_GET_ITEM(obj, 0))
+            && PyFloat_CheckExact(PyTuple_GET_ITEM(obj, 1))
+            && PyFloat_CheckExact(PyTuple_GET_ITEM(obj, 2))
+            && PyFloat_CheckExact(PyTuple_GET_ITEM(obj, 3))) {
+        line->px = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(obj, 0));
+        line->py = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(obj, 1));
+        line->dx = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(obj, 2));
+        line->dy = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(obj, 3));
+        return 0;
+    }
+    double v[4];
+    if (read_numbers(obj, v, 4, 4, NULL, name, index,
+                     "4 numbers (point_x, point_y, direction_x, direction_y)") < 0) {
+        return -1;
+    }
+    line->px = v[0];
+    line->py = v[1];
+    line->dx = v[2];
+    line->dy = v[3];
+    return 0;
+}
+
+/* A growable array of half-planes, on the stack while small. ``src`` remembers the
+   input object a line was read from when it already is a HalfPlane (borrowed: the
+   caller keeps the input alive), so that the result can hand it back unchanged. */
+typedef struct {
+    Line *lines;
+    PyObject **src;
+    Py_ssize_t size, capacity;
+    Line stack_lines[STACK_LINES];
+    PyObject *stack_src[STACK_LINES];
+} LineBuf;
+
+static void
+linebuf_init(LineBuf *buf)
+{
+    buf->lines = buf->stack_lines;
+    buf->src = buf->stack_src;
+    buf->size = 0;
+    buf->capacity = STACK_LINES;
+}
+
+static void
+linebuf_free(LineBuf *buf)
+{
+    if (buf->lines != buf->stack_lines) {
+        PyMem_Free(buf->lines);
+        PyMem_Free(buf->src);
+    }
+}
+
+static int
+linebuf_reserve(LineBuf *buf, Py_ssize_t capacity)
+{
+    if (capacity <= buf->capacity) {
+        return 0;
+    }
+    Line *lines = PyMem_Malloc((size_t)capacity * sizeof(Line));
+    PyObject **src = PyMem_Malloc((size_t)capacity * sizeof(PyObject *));
+    if (lines == NULL || src == NULL) {
+        PyMem_Free(lines);
+        PyMem_Free(src);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(lines, buf->lines, (size_t)buf->size * sizeof(Line));
+    memcpy(src, buf->src, (size_t)buf->size * sizeof(PyObject *));
+    linebuf_free(buf);
+    buf->lines = lines;
+    buf->src = src;
+    buf->capacity = capacity;
+    return 0;
+}
+
+/* Appends the lines of a fast sequence (PySequence_Fast's result). */
+static int
+linebuf_extend(LineBuf *buf, PyObject *fast, const char *name)
+{
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (linebuf_reserve(buf, buf->size + n) < 0) {
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(fast);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (read_line(items[i], name, i, &buf->lines[buf->size]) < 0) {
+            return -1;
+        }
+        buf->src[buf->size] = (half_plane_type != NULL
+                               && Py_IS_TYPE(items[i], half_plane_type)) ? items[i] : NULL;
+        buf->size++;
+    }
+    return 0;
+}
+
+/* ``obj`` as a tuple (a list or other iterable is copied into one): the tuple holds a
+   reference to every item, so that Python code run while reading them (an attribute, a
+   __float__) cannot free one by changing the sequence. */
+static PyObject *
+as_fast_sequence(PyObject *obj, const char *name)
+{
+    if (PyTuple_Check(obj)) {
+        Py_INCREF(obj);
+        return obj;
+    }
+    PyObject *fast = PyUnicode_Check(obj) || PyBytes_Check(obj) ? NULL : PySequence_Tuple(obj);
+    if (fast == NULL) {
+        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_TypeError)) {
+            return NULL;  /* raised by the sequence itself: let it through */
+        }
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence, not %.100s", name,
+                     Py_TYPE(obj)->tp_name);
+    }
+    return fast;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Python output                                                                         */
+
+static PyObject *
+pair(double x, double y)
+{
+    PyObject *tuple = PyTuple_New(2);
+    if (tuple == NULL) {
+        return NULL;
+    }
+    PyObject *a = PyFloat_FromDouble(x);
+    PyObject *b = PyFloat_FromDouble(y);
+    if (a == NULL || b == NULL) {
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        Py_DECREF(tuple);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(tuple, 0, a);
+    PyTuple_SET_ITEM(tuple, 1, b);
+    return tuple;
+}
+
+/* A HalfPlane (the NamedTuple of linprog.py), made through tuple.__new__ as its own
+   constructor does, without the Python-level __new__. */
+static PyObject *
+new_half_plane(const Line *line)
+{
+    PyObject *plain = PyTuple_New(4);
+    if (plain == NULL) {
+        return NULL;
+    }
+    double values[4] = {line->px, line->py, line->dx, line->dy};
+    for (int k = 0; k < 4; k++) {
+        PyObject *number = PyFloat_FromDouble(values[k]);
+        if (number == NULL) {
+            Py_DECREF(plain);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(plain, k, number);
+    }
+    if (half_plane_type == NULL) {
+        return plain;
+    }
+    PyObject *args = PyTuple_New(1);
+    if (args == NULL) {
+        Py_DECREF(plain);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(args, 0, plain);  /* steals plain */
+    PyObject *result = PyTuple_Type.tp_new(half_plane_type, args, NULL);
+    Py_DECREF(args);
+    return result;
+}
+
+static PyObject *
+lines_tuple(const LineBuf *buf)
+{
+    PyObject *tuple = PyTuple_New(buf->size);
+    if (tuple == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < buf->size; i++) {
+        PyObject *item = buf->src[i];
+        if (item != NULL) {
+            Py_INCREF(item);
+        }
+        else if ((item = new_half_plane(&buf->lines[i])) == NULL) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tuple, i, item);
+    }
+    return tuple;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The linear programs (RVO2's linearProgram1/2/3)                                       */
+
+/* Optimise on the boundary of half-plane ``line_no`` (linearProgram1): clip it to the
+   speed disc and to the half-planes before it, take the point of the interval nearest
+   to ``opt`` (or furthest along it with ``direction_opt``). 0 when it is empty. */
+static int
+lp_on_line(const Line *lines, Py_ssize_t line_no, double radius, double opt_x, double opt_y,
+           int direction_opt, double *rx, double *ry)
+{
+    const double px = lines[line_no].px, py = lines[line_no].py;
+    const double dx = lines[line_no].dx, dy = lines[line_no].dy;
+    const double dot = px * dx + py * dy;
+    const double discriminant = dot * dot + radius * radius - (px * px + py * py);
+    if (discriminant < 0.0) {
+        return 0;  /* the speed disc lies wholly outside this half-plane */
+    }
+    const double sqrt_disc = sqrt(discriminant);
+    double t_left = -dot - sqrt_disc;
+    double t_right = -dot + sqrt_disc;
+
+    for (Py_ssize_t i = 0; i < line_no; i++) {
+        const double qx = lines[i].px, qy = lines[i].py;
+        const double ex = lines[i].dx, ey = lines[i].dy;
+        const double denominator = dx * ey - dy * ex;
+        const double numerator = ex * (py - qy) - ey * (px - qx);
+        if (-RVO_EPSILON <= denominator && denominator <= RVO_EPSILON) {
+            if (numerator < 0.0) {
+                return 0;  /* (almost) parallel and on the wrong side */
+            }
+            continue;
+        }
+        const double t = numerator / denominator;
+        if (denominator >= 0.0) {
+            if (t < t_right) {
+                t_right = t;
+            }
+        }
+        else if (t > t_left) {
+            t_left = t;
+        }
+        if (t_left > t_right) {
+            return 0;
+        }
+    }
+
+    double t;
+    if (direction_opt) {
+        t = (opt_x * dx + opt_y * dy > 0.0) ? t_right : t_left;
+    }
+    else {
+        t = dx * (opt_x - px) + dy * (opt_y - py);
+        if (t < t_left) {
+            t = t_left;
+        }
+        else if (t > t_right) {
+            t = t_right;
+        }
+    }
+    *rx = px + t * dx;
+    *ry = py + t * dy;
+    return 1;
+}
+
+/* Seidel's incremental 2D program (linearProgram2). Returns the index of the first
+   half-plane that cannot be met (n when feasible); the result is the optimum of the
+   half-planes before it. */
+static Py_ssize_t
+lp_2d(const Line *lines, Py_ssize_t n, double radius, double opt_x, double opt_y,
+      int direction_opt, double *rx, double *ry)
+{
+    double result_x, result_y;
+    if (direction_opt) {
+        result_x = opt_x * radius;
+        result_y = opt_y * radius;
+    }
+    else if (opt_x * opt_x + opt_y * opt_y > radius * radius) {
+        const double norm = sqrt(opt_x * opt_x + opt_y * opt_y);
+        result_x = opt_x / norm * radius;
+        result_y = opt_y / norm * radius;
+    }
+    else {
+        result_x = opt_x;
+        result_y = opt_y;
+    }
+
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const Line *l = &lines[i];
+        if (l->dx * (l->py - result_y) - l->dy * (l->px - result_x) > 0.0) {
+            double cx, cy;
+            if (!lp_on_line(lines, i, radius, opt_x, opt_y, direction_opt, &cx, &cy)) {
+                *rx = result_x;
+                *ry = result_y;
+                return i;
+            }
+            result_x = cx;
+            result_y = cy;
+        }
+    }
+    *rx = result_x;
+    *ry = result_y;
+    return n;
+}
+
+/* The least-violation fallback (linearProgram3, eq. 7 of the paper): the first
+   ``num_obstacle_lines`` stay hard; for each half-plane from ``begin_line`` violated by
+   more than the current distance, a 2D program over its bisectors with the earlier
+   soft half-planes, optimising perpendicular to it. ``scratch`` holds n lines.
+   -1 with an exception set on a zero-length bisector (zero direction vectors). */
+static int
+lp_3d(const Line *lines, Py_ssize_t n, Py_ssize_t num_obstacle_lines, Py_ssize_t begin_line,
+      double radius, double *rx, double *ry, Line *scratch)
+{
+    double result_x = *rx, result_y = *ry;
+    double distance = 0.0;
+    const Py_ssize_t kept = num_obstacle_lines < n ? num_obstacle_lines : n;
+    for (Py_ssize_t i = begin_line; i < n; i++) {
+        const double px = lines[i].px, py = lines[i].py;
+        const double dx = lines[i].dx, dy = lines[i].dy;
+        if (dx * (py - result_y) - dy * (px - result_x) <= distance) {
+            continue;
+        }
+        Py_ssize_t m = kept;
+        memcpy(scratch, lines, (size_t)kept * sizeof(Line));
+        for (Py_ssize_t j = num_obstacle_lines; j < i; j++) {
+            const double qx = lines[j].px, qy = lines[j].py;
+            const double ex = lines[j].dx, ey = lines[j].dy;
+            const double determinant = dx * ey - dy * ex;
+            double point_x, point_y;
+            if (-RVO_EPSILON <= determinant && determinant <= RVO_EPSILON) {
+                if (dx * ex + dy * ey > 0.0) {
+                    continue;  /* same direction: line j cannot matter */
+                }
+                point_x = 0.5 * (px + qx);
+                point_y = 0.5 * (py + qy);
+            }
+            else {
+                const double s = (ex * (py - qy) - ey * (px - qx)) / determinant;
+                point_x = px + s * dx;
+                point_y = py + s * dy;
+            }
+            const double bx = ex - dx, by = ey - dy;
+            const double norm = sqrt(bx * bx + by * by);
+            if (norm == 0.0) {
+                return zero_division("a bisector of two half-planes has zero length");
+            }
+            scratch[m].px = point_x;
+            scratch[m].py = point_y;
+            scratch[m].dx = bx / norm;
+            scratch[m].dy = by / norm;
+            m++;
+        }
+        double cx, cy;
+        /* By construction the previous result is feasible here; a failure can only
+           come from rounding, and then the previous result is kept. */
+        if (lp_2d(scratch, m, radius, -dy, dx, 1, &cx, &cy) == m) {
+            result_x = cx;
+            result_y = cy;
+        }
+        distance = dx * (py - result_y) - dy * (px - result_x);
+    }
+    *rx = result_x;
+    *ry = result_y;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Half-planes of agents and obstacle edges                                              */
+
+/* ORCA_A|B against one neighbour (eq. 3-4): through v_A + share * u, normal along u. */
+static void
+agent_line(double vel_x, double vel_y, double rpx, double rpy, double ovx, double ovy,
+           double combined_radius, double inv_time_horizon, double inv_time_step,
+           double responsibility, Line *line)
+{
+    const double rvx = vel_x - ovx;
+    const double rvy = vel_y - ovy;
+    const double dist_sq = rpx * rpx + rpy * rpy;
+    const double combined_radius_sq = combined_radius * combined_radius;
+    double dx, dy, ux, uy;
+
+    if (dist_sq > combined_radius_sq) {
+        /* From the cut-off centre to the relative velocity. */
+        const double wx = rvx - inv_time_horizon * rpx;
+        const double wy = rvy - inv_time_horizon * rpy;
+        const double w_length_sq = wx * wx + wy * wy;
+        const double dot1 = wx * rpx + wy * rpy;
+        if (dot1 < 0.0 && dot1 * dot1 > combined_radius_sq * w_length_sq) {
+            /* Project on the cut-off circle (w is not zero here: dot1 < 0). */
+            const double w_length = hypot(wx, wy);
+            double ux_unit, uy_unit;
+            normalize(wx, wy, &ux_unit, &uy_unit);
+            dx = uy_unit;
+            dy = -ux_unit;
+            const double scale = combined_radius * inv_time_horizon - w_length;
+            ux = scale * ux_unit;
+            uy = scale * uy_unit;
+        }
+        else {
+            /* Project on the left or right leg. */
+            const double leg = sqrt(dist_sq - combined_radius_sq);
+            if (rpx * wy - rpy * wx > 0.0) {
+                dx = (rpx * leg - rpy * combined_radius) / dist_sq;
+                dy = (rpx * combined_radius + rpy * leg) / dist_sq;
+            }
+            else {
+                dx = -(rpx * leg + rpy * combined_radius) / dist_sq;
+                dy = -(-rpx * combined_radius + rpy * leg) / dist_sq;
+            }
+            const double dot2 = rvx * dx + rvy * dy;
+            ux = dot2 * dx - rvx;
+            uy = dot2 * dy - rvy;
+        }
+    }
+    else {
+        /* Collision: project on the cut-off circle of one time step. Coincident
+           centres moving alike (w = 0) take the fixed direction (1, 0), where RVO2
+           divides by zero. */
+        const double wx = rvx - inv_time_step * rpx;
+        const double wy = rvy - inv_time_step * rpy;
+        const double w_length = hypot(wx, wy);
+        double ux_unit, uy_unit;
+        normalize(wx, wy, &ux_unit, &uy_unit);
+        dx = uy_unit;
+        dy = -ux_unit;
+        const double scale = combined_radius * inv_time_step - w_length;
+        ux = scale * ux_unit;
+        uy = scale * uy_unit;
+    }
+    line->px = vel_x + responsibility * ux;
+    line->py = vel_y + responsibility * uy;
+    line->dx = dx;
+    line->dy = dy;
+}
+
+static int
+get_vec2_attr(PyObject *obj, PyObject *name, double *x, double *y)
+{
+    PyObject *value = PyObject_GetAttr(obj, name);
+    if (value == NULL) {
+        return -1;
+    }
+    int status = read_vec2(value, PyUnicode_AsUTF8(name), -1, x, y);
+    Py_DECREF(value);
+    return status;
+}
+
+/* The edge's numbers from ObstacleVertex.orca_edge, the tuple that
+   orca_ros/core/geometry/obstacles.py keeps for this module (edge_numbers there gives
+   the layout), or else from the vertex's attributes. ``points_only`` reads only the
+   two end points. */
+static int
+read_edge(PyObject *vertex, Edge *edge, int points_only)
+{
+    PyObject *cached = PyObject_GetAttr(vertex, str_orca_edge);
+    if (cached == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+    }
+    else if (PyTuple_CheckExact(cached) && PyTuple_GET_SIZE(cached) == 14) {
+        double v[14];
+        for (int k = 0; k < 14; k++) {
+            PyObject *item = PyTuple_GET_ITEM(cached, k);
+            if (as_double(item, &v[k]) < 0) {
+                Py_DECREF(cached);
+                return -1;
+            }
+        }
+        Py_DECREF(cached);
+        edge->ax = v[0];
+        edge->ay = v[1];
+        edge->bx = v[2];
+        edge->by = v[3];
+        edge->a_dx = v[4];
+        edge->a_dy = v[5];
+        edge->b_dx = v[6];
+        edge->b_dy = v[7];
+        edge->a_prev_dx = v[8];
+        edge->a_prev_dy = v[9];
+        edge->b_prev_dx = v[10];
+        edge->b_prev_dy = v[11];
+        edge->a_convex = v[12] != 0.0;
+        edge->b_convex = v[13] != 0.0;
+        return 0;
+    }
+    else {
+        Py_DECREF(cached);
+    }
+
+    PyObject *next = NULL, *prev = NULL, *next_prev = NULL;
+    int status = -1;
+    next = PyObject_GetAttr(vertex, str_next);
+    if (next == NULL) {
+        goto done;
+    }
+    if (get_vec2_attr(vertex, str_point, &edge->ax, &edge->ay) < 0
+            || get_vec2_attr(next, str_point, &edge->bx, &edge->by) < 0) {
+        goto done;
+    }
+    if (points_only) {
+        status = 0;
+        goto done;
+    }
+    if (get_vec2_attr(vertex, str_unit_dir, &edge->a_dx, &edge->a_dy) < 0
+            || get_vec2_attr(next, str_unit_dir, &edge->b_dx, &edge->b_dy) < 0) {
+        goto done;
+    }
+    if ((prev = PyObject_GetAttr(vertex, str_prev)) == NULL
+            || (next_prev = PyObject_GetAttr(next, str_prev)) == NULL
+            || get_vec2_attr(prev, str_unit_dir, &edge->a_prev_dx, &edge->a_prev_dy) < 0
+            || get_vec2_attr(next_prev, str_unit_dir, &edge->b_prev_dx, &edge->b_prev_dy) < 0) {
+        goto done;
+    }
+    PyObject *convex = PyObject_GetAttr(vertex, str_is_convex);
+    if (convex == NULL || (edge->a_convex = PyObject_IsTrue(convex)) < 0) {
+        Py_XDECREF(convex);
+        goto done;
+    }
+    Py_DECREF(convex);
+    convex = PyObject_GetAttr(next, str_is_convex);
+    if (convex == NULL || (edge->b_convex = PyObject_IsTrue(convex)) < 0) {
+        Py_XDECREF(convex);
+        goto done;
+    }
+    Py_DECREF(convex);
+    status = 0;
+done:
+    Py_XDECREF(next);
+    Py_XDECREF(prev);
+    Py_XDECREF(next_prev);
+    if (status < 0 && (PyErr_ExceptionMatches(PyExc_AttributeError)
+                       || PyErr_ExceptionMatches(PyExc_TypeError))) {
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        PyErr_NormalizeException(&type, &value, &traceback);
+        PyErr_Format(PyExc_TypeError,
+                     "an obstacle edge must be an ObstacleVertex (point, unit_dir, "
+                     "is_convex, next, prev), got %.100s: %S", Py_TYPE(vertex)->tp_name,
+                     value ? value : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(traceback);
+    }
+    return status;
+}
+
+/* True when an earlier obstacle half-plane already excludes this edge's velocity
+   obstacle: both cut-off centres, pushed out by the scaled radius, lie on the forbidden
+   side of one line. */
+static int
+is_already_covered(const Line *lines, Py_ssize_t n, double rel1x, double rel1y,
+                   double rel2x, double rel2y, double inv_time_horizon_obst, double radius)
+{
+    const double scaled_radius = inv_time_horizon_obst * radius;
+    const double c1x = inv_time_horizon_obst * rel1x, c1y = inv_time_horizon_obst * rel1y;
+    const double c2x = inv_time_horizon_obst * rel2x, c2y = inv_time_horizon_obst * rel2y;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double px = lines[i].px, py = lines[i].py;
+        const double dx = lines[i].dx, dy = lines[i].dy;
+        if ((c1x - px) * dy - (c1y - py) * dx - scaled_radius >= -RVO_EPSILON
+                && (c2x - px) * dy - (c2y - py) * dx - scaled_radius >= -RVO_EPSILON) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+leg_length(double dist_sq, double radius, double *leg)
+{
+    const double square = dist_sq - radius * radius;
+    if (square < 0.0) {  /* as math.sqrt: only reachable through rounding */
+        PyErr_SetString(PyExc_ValueError, "math domain error (obstacle leg)");
+        return -1;
+    }
+    *leg = sqrt(square);
+    return 0;
+}
+
+static int
+left_leg(double rx, double ry, double dist_sq, double radius, double *lx, double *ly)
+{
+    double leg;
+    if (leg_length(dist_sq, radius, &leg) < 0) {
+        return -1;
+    }
+    *lx = (rx * leg - ry * radius) / dist_sq;
+    *ly = (rx * radius + ry * leg) / dist_sq;
+    return 0;
+}
+
+static int
+right_leg(double rx, double ry, double dist_sq, double radius, double *lx, double *ly)
+{
+    double leg;
+    if (leg_length(dist_sq, radius, &leg) < 0) {
+        return -1;
+    }
+    *lx = (rx * leg + ry * radius) / dist_sq;
+    *ly = (-rx * radius + ry * leg) / dist_sq;
+    return 0;
+}
+
+static void
+set_line(Line *line, double px, double py, double dx, double dy)
+{
+    line->px = px;
+    line->py = py;
+    line->dx = dx;
+    line->dy = dy;
+}
+
+/* The ORCA half-plane of a static obstacle edge (RVO2's obstacle loop, paper §6):
+   1 when it gives one (in ``line``), 0 when it adds no constraint (already covered by
+   ``lines``, seen from behind a non-convex vertex, projected onto a foreign leg), -1
+   with an exception set. */
+static int
+obstacle_line(double pos_x, double pos_y, double vel_x, double vel_y, double radius,
+              const Edge *e, double inv_time_horizon_obst, const Line *lines, Py_ssize_t n,
+              Line *line)
+{
+    const double rel1x = e->ax - pos_x, rel1y = e->ay - pos_y;
+    const double rel2x = e->bx - pos_x, rel2y = e->by - pos_y;
+
+    if (is_already_covered(lines, n, rel1x, rel1y, rel2x, rel2y, inv_time_horizon_obst,
+                           radius)) {
+        return 0;
+    }
+
+    const double dist_sq1 = rel1x * rel1x + rel1y * rel1y;
+    const double dist_sq2 = rel2x * rel2x + rel2y * rel2y;
+    const double radius_sq = radius * radius;
+    const double ovx = e->bx - e->ax, ovy = e->by - e->ay;
+    const double ov_sq = ovx * ovx + ovy * ovy;
+    if (ov_sq == 0.0) {
+        return zero_division("an obstacle edge has zero length");
+    }
+    const double s = (-rel1x * ovx - rel1y * ovy) / ov_sq;
+    const double lx = -rel1x - s * ovx, ly = -rel1y - s * ovy;
+    const double dist_sq_line = lx * lx + ly * ly;
+
+    /* Vertex 1 and vertex 2 of the velocity obstacle; obliquely seen, both are one. */
+    double o1x = e->ax, o1y = e->ay, o1_dx = e->a_dx, o1_dy = e->a_dy;
+    double o1_prev_dx = e->a_prev_dx, o1_prev_dy = e->a_prev_dy;
+    int o1_convex = e->a_convex;
+    double o2x = e->bx, o2y = e->by, o2_dx = e->b_dx, o2_dy = e->b_dy;
+    int o2_convex = e->b_convex;
+    int same_vertex = 0;
+    double ll_x, ll_y, rl_x, rl_y;
+    double ux, uy;
+
+    /* Already colliding: push straight away from the vertex or the edge. */
+    if (s < 0.0 && dist_sq1 <= radius_sq) {
+        if (o1_convex) {
+            normalize(-rel1y, rel1x, &ux, &uy);
+            set_line(line, 0.0, 0.0, ux, uy);
+            return 1;
+        }
+        return 0;
+    }
+    if (s > 1.0 && dist_sq2 <= radius_sq) {
+        if (o2_convex && rel2x * o2_dy - rel2y * o2_dx >= 0.0) {
+            normalize(-rel2y, rel2x, &ux, &uy);
+            set_line(line, 0.0, 0.0, ux, uy);
+            return 1;
+        }
+        return 0;
+    }
+    if (0.0 <= s && s <= 1.0 && dist_sq_line <= radius_sq) {
+        set_line(line, 0.0, 0.0, -o1_dx, -o1_dy);
+        return 1;
+    }
+
+    /* No collision: the legs of the velocity obstacle. Seen obliquely, both legs come
+       from one vertex; at a non-convex vertex a leg extends the edge. */
+    if (s < 0.0 && dist_sq_line <= radius_sq) {
+        if (!o1_convex) {
+            return 0;
+        }
+        o2x = o1x;
+        o2y = o1y;
+        o2_dx = o1_dx;
+        o2_dy = o1_dy;
+        o2_convex = o1_convex;
+        same_vertex = 1;
+        if (left_leg(rel1x, rel1y, dist_sq1, radius, &ll_x, &ll_y) < 0
+                || right_leg(rel1x, rel1y, dist_sq1, radius, &rl_x, &rl_y) < 0) {
+            return -1;
+        }
+    }
+    else if (s > 1.0 && dist_sq_line <= radius_sq) {
+        if (!o2_convex) {
+            return 0;
+        }
+        o1x = o2x;
+        o1y = o2y;
+        o1_dx = o2_dx;
+        o1_dy = o2_dy;
+        o1_prev_dx = e->b_prev_dx;
+        o1_prev_dy = e->b_prev_dy;
+        o1_convex = o2_convex;
+        same_vertex = 1;
+        if (left_leg(rel2x, rel2y, dist_sq2, radius, &ll_x, &ll_y) < 0
+                || right_leg(rel2x, rel2y, dist_sq2, radius, &rl_x, &rl_y) < 0) {
+            return -1;
+        }
+    }
+    else {
+        if (o1_convex) {
+            if (left_leg(rel1x, rel1y, dist_sq1, radius, &ll_x, &ll_y) < 0) {
+                return -1;
+            }
+        }
+        else {
+            ll_x = -o1_dx;
+            ll_y = -o1_dy;
+        }
+        if (o2_convex) {
+            if (right_leg(rel2x, rel2y, dist_sq2, radius, &rl_x, &rl_y) < 0) {
+                return -1;
+            }
+        }
+        else {
+            rl_x = o1_dx;
+            rl_y = o1_dy;
+        }
+    }
+
+    /* A leg may not point into the neighbouring edge at a convex vertex; then that
+       edge's cut-off line is used instead and the leg is "foreign". */
+    int left_foreign = 0, right_foreign = 0;
+    if (o1_convex && ll_x * -o1_prev_dy - ll_y * -o1_prev_dx >= 0.0) {
+        ll_x = -o1_prev_dx;
+        ll_y = -o1_prev_dy;
+        left_foreign = 1;
+    }
+    if (o2_convex && rl_x * o2_dy - rl_y * o2_dx <= 0.0) {
+        rl_x = o2_dx;
+        rl_y = o2_dy;
+        right_foreign = 1;
+    }
+
+    /* Cut-off centres: the vertices scaled by 1/time_horizon_obst. */
+    const double lc_x = inv_time_horizon_obst * (o1x - pos_x);
+    const double lc_y = inv_time_horizon_obst * (o1y - pos_y);
+    const double rc_x = inv_time_horizon_obst * (o2x - pos_x);
+    const double rc_y = inv_time_horizon_obst * (o2y - pos_y);
+    const double cv_x = rc_x - lc_x, cv_y = rc_y - lc_y;
+
+    const double vlx = vel_x - lc_x, vly = vel_y - lc_y;
+    const double vrx = vel_x - rc_x, vry = vel_y - rc_y;
+    double t;
+    if (same_vertex) {
+        t = 0.5;
+    }
+    else {
+        const double cv_sq = cv_x * cv_x + cv_y * cv_y;
+        if (cv_sq == 0.0) {
+            return zero_division("the cut-off line of an obstacle edge has zero length");
+        }
+        t = (vlx * cv_x + vly * cv_y) / cv_sq;
+    }
+    const double t_left = vlx * ll_x + vly * ll_y;
+    const double t_right = vrx * rl_x + vry * rl_y;
+    const double scaled_radius = radius * inv_time_horizon_obst;
+
+    if ((t < 0.0 && t_left < 0.0) || (same_vertex && t_left < 0.0 && t_right < 0.0)) {
+        normalize(vlx, vly, &ux, &uy);  /* project on the left cut-off circle */
+        set_line(line, lc_x + scaled_radius * ux, lc_y + scaled_radius * uy, uy, -ux);
+        return 1;
+    }
+    if (t > 1.0 && t_right < 0.0) {
+        normalize(vrx, vry, &ux, &uy);  /* project on the right cut-off circle */
+        set_line(line, rc_x + scaled_radius * ux, rc_y + scaled_radius * uy, uy, -ux);
+        return 1;
+    }
+
+    /* Project on the left leg, the right leg, or the cut-off line, whichever is closest. */
+    double dist_sq_cutoff, dist_sq_left, dist_sq_right;
+    if (t < 0.0 || t > 1.0 || same_vertex) {
+        dist_sq_cutoff = Py_HUGE_VAL;
+    }
+    else {
+        const double ex = vel_x - (lc_x + t * cv_x), ey = vel_y - (lc_y + t * cv_y);
+        dist_sq_cutoff = ex * ex + ey * ey;
+    }
+    if (t_left < 0.0) {
+        dist_sq_left = Py_HUGE_VAL;
+    }
+    else {
+        const double ex = vel_x - (lc_x + t_left * ll_x), ey = vel_y - (lc_y + t_left * ll_y);
+        dist_sq_left = ex * ex + ey * ey;
+    }
+    if (t_right < 0.0) {
+        dist_sq_right = Py_HUGE_VAL;
+    }
+    else {
+        const double ex = vel_x - (rc_x + t_right * rl_x), ey = vel_y - (rc_y + t_right * rl_y);
+        dist_sq_right = ex * ex + ey * ey;
+    }
+
+    if (dist_sq_cutoff <= dist_sq_left && dist_sq_cutoff <= dist_sq_right) {
+        const double dx = -o1_dx, dy = -o1_dy;
+        set_line(line, lc_x - scaled_radius * dy, lc_y + scaled_radius * dx, dx, dy);
+        return 1;
+    }
+    if (dist_sq_left <= dist_sq_right) {
+        if (left_foreign) {
+            return 0;
+        }
+        set_line(line, lc_x - scaled_radius * ll_y, lc_y + scaled_radius * ll_x, ll_x, ll_y);
+        return 1;
+    }
+    if (right_foreign) {
+        return 0;
+    }
+    const double dx = -rl_x, dy = -rl_y;
+    set_line(line, rc_x - scaled_radius * dy, rc_y + scaled_radius * dx, dx, dy);
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Neighbour selection (RVO2's computeNeighbors)                                         */
+
+typedef struct {
+    double dist_sq;
+    Py_ssize_t index;
+} Ranked;
+
+static int
+compare_ranked(const void *a, const void *b)
+{
+    const Ranked *x = a, *y = b;
+    if (x->dist_sq < y->dist_sq) {
+        return -1;
+    }
+    if (x->dist_sq > y->dist_sq) {
+        return 1;
+    }
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Agents strictly inside ``neighbor_dist``, nearest ``max_neighbors`` first (ties by
+   index). Fills ``ranked`` (room for all) and returns how many were kept. */
+static Py_ssize_t
+rank_agents(double px, double py, double neighbor_dist, Py_ssize_t max_neighbors,
+            PyObject *fast, Ranked *ranked)
+{
+    if (max_neighbors <= 0) {
+        return 0;
+    }
+    const double range_sq = neighbor_dist * neighbor_dist;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast), count = 0;
+    PyObject **items = PySequence_Fast_ITEMS(fast);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double ox, oy;
+        if (get_vec2_attr(items[i], str_position, &ox, &oy) < 0) {
+            return -1;
+        }
+        const double dist_sq = (ox - px) * (ox - px) + (oy - py) * (oy - py);
+        if (dist_sq < range_sq) {
+            ranked[count].dist_sq = dist_sq;
+            ranked[count].index = i;
+            count++;
+        }
+    }
+    qsort(ranked, (size_t)count, sizeof(Ranked), compare_ranked);
+    return count < max_neighbors ? count : max_neighbors;
+}
+
+/* Squared distance from c to segment a-b (RVO2's distSqPointLineSegment). */
+static int
+dist_sq_point_segment(double ax, double ay, double bx, double by, double cx, double cy,
+                      double *out)
+{
+    const double abx = bx - ax, aby = by - ay;
+    const double ab_sq = abx * abx + aby * aby;
+    if (ab_sq == 0.0) {
+        return zero_division("an obstacle edge has zero length");
+    }
+    const double r = ((cx - ax) * abx + (cy - ay) * aby) / ab_sq;
+    double dx, dy;
+    if (r < 0.0) {
+        dx = cx - ax;
+        dy = cy - ay;
+    }
+    else if (r > 1.0) {
+        dx = cx - bx;
+        dy = cy - by;
+    }
+    else {
+        dx = cx - (ax + r * abx);
+        dy = cy - (ay + r * aby);
+    }
+    *out = dx * dx + dy * dy;
+    return 0;
+}
+
+/* Edges closer than ``reach`` whose outer (right-hand) side faces (px, py), nearest
+   first, ties in list order. Fills ``ranked`` and returns how many. */
+static Py_ssize_t
+rank_edges(double px, double py, double reach, PyObject *fast, Ranked *ranked)
+{
+    const double range_sq = reach * reach;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast), count = 0;
+    PyObject **items = PySequence_Fast_ITEMS(fast);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Edge e;
+        if (read_edge(items[i], &e, 1) < 0) {
+            return -1;
+        }
+        const double agent_left_of_line = (e.ax - px) * (e.by - e.ay) - (e.ay - py) * (e.bx - e.ax);
+        if (agent_left_of_line >= 0.0) {
+            continue;
+        }
+        double dist_sq;
+        if (dist_sq_point_segment(e.ax, e.ay, e.bx, e.by, px, py, &dist_sq) < 0) {
+            return -1;
+        }
+        if (dist_sq < range_sq) {
+            ranked[count].dist_sq = dist_sq;
+            ranked[count].index = i;
+            count++;
+        }
+    }
+    qsort(ranked, (size_t)count, sizeof(Ranked), compare_ranked);
+    return count;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The whole of computeNewVelocity after neighbour selection                             */
+
+typedef struct {
+    double pos_x, pos_y, vel_x, vel_y, radius, max_speed, pref_x, pref_y;
+    double time_horizon, time_horizon_obst, time_step;
+} Agent;
+
+/* Obstacle half-planes, then hard, yielding and agent ones, then the programs.
+   ``edges`` are ObstacleVertex objects (``edge_order``: their order, or NULL for
+   0..num_edges-1); ``agent_lines`` (already read into ``buf`` after ``num_kept``) or
+   ``neighbors``. Returns (velocity, lines, num_obstacle_lines, used_fallback). */
+static PyObject *
+solve(const Agent *a, PyObject **edges, const Ranked *edge_order, Py_ssize_t num_edges,
+      PyObject *hard_fast, PyObject *yielding_fast, PyObject *agent_fast,
+      const Neighbor *neighbors, Py_ssize_t num_neighbors)
+{
+    LineBuf buf;
+    Line stack_scratch[STACK_LINES];
+    Line *scratch = stack_scratch;
+    PyObject *result = NULL;
+    linebuf_init(&buf);
+
+    Py_ssize_t total = num_edges + PySequence_Fast_GET_SIZE(hard_fast)
+        + PySequence_Fast_GET_SIZE(yielding_fast)
+        + (agent_fast != NULL ? PySequence_Fast_GET_SIZE(agent_fast) : num_neighbors);
+    if (linebuf_reserve(&buf, total) < 0) {
+        goto done;
+    }
+
+    const double inv_time_horizon_obst = 1.0 / a->time_horizon_obst;
+    for (Py_ssize_t k = 0; k < num_edges; k++) {
+        Edge e;
+        PyObject *vertex = edges[edge_order != NULL ? edge_order[k].index : k];
+        if (read_edge(vertex, &e, 0) < 0) {
+            goto done;
+        }
+        int status = obstacle_line(a->pos_x, a->pos_y, a->vel_x, a->vel_y, a->radius, &e,
+                                   inv_time_horizon_obst, buf.lines, buf.size,
+                                   &buf.lines[buf.size]);
+        if (status < 0) {
+            goto done;
+        }
+        if (status) {
+            buf.src[buf.size++] = NULL;
+        }
+    }
+    const Py_ssize_t num_obstacle_lines = buf.size;
+    if (linebuf_extend(&buf, hard_fast, "hard_half_planes") < 0) {
+        goto done;
+    }
+    const Py_ssize_t num_hard_lines = buf.size;
+    if (linebuf_extend(&buf, yielding_fast, "yielding_half_planes") < 0) {
+        goto done;
+    }
+    const Py_ssize_t num_kept_lines = buf.size;  /* what the fallback keeps when these agree */
+
+    if (agent_fast != NULL) {
+        if (linebuf_extend(&buf, agent_fast, "agent_half_planes") < 0) {
+            goto done;
+        }
+    }
+    else {
+        const double inv_time_horizon = 1.0 / a->time_horizon;
+        const double inv_time_step = 1.0 / a->time_step;
+        for (Py_ssize_t k = 0; k < num_neighbors; k++) {
+            const Neighbor *nb = &neighbors[k];
+            agent_line(a->vel_x, a->vel_y, nb->x - a->pos_x, nb->y - a->pos_y, nb->vx, nb->vy,
+                       a->radius + nb->radius, inv_time_horizon, inv_time_step, nb->share,
+                       &buf.lines[buf.size]);
+            buf.src[buf.size++] = NULL;
+        }
+    }
+
+    double vx, vy;
+    const Py_ssize_t n = buf.size;
+    const Py_ssize_t fail = lp_2d(buf.lines, n, a->max_speed, a->pref_x, a->pref_y, 0, &vx, &vy);
+    const int used_fallback = fail < n;
+    if (used_fallback) {
+        if (n > STACK_LINES && (scratch = PyMem_Malloc((size_t)n * sizeof(Line))) == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int status;
+        if (num_obstacle_lines <= fail && fail < num_hard_lines) {
+            /* The hard half-planes contradict each other (an agent squeezed from two
+               sides, or rounding at contact): violate them least, keeping obstacle
+               half-planes, and let the agent ones go. */
+            status = lp_3d(buf.lines, num_hard_lines, num_obstacle_lines, fail, a->max_speed,
+                           &vx, &vy, scratch);
+        }
+        else {
+            const Py_ssize_t kept = fail >= num_kept_lines ? num_kept_lines : num_hard_lines;
+            status = lp_3d(buf.lines, n, kept, fail, a->max_speed, &vx, &vy, scratch);
+        }
+        if (status < 0) {
+            goto done;
+        }
+    }
+
+    PyObject *velocity = pair(vx, vy);
+    PyObject *lines = velocity != NULL ? lines_tuple(&buf) : NULL;
+    if (lines == NULL) {
+        Py_XDECREF(velocity);
+        goto done;
+    }
+    result = Py_BuildValue("(NNnO)", velocity, lines, num_obstacle_lines,
+                           used_fallback ? Py_True : Py_False);
+done:
+    if (scratch != stack_scratch) {
+        PyMem_Free(scratch);
+    }
+    linebuf_free(&buf);
+    return result;
+}
+
+static int
+check_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected)
+{
+    if (nargs != expected) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments (%zd given)", name,
+                     expected, nargs);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+nonzero(double value, const char *name)
+{
+    if (value == 0.0) {
+        PyErr_Format(PyExc_ZeroDivisionError, "float division by zero (%s is 0)", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Module functions                                                                      */
+
+PyDoc_STRVAR(linear_program_2d_doc,
+"linear_program_2d(lines, radius, opt_velocity, direction_opt) -> (fail_index, (x, y))\n\n"
+"RVO2's linearProgram2; see orca_ros.core.geometry.linprog.linear_program_2d.");
+
+static PyObject *
+py_linear_program_2d(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double radius, ox, oy, rx, ry;
+    if (check_nargs("linear_program_2d", nargs, 4) < 0
+            || arg_double(args[1], "radius", &radius) < 0
+            || read_vec2(args[2], "opt_velocity", -1, &ox, &oy) < 0) {
+        return NULL;
+    }
+    int direction_opt = PyObject_IsTrue(args[3]);
+    if (direction_opt < 0) {
+        return NULL;
+    }
+    PyObject *fast = as_fast_sequence(args[0], "lines");
+    if (fast == NULL) {
+        return NULL;
+    }
+    LineBuf buf;
+    linebuf_init(&buf);
+    PyObject *result = NULL;
+    if (linebuf_extend(&buf, fast, "lines") == 0) {
+        Py_ssize_t fail = lp_2d(buf.lines, buf.size, radius, ox, oy, direction_opt, &rx, &ry);
+        result = Py_BuildValue("(nN)", fail, pair(rx, ry));
+    }
+    linebuf_free(&buf);
+    Py_DECREF(fast);
+    return result;
+}
+
+PyDoc_STRVAR(linear_program_3d_doc,
+"linear_program_3d(lines, num_obstacle_lines, begin_line, radius, velocity) -> (x, y)\n\n"
+"RVO2's linearProgram3; see orca_ros.core.geometry.linprog.linear_program_3d.");
+
+static PyObject *
+py_linear_program_3d(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t num_obstacle_lines, begin_line;
+    double radius, vx, vy;
+    if (check_nargs("linear_program_3d", nargs, 5) < 0
+            || arg_index(args[1], "num_obstacle_lines", &num_obstacle_lines) < 0
+            || arg_index(args[2], "begin_line", &begin_line) < 0
+            || arg_double(args[3], "radius", &radius) < 0
+            || read_vec2(args[4], "velocity", -1, &vx, &vy) < 0) {
+        return NULL;
+    }
+    if (num_obstacle_lines < 0 || begin_line < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "num_obstacle_lines and begin_line must be >= 0, got %zd and %zd",
+                     num_obstacle_lines, begin_line);
+        return NULL;
+    }
+    PyObject *fast = as_fast_sequence(args[0], "lines");
+    if (fast == NULL) {
+        return NULL;
+    }
+    LineBuf buf;
+    Line *scratch = NULL;
+    PyObject *result = NULL;
+    linebuf_init(&buf);
+    if (linebuf_extend(&buf, fast, "lines") == 0) {
+        scratch = PyMem_Malloc((size_t)(buf.size > 0 ? buf.size : 1) * sizeof(Line));
+        if (scratch == NULL) {
+            PyErr_NoMemory();
+        }
+        else if (lp_3d(buf.lines, buf.size, num_obstacle_lines, begin_line, radius, &vx, &vy,
+                       scratch) == 0) {
+            result = pair(vx, vy);
+        }
+    }
+    PyMem_Free(scratch);
+    linebuf_free(&buf);
+    Py_DECREF(fast);
+    return result;
+}
+
+PyDoc_STRVAR(agent_orca_half_plane_doc,
+"agent_orca_half_plane(velocity, other_position_rel, other_velocity, combined_radius,\n"
+"                      inv_time_horizon, inv_time_step, responsibility) -> HalfPlane\n\n"
+"See orca_ros.core.orca.orca2d.agent_orca_half_plane.");
+
+static PyObject *
+py_agent_orca_half_plane(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double vx, vy, rx, ry, ovx, ovy, combined_radius = 0.0, inv_tau = 0.0, inv_dt = 0.0,
+        share = 0.0;
+    Line line;
+    if (check_nargs("agent_orca_half_plane", nargs, 7) < 0
+            || read_vec2(args[0], "velocity", -1, &vx, &vy) < 0
+            || read_vec2(args[1], "other_position_rel", -1, &rx, &ry) < 0
+            || read_vec2(args[2], "other_velocity", -1, &ovx, &ovy) < 0
+            || arg_double(args[3], "combined_radius", &combined_radius) < 0
+            || arg_double(args[4], "inv_time_horizon", &inv_tau) < 0
+            || arg_double(args[5], "inv_time_step", &inv_dt) < 0
+            || arg_double(args[6], "responsibility", &share) < 0) {
+        return NULL;
+    }
+    agent_line(vx, vy, rx, ry, ovx, ovy, combined_radius, inv_tau, inv_dt, share, &line);
+    return new_half_plane(&line);
+}
+
+PyDoc_STRVAR(obstacle_orca_half_plane_doc,
+"obstacle_orca_half_plane(position, velocity, radius, edge, inv_time_horizon_obst, lines)\n"
+"    -> HalfPlane or None\n\n"
+"See orca_ros.core.orca.orca2d.obstacle_orca_half_plane.");
+
+static PyObject *
+py_obstacle_orca_half_plane(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double px, py, vx, vy, radius, inv_tho;
+    Edge e;
+    Line line;
+    if (check_nargs("obstacle_orca_half_plane", nargs, 6) < 0
+            || read_vec2(args[0], "position", -1, &px, &py) < 0
+            || read_vec2(args[1], "velocity", -1, &vx, &vy) < 0
+            || arg_double(args[2], "radius", &radius) < 0
+            || arg_double(args[4], "inv_time_horizon_obst", &inv_tho) < 0
+            || read_edge(args[3], &e, 0) < 0) {
+        return NULL;
+    }
+    PyObject *fast = as_fast_sequence(args[5], "lines");
+    if (fast == NULL) {
+        return NULL;
+    }
+    LineBuf buf;
+    PyObject *result = NULL;
+    linebuf_init(&buf);
+    if (linebuf_extend(&buf, fast, "lines") == 0) {
+        int status = obstacle_line(px, py, vx, vy, radius, &e, inv_tho, buf.lines, buf.size,
+                                   &line);
+        if (status == 0) {
+            result = Py_NewRef(Py_None);
+        }
+        else if (status > 0) {
+            result = new_half_plane(&line);
+        }
+    }
+    linebuf_free(&buf);
+    Py_DECREF(fast);
+    return result;
+}
+
+/* The items of ``fast`` at the ranked indices, as a new list. */
+static PyObject *
+ranked_list(PyObject *fast, const Ranked *ranked, Py_ssize_t count)
+{
+    PyObject *list = PyList_New(count);
+    if (list == NULL) {
+        return NULL;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(fast);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *item = items[ranked[k].index];
+        Py_INCREF(item);
+        PyList_SET_ITEM(list, k, item);
+    }
+    return list;
+}
+
+PyDoc_STRVAR(select_agent_neighbors_doc,
+"select_agent_neighbors(position, neighbor_dist, max_neighbors, neighbors) -> list\n\n"
+"See orca_ros.core.orca.orca2d.select_agent_neighbors.");
+
+static PyObject *
+py_select_agent_neighbors(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double px, py, neighbor_dist;
+    Py_ssize_t max_neighbors;
+    if (check_nargs("select_agent_neighbors", nargs, 4) < 0
+            || read_vec2(args[0], "position", -1, &px, &py) < 0
+            || arg_double(args[1], "neighbor_dist", &neighbor_dist) < 0
+            || arg_index(args[2], "max_neighbors", &max_neighbors) < 0) {
+        return NULL;
+    }
+    PyObject *fast = as_fast_sequence(args[3], "neighbors");
+    if (fast == NULL) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    Ranked *ranked = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(Ranked));
+    if (ranked == NULL) {
+        PyErr_NoMemory();
+    }
+    else {
+        Py_ssize_t count = rank_agents(px, py, neighbor_dist, max_neighbors, fast, ranked);
+        if (count >= 0) {
+            result = ranked_list(fast, ranked, count);
+        }
+    }
+    PyMem_Free(ranked);
+    Py_DECREF(fast);
+    return result;
+}
+
+PyDoc_STRVAR(select_visible_edges_doc,
+"select_visible_edges(position, reach, edges) -> list\n\n"
+"The brute-force search of orca_ros.core.orca.orca2d.select_visible_edges.");
+
+static PyObject *
+py_select_visible_edges(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double px, py, reach;
+    if (check_nargs("select_visible_edges", nargs, 3) < 0
+            || read_vec2(args[0], "position", -1, &px, &py) < 0
+            || arg_double(args[1], "reach", &reach) < 0) {
+        return NULL;
+    }
+    PyObject *fast = as_fast_sequence(args[2], "edges");
+    if (fast == NULL) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    Ranked *ranked = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(Ranked));
+    if (ranked == NULL) {
+        PyErr_NoMemory();
+    }
+    else {
+        Py_ssize_t count = rank_edges(px, py, reach, fast, ranked);
+        if (count >= 0) {
+            result = ranked_list(fast, ranked, count);
+        }
+    }
+    PyMem_Free(ranked);
+    Py_DECREF(fast);
+    return result;
+}
+
+static int
+read_agent(PyObject *const *args, Agent *a)
+{
+    return (read_vec2(args[0], "position", -1, &a->pos_x, &a->pos_y) < 0
+            || read_vec2(args[1], "velocity", -1, &a->vel_x, &a->vel_y) < 0
+            || arg_double(args[2], "radius", &a->radius) < 0
+            || arg_double(args[3], "max_speed", &a->max_speed) < 0
+            || read_vec2(args[4], "pref_velocity", -1, &a->pref_x, &a->pref_y) < 0
+            || arg_double(args[5], "time_horizon", &a->time_horizon) < 0
+            || arg_double(args[6], "time_horizon_obst", &a->time_horizon_obst) < 0) ? -1 : 0;
+}
+
+PyDoc_STRVAR(solve_orca_doc,
+"solve_orca(position, velocity, radius, max_speed, pref_velocity, time_horizon,\n"
+"           time_horizon_obst, time_step, neighbors, obstacle_edges, hard_half_planes,\n"
+"           agent_half_planes, yielding_half_planes)\n"
+"    -> (velocity, half_planes, num_obstacle_half_planes, used_fallback)\n\n"
+"See orca_ros.core.orca.orca2d.solve_orca; agent_half_planes may be None.");
+
+static PyObject *
+py_solve_orca(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Agent a;
+    if (check_nargs("solve_orca", nargs, 13) < 0 || read_agent(args, &a) < 0
+            || arg_double(args[7], "time_step", &a.time_step) < 0
+            || nonzero(a.time_horizon_obst, "time_horizon_obst") < 0) {
+        return NULL;
+    }
+    PyObject *neighbors_fast = NULL, *edges_fast = NULL, *hard_fast = NULL,
+        *yielding_fast = NULL, *agent_fast = NULL, *result = NULL;
+    Neighbor *neighbors = NULL;
+    Py_ssize_t num_neighbors = 0;
+
+    if ((edges_fast = as_fast_sequence(args[9], "obstacle_edges")) == NULL
+            || (hard_fast = as_fast_sequence(args[10], "hard_half_planes")) == NULL
+            || (yielding_fast = as_fast_sequence(args[12], "yielding_half_planes")) == NULL) {
+        goto done;
+    }
+    if (args[11] != Py_None) {
+        if ((agent_fast = as_fast_sequence(args[11], "agent_half_planes")) == NULL) {
+            goto done;
+        }
+    }
+    else {
+        if (nonzero(a.time_horizon, "time_horizon") < 0
+                || nonzero(a.time_step, "time_step") < 0
+                || (neighbors_fast = as_fast_sequence(args[8], "neighbors")) == NULL) {
+            goto done;
+        }
+        num_neighbors = PySequence_Fast_GET_SIZE(neighbors_fast);
+        neighbors = PyMem_Malloc((size_t)(num_neighbors > 0 ? num_neighbors : 1)
+                                 * sizeof(Neighbor));
+        if (neighbors == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        PyObject **items = PySequence_Fast_ITEMS(neighbors_fast);
+        for (Py_ssize_t k = 0; k < num_neighbors; k++) {
+            double v[6];
+            Py_ssize_t got;
+            if (read_numbers(items[k], v, 6, 5, &got, "neighbors", k,
+                             "5 or 6 numbers (x, y, vx, vy, radius[, share])") < 0) {
+                goto done;
+            }
+            neighbors[k] = (Neighbor){v[0], v[1], v[2], v[3], v[4], got > 5 ? v[5] : 0.5};
+        }
+    }
+    result = solve(&a, PySequence_Fast_ITEMS(edges_fast), NULL,
+                   PySequence_Fast_GET_SIZE(edges_fast), hard_fast, yielding_fast, agent_fast,
+                   neighbors, num_neighbors);
+done:
+    PyMem_Free(neighbors);
+    Py_XDECREF(neighbors_fast);
+    Py_XDECREF(edges_fast);
+    Py_XDECREF(hard_fast);
+    Py_XDECREF(yielding_fast);
+    Py_XDECREF(agent_fast);
+    return result;
+}
+
+PyDoc_STRVAR(compute_new_velocity_doc,
+"compute_new_velocity(position, velocity, radius, max_speed, pref_velocity, time_horizon,\n"
+"                     time_horizon_obst, time_step, neighbor_dist, max_neighbors,\n"
+"                     obstacle_reach, margin, neighbors, obstacle_edges)\n"
+"    -> (velocity, half_planes, num_obstacle_half_planes, used_fallback)\n\n"
+"Neighbour selection, then solve_orca: see orca_ros.core.orca.orca2d.compute_new_velocity.\n"
+"``neighbors`` are NeighborState objects, ``obstacle_edges`` the candidate edges.");
+
+static PyObject *
+py_compute_new_velocity(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Agent a;
+    double neighbor_dist = 0.0, reach = 0.0, margin = 0.0;
+    Py_ssize_t max_neighbors = 0;
+    if (check_nargs("compute_new_velocity", nargs, 14) < 0 || read_agent(args, &a) < 0
+            || arg_double(args[7], "time_step", &a.time_step) < 0
+            || arg_double(args[8], "neighbor_dist", &neighbor_dist) < 0
+            || arg_index(args[9], "max_neighbors", &max_neighbors) < 0
+            || arg_double(args[10], "obstacle_reach", &reach) < 0
+            || arg_double(args[11], "margin", &margin) < 0
+            || nonzero(a.time_horizon_obst, "time_horizon_obst") < 0
+            || nonzero(a.time_horizon, "time_horizon") < 0
+            || nonzero(a.time_step, "time_step") < 0) {
+        return NULL;
+    }
+    PyObject *neighbors_fast = NULL, *edges_fast = NULL, *empty = NULL, *result = NULL;
+    Ranked *ranked_agents = NULL, *ranked_edges = NULL;
+    Neighbor *neighbors = NULL;
+    if ((neighbors_fast = as_fast_sequence(args[12], "neighbors")) == NULL
+            || (edges_fast = as_fast_sequence(args[13], "obstacle_edges")) == NULL
+            || (empty = PyTuple_New(0)) == NULL) {
+        goto done;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(neighbors_fast);
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(edges_fast);
+    ranked_agents = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(Ranked));
+    neighbors = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(Neighbor));
+    ranked_edges = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(Ranked));
+    if (ranked_agents == NULL || neighbors == NULL || ranked_edges == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t count = rank_agents(a.pos_x, a.pos_y, neighbor_dist, max_neighbors,
+                                   neighbors_fast, ranked_agents);
+    if (count < 0) {
+        goto done;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(neighbors_fast);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *other = items[ranked_agents[k].index];
+        Neighbor *nb = &neighbors[k];
+        if (get_vec2_attr(other, str_position, &nb->x, &nb->y) < 0
+                || get_vec2_attr(other, str_velocity, &nb->vx, &nb->vy) < 0) {
+            goto done;
+        }
+        PyObject *radius = PyObject_GetAttr(other, str_radius);
+        if (radius == NULL) {
+            goto done;
+        }
+        int status = arg_double(radius, "neighbor radius", &nb->radius);
+        Py_DECREF(radius);
+        if (status < 0) {
+            goto done;
+        }
+        nb->radius = nb->radius + margin;
+        nb->share = 0.5;
+    }
+    Py_ssize_t num_edges = rank_edges(a.pos_x, a.pos_y, reach, edges_fast, ranked_edges);
+    if (num_edges < 0) {
+        goto done;
+    }
+    a.radius = a.radius + margin;
+    result = solve(&a, PySequence_Fast_ITEMS(edges_fast), ranked_edges, num_edges, empty,
+                   empty, NULL, neighbors, count);
+done:
+    PyMem_Free(ranked_agents);
+    PyMem_Free(ranked_edges);
+    PyMem_Free(neighbors);
+    Py_XDECREF(neighbors_fast);
+    Py_XDECREF(edges_fast);
+    Py_XDECREF(empty);
+    return result;
+}
+
+PyDoc_STRVAR(set_half_plane_type_doc,
+"set_half_plane_type(cls)\n\n"
+"The HalfPlane class (a tuple subclass of four fields) this module returns half-planes "
+"as; orca_ros.core.geometry.linprog sets it on import.");
+
+static PyObject *
+py_set_half_plane_type(PyObject *module, PyObject *cls)
+{
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "the HalfPlane type must be a subclass of tuple");
+        return NULL;
+    }
+    Py_INCREF(cls);
+    Py_XSETREF(half_plane_type, (PyTypeObject *)cls);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"linear_program_2d", (PyCFunction)(void (*)(void))py_linear_program_2d, METH_FASTCALL,
+     linear_program_2d_doc},
+    {"linear_program_3d", (PyCFunction)(void (*)(void))py_linear_program_3d, METH_FASTCALL,
+     linear_program_3d_doc},
+    {"agent_orca_half_plane", (PyCFunction)(void (*)(void))py_agent_orca_half_plane,
+     METH_FASTCALL, agent_orca_half_plane_doc},
+    {"obstacle_orca_half_plane", (PyCFunction)(void (*)(void))py_obstacle_orca_half_plane,
+     METH_FASTCALL, obstacle_orca_half_plane_doc},
+    {"select_agent_neighbors", (PyCFunction)(void (*)(void))py_select_agent_neighbors,
+     METH_FASTCALL, select_agent_neighbors_doc},
+    {"select_visible_edges", (PyCFunction)(void (*)(void))py_select_visible_edges,
+     METH_FASTCALL, select_visible_edges_doc},
+    {"solve_orca", (PyCFunction)(void (*)(void))py_solve_orca, METH_FASTCALL, solve_orca_doc},
+    {"compute_new_velocity", (PyCFunction)(void (*)(void))py_compute_new_velocity,
+     METH_FASTCALL, compute_new_velocity_doc},
+    {"set_half_plane_type", py_set_half_plane_type, METH_O, set_half_plane_type_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    "_orca2d",
+    "ORCA's hot path (RVO2's computeNewVelocity) in C; see orca_ros.core.orca.orca2d.",
+    -1,
+    methods,
+};
+
+PyMODINIT_FUNC
+PyInit__orca2d(void)
+{
+    if ((str_point = PyUnicode_InternFromString("point")) == NULL
+            || (str_next = PyUnicode_InternFromString("next")) == NULL
+            || (str_prev = PyUnicode_InternFromString("prev")) == NULL
+            || (str_unit_dir = PyUnicode_InternFromString("unit_dir")) == NULL
+            || (str_is_convex = PyUnicode_InternFromString("is_convex")) == NULL
+            || (str_orca_edge = PyUnicode_InternFromString("orca_edge")) == NULL
+            || (str_position = PyUnicode_InternFromString("position")) == NULL
+            || (str_velocity = PyUnicode_InternFromString("velocity")) == NULL
+            || (str_radius = PyUnicode_InternFromString("radius")) == NULL) {
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) {
+        return NULL;
+    }
+    PyObject *epsilon = PyFloat_FromDouble(RVO_EPSILON);
+    if (epsilon == NULL || PyModule_AddObjectRef(module, "RVO_EPSILON", epsilon) < 0) {
+        Py_XDECREF(epsilon);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_DECREF(epsilon);
+    return module;
+}
