@@ -137,11 +137,13 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
         "kinematics": options.kinematics or "holonomic", "method": options.method,
         "goal_tolerance": scenario.goal_tolerance_of(agent),
         "lookahead": scenario.waypoint_tolerance_of(agent),
-        "neighbors": [a.name for a in others] or [""],
+        # The fleet's robots are heard by what they announce (/orca/states, their radius
+        # on /orca/footprints), not by each one's odom besides: half the messages, and
+        # per process two subscriptions instead of one per robot (DDS discovery).
+        "neighbors": [""], "neighbor_radii": [-1.0], "discover_odometry": False,
         "fleet_robots": [a.name for a in others] or [""],  # hold until each is heard
         "scan_obstacles": options.scan_obstacles,
         "neighbor_radius": agent.radius,
-        "neighbor_radii": [a.radius for a in others] or [-1.0],
         "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
     }
     if options.topics == "gazebo":
@@ -149,13 +151,10 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
 
         spawn = GazeboRobot(name, agent.start[0], agent.start[1], agent.start_heading)
         parameters.update(gazebo_parameters(spawn, options.enable_stamped_cmd_vel))
-        parameters["neighbors"], parameters["neighbor_radii"] = [""], [-1.0]
     elif options.odom_frame == "per_robot":
-        # Odometry in the robot's own frame, placed in the shared one by its localization;
-        # neighbours from what they announce, never from odometry in frames of their own.
+        # Odometry in the robot's own frame, placed in the shared one by its localization.
         parameters.update(pose_source="localization", odom_frame=f"{name}/odom",
-                          localization_topic="amcl_pose", neighbors=[""],
-                          neighbor_radii=[-1.0], discover_odometry=False)
+                          localization_topic="amcl_pose")
     if options.preferred_velocity == "topic":
         parameters["preferred_velocity"] = "topic"
     if scenario.links:

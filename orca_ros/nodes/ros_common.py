@@ -300,11 +300,8 @@ def make_executor(context=None):
 
 def run_node(node_class, args=None) -> None:
     """The executables' ``main``: spin one node until SIGINT or SIGTERM, then exit 0
-    (:func:`run_nodes` with the SingleThreadedExecutor)."""
-    from rclpy.executors import SingleThreadedExecutor
-
-    run_nodes(lambda: [node_class()], args, node_class.__name__,
-              lambda: SingleThreadedExecutor())
+    (:func:`run_nodes`, with :func:`make_executor`'s executor)."""
+    run_nodes(lambda: [node_class()], args, node_class.__name__)
 
 
 def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None) -> None:

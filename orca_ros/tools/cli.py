@@ -762,9 +762,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help="the orca_nodes' control_trigger (default: the fleet plan's, "
                            "odom: a command as each robot's odometry arrives)")
     bench_ros.add_argument("--odom-frame", choices=("shared", "per_robot"), default="shared",
-                           help="per_robot: each robot's odometry in its own frame, so the "
-                                "robots know each other from /orca/states alone; shared: "
-                                "from those and each other's odom topics")
+                           help="per_robot: each robot's odometry in its own frame, placed "
+                                "in the shared one by its localization; shared: odometry in "
+                                "the shared frame (either way the robots know each other "
+                                "from /orca/states)")
     bench_ros.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
                            help="an orca_node parameter for every robot (repeatable), e.g. "
                                 "announce=false")

@@ -65,7 +65,7 @@ import hashlib
 import heapq
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .actors import _ForeignDriver, _Intruder
@@ -79,11 +79,23 @@ def _uniform(seed: int, *key: Any) -> float:
 
 
 def filter_plan(plan: List[Any], spec: Optional[FaultSpec]) -> List[Any]:
-    """The plan without the orca_nodes of foreign robots."""
+    """The plan without the orca_nodes of foreign robots, and the others following
+    those robots' odometry (``neighbors``, with their radii): a foreign robot announces
+    nothing, as a user lists a robot of another fleet."""
     if spec is None or not spec.foreign:
         return list(plan)
     foreign = spec.foreign_robots
-    return [s for s in plan if not (s.executable == "orca_node" and s.namespace in foreign)]
+    radii = {s.namespace: s.parameters.get("radius", -1.0) for s in plan
+             if s.executable == "orca_node" and s.namespace in foreign}
+    kept = []
+    for s in plan:
+        if s.executable != "orca_node":
+            kept.append(s)
+        elif s.namespace not in foreign:
+            names = [n for n in radii if n != s.namespace]
+            kept.append(replace(s, parameters=dict(
+                s.parameters, neighbors=names, neighbor_radii=[radii[n] for n in names])))
+    return kept
 
 
 # --- the injector ----------------------------------------------------------------

@@ -22,7 +22,9 @@ def test_plan_has_the_simulator_the_obstacles_and_one_orca_node_per_robot():
     first = robots[0].parameters
     assert first["kinematics"] == "diff_drive" and first["use_sim_time"] is True
     assert first["control_rate"] == pytest.approx(1.0 / scenario.time_step)
-    assert sorted(first["neighbors"]) == sorted(a.name for a in scenario.agents[1:])
+    # The fleet is heard by what it announces: no robot follows another's odom.
+    assert first["neighbors"] == [""] and first["discover_odometry"] is False
+    assert sorted(first["fleet_robots"]) == sorted(a.name for a in scenario.agents[1:])
     assert plan[0].parameters["speed_factor"] == 3.0
     assert plan[0].parameters["scenario"].endswith("corridor_wall.yaml")
     assert "supervisor_node" not in executables
@@ -55,8 +57,15 @@ def test_plan_passes_each_neighbours_radius_and_the_goal_tolerance(tmp_path):
         "  - {name: big, start: [0, 0], goal: [5, 0], radius: 0.5}\n"
         "  - {name: small, start: [0, 3], goal: [5, 3]}\n")
     small = next(s for s in fleet_plan(str(scenario)) if s.namespace == "small").parameters
-    assert small["neighbors"] == ["big"] and small["neighbor_radii"] == [0.5]
     assert small["goal_tolerance"] == 0.3 and small["control_rate"] == pytest.approx(20.0)
+    # A foreign robot (no orca_node, announces nothing) is followed by its odometry,
+    # with its radius; the fleet's own robots by their announced states and footprints.
+    from orca_ros.testing.faults import filter_plan, parse_faults
+
+    plan = filter_plan(fleet_plan(str(scenario)), parse_faults("foreign=big"))
+    assert [s.namespace for s in plan if s.executable == "orca_node"] == ["small"]
+    small = next(s for s in plan if s.namespace == "small").parameters
+    assert small["neighbors"] == ["big"] and small["neighbor_radii"] == [0.5]
 
 
 def _load_fleet_launch(monkeypatch, arguments=None):
