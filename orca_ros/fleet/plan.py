@@ -345,8 +345,11 @@ def toio_plan(cubes: Sequence[str], scenario: Optional[str] = None,
             parameters = robot_parameters(loaded, name, options)
         else:
             parameters = dict(TOIO_CUBE_DEFAULTS, use_sim_time=use_sim_time, method=method,
-                              neighbors=[n for n in names if n != name] or [""],
                               enable_stamped_cmd_vel=options.enable_stamped_cmd_vel)
+        # Cubes follow each other by name: their orca/prediction (share_predictions,
+        # the cubes' 0.14 s lag) is subscribed per followed robot.
+        parameters.update(neighbors=[n for n in names if n != name] or [""],
+                          neighbor_radii=[-1.0])
         parameters.update(TOIO_ROBOT, tracking=method_spec(method).cube_tracking,
                           obstacle_sources=[server.marker_namespace])  # the mat's edges
         plan.append(NodeSpec("orca_node", "orca_node", namespace=name, parameters=parameters))

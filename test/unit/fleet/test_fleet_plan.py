@@ -162,6 +162,9 @@ def test_toio_plan_for_real_cubes_runs_on_wall_time_with_cube_settings():
     assert [s.executable for s in simulated] == ["toio_bridge", "obstacle_server"] + \
         ["orca_node"] * 6
     assert all(s.parameters["use_sim_time"] is True for s in simulated[1:])
+    # Cubes of a scenario follow each other by name too: their predictions are per robot.
+    cubes = [s for s in simulated if s.executable == "orca_node"]
+    assert sorted(cubes[0].parameters["neighbors"]) == sorted(c.namespace for c in cubes[1:])
     assert simulated[1].parameters["scenario"] == simulated[0].parameters["scenario"]
     with pytest.raises(ValueError, match="no cubes"):
         toio_plan([])
