@@ -50,9 +50,8 @@ from sensor_msgs.msg import LaserScan
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.maps.scan import scan_walls
 from ..core.methods import method_names, method_spec
-from ..core.models.toio_cube import drive_model
+from ..core.models.bodies import drive_model
 from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
 from ..core.robot.config import ControllerConfig
 from ..core.robot.controller import RobotController
@@ -699,6 +698,8 @@ class OrcaNode(GuardedCallbacks, Node):
         now_ns = self._now_ns()
         discs = [(r.position[0], r.position[1], self._neighbor_radius(name) + r.uncertainty)
                  for name, r in self._neighbors(now_ns).items()]
+        from ..core.maps.scan import scan_walls  # only with scan_obstacles
+
         walls, found = scan_walls(msg.ranges, msg.angle_min, msg.angle_increment,
                                   msg.range_min, msg.range_max, pose, discs,
                                   self._param("scan_cluster_gap"), self._param("scan_tolerance"))

@@ -558,10 +558,10 @@ NON_NEGATIVE = _number_type(float, 0.0)
 
 
 def _method_help(names) -> str:
-    from ..core.methods import method_spec
+    from ..core.methods import method_summary
 
     return "avoidance method (default orca): " + "; ".join(
-        f"{name}: {method_spec(name).summary}" for name in names)
+        f"{name}: {method_summary(name)}" for name in names)
 
 
 def build_parser() -> argparse.ArgumentParser:

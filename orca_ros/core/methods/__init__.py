@@ -9,15 +9,18 @@ shares their names.
 
 The registry fills itself on first use (:func:`method_names`, :func:`method_spec`):
 the built-in methods in that order, then those other packages declare in the
-entry-point group ``orca_ros.methods`` (:mod:`.plugins`). A new built-in method is one
-module here with a ``register`` function, listed in :data:`.plugins.BUILT_IN` and in
-setup.py's entry points.
+entry-point group ``orca_ros.methods`` (:mod:`.plugins`); a built-in method's module is
+imported when its spec is first asked for. A new built-in method is one module here
+with a ``register`` function, listed in :data:`.plugins.BUILT_IN` and in setup.py's
+entry points, and its names in :data:`.plugins.BUILT_IN_LISTING`.
 """
 
 from .base import (TRACKING, AvoidanceMethod, Capabilities, LinkView, MethodOutput,
                    MethodSpec, NeighborView, NoParameters, RobotView, TetherView,
-                   method_names, method_spec, register_method, unregister_method)
+                   method_names, method_spec, method_summary, register_method,
+                   unregister_method)
 
 __all__ = ["TRACKING", "AvoidanceMethod", "Capabilities", "LinkView", "MethodOutput",
            "MethodSpec", "NeighborView", "NoParameters", "RobotView", "TetherView",
-           "method_names", "method_spec", "register_method", "unregister_method"]
+           "method_names", "method_spec", "method_summary", "register_method",
+           "unregister_method"]

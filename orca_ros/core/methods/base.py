@@ -324,7 +324,30 @@ class MethodSpec(CapabilityFlags):
 # Every name ``method`` can take, in the order they were registered: the methods, and the
 # world backends (:mod:`orca_ros.core.sim.backends`), which only the world runs. Filled on
 # first use (:func:`_ensure_loaded`): the built-in ones in a fixed order, then those of
-# other packages' entry points (:mod:`.plugins`).
+# other packages' entry points (:mod:`.plugins`). A built-in name is listed
+# (:class:`Listed`) until its spec is first asked for: a process imports the modules of the
+# methods it runs, not of every method.
+
+
+class Listed(NamedTuple):
+    """A built-in method or world backend as the registry lists it before its module is
+    imported (:data:`.plugins.BUILT_IN_LISTING`): what :func:`method_names` and
+    :func:`method_summary` need, and ``target``, the ``"module:ATTRIBUTE"`` of its spec,
+    imported by the first :func:`method_spec` of its name."""
+
+    name: str
+    target: str
+    summary: str
+    world_only: bool = False
+    supports_3d: bool = False
+
+    def load(self) -> Any:
+        """The spec itself (its module is imported now, if it was not)."""
+        import importlib
+
+        module, _, attribute = self.target.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
 
 _REGISTRY: Dict[str, Any] = {}
 _LOCK = threading.RLock()
@@ -383,8 +406,21 @@ def unregister_method(name: str) -> None:
 
 
 def registered(name: str) -> Optional[Any]:
-    """The entry registered under ``name``, or None (no loading: for the loader)."""
+    """The entry registered under ``name`` (a :class:`Listed` one as it is), or None (no
+    loading: for the loader)."""
     return _REGISTRY.get(name)
+
+
+def _spec_of(entry: Any) -> Any:
+    """The spec of a registry entry: a :class:`Listed` one is imported now, and the registry
+    keeps the spec in its place."""
+    if not isinstance(entry, Listed):
+        return entry
+    spec = entry.load()
+    with _LOCK:
+        if _REGISTRY.get(entry.name) is entry:
+            _REGISTRY[entry.name] = spec
+    return spec
 
 
 def method_names(ros: bool = False, dimensions: Optional[int] = None) -> Tuple[str, ...]:
@@ -403,7 +439,15 @@ def method_spec(name: str) -> MethodSpec:
     :class:`~orca_ros.core.sim.backends.WorldBackendSpec`, with the same capability flags,
     whose ``create`` refuses), or a ValueError listing the names there are."""
     _ensure_loaded()
-    spec = _REGISTRY.get(name)
-    if spec is None:
+    entry = _REGISTRY.get(name)
+    if entry is None:
         raise ValueError(f"method must be one of {method_names()}, got {name!r}")
-    return spec
+    return _spec_of(entry)
+
+
+def method_summary(name: str) -> str:
+    """The one-line summary of a registered name (the CLI's and orca_node's help), without
+    importing a built-in method's module; a ValueError as :func:`method_spec`'s."""
+    _ensure_loaded()
+    entry = _REGISTRY.get(name)
+    return entry.summary if entry is not None else method_spec(name).summary

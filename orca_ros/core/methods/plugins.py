@@ -17,22 +17,25 @@ backend (:mod:`orca_ros.core.sim.backends`) is found the same way in the group
 The registry loads on first use (:func:`~orca_ros.core.methods.base.method_names`,
 :func:`~orca_ros.core.methods.base.method_spec`, a registration): first the built-in
 methods and backends, in :data:`BUILT_IN`'s order (the order the CLI lists them in),
-imported from this package itself, so they are there whether or not the package's
-metadata is installed (a source tree on ``PYTHONPATH``) or up to date; setup.py
-declares the same entry points, and an entry point of ours found in the metadata is
-not loaded twice. Then every other entry point of the two groups, in the order
-:func:`importlib.metadata.entry_points` gives them. One that fails to load, or whose
-methods cannot be registered (a name already taken, ...), is reported with a
-:class:`RuntimeWarning` naming it and skipped: whatever it registered before failing
-is taken out again, and the other methods are unaffected.
+from this package itself, so they are there whether or not the package's metadata is
+installed (a source tree on ``PYTHONPATH``) or up to date; setup.py declares the same
+entry points, and an entry point of ours found in the metadata is not loaded twice. A
+built-in name is only listed (:data:`BUILT_IN_LISTING`: its summary, whether it is a world
+backend and has a 3D version) until its spec is first asked for, which imports its module:
+an orca_node imports its own method's module, not every method's. Then every other entry
+point of the two groups, in the order :func:`importlib.metadata.entry_points` gives them.
+One that fails to load, or whose methods cannot be registered (a name already taken,
+...), is reported with a :class:`RuntimeWarning` naming it and skipped: whatever it
+registered before failing is taken out again, and the other methods are unaffected.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import warnings
 from typing import Any, Iterable, List, Tuple
+
+from .base import Listed
 
 METHODS_GROUP = "orca_ros.methods"
 """The entry-point group of avoidance methods."""
@@ -53,21 +56,49 @@ BUILT_IN: Tuple[Tuple[str, str, str], ...] = (
 """Our own entry points ``(group, name, value)``, in the order their names are listed:
 setup.py declares exactly these."""
 
+_METHODS = "orca_ros.core.methods"
+BUILT_IN_LISTING: Tuple[Listed, ...] = (
+    Listed("orca", f"{_METHODS}.orca:ORCA",
+           "ORCA with guidance, keep-right, planning margin and the one-step safety filter",
+           supports_3d=True),
+    Listed("orca_strict", f"{_METHODS}.orca:ORCA_STRICT",
+           "exactly RVO2's ORCA: no guidance, keep-right, margin or safety filter",
+           supports_3d=True),
+    Listed("rvo2", "orca_ros.core.sim.backends.rvo2:RVO2",
+           "the reference RVO2 library through pyrvo, RVO2-3D through rvo23d in 3D (world "
+           "only, holonomic)", world_only=True, supports_3d=True),
+    Listed("direct", f"{_METHODS}.direct:DIRECT",
+           "straight at the goal, no avoidance (a baseline; a supervisor alone)",
+           supports_3d=True),
+    Listed("hlavoid", f"{_METHODS}.navigator:HLAVOID",
+           "the toio SDK Navigator's AVOID mode (HLAvoid, Guzzi et al. 2013)"),
+    Listed("boids", f"{_METHODS}.navigator:BOIDS",
+           "the toio SDK Navigator's BOIDS mode (attraction, separation, cohesion, "
+           "alignment)"),
+    Listed("boids_avoid", f"{_METHODS}.navigator:BOIDS_AVOID",
+           "the toio SDK Navigator's BOIDS_AVOID mode (HLAvoid towards a target shifted by "
+           "Boids)"),
+    Listed("rvo_sampling", f"{_METHODS}.rvo_sampling:RVO_SAMPLING",
+           "sampling reciprocal velocity obstacles (RVO_Py_MAS), with linked-robot apexes "
+           "and link obstacles (Estevez et al. 2025)"),
+    Listed("hrvo", f"{_METHODS}.hrvo:HRVO",
+           "hybrid reciprocal velocity obstacles (Snape et al. 2011, snape/HRVO 1a13e4d), "
+           "links and walls as segment obstacles"),
+    Listed("rfunction", f"{_METHODS}.rfunction:RFUNCTION",
+           "ORCA's half-planes from the R-function velocity obstacle (Loktev et al. 2020): "
+           "variant orca (ORCA's, the default) or paper (only inside the VO, full share); "
+           "backend exact or voxel template", supports_3d=True),
+)
+"""What :data:`BUILT_IN`'s ``register`` functions register, in their order, as the registry
+lists it until a spec is asked for (each spec's own ``summary`` and 3D version say the
+same: test_method_plugins.py checks it)."""
+
 OWN_PACKAGE = "orca_ros"
 
 
 def entry_point_lines(group: str) -> List[str]:
     """``name = value`` lines of our entry points in ``group``, as setup.py declares them."""
     return [f"{name} = {value}" for g, name, value in BUILT_IN if g == group]
-
-
-def _resolve(value: str) -> Any:
-    """What an entry point's ``module`` or ``module:attribute`` names."""
-    module_name, _, attribute = value.partition(":")
-    target: Any = importlib.import_module(module_name.strip())
-    for part in attribute.strip().split(".") if attribute.strip() else ():
-        target = getattr(target, part)
-    return target
 
 
 def _register_returned(result: Any) -> None:
@@ -107,24 +138,28 @@ def _is_ours(entry_point) -> bool:
     return entry_point.value.partition(":")[0].strip().split(".")[0] == OWN_PACKAGE
 
 
-def _outside_entry_points(group: str) -> list:
+def _outside_entry_points() -> List[Tuple[str, Any]]:
+    """``(group, entry point)`` of every other package's entry point in :data:`GROUPS`, group
+    by group: one pass over the installed distributions' metadata."""
     try:
         from importlib.metadata import entry_points
 
-        found = entry_points(group=group)
+        found = entry_points()
+        by_group = [(group, found.select(group=group)) for group in GROUPS]
     except Exception as error:  # a broken metadata directory must not stop ours
-        warnings.warn(f"orca_ros: could not list the entry points of group {group!r} "
+        warnings.warn(f"orca_ros: could not list the entry points of groups {GROUPS} "
                       f"({type(error).__name__}: {error}); only the built-in methods are "
                       "available", RuntimeWarning, stacklevel=4)
         return []
-    seen = set()
     out = []
-    for entry_point in found:
-        key = (entry_point.name, entry_point.value)
-        if key in seen or _is_ours(entry_point):
-            continue
-        seen.add(key)
-        out.append(entry_point)
+    for group, group_entry_points in by_group:
+        seen = set()
+        for entry_point in group_entry_points:
+            key = (entry_point.name, entry_point.value)
+            if key in seen or _is_ours(entry_point):
+                continue
+            seen.add(key)
+            out.append((group, entry_point))
     return out
 
 
@@ -147,10 +182,11 @@ def _load_outside(group: str, entry_point) -> None:
 
 
 def load_all() -> None:
-    """Register the built-in methods and backends, then the entry points' (module
+    """List the built-in methods and backends, then register the entry points' (module
     docstring). Called once, by the registry, on its first use."""
-    for _, _, value in BUILT_IN:
-        _run(_resolve(value))
-    for group in GROUPS:
-        for entry_point in _outside_entry_points(group):
-            _load_outside(group, entry_point)
+    from .base import add_entry
+
+    for listed in BUILT_IN_LISTING:
+        add_entry(listed)
+    for group, entry_point in _outside_entry_points():
+        _load_outside(group, entry_point)

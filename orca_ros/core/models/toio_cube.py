@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Deque, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
-from .bodies import unicycle_step, wrap_angle
+from .bodies import DRIVE_MODELS, drive_model, unicycle_step, wrap_angle  # noqa: F401
 from ..geometry.types import Segment, as_finite
 
 LAG_S = 0.14
@@ -229,19 +229,6 @@ class CubeDrive:
                                           (right - left) / self.wheels.track_m, dt)
             t += dt
         return x, y, wrap_angle(yaw), (left + right) / 2.0, (right - left) / self.wheels.track_m
-
-
-DRIVE_MODELS = ("limits", "toio")
-"""How a lagging unicycle's sent commands are replayed (orca_node's ``drive_model``):
-``limits``, speeds move towards each command at the acceleration limits; ``toio``, a
-toio cube's wheels (:class:`CubeDrive`)."""
-
-
-def drive_model(name: str) -> Optional[CubeDrive]:
-    """The drive model called ``name`` (one of :data:`DRIVE_MODELS`; None for ``limits``)."""
-    if name not in DRIVE_MODELS:
-        raise ValueError(f"drive_model must be one of {DRIVE_MODELS}, got {name!r}")
-    return CubeDrive() if name == "toio" else None
 
 
 # --- mat frame and odometry ---------------------------------------------------------------

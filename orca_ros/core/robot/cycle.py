@@ -31,19 +31,22 @@ import dataclasses
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import (TYPE_CHECKING, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence,
+                    Tuple)
 
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2
 from ..methods import LinkView, TetherView
-from ..scenario.loader import LinkSpec
-from .aerial import AerialCommand, AerialController, Neighbor3D, perceive_neighbor_3d
 from .config import ControllerConfig
 from .controller import RobotController
 from .links import LinkedViews, linked_views
 from .perception import (NeighborReading, ReciprocityMonitor, SentCommands, SharedPrediction,
                          beyond_reach, perceive_neighbor_best, select_neighbors)
 from .state import Command, Neighbor, RobotState, predict_state
+
+if TYPE_CHECKING:
+    from ..scenario.loader import LinkSpec
+    from .aerial import AerialCommand
 
 
 PASS_THROUGH_TOLERANCE = 1e-9
@@ -453,6 +456,8 @@ class AerialCycle:
     radius_of: Callable[[str], float] = lambda name: 0.2
 
     def __post_init__(self) -> None:
+        from .aerial import AerialController  # aerial robots only
+
         self.controller = AerialController(self.config, key=self.key)  # ValueError: cannot fly
         self.last_command: Optional[AerialCommand] = None
 
@@ -465,6 +470,8 @@ class AerialCycle:
              neighbors: Mapping[str, NeighborReading]) -> CycleResult:
         """One control period from the own odometry (``own``, with its ``position`` and
         ``velocity`` in 3D); the command's ``velocity`` is 3D (world frame)."""
+        from .aerial import Neighbor3D, perceive_neighbor_3d
+
         if own is None:
             return CycleResult(Status(GoalState.WAITING_FOR_ODOM))
         if now - own.stamp > self.perception.odom_timeout:

@@ -17,16 +17,18 @@ are the robots' names as orca_node knows them (namespaces without slashes).
 
 from __future__ import annotations
 
-import json
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Mapping, NamedTuple, Optional,
+                    Sequence, Tuple)
 
 import yaml
 
 from ..errors import InputError
 from ..methods.links import links_within
 from ..methods import LinkView, TetherView
-from ..scenario.loader import LinkSpec, ScenarioError, link_groups
 from ..geometry.types import Vector2
+
+if TYPE_CHECKING:
+    from ..scenario.loader import LinkSpec
 
 FORMAT = "a YAML/JSON list of {agents: [2 or 3 robot names], max_length: m, rest_length: m}"
 
@@ -59,6 +61,8 @@ def parse_links(raw: Any, where: str = "links") -> Tuple[LinkSpec, ...]:
     if not isinstance(data, list):
         raise LinkParameterError(f"{where}: expected {FORMAT}, got {type(data).__name__} "
                                  f"{data!r}")
+    from ..scenario.loader import ScenarioError, link_groups  # only for a robot with links
+
     try:
         return link_groups(data, key=where)
     except ScenarioError as error:
@@ -69,6 +73,8 @@ def links_text(links: Sequence[LinkSpec]) -> str:
     """The ``links`` parameter for these groups (compact JSON; '' for none)."""
     if not links:
         return ""
+    import json
+
     entries = []
     for link in links:
         entry: Dict[str, Any] = {"agents": list(link.agents), "max_length": link.max_length}

@@ -41,12 +41,14 @@ toio cubes may instead follow the toio SDK's ``CubeHandle.Move2Target``
 from __future__ import annotations
 
 import math
-from typing import List, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
 from ..models.bodies import DiffDriveLimits, wrap_angle
-from ..models.toio_cube import CUBE_RADIUS_UNITS, DEFAULT_MM_PER_UNIT, TOIO, WheelModel
+
+if TYPE_CHECKING:
+    from ..models.toio_cube import WheelModel
 
 def tracking_error_bound(limits: DiffDriveLimits, dt: float) -> float:
     """Largest distance between the driven and the planned position after one period (m)."""
@@ -154,9 +156,9 @@ def unicycle_command(planned: Vector2, free: Vector2, heading: float,
 
 def move_to_target(position: Tuple[float, float], heading: float,
                    waypoint: Tuple[float, float], max_speed: float,
-                   mm_per_unit: float = DEFAULT_MM_PER_UNIT, rotate_time: float = 0.25,
+                   mm_per_unit: Optional[float] = None, rotate_time: float = 0.25,
                    tolerance_units: float = 8.0,
-                   model: WheelModel = TOIO) -> Tuple[float, float]:
+                   model: Optional[WheelModel] = None) -> Tuple[float, float]:
     """The toio SDK's ``CubeHandle.Move2Target`` as a body twist ``(v, omega)`` (m/s, rad/s).
 
     In the SDK's units (mat dots, motor units, degrees): within ``tolerance_units`` of
@@ -169,9 +171,13 @@ def move_to_target(position: Tuple[float, float], heading: float,
     115``: ``x (|forward / 50| mu + 1 - mu)``). ``twist_to_wheels`` then makes the same
     ``uL = forward + turn / 2``, ``uR = forward - turn / 2`` as the SDK (our frame is
     counter-clockwise, the mat's clockwise: the signs follow). Prediction is off, as
-    the SDK's default.
+    the SDK's default. ``mm_per_unit`` and ``model``: a standard mat's and a toio cube's
+    (:mod:`orca_ros.core.models.toio_cube`) unless given.
     """
-    dot = mm_per_unit / 1000.0
+    from ..models.toio_cube import DEFAULT_MM_PER_UNIT, TOIO  # toio cubes' tracking only
+
+    dot = (DEFAULT_MM_PER_UNIT if mm_per_unit is None else mm_per_unit) / 1000.0
+    model = TOIO if model is None else model
     units_per_mps = 1.0 / model.mps_per_unit
     dx, dy = waypoint[0] - position[0], waypoint[1] - position[1]
     distance = math.hypot(dx, dy) / dot
@@ -226,6 +232,8 @@ def move_to_target_command(c, state, output) -> Tuple[float, float]:
     robot's mat units are its radius over a cube's
     (:data:`~orca_ros.core.models.toio_cube.CUBE_RADIUS_UNITS`). ``c``: the robot's
     effective configuration; ``output``: the method's."""
+    from ..models.toio_cube import CUBE_RADIUS_UNITS
+
     speed = math.hypot(*output.velocity)
     if output.waypoint is not None:
         # Towards the waypoint even at a speed limit of 0: the SDK's cube then turns

@@ -12,9 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Tuple
 
-from ...core.methods import TRACKING, method_names, method_spec
-from ...core.models.bodies import KINEMATICS
-from ...core.models.toio_cube import DRIVE_MODELS
+from ...core.methods import TRACKING, method_names, method_spec, method_summary
+from ...core.models.bodies import DRIVE_MODELS, KINEMATICS
 from ...core.robot.config import ControllerConfig
 from ...core.robot.localization import POSE_SOURCES
 from . import Param, Removed
@@ -45,7 +44,7 @@ PARAMETERS: Tuple[Param, ...] = (
           "method's 3D version plans"), range=(2, 3)),
     Param('method', 'orca',
           lambda: "avoidance method: " + "; ".join(
-              f"{name}: {method_spec(name).summary}" for name in method_names(ros=True)),
+              f"{name}: {method_summary(name)}" for name in method_names(ros=True)),
           choices=lambda: method_names(ros=True)),
     Param('safety_margin_ratio', 0.1, 'soft margin, fraction of the radius', range=(0.0, 2.0)),
     Param('margin_speed_ratio', 0.0,

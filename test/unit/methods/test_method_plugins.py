@@ -15,6 +15,7 @@ entry point is skipped with a warning naming it.
 """
 
 import ast
+import importlib
 import json
 import math
 import os
@@ -264,6 +265,50 @@ def test_setup_py_declares_the_built_in_entry_points_in_their_order():
         assert entry_points[group] == plugins.entry_point_lines(group)
 
 
+def test_the_built_in_listing_is_what_the_built_in_entry_points_register(monkeypatch):
+    """The registry lists a built-in name without importing its module: each built-in entry
+    point's register function registers exactly the listed specs, in the listed order, with
+    the listed summary, world-only flag and 3D version, and the listing names those specs."""
+    from orca_ros.core.methods import base
+
+    monkeypatch.setattr(base, "_REGISTRY", {})
+    monkeypatch.setattr(base, "_loaded", True)  # only what the register functions add
+    for _, _, value in plugins.BUILT_IN:
+        module, _, function = value.partition(":")
+        getattr(importlib.import_module(module), function)()
+    specs = list(base._REGISTRY.values())
+    assert [spec.name for spec in specs] == [listed.name for listed in plugins.BUILT_IN_LISTING]
+    for spec, listed in zip(specs, plugins.BUILT_IN_LISTING):
+        assert listed.load() is spec, listed.name
+        assert (listed.summary, listed.world_only, listed.supports_3d) == \
+            (spec.summary, spec.world_only, spec.supports_3d), listed.name
+
+
+def test_listing_the_methods_imports_none_of_their_modules():
+    """Names, summaries and the 3D and ROS listings come from the listing; a spec asked for
+    imports its own module (and what it needs), no other method's."""
+    script = textwrap.dedent("""\
+        import sys
+        from orca_ros.core.methods import method_names, method_spec, method_summary
+        listed = (method_names(), method_names(ros=True), method_names(ros=True, dimensions=3),
+                  [method_summary(name) for name in method_names()])
+        def loaded():
+            return sorted(m for m in sys.modules if m.startswith(("orca_ros.core.methods.",
+                                                                  "orca_ros.core.sim")))
+        before = loaded()
+        spec = method_spec("hrvo")
+        print(repr((before, loaded(), spec.summary == method_summary("hrvo"))))
+        """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    before, after, same_summary = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    assert before == ["orca_ros.core.methods.base", "orca_ros.core.methods.plugins"]
+    assert set(after) - set(before) == {"orca_ros.core.methods.hrvo",
+                                        "orca_ros.core.methods.rvo_sampling"}  # hrvo's base
+    assert same_summary
+
+
 class _FakeEntryPoint:
     """An entry point as importlib.metadata gives it: ``load()`` gives its target, or
     raises the error importing it would."""
@@ -278,7 +323,7 @@ class _FakeEntryPoint:
 
 
 def test_a_broken_outside_entry_point_is_skipped_with_a_warning_naming_it(monkeypatch):
-    from orca_ros.core.methods import MethodSpec, base, method_names, register_method
+    from orca_ros.core.methods import MethodSpec, base, method_names, method_spec, register_method
 
     def half_done():  # registers one method, then fails: nothing of it may stay
         from orca_ros.core.methods.direct import Direct
@@ -304,10 +349,9 @@ def test_a_broken_outside_entry_point_is_skipped_with_a_warning_naming_it(monkey
         _FakeEntryPoint("not_callable", "thing:value", 42),
         _FakeEntryPoint("fine", "fine:register", fine)]}
     monkeypatch.setattr(plugins, "_outside_entry_points",
-                        lambda group: [e for e in found.get(group, ())
-                                       if not plugins._is_ours(e)])
-    method_names()  # the registry is loaded
-    before = dict(base._REGISTRY)
+                        lambda: [(group, e) for group, entries in found.items() for e in entries
+                                 if not plugins._is_ours(e)])
+    orca = method_spec("orca")  # the registry is loaded
     monkeypatch.setattr(base, "_REGISTRY", {})  # as a fresh process has it
     monkeypatch.setattr(base, "_loaded", False)
     with pytest.warns(RuntimeWarning) as caught:
@@ -320,4 +364,4 @@ def test_a_broken_outside_entry_point_is_skipped_with_a_warning_naming_it(monkey
     assert not any("'ours'" in m for m in messages)  # ours are loaded from the package
     assert names == ("orca", "orca_strict", "rvo2", "direct", "hlavoid", "boids", "boids_avoid",
                      "rvo_sampling", "hrvo", "rfunction", "test_fine")
-    assert base._REGISTRY["orca"] is before["orca"]
+    assert method_spec("orca") is orca
