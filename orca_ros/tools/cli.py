@@ -74,6 +74,11 @@ def _cmd_bench_step(args: argparse.Namespace) -> int:
     if pyrvo is None:
         print("pyrvo is not installed: RVO2 columns stay empty "
               "(pip install --no-deps pyrvo)", file=sys.stderr)
+    from .peers import navground_modules
+
+    if navground_modules() is None:
+        print("navground is not installed: its columns stay empty (pip install .[peers])",
+              file=sys.stderr)
     results = step_benchmark(cases=args.cases, repeats=args.repeats, seed=args.seed)
     print(format_step_table(results))
     return 0

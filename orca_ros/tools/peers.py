@@ -75,3 +75,40 @@ def navground_us_per_agent_step(scenario, steps: int, behavior: str = "orca"
     started = time.perf_counter()
     world.run(steps, scenario.time_step)
     return (time.perf_counter() - started) / steps / len(scenario.agents) * 1e6
+
+
+def navground_orca_call(agent, neighbors, segments):
+    """One velocity of navground's C++ ORCA for ``agent`` (an :class:`AgentState`) among
+    ``neighbors`` (:class:`NeighborState`) and wall ``segments``, as a call without
+    arguments (for timing it beside ``compute_new_velocity``): the same radius, top
+    speed, horizons and neighbour count, the preferred velocity as a direction at the
+    optimal speed. Each call starts from the agent's velocity."""
+    modules = navground_modules()
+    if modules is None:
+        raise RuntimeError("navground is not installed (pip install navground)")
+    core, _ = modules
+    behavior = core.behaviors.ORCABehavior()
+    behavior.kinematics = core.kinematics.OmnidirectionalKinematics(agent.max_speed)
+    behavior.radius = agent.radius
+    behavior.horizon = agent.neighbor_dist
+    behavior.time_horizon = agent.time_horizon
+    behavior.static_time_horizon = agent.time_horizon_obst
+    behavior.max_number_of_neighbors = agent.max_neighbors
+    behavior.position = np.array(agent.position, dtype=float)
+    pref = np.array(agent.pref_velocity, dtype=float)
+    speed = float(np.hypot(*pref))
+    behavior.optimal_speed = speed
+    behavior.target = core.Target.Direction(pref / speed if speed > 0 else np.array([1.0, 0.0]))
+    state = behavior.environment_state
+    state.neighbors = [core.Neighbor(position=np.array(n.position, dtype=float), radius=n.radius,
+                                     velocity=np.array(n.velocity, dtype=float))
+                       for n in neighbors]
+    state.line_obstacles = [core.LineSegment(np.array(s.a, dtype=float),
+                                             np.array(s.b, dtype=float)) for s in segments]
+    velocity = np.array(agent.velocity, dtype=float)
+
+    def call():
+        behavior.velocity = velocity
+        return behavior.compute_cmd(0.1)
+    return call
+

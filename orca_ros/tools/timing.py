@@ -30,10 +30,15 @@ class StepTiming:
     p99_us: float
     rvo2_median_us: Optional[float]
     rvo2_p99_us: Optional[float]
+    navground_median_us: Optional[float] = None
 
     @property
     def ratio(self) -> Optional[float]:
         return self.median_us / self.rvo2_median_us if self.rvo2_median_us else None
+
+    @property
+    def navground_ratio(self) -> Optional[float]:
+        return self.median_us / self.navground_median_us if self.navground_median_us else None
 
 
 def _percentile(samples: Sequence[float], q: float) -> float:
@@ -61,16 +66,6 @@ def random_step_case(rng: random.Random, num_neighbors: int, num_segments: int):
         tx, ty = -math.sin(bearing) * 0.4, math.cos(bearing) * 0.4  # tangent, 0.8 m long
         segments.append(Segment((cx - tx, cy - ty), (cx + tx, cy + ty)))
     return agent, neighbors, segments
-
-
-def _time_ours(agent, neighbors, edges, repeats: int) -> List[float]:
-    samples = []
-    clock = time.perf_counter_ns
-    for _ in range(repeats):
-        start = clock()
-        compute_new_velocity(agent, neighbors, edges, 0.1)
-        samples.append((clock() - start) / 1000.0)
-    return samples
 
 
 def _time_rvo2(agent, neighbors, segments, repeats: int) -> List[float]:
@@ -102,36 +97,59 @@ def _time_rvo2(agent, neighbors, segments, repeats: int) -> List[float]:
     return samples
 
 
+def _time_call(call, repeats: int) -> List[float]:
+    samples = []
+    clock = time.perf_counter_ns
+    for _ in range(repeats):
+        start = clock()
+        call()
+        samples.append((clock() - start) / 1000.0)
+    return samples
+
+
 def step_benchmark(neighbor_counts: Sequence[int] = (0, 5, 10, 20), num_segments: int = 10,
                    cases: int = 100, repeats: int = 50, seed: int = 1) -> List[StepTiming]:
-    """Median and p99 time of one ``compute_new_velocity`` call, and RVO2's beside it."""
+    """Median and p99 time of one ``compute_new_velocity`` call, with RVO2's (pyrvo) and
+    navground's C++ ORCA (one ``compute_cmd`` through its binding) beside it, on the same
+    cases, where those are installed."""
+    from .peers import navground_modules, navground_orca_call
+
+    with_navground = navground_modules() is not None
     rng = random.Random(seed)
     results = []
     for count in neighbor_counts:
         ours: List[float] = []
         theirs: List[float] = []
+        navground: List[float] = []
         for _ in range(cases):
             agent, neighbors, segments = random_step_case(rng, count, num_segments)
             edges = build_obstacle_edges(segments)
-            ours.extend(_time_ours(agent, neighbors, edges, repeats))
+            ours.extend(_time_call(lambda: compute_new_velocity(agent, neighbors, edges, 0.1),
+                                   repeats))
             if pyrvo is not None:
                 theirs.extend(_time_rvo2(agent, neighbors, segments, repeats))
+            if with_navground:
+                navground.extend(_time_call(navground_orca_call(agent, neighbors, segments),
+                                            repeats))
         results.append(StepTiming(
             count, num_segments, statistics.median(ours), _percentile(ours, 0.99),
             statistics.median(theirs) if theirs else None,
-            _percentile(theirs, 0.99) if theirs else None))
+            _percentile(theirs, 0.99) if theirs else None,
+            statistics.median(navground) if navground else None))
     return results
 
 
 def format_step_table(results: Sequence[StepTiming]) -> str:
     lines = ["| neighbours | segments | median µs | p99 µs | RVO2 median µs | RVO2 p99 µs "
-             "| ratio (median) |",
-             "|---:|---:|---:|---:|---:|---:|---:|"]
+             "| ratio (median) | navground ORCA median µs | ratio |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         rvo2 = (f"{r.rvo2_median_us:.2f} | {r.rvo2_p99_us:.2f} | {r.ratio:.1f}x"
                 if r.rvo2_median_us else "n/a | n/a | n/a")
+        navground = (f"{r.navground_median_us:.2f} | {r.navground_ratio:.1f}x"
+                     if r.navground_median_us else "n/a | n/a")
         lines.append(f"| {r.neighbors} | {r.segments} | {r.median_us:.1f} | {r.p99_us:.1f} "
-                     f"| {rvo2} |")
+                     f"| {rvo2} | {navground} |")
     return "\n".join(lines)
 
 

@@ -43,3 +43,30 @@ def test_bench_scaling_prints_navgrounds_orca_beside_ours(capsys, monkeypatch):
     monkeypatch.setattr(peers, "navground_modules", lambda: None)  # not installed
     assert main(["bench-scaling", "--agents", "20", "--steps", "2"]) == 0
     assert "| n/a | n/a |" in capsys.readouterr().out
+
+
+def test_navgrounds_orca_call_steers_as_ours_does_on_the_same_case():
+    """bench-step's navground column times a real decision: alone it keeps the preferred
+    velocity; against a robot head-on it turns aside, to the same side as ours."""
+    from orca_ros.core import AgentState, NeighborState, compute_new_velocity
+    from orca_ros.tools.peers import navground_orca_call
+
+    agent = AgentState(position=(0.0, 0.0), velocity=(1.0, 0.0), radius=0.3, max_speed=1.5,
+                       pref_velocity=(1.2, 0.0), time_horizon=2.0, time_horizon_obst=2.0,
+                       neighbor_dist=10.0, max_neighbors=10)
+    assert np.allclose(navground_orca_call(agent, [], [])().velocity, [1.2, 0.0])
+    head_on = [NeighborState((2.0, 0.05), (-1.0, 0.0), 0.3)]
+    theirs = navground_orca_call(agent, head_on, [])().velocity
+    ours = compute_new_velocity(agent, head_on, [], 0.1).velocity
+    assert abs(theirs[1]) > 0.1 and np.sign(theirs[1]) == np.sign(ours[1])
+
+
+def test_the_step_table_has_navgrounds_column():
+    from orca_ros.tools.timing import format_step_table, step_benchmark
+
+    results = step_benchmark(neighbor_counts=(5,), cases=2, repeats=3)
+    assert results[0].navground_median_us is not None and results[0].navground_median_us > 0
+    header, _, row = format_step_table(results).splitlines()
+    assert header.endswith("| navground ORCA median µs | ratio |")
+    assert row.endswith(f"| {results[0].navground_median_us:.2f} | "
+                        f"{results[0].navground_ratio:.1f}x |")
