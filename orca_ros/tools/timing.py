@@ -11,6 +11,7 @@ import random
 import statistics
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import List, Optional, Sequence
 
 from ..core import AgentState, NeighborState, Segment, build_obstacle_edges, compute_new_velocity
@@ -124,7 +125,7 @@ def step_benchmark(neighbor_counts: Sequence[int] = (0, 5, 10, 20), num_segments
         for _ in range(cases):
             agent, neighbors, segments = random_step_case(rng, count, num_segments)
             edges = build_obstacle_edges(segments)
-            ours.extend(_time_call(lambda: compute_new_velocity(agent, neighbors, edges, 0.1),
+            ours.extend(_time_call(partial(compute_new_velocity, agent, neighbors, edges, 0.1),
                                    repeats))
             if pyrvo is not None:
                 theirs.extend(_time_rvo2(agent, neighbors, segments, repeats))
