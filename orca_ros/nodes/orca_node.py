@@ -141,6 +141,7 @@ class OrcaNode(GuardedCallbacks, Node):
         self.status = Status(GoalState.NO_GOAL)  # what the robot is doing, from its cycle
         self.last_result: Optional[CycleResult] = None
         self.quiet_stops = 0  # stop commands sent since cmd_vel_in went quiet
+        self.reverse_limited = 0  # filter mode: cmd_vel_in reversing faster than allowed
         self.departed: set = set()  # announced robots whose orca_node has left the graph
         # Timing, for diagnostics and `orca-ros bench-ros`: control cycles that
         # came more than 1.5 periods after the previous one (node clock), and
@@ -859,14 +860,17 @@ class OrcaNode(GuardedCallbacks, Node):
         self.last_result = result
         self.status = result.status
         if result.holds:
-            if self._input_quiet(hold):
-                return  # stopped, and quiet until cmd_vel_in speaks again
+            if self._input_quiet(now):
+                return  # a filter with no input to pass: quiet until cmd_vel_in speaks
             self._publish_command(0.0, 0.0, 0.0)
             return
         self.quiet_stops = 0
         command = result.command
         self._note_latency()
         if command.passed_through is not None:  # filter mode: the input, unchanged
+            if command.passed_through[0] > self.cmd_vel_in[0][0] + 1e-9 and \
+                    self.cmd_vel_in[0][0] < 0.0:
+                self.reverse_limited += 1  # a BackUp cut to max_reverse_speed: say so
             self._publish_command(*command.passed_through)
         elif self.controller.effective_config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)
@@ -914,13 +918,21 @@ class OrcaNode(GuardedCallbacks, Node):
                 if name and name != self.robot and name not in heard.states
                 and name not in heard.odometry]
 
-    def _input_quiet(self, hold: str) -> bool:
-        """Filter mode with cmd_vel_in gone quiet: after :data:`QUIET_STOPS` stop commands
-        the robot sends nothing more, as Nav2's velocity smoother does when its input times
-        out, so a teleop or another commander behind the same collision monitor may drive."""
-        if not hold.startswith("no cmd_vel_in"):
+    def _input_quiet(self, now: float) -> bool:
+        """Filter mode, holding, with no fresh cmd_vel_in: a filter with nothing to pass
+        sends nothing, so a teleop, the docking server or another commander behind the
+        same collision monitor may drive. Before the first cmd_vel_in not a word,
+        whatever it waits for (odometry, localization, the fleet, the walls); once
+        cmd_vel_in stops, :data:`QUIET_STOPS` stop commands and then nothing, as Nav2's
+        velocity smoother does when its input times out. With fresh cmd_vel_in a hold
+        sends stop commands: the input cannot be vetted, so it must not pass."""
+        if self._param("preferred_velocity") != "topic" or (
+                self.cmd_vel_in is not None
+                and now - self.cmd_vel_in[1] <= self._param("cmd_vel_in_timeout")):
             self.quiet_stops = 0
             return False
+        if self.cmd_vel_in is None:
+            return True
         self.quiet_stops += 1
         return self.quiet_stops > QUIET_STOPS
 
@@ -1015,6 +1027,11 @@ class OrcaNode(GuardedCallbacks, Node):
         if self.rejected:
             level = max(level, LEVEL_WARN)
             message = f"{self.goal_state}; rejected input: {self.last_problem}"
+        if self.reverse_limited:
+            level = max(level, LEVEL_WARN)
+            message = (f"{message}; cmd_vel_in reversed faster than max_reverse_speed "
+                       f"{self._param('max_reverse_speed'):g} m/s allows, cut to it "
+                       f"{self.reverse_limited} times (-1: up to max_speed)")
         if cycle.links_error:
             level = LEVEL_ERROR
             message = f"{message}; parameter {cycle.links_error}"
@@ -1053,6 +1070,7 @@ class OrcaNode(GuardedCallbacks, Node):
             "supervisor_detour": bool(cycle.detour),
             "control_cycles": self.cycles, "late_control_cycles": self.late_cycles,
             "internal_errors": sum(failed.values()),
+            "reverse_limited": self.reverse_limited,
             # links: this robot's group, its partners left out (and the robot held)
             # for want of fresh odometry, and other groups' links it kept off last cycle.
             "link_group": ",".join(group.agents) if group is not None else "",

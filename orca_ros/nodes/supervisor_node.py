@@ -1,7 +1,11 @@
 """supervisor_node: the centralized virtual-cocoon conflict resolver.
 
-Follows every robot's ``odom`` and ``goal_pose`` (or ``plan``; its last point is
+Follows where every robot is and its ``goal_pose`` (or ``plan``; its last point is
 the goal) and runs :class:`orca_ros.core.supervisor.cocoon.CocoonSupervisor` each tick.
+Where a robot is comes from what its orca_node announces on ``/orca/states`` (in the
+shared frame, ``world_frame``: ``map`` for a Nav2 fleet, each robot placed by its
+localization); a robot that announces nothing is followed by its ``odom``, which must
+then be in ``world_frame`` too. A pose in another frame is refused, naming both.
 A yielding robot is told, in its namespace:
 
 * ``supervisor/speed_limit`` (std_msgs/Float64, m/s): ``0`` = stop, ``s * v`` = slow;
@@ -35,8 +39,10 @@ from ..core.supervisor.cocoon import (CocoonSupervisor, Directive, Track, config
 from ..core.scenario.loader import load_scenario, resolve_scenario
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.supervisor_node import PARAMETERS, SCENARIO_SETTINGS
-from .ros_common import (GuardedCallbacks, LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10, BadMessage,
-                         diagnostic_array, diagnostic_status, odometry_state, run_node)
+from .neighbor_odometry import STATES_TOPIC
+from .ros_common import (CELL, GuardedCallbacks, LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10,
+                         BadMessage, diagnostic_array, diagnostic_status, odometry_from_cdr,
+                         odometry_state, run_node)
 
 BY_NAME = table_by_name(PARAMETERS)
 
@@ -98,6 +104,10 @@ class SupervisorNode(GuardedCallbacks, Node):
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
                                               qos_profile_system_default)
         self.listed = listed
+        self.world_frame = self.get_parameter("world_frame").value
+        self.announced: set = set()  # robots heard on /orca/states: their odom is not used
+        # Many robots on one topic: a queue deep enough for each one's latest (CELL).
+        self.create_subscription(Odometry, STATES_TOPIC, self._on_state, CELL, raw=True)
         self._discover()
         self.create_timer(self.get_parameter("discovery_period").value, self._discover)
         self.create_timer(1.0 / self.get_parameter("rate").value, self.tick)
@@ -122,30 +132,66 @@ class SupervisorNode(GuardedCallbacks, Node):
                     if name:
                         names.append(name)
         for name in names:
-            if name in self.subscribed:
-                continue
-            self.subscribed[name] = [
-                self.create_subscription(Odometry, f"/{name}/odom",
-                                         lambda m, n=name: self._on_odom(n, m), LATEST),
-                self.create_subscription(PoseStamped, f"/{name}/goal_pose",
-                                         lambda m, n=name: self._on_goal(n, m), RELIABLE_10),
-                self.create_subscription(Path, f"/{name}/plan",
-                                         lambda m, n=name: self._on_plan(n, m), RELIABLE_10)]
-            self.speed_pubs[name] = self.create_publisher(
-                Float64, f"/{name}/supervisor/speed_limit", RELIABLE_10)
-            self.detour_pubs[name] = self.create_publisher(
-                Path, f"/{name}/supervisor/detour", RELIABLE_10)
+            self._follow(name)
+
+    def _follow(self, name: str) -> None:
+        """Subscribe a robot's goal and plan (and its odom, unless it announces itself),
+        and make its directive publishers, once."""
+        if name in self.subscribed:
+            return
+        odometry = [] if name in self.announced else [
+            self.create_subscription(Odometry, f"/{name}/odom",
+                                     lambda m, n=name: self._on_odom(n, m), LATEST)]
+        self.subscribed[name] = odometry + [
+            self.create_subscription(PoseStamped, f"/{name}/goal_pose",
+                                     lambda m, n=name: self._on_goal(n, m), RELIABLE_10),
+            self.create_subscription(Path, f"/{name}/plan",
+                                     lambda m, n=name: self._on_plan(n, m), RELIABLE_10)]
+        self.speed_pubs[name] = self.create_publisher(
+            Float64, f"/{name}/supervisor/speed_limit", RELIABLE_10)
+        self.detour_pubs[name] = self.create_publisher(
+            Path, f"/{name}/supervisor/detour", RELIABLE_10)
 
     def _reject(self, what: str, reason: str) -> None:
         self.rejected += 1
         self.last_problem = f"{what}: {reason}"
         self.get_logger().warning(f"ignored {self.last_problem}", throttle_duration_sec=2.0)
 
-    def _on_odom(self, name: str, msg: Odometry) -> None:
+    def _on_state(self, raw) -> None:
+        """A robot's announced state: where it is in the shared frame. Its odom, followed
+        until now, is no longer needed (in a Nav2 fleet it is in a frame of its own)."""
         try:
+            msg = odometry_from_cdr(bytes(raw))
+            name = msg.child_frame_id.strip("/")
+            if not name:
+                raise BadMessage("no robot named in child_frame_id")
+        except BadMessage as error:
+            self._reject(STATES_TOPIC, str(error))
+            return
+        if self.listed and name not in self.listed:
+            return  # not one of the robots this supervisor was given
+        if name not in self.announced:
+            self.announced.add(name)
+            for sub in self.subscribed.get(name, []):
+                if sub.topic_name == f"/{name}/odom":
+                    self.destroy_subscription(sub)
+                    self.subscribed[name].remove(sub)
+            self._follow(name)
+        self._take(f"state of {name}", name, msg)
+
+    def _on_odom(self, name: str, msg: Odometry) -> None:
+        if name not in self.announced:
+            self._take(f"odom of {name}", name, msg)
+
+    def _take(self, what: str, name: str, msg) -> None:
+        try:
+            frame = msg.header.frame_id
+            if frame != self.world_frame:
+                raise BadMessage(f"in frame {frame!r}, not the shared frame "
+                                 f"{self.world_frame!r}")
             position, velocity, _, _, _ = odometry_state(msg)
         except BadMessage as error:
-            self._reject(f"odom of {name}", str(error))
+            self._reject(what, str(error))
             return
         self.poses[name] = position
         self.velocities[name] = velocity
@@ -201,7 +247,7 @@ class SupervisorNode(GuardedCallbacks, Node):
 
     def _path(self, points) -> Path:
         path = Path()
-        path.header.frame_id = "world"
+        path.header.frame_id = self.world_frame
         path.header.stamp = self.get_clock().now().to_msg()
         for x, y in points:
             pose = PoseStamped()
@@ -217,7 +263,7 @@ class SupervisorNode(GuardedCallbacks, Node):
         positions = {t.name: t.position for t in tracks}
         for k, track in enumerate(tracks):
             ring = Marker()
-            ring.header.frame_id, ring.header.stamp = "world", stamp
+            ring.header.frame_id, ring.header.stamp = self.world_frame, stamp
             ring.ns, ring.id, ring.type = "cocoons", k, Marker.LINE_STRIP
             ring.pose.orientation.w = 1.0
             ring.scale.x = 0.02
@@ -230,7 +276,7 @@ class SupervisorNode(GuardedCallbacks, Node):
                            for a in range(33)]
             array.markers.append(ring)
         link = Marker()
-        link.header.frame_id, link.header.stamp = "world", stamp
+        link.header.frame_id, link.header.stamp = self.world_frame, stamp
         link.ns, link.type = "conflicts", Marker.LINE_LIST
         link.pose.orientation.w = 1.0
         link.scale.x = 0.03
@@ -244,7 +290,8 @@ class SupervisorNode(GuardedCallbacks, Node):
 
     def _publish_diagnostics(self) -> None:
         actions = self.supervisor.actions
-        values = {"robots": len(self.poses), "active_directives": ", ".join(
+        values = {"robots": len(self.poses), "robots_announced": len(self.announced),
+                  "active_directives": ", ".join(
             f"{n}:{d.resolution}" for n, d in sorted(self.directed.items())),
             "decisions": len(actions), "rejected_messages": self.rejected,
             "last_rejection": self.last_problem}

@@ -225,6 +225,41 @@ def test_filter_mode_changes_the_input_only_near_someone_and_stops_without_input
     assert cmd is not None and cmd.linear.x == 0.3  # back as soon as it speaks again
 
 
+def test_filter_mode_says_nothing_before_its_first_input_whatever_it_waits_for(ros):
+    """No input, no output: a teleop or the docking server behind the same collision
+    monitor may drive. Fresh input it cannot vet (the fleet not heard) it stops."""
+    rig = Rig(ros, preferred_velocity="topic", pose_source="localization",
+              odom_frame="me/odom", fleet_robots=["other"])
+    assert rig.play(0.6) is None  # no odometry yet
+    assert rig.play(0.6, own=odom(0.0, 0.0, frame="me/odom")) is None  # no localization
+    assert rig.play(0.6, own=odom(0.0, 0.0, frame="me/odom"), fix=fix(1.0, 0.0)) is None
+    assert "waiting to hear robots other" in rig.node.status.reason
+    cmd = rig.play(0.6, own=odom(0.0, 0.0, frame="me/odom"), fix=fix(1.0, 0.0),
+                   cmd_in=twist_message(0.3, 0.0, 0.0, False))
+    assert cmd is not None and (cmd.linear.x, cmd.linear.y, cmd.angular.z) == (0.0, 0.0, 0.0)
+    cmd = rig.play(0.6, own=odom(0.0, 0.0, frame="me/odom"), fix=fix(1.0, 0.0),
+                   cmd_in=twist_message(0.3, 0.0, 0.0, False),
+                   state=odom(8.0, 8.0, child="other"))
+    assert cmd.linear.x == pytest.approx(0.3)  # heard: the input passes
+
+
+@pytest.mark.parametrize("max_reverse_speed, expected", [(0.0, 0.0), (0.26, -0.05), (-1.0, -0.5)])
+def test_filter_mode_passes_reversing_within_max_reverse_speed(ros, max_reverse_speed, expected):
+    """Nav2's BackUp (-0.05 m/s), a reversing controller (-0.5): through within
+    max_reverse_speed (-1: max_speed); cut, the diagnostics warn and count it."""
+    rig = Rig(ros, preferred_velocity="topic", kinematics="diff_drive",
+              max_reverse_speed=max_reverse_speed, max_linear_accel=100.0,
+              max_angular_accel=100.0)
+    backing = -0.5 if max_reverse_speed < 0 else -0.05
+    cmd = rig.play(0.6, own=odom(0.0, 0.0, vx=expected),
+                   cmd_in=twist_message(backing, 0.0, 0.0, False))
+    assert cmd.linear.x == pytest.approx(expected) and cmd.angular.z == 0.0
+    assert (rig.node.reverse_limited > 0) == (expected != backing)
+    if expected != backing:
+        assert rig.ros.spin_until(lambda: "reversed faster than max_reverse_speed" in
+                                  (rig.status()[0].message if rig.status()[0] else ""), 3.0)
+
+
 def test_a_robot_holds_until_it_has_heard_every_robot_of_its_fleet(ros):
     """A robot of the fleet not heard yet (its subscriptions not matched, its localization
     not there) is not free space: the others wait for it."""

@@ -135,3 +135,44 @@ def test_the_supervisor_judges_every_robot_where_it_is_at_one_instant(ros):
     tracks = {t.name: t for t in supervisor.tracks()}
     assert tracks["r1"].position == pytest.approx((1.49, 0.0))  # carried 0.02 s
     assert tracks["r2"].position == pytest.approx((0.0, -1.49))
+
+
+def test_a_nav2_fleets_supervisor_works_in_map_on_what_the_robots_announce(ros):
+    """Robots whose odometry is in frames of their own (Nav2: robot/odom) announce their
+    pose in map on /orca/states: the supervisor judges them there, names a pose in
+    another frame, and stops following a robot's odom once it announces itself."""
+    from orca_ros.nodes.neighbor_odometry import STATES_TOPIC
+
+    node = ros.add(SupervisorNode(context=ros.context, parameter_overrides=params(
+        robots=["a", "b"], world_frame="map", robot_radius=0.25, robot_speed=0.5)))
+    tester = ros.node("map_tester")
+    states = tester.create_publisher(Odometry, STATES_TOPIC, RELIABLE_10)
+    odom_a = tester.create_publisher(Odometry, "/a/odom", RELIABLE_10)
+    goal_b = tester.create_publisher(PoseStamped, "/b/goal_pose", RELIABLE_10)
+    detours = []
+    tester.create_subscription(Path, "/b/supervisor/detour", detours.append, RELIABLE_10)
+    ros.spin_until(lambda: odom_a.get_subscription_count() and goal_b.get_subscription_count()
+                   and states.get_subscription_count())
+
+    def at(x, y, frame, child=""):
+        msg = odom(x, y)
+        msg.header.frame_id, msg.child_frame_id = frame, child
+        return msg
+
+    odom_a.publish(at(0.0, 0.0, "a/odom"))  # at its own origin: not where it is
+    assert ros.spin_until(lambda: node.rejected >= 1, 5.0)
+    assert "'a/odom'" in node.last_problem and "'map'" in node.last_problem
+    assert "a" not in node.poses
+    goal = PoseStamped()
+    goal.pose.position.x = 5.0
+    goal_b.publish(goal)
+    for _ in range(20):
+        states.publish(at(1.0, 0.0, "map", "a"))  # a stands in b's way, in map
+        states.publish(at(0.2, 0.0, "map", "b"))
+        ros.spin_for(0.05)
+    assert "a" in node.poses, (node.last_problem, node.callback_errors, node.announced)
+    assert node.poses["a"] == pytest.approx((1.0, 0.0))
+    assert node.announced == {"a", "b"}
+    assert all(s.topic_name != "/a/odom" for s in node.subscribed["a"])
+    assert node.supervisor.actions and node.supervisor.actions[0].priority == "a"
+    assert detours and detours[-1].header.frame_id == "map"

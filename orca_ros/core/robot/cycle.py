@@ -319,12 +319,17 @@ class RobotCycle:
                       preferred: Preferred) -> Command:
         """Filter mode: while avoidance left the preferred velocity as it was, the input
         twist goes on unchanged (within the robot's limits), so far from everyone the
-        output is the input; otherwise the command avoidance made."""
+        output is the input; otherwise the command avoidance made.
+
+        A unicycle's reversing input (Nav2's BackUp, docking) passes at up to
+        ``reverse_speed`` (a stop at 0), though the unicycle's own tracking, which
+        reverses only to back off from avoidance, would turn it round first."""
         free = command.free_velocity
-        if math.hypot(free[0] - preferred.velocity[0], free[1] - preferred.velocity[1]) > \
-                PASS_THROUGH_TOLERANCE or command.velocity != free:
-            return command
         vx, vy, omega = preferred.twist
+        reversing = config.diff_drive and vx < 0.0
+        if math.hypot(free[0] - preferred.velocity[0], free[1] - preferred.velocity[1]) > \
+                PASS_THROUGH_TOLERANCE or (command.velocity != free and not reversing):
+            return command
         top = config.max_speed
         speed = math.hypot(vx, vy)
         if speed > top:

@@ -54,6 +54,10 @@ PARAMETERS = (
           "5 s with ORCA and unlimited without", range=(0.0, 3600.0), read_only=True),
     Param("rate", 20.0, "supervisor ticks per second (Hz, on the node's clock)",
           range=(0.5, 1000.0), read_only=True),
+    Param("world_frame", "world",
+          "the shared frame: robots' announced states (/orca/states) and odometry must be "
+          "in it (others are refused, naming both frames); detours and markers are in it",
+          read_only=True),
     Param("discovery_period", 1.0,
           "how often (s) the supervisor looks for robots (*/odom topics) it does not follow "
           "yet", range=(0.05, 60.0), read_only=True),
