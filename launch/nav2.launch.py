@@ -1,7 +1,11 @@
 """orca_node inside Nav2's velocity chain (filter mode), one per robot of a Nav2 fleet.
 
     ros2 launch orca_ros nav2.launch.py robots:="robot1 robot2"
-    ros2 launch orca_ros nav2.launch.py robots:=robot1 params_file:=my_orca_nav2.yaml
+    ros2 launch orca_ros nav2.launch.py namespace:=robot1 params_file:=my_orca_nav2.yaml
+
+Arguments as Nav2's bringup names them: namespace (one robot; robots:= for several in one
+launch, each then holding until it has heard the others), params_file, use_sim_time,
+use_respawn, log_level; enable_stamped_cmd_vel.
 
 In each robot's namespace orca_node takes velocity_smoother's output as its preferred
 velocity and hands collision_monitor what avoidance leaves of it:
@@ -13,7 +17,8 @@ velocity and hands collision_monitor what avoidance leaves of it:
 Merge config/nav2/nav2_params_overlay.yaml into your Nav2 parameters so that the
 collision monitor reads cmd_vel_orca. Frames and topics are Nav2's multi-robot bringup's
 (config/nav2/orca_node.yaml): odom in odom, amcl_pose in map. Commands are Twist on
-Jazzy and TwistStamped from Kilted on, as Nav2's enable_stamped_cmd_vel defaults.
+Jazzy and TwistStamped from Kilted on, as Nav2's enable_stamped_cmd_vel defaults,
+unless the parameters file or the argument says.
 """
 
 import os
@@ -32,11 +37,50 @@ TO_COLLISION_MONITOR = "cmd_vel_orca"  # collision_monitor's cmd_vel_in_topic (t
 
 def nav2_specs(robots, stamped, use_sim_time):
     """One orca_node per robot namespace, remapped into Nav2's velocity chain (its
-    parameters: these, over the parameters file's)."""
-    return [NodeSpec("orca_node", "orca_node", namespace=robot, parameters={
-        "enable_stamped_cmd_vel": stamped, "use_sim_time": use_sim_time},
-        remappings=(("cmd_vel_in", SMOOTHED), ("cmd_vel", TO_COLLISION_MONITOR)))
-        for robot in robots]
+    parameters: these, over the parameters file's). ``stamped`` None: as the file says.
+    Robots launched together each hold until they have heard the others
+    (``fleet_robots``)."""
+    specs = []
+    for robot in robots:
+        parameters = {"use_sim_time": use_sim_time}
+        if stamped is not None:
+            parameters["enable_stamped_cmd_vel"] = stamped
+        others = [r for r in robots if r != robot]
+        if others:
+            parameters["fleet_robots"] = others
+        specs.append(NodeSpec("orca_node", "orca_node", namespace=robot, parameters=parameters,
+                              remappings=(("cmd_vel_in", SMOOTHED),
+                                          ("cmd_vel", TO_COLLISION_MONITOR))))
+    return specs
+
+
+def stamped_choice(chosen, params_file, distro):
+    """TwistStamped or not: the argument when given ('true'/'false'), else the parameters
+    file's ``enable_stamped_cmd_vel`` (None: left to it), else as Nav2 of ``distro``."""
+    if chosen.strip():
+        return chosen.strip().lower() == "true"
+    import yaml
+
+    with open(params_file) as stream:
+        document = yaml.safe_load(stream) or {}
+    for section in document.values():
+        if "enable_stamped_cmd_vel" in ((section or {}).get("ros__parameters") or {}):
+            return None
+    return stamped_for_distro(distro)
+
+
+def robots_of(robots, namespace):
+    """The robots to start: ``robots`` ('a b', or 'a,b'), or Nav2's one ``namespace``."""
+    names = robots.replace(",", " ").split()
+    namespace = namespace.strip().strip("/")
+    if namespace and names and names != [namespace]:
+        raise ValueError(f"nav2.launch.py: give namespace:= (one robot) or robots:= "
+                         f"(several), not both (namespace {namespace!r}, robots {names})")
+    names = names or ([namespace] if namespace else [])
+    if not names:
+        raise ValueError("nav2.launch.py: give namespace:=robot1, or robots:='robot1 "
+                         "robot2 ...' (namespaces)")
+    return names
 
 
 def _nodes(context):
@@ -44,14 +88,15 @@ def _nodes(context):
 
     from orca_ros.fleet.launch import shutdown_environment
 
-    robots = LaunchConfiguration("robots").perform(context).replace(",", " ").split()
-    if not robots:
-        raise ValueError("nav2.launch.py: give robots:='robot1 robot2 ...' (namespaces)")
-    chosen = LaunchConfiguration("enable_stamped_cmd_vel").perform(context)
-    stamped = chosen.strip().lower() == "true" if chosen else \
-        stamped_for_distro(os.environ.get("ROS_DISTRO"))
-    use_sim_time = LaunchConfiguration("use_sim_time").perform(context).lower() == "true"
-    params_file = LaunchConfiguration("params_file").perform(context)
+    def argument(name):
+        return LaunchConfiguration(name).perform(context)
+
+    robots = robots_of(argument("robots"), argument("namespace"))
+    params_file = argument("params_file")
+    stamped = stamped_choice(argument("enable_stamped_cmd_vel"), params_file,
+                             os.environ.get("ROS_DISTRO"))
+    use_sim_time = argument("use_sim_time").lower() == "true"
+    respawn = argument("use_respawn").lower() == "true"
     grace = str(shutdown_grace(len(robots)))
     actions = []
     for spec in nav2_specs(robots, stamped, use_sim_time):
@@ -59,6 +104,8 @@ def _nodes(context):
                             namespace=spec.namespace, output="screen",
                             parameters=[params_file, spec.parameters],
                             remappings=list(spec.remappings), sigterm_timeout=grace,
+                            respawn=respawn, respawn_delay=2.0,
+                            arguments=["--ros-args", "--log-level", argument("log_level")],
                             additional_env=shutdown_environment(grace)))
     return actions
 
@@ -67,14 +114,21 @@ def generate_launch_description():
     default = os.path.join(get_package_share_directory("orca_ros"), "config", "nav2",
                            "orca_node.yaml")
     return LaunchDescription([
+        DeclareLaunchArgument("namespace", default_value="",
+                              description="the robot's namespace, as Nav2's bringup"),
         DeclareLaunchArgument("robots", default_value="",
-                              description="the Nav2 robots' namespaces, 'robot1 robot2 ...'"),
+                              description="several robots' namespaces, 'robot1 robot2 ...' "
+                                          "(instead of namespace)"),
         DeclareLaunchArgument("params_file", default_value=default,
                               description="orca_node parameters (/**: ros__parameters:)"),
         DeclareLaunchArgument("enable_stamped_cmd_vel", default_value="",
-                              description="TwistStamped in and out; '' = as Nav2 of "
-                                          "ROS_DISTRO (Jazzy: Twist; Kilted on: stamped)"),
+                              description="TwistStamped in and out; '' = as the "
+                                          "params_file says, else as Nav2 of ROS_DISTRO "
+                                          "(Jazzy: Twist; Kilted on: stamped)"),
         DeclareLaunchArgument("use_sim_time", default_value="false",
                               description="true under Gazebo"),
+        DeclareLaunchArgument("use_respawn", default_value="false",
+                              description="restart an orca_node that ends, after 2 s"),
+        DeclareLaunchArgument("log_level", default_value="info", description="log level"),
         OpaqueFunction(function=_nodes),
     ])

@@ -152,3 +152,31 @@ def test_the_nav2_files_put_orca_node_between_the_smoother_and_the_collision_mon
 def test_the_shipped_bridge_example_is_what_the_launch_file_writes_for_robot1():
     shipped = REPO / "config" / "gazebo" / "robot1_bridge.yaml"
     assert yaml.safe_load(shipped.read_text()) == bridge_config("robot1", True) + CLOCK_BRIDGE
+
+
+@pytest.mark.ros  # the launch file imports the launch engine
+def test_the_nav2_launch_takes_nav2s_arguments_and_leaves_the_files_choices(tmp_path):
+    """namespace:= as Nav2's bringup (or robots:= for several, each then holding for the
+    others); a params_file's enable_stamped_cmd_vel is left as it is, else Nav2's of the
+    distro; both namespace and robots is refused, naming both."""
+    pytest.importorskip("launch_ros", reason="the launch engine is not installed")
+    spec = importlib.util.spec_from_file_location("nav2_launch", LAUNCH_DIR / "nav2.launch.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.robots_of("", "/robot1") == ["robot1"]
+    assert module.robots_of("robot1, robot2", "") == ["robot1", "robot2"]
+    with pytest.raises(ValueError, match="not both.*'robot3'"):
+        module.robots_of("robot1 robot2", "robot3")
+    with pytest.raises(ValueError, match="namespace:="):
+        module.robots_of("", "")
+    first, second = module.nav2_specs(["robot1", "robot2"], None, True)
+    assert first.parameters == {"use_sim_time": True, "fleet_robots": ["robot2"]}
+    assert "fleet_robots" not in module.nav2_specs(["robot1"], True, False)[0].parameters
+    plain = tmp_path / "plain.yaml"
+    plain.write_text("/**:\n  ros__parameters:\n    radius: 0.3\n")
+    says = tmp_path / "says.yaml"
+    says.write_text("/**:\n  ros__parameters:\n    enable_stamped_cmd_vel: false\n")
+    assert module.stamped_choice("", str(plain), "kilted") is True
+    assert module.stamped_choice("", str(plain), "jazzy") is False
+    assert module.stamped_choice("", str(says), "kilted") is None  # the file's own
+    assert module.stamped_choice("true", str(says), "jazzy") is True  # the argument wins
