@@ -15,7 +15,10 @@ velocity and hands collision_monitor what avoidance leaves of it:
       -> collision_monitor (cmd_vel_in_topic: cmd_vel_orca) -> cmd_vel
 
 Merge config/nav2/nav2_params_overlay.yaml into your Nav2 parameters so that the
-collision monitor reads cmd_vel_orca. Frames and topics are Nav2's multi-robot bringup's
+collision monitor reads cmd_vel_orca. On Humble, whose chain has no collision monitor,
+orca_node publishes cmd_vel to the robot, and the smoother must publish
+cmd_vel_smoothed (remove its cmd_vel_smoothed:=cmd_vel remapping in your bringup).
+Frames and topics are Nav2's multi-robot bringup's
 (config/nav2/orca_node.yaml): odom in odom, amcl_pose in map. Commands are Twist on
 Jazzy and TwistStamped from Kilted on, as Nav2's enable_stamped_cmd_vel defaults,
 unless the parameters file or the argument says.
@@ -33,9 +36,22 @@ from orca_ros.fleet.plan import NodeSpec, shutdown_grace
 
 SMOOTHED = "cmd_vel_smoothed"  # velocity_smoother's output
 TO_COLLISION_MONITOR = "cmd_vel_orca"  # collision_monitor's cmd_vel_in_topic (the overlay)
+TO_ROBOT = "cmd_vel"  # Humble: the chain ends at the smoother, straight to the robot
+HUMBLE_NOTE = ("nav2.launch.py on Humble: Nav2's Humble bringup has no collision_monitor "
+               "in its chain, and its velocity_smoother publishes cmd_vel itself "
+               "(remapping cmd_vel_smoothed:=cmd_vel). Remove that remapping in your "
+               "bringup so the smoother publishes cmd_vel_smoothed; orca_node then "
+               "publishes cmd_vel to the robot. Left as it is, two nodes command the "
+               "robot and orca_node's diagnostics say so.")
 
 
-def nav2_specs(robots, stamped, use_sim_time):
+def chain_output(distro):
+    """Where orca_node's command goes in Nav2's chain of ``distro``: to collision_monitor
+    (Iron on), or, on Humble, whose chain has none, to the robot."""
+    return TO_ROBOT if (distro or "").strip().lower() == "humble" else TO_COLLISION_MONITOR
+
+
+def nav2_specs(robots, stamped, use_sim_time, distro="jazzy"):
     """One orca_node per robot namespace, remapped into Nav2's velocity chain (its
     parameters: these, over the parameters file's). ``stamped`` None: as the file says.
     Robots launched together each hold until they have heard the others
@@ -50,7 +66,7 @@ def nav2_specs(robots, stamped, use_sim_time):
             parameters["fleet_robots"] = others
         specs.append(NodeSpec("orca_node", "orca_node", namespace=robot, parameters=parameters,
                               remappings=(("cmd_vel_in", SMOOTHED),
-                                          ("cmd_vel", TO_COLLISION_MONITOR))))
+                                          ("cmd_vel", chain_output(distro)))))
     return specs
 
 
@@ -91,15 +107,17 @@ def _nodes(context):
     def argument(name):
         return LaunchConfiguration(name).perform(context)
 
+    from launch.actions import LogInfo
+
     robots = robots_of(argument("robots"), argument("namespace"))
     params_file = argument("params_file")
-    stamped = stamped_choice(argument("enable_stamped_cmd_vel"), params_file,
-                             os.environ.get("ROS_DISTRO"))
+    distro = os.environ.get("ROS_DISTRO")
+    stamped = stamped_choice(argument("enable_stamped_cmd_vel"), params_file, distro)
     use_sim_time = argument("use_sim_time").lower() == "true"
     respawn = argument("use_respawn").lower() == "true"
     grace = str(shutdown_grace(len(robots)))
-    actions = []
-    for spec in nav2_specs(robots, stamped, use_sim_time):
+    actions = [LogInfo(msg=HUMBLE_NOTE)] if chain_output(distro) == TO_ROBOT else []
+    for spec in nav2_specs(robots, stamped, use_sim_time, distro):
         actions.append(Node(package=spec.package, executable=spec.executable, name=spec.name,
                             namespace=spec.namespace, output="screen",
                             parameters=[params_file, spec.parameters],

@@ -1027,6 +1027,12 @@ class OrcaNode(GuardedCallbacks, Node):
         if self.rejected:
             level = max(level, LEVEL_WARN)
             message = f"{self.goal_state}; rejected input: {self.last_problem}"
+        commanders = self.count_publishers(self.cmd_pub.topic_name)
+        if commanders > 1:
+            level = max(level, LEVEL_WARN)
+            message = (f"{message}; {commanders - 1} other publisher(s) on "
+                       f"{self.cmd_pub.topic_name}: the robot is commanded by another node "
+                       f"too")
         if self.reverse_limited:
             level = max(level, LEVEL_WARN)
             message = (f"{message}; cmd_vel_in reversed faster than max_reverse_speed "
@@ -1071,6 +1077,7 @@ class OrcaNode(GuardedCallbacks, Node):
             "control_cycles": self.cycles, "late_control_cycles": self.late_cycles,
             "internal_errors": sum(failed.values()),
             "reverse_limited": self.reverse_limited,
+            "cmd_vel_publishers": commanders,
             # links: this robot's group, its partners left out (and the robot held)
             # for want of fresh odometry, and other groups' links it kept off last cycle.
             "link_group": ",".join(group.agents) if group is not None else "",

@@ -260,6 +260,21 @@ def test_filter_mode_passes_reversing_within_max_reverse_speed(ros, max_reverse_
                                   (rig.status()[0].message if rig.status()[0] else ""), 3.0)
 
 
+def test_another_node_commanding_the_robot_too_is_named_in_the_diagnostics(ros):
+    """Two commanders of one robot (on Humble, a velocity smoother still remapped onto
+    cmd_vel beside orca_node): a WARN that says so."""
+    rig = Rig(ros)
+    rig.goal.publish(goal(10.0, 0.0))
+    rig.play(0.4, own=odom(0.0, 0.0))
+    assert rig.node.count_publishers("/me/cmd_vel") == 1
+    rig.tester.create_publisher(Twist, "/me/cmd_vel", RELIABLE_10)
+    assert rig.ros.spin_until(lambda: "other publisher(s) on /me/cmd_vel" in
+                              (rig.status()[0].message if rig.status()[0] else ""), 5.0)
+    status = rig.status()[0]
+    assert status.level == b"\x01"  # WARN
+    assert {v.key: v.value for v in status.values}["cmd_vel_publishers"] == "2"
+
+
 def test_a_robot_holds_until_it_has_heard_every_robot_of_its_fleet(ros):
     """A robot of the fleet not heard yet (its subscriptions not matched, its localization
     not there) is not free space: the others wait for it."""

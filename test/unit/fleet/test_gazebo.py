@@ -180,3 +180,8 @@ def test_the_nav2_launch_takes_nav2s_arguments_and_leaves_the_files_choices(tmp_
     assert module.stamped_choice("", str(plain), "jazzy") is False
     assert module.stamped_choice("", str(says), "kilted") is None  # the file's own
     assert module.stamped_choice("true", str(says), "jazzy") is True  # the argument wins
+    # Humble's chain has no collision monitor: orca_node commands the robot itself.
+    assert dict(module.nav2_specs(["robot1"], False, False, "humble")[0].remappings) == {
+        "cmd_vel_in": "cmd_vel_smoothed", "cmd_vel": "cmd_vel"}
+    assert dict(module.nav2_specs(["robot1"], True, False, "kilted")[0].remappings)[
+        "cmd_vel"] == "cmd_vel_orca"
