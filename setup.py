@@ -86,6 +86,7 @@ setup(
             "orca-ros = orca_ros.tools.cli:main",
             # orca_ros.nodes.scripts: SIGINT/SIGTERM handled from before the heavy imports.
             "orca_node = orca_ros.nodes.scripts:orca_node",
+            "orca_lifecycle_node = orca_ros.nodes.scripts:orca_lifecycle_node",
             "orca_robots = orca_ros.nodes.scripts:orca_robots",
             "fleet_sim = orca_ros.nodes.scripts:fleet_sim",
             "obstacle_server = orca_ros.nodes.scripts:obstacle_server",

@@ -5,7 +5,9 @@
 
 Arguments as Nav2's bringup names them: namespace (one robot; robots:= for several in one
 launch, each then holding until it has heard the others), params_file, use_sim_time,
-use_respawn, log_level; enable_stamped_cmd_vel.
+use_respawn, log_level, autostart; enable_stamped_cmd_vel; lifecycle:=true starts
+orca_lifecycle_node, a managed node (silent until active), activated at once with
+autostart:=true or left to a lifecycle manager.
 
 In each robot's namespace orca_node takes velocity_smoother's output as its preferred
 velocity and hands collision_monitor what avoidance leaves of it:
@@ -100,7 +102,7 @@ def robots_of(robots, namespace):
 
 
 def _nodes(context):
-    from launch_ros.actions import Node
+    from launch_ros.actions import LifecycleNode, Node
 
     from orca_ros.fleet.launch import shutdown_environment
 
@@ -116,16 +118,43 @@ def _nodes(context):
     use_sim_time = argument("use_sim_time").lower() == "true"
     respawn = argument("use_respawn").lower() == "true"
     grace = str(shutdown_grace(len(robots)))
+    managed = argument("lifecycle").lower() == "true"
+    autostart = argument("autostart").lower() == "true"
     actions = [LogInfo(msg=HUMBLE_NOTE)] if chain_output(distro) == TO_ROBOT else []
     for spec in nav2_specs(robots, stamped, use_sim_time, distro):
-        actions.append(Node(package=spec.package, executable=spec.executable, name=spec.name,
-                            namespace=spec.namespace, output="screen",
-                            parameters=[params_file, spec.parameters],
-                            remappings=list(spec.remappings), sigterm_timeout=grace,
-                            respawn=respawn, respawn_delay=2.0,
-                            arguments=["--ros-args", "--log-level", argument("log_level")],
-                            additional_env=shutdown_environment(grace)))
+        common = dict(package=spec.package, name=spec.name, namespace=spec.namespace,
+                      output="screen", parameters=[params_file, spec.parameters],
+                      remappings=list(spec.remappings), sigterm_timeout=grace,
+                      respawn=respawn, respawn_delay=2.0,
+                      arguments=["--ros-args", "--log-level", argument("log_level")],
+                      additional_env=shutdown_environment(grace))
+        if not managed:
+            actions.append(Node(executable=spec.executable, **common))
+            continue
+        node = LifecycleNode(executable=MANAGED, **common)
+        actions.append(node)
+        if autostart:  # configure, then activate once inactive: as lifecycle_manager would
+            actions += _autostart(node)
     return actions
+
+
+MANAGED = "orca_lifecycle_node"  # orca_node as a lifecycle node
+
+
+def _autostart(node):
+    from launch.actions import EmitEvent, RegisterEventHandler
+    from launch.events import matches_action
+    from launch_ros.event_handlers import OnStateTransition
+    from launch_ros.events.lifecycle import ChangeState
+    from lifecycle_msgs.msg import Transition
+
+    def change(transition):
+        return EmitEvent(event=ChangeState(lifecycle_node_matcher=matches_action(node),
+                                           transition_id=transition))
+    return [RegisterEventHandler(OnStateTransition(
+                target_lifecycle_node=node, goal_state="inactive",
+                entities=[change(Transition.TRANSITION_ACTIVATE)])),
+            change(Transition.TRANSITION_CONFIGURE)]
 
 
 def generate_launch_description():
@@ -148,5 +177,11 @@ def generate_launch_description():
         DeclareLaunchArgument("use_respawn", default_value="false",
                               description="restart an orca_node that ends, after 2 s"),
         DeclareLaunchArgument("log_level", default_value="info", description="log level"),
+        DeclareLaunchArgument("lifecycle", default_value="false",
+                              description="true: orca_lifecycle_node, a managed node for "
+                                          "Nav2's lifecycle_manager (bond_timeout: 0.0)"),
+        DeclareLaunchArgument("autostart", default_value="true",
+                              description="with lifecycle: configure and activate at once "
+                                          "(false: leave it to a lifecycle manager)"),
         OpaqueFunction(function=_nodes),
     ])

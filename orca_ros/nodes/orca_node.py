@@ -987,8 +987,12 @@ class OrcaNode(GuardedCallbacks, Node):
         if name != "_publish_diagnostics":
             self._publish_command(0.0, 0.0, 0.0)
 
+    commanding = True  # a managed orca_node (orca_lifecycle_node): only while active
+
     def _publish_command(self, linear_x: float, linear_y: float, angular_z: float,
                          linear_z: float = 0.0) -> None:
+        if not self.commanding:
+            return
         now = self.get_clock().now()
         msg = twist_message(linear_x, linear_y, angular_z, self.stamped, now.to_msg(),
                             f"{self.robot}/base_link", linear_z)

@@ -21,6 +21,10 @@ def orca_node() -> None:
     _run("orca_node")
 
 
+def orca_lifecycle_node() -> None:
+    _run("orca_lifecycle_node")
+
+
 def orca_robots() -> None:
     _run("orca_robots")
 
