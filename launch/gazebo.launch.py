@@ -22,7 +22,8 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
-from orca_ros.fleet.gazebo import GazeboRobot, gazebo_plan, parse_robots, stamped_for_distro
+from orca_ros.fleet.gazebo import (GazeboRobot, gazebo_plan, parameters_file_sections,
+                                   parse_robots, stamped_for_distro)
 from orca_ros.fleet.launch import launch_actions
 from orca_ros.fleet.plan import shutdown_grace
 
@@ -30,7 +31,8 @@ ARGUMENTS = {
     "robots": ("", "the gz models to drive and their spawn poses: 'name:x,y,yaw ...'"),
     "scenario": ("", "a scenario: its agents are the robots (spawned at their starts), "
                      "its walls go on /obstacles"),
-    "params_file": ("", "orca_node parameters for every robot (/**: ros__parameters:)"),
+    "params_file": ("", "orca_node parameters: /**: for every robot, /<robot>/orca_node: "
+                        "for one (ros__parameters:)"),
     "pose_source": ("odom_origin", "odom_origin (the spawn pose places odom) | "
                                    "localization (amcl_pose in the shared frame does)"),
     "preferred_velocity": ("goal", "goal | topic (filter mode: cmd_vel_in)"),
@@ -68,20 +70,18 @@ def _nodes(context):
     value = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
     chosen = LaunchConfiguration("sigterm_timeout", default="").perform(context)
     robots, own, scenario = _robots(value)
-    stamped = _truthy(value["enable_stamped_cmd_vel"]) if value["enable_stamped_cmd_vel"] \
-        else stamped_for_distro(os.environ.get("ROS_DISTRO"))
-    extra = {}
+    extra, mine = {}, {}
     if value["params_file"]:
-        import yaml
-
-        with open(value["params_file"], encoding="utf-8") as stream:
-            loaded = yaml.safe_load(stream) or {}
-        extra = dict((loaded.get("/**") or {}).get("ros__parameters") or {})
+        extra, mine = parameters_file_sections(value["params_file"], [r.name for r in robots])
+    # The argument, else the file's choice, else Nav2's of the distro: for the bridge too.
+    stamped = _truthy(value["enable_stamped_cmd_vel"]) if value["enable_stamped_cmd_vel"] \
+        else bool(extra["enable_stamped_cmd_vel"]) if "enable_stamped_cmd_vel" in extra \
+        else stamped_for_distro(os.environ.get("ROS_DISTRO"))
     plan = gazebo_plan(robots, stamped, tempfile.mkdtemp(prefix="orca_gz_"),
                        robot_parameters_extra=extra, per_robot=own, scenario=scenario,
                        bridge=_truthy(value["bridge"]),
                        localization=value["pose_source"] == "localization",
-                       preferred_velocity=value["preferred_velocity"])
+                       preferred_velocity=value["preferred_velocity"], file_per_robot=mine)
     return launch_actions(plan, chosen or str(shutdown_grace(len(plan))))
 
 

@@ -116,6 +116,29 @@ def robot_parameters(robot: GazeboRobot, stamped: bool) -> Dict[str, Any]:
             "discover_odometry": False}
 
 
+def parameters_file_sections(path: str, robots: Sequence[str]
+                             ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+    """A ROS parameters file's orca_node parameters: those for every node (``/**``), and
+    each robot's own (``/<robot>/orca_node``, also without the leading slash or as
+    ``/<robot>/**``)."""
+    import yaml
+
+    with open(path, encoding="utf-8") as stream:
+        loaded = yaml.safe_load(stream) or {}
+
+    def section(key):
+        return dict(((loaded.get(key) or {}).get("ros__parameters")) or {})
+    every = section("/**")
+    own = {}
+    for robot in robots:
+        mine = {}
+        for key in (f"/{robot}/**", f"{robot}/**", f"/{robot}/orca_node", f"{robot}/orca_node"):
+            mine.update(section(key))
+        if mine:
+            own[robot] = mine
+    return every, own
+
+
 def robot_remappings(name: str) -> Tuple[Tuple[str, str], ...]:
     """orca_node's ``odom`` and ``cmd_vel`` onto DiffDrive's topics, as bridged."""
     return (("odom", f"/model/{name}/odometry"), ("cmd_vel", f"/model/{name}/cmd_vel"))
@@ -125,13 +148,19 @@ def gazebo_plan(robots: Sequence[GazeboRobot], stamped: bool, config_dir: str,
                 robot_parameters_extra: Optional[Dict[str, Any]] = None,
                 per_robot: Optional[Dict[str, Dict[str, Any]]] = None,
                 scenario: Optional[str] = None, bridge: bool = True,
-                localization: bool = False, preferred_velocity: str = "goal") -> List[NodeSpec]:
+                localization: bool = False, preferred_velocity: str = "goal",
+                file_per_robot: Optional[Dict[str, Dict[str, Any]]] = None) -> List[NodeSpec]:
     """The nodes for robots in a running gz-sim: a ``parameter_bridge`` per robot (its
     YAML written to ``config_dir``) and one for ``/clock``; an obstacle_server for a
-    scenario's walls; an orca_node per robot. ``robot_parameters_extra``: orca_node
-    parameters for every robot (a parameters file's); ``per_robot``: a robot's own (a
-    scenario's radius, speeds); ``localization``: place odometry by ``amcl_pose`` instead
-    of the spawn pose."""
+    scenario's walls; an orca_node per robot.
+
+    An orca_node's parameters, each layer over the one before: a parameters file's for
+    every robot (``robot_parameters_extra``), the file's for that robot
+    (``file_per_robot``), the scenario's for it (``per_robot``: radius, speeds), then
+    what the launch itself must set for gz: the pose from the spawn pose (or, with
+    ``localization``, from ``amcl_pose`` in ``map``, the shared frame then), simulated
+    time, the command type (``stamped``, the bridge's too), the walls' source.
+    A file cannot unplace the robots."""
     import yaml
 
     plan: List[NodeSpec] = []
@@ -150,15 +179,24 @@ def gazebo_plan(robots: Sequence[GazeboRobot], stamped: bool, config_dir: str,
         plan.append(walls)
         sources = [walls.marker_namespace]
     for robot in robots:
-        parameters = robot_parameters(robot, stamped)
+        parameters = dict(robot_parameters_extra or {})
+        parameters.update((file_per_robot or {}).get(robot.name, {}))
+        parameters.update((per_robot or {}).get(robot.name, {}))
+        wiring = robot_parameters(robot, stamped)
         if localization:
-            parameters["pose_source"] = "localization"
+            wiring["pose_source"] = "localization"
+            # AMCL's frame; a file's own choice of another stands (not the default world).
+            chosen = parameters.get("world_frame", "world")
+            wiring["world_frame"] = "map" if chosen == "world" else chosen
+        parameters.update(wiring)
         if preferred_velocity != "goal":
             parameters["preferred_velocity"] = preferred_velocity
         if sources:
             parameters["obstacle_sources"] = sources
-        parameters.update((per_robot or {}).get(robot.name, {}))
-        parameters.update(robot_parameters_extra or {})
         plan.append(NodeSpec("orca_node", "orca_node", namespace=robot.name,
                              parameters=parameters, remappings=robot_remappings(robot.name)))
+    if localization and scenario:
+        # The scenario's walls in the shared frame of the localized robots (a map made
+        # of the same world: its coordinates).
+        walls.parameters["world_frame"] = plan[-1].parameters["world_frame"]
     return plan

@@ -185,3 +185,33 @@ def test_the_nav2_launch_takes_nav2s_arguments_and_leaves_the_files_choices(tmp_
         "cmd_vel_in": "cmd_vel_smoothed", "cmd_vel": "cmd_vel"}
     assert dict(module.nav2_specs(["robot1"], True, False, "kilted")[0].remappings)[
         "cmd_vel"] == "cmd_vel_orca"
+
+
+def test_a_parameters_file_sets_the_robots_but_cannot_unplace_them(tmp_path):
+    """The documented config/orca_node.yaml as params_file: its limits reach every robot,
+    a robot's own section reaches it alone, and the gz wiring (the spawn pose, simulated
+    time, the odom frame) stays the launch's; with localization the shared frame is map
+    (amcl_pose's), walls included."""
+    from orca_ros.fleet.gazebo import parameters_file_sections
+
+    documented = REPO / "config" / "orca_node.yaml"
+    text = documented.read_text() + ("\n/robot2/orca_node:\n  ros__parameters:\n"
+                                     "    max_speed: 0.11\n")
+    path = tmp_path / "mine.yaml"
+    path.write_text(text)
+    every, own = parameters_file_sections(str(path), ["robot1", "robot2"])
+    assert every["world_frame"] == "world" and every["pose_source"] == "odom"
+    assert own == {"robot2": {"max_speed": 0.11}}
+    robots = [GazeboRobot("robot1", 1.0, 2.0, 0.5), GazeboRobot("robot2", 4.0, 0.0, math.pi)]
+    plan = gazebo_plan(robots, True, str(tmp_path), robot_parameters_extra=every,
+                       file_per_robot=own, bridge=False)
+    first, second = [s.parameters for s in plan if s.executable == "orca_node"]
+    assert first["odom_origin"] == [1.0, 2.0, 0.5] and first["pose_source"] == "odom_origin"
+    assert first["odom_frame"] == "robot1/odom" and first["use_sim_time"] is True
+    assert first["max_speed"] == every["max_speed"] and second["max_speed"] == 0.11
+    localized = gazebo_plan(robots, True, str(tmp_path), robot_parameters_extra=every,
+                            scenario="crossing_4", bridge=False, localization=True)
+    walls = next(s for s in localized if s.executable == "obstacle_server")
+    robot = next(s for s in localized if s.executable == "orca_node").parameters
+    assert robot["pose_source"] == "localization" and robot["world_frame"] == "map"
+    assert walls.parameters["world_frame"] == "map"
