@@ -48,9 +48,9 @@ ARGUMENTS = {
     "scan_obstacles": ("false", "fleet_sim's lasers on ('/<robot>/scan'), and every "
                                 "orca_node avoids what its laser sees that no map, wall "
                                 "or neighbour explains"),
-    "neighbor_cell_size": ("0.0", "neighbours' odometry from the floor's squares of this "
-                           "side (m) near each robot, not from every robot's odom "
-                           "(orca_node's neighbor_cell_size); 0: every robot's odom"),
+    "neighbor_cell_size": ("0.0", "neighbours' states from the floor's squares of this "
+                           "side (m) near each robot, not every robot's on /orca/states "
+                           "(orca_node's neighbor_cell_size); 0: off"),
 }
 
 

@@ -2,8 +2,12 @@
 
     ros2 launch orca_ros robot.launch.py namespace:=robot1 params_file:=/path/robot1.yaml
 
-The robot must publish `odom` (world-frame pose, body-frame twist) and accept
-`cmd_vel` in that namespace; other robots' `*/odom` topics are found by discovery.
+The robot must publish `odom` and accept `cmd_vel` in that namespace. The parameters
+file says which frame the odometry is in and how the pose in the shared frame is found
+(config/orca_node.yaml: odometry already in `world`; `pose_source`, `odom_frame` and
+`localization_topic` for odometry in the robot's own frame placed by AMCL). Other robots
+are known by what their orca_nodes announce on /orca/states, and, with
+`discover_odometry` (the default file's), by any `*/odom` topic in the shared frame.
 """
 
 import os

@@ -659,9 +659,16 @@ class OrcaNode(GuardedCallbacks, Node):
     def _on_obstacles(self, msg: Marker) -> None:
         """One source's marker into the obstacle registry (RViz semantics, keyed by ns and id).
 
-        A bad marker is dropped whole with a diagnostic and changes no obstacle.
+        A bad marker is dropped whole with a diagnostic and changes no obstacle; so is
+        one that adds walls in a frame other than the shared one (``world_frame``): its
+        points would be taken as coordinates of a frame they are not in.
         """
         now_s = self._now_ns() * 1e-9
+        frame, shared = msg.header.frame_id, self._param("world_frame")
+        if msg.action == Marker.ADD and frame != shared:
+            self._reject("/obstacles", f"obstacles ns {msg.ns!r} id {msg.id}: in frame "
+                                       f"{frame!r}, not the shared frame {shared!r}")
+            return
         try:
             changed = self.obstacles.apply(obstacle_update(msg), now_s)
         except (BadMessage, ObstacleUpdateError) as error:

@@ -448,12 +448,12 @@ def obstacle_update(msg: Marker) -> ObstacleUpdate:
     segment. DELETE and DELETEALL may be of any type, since only their ns and
     id count. The marker's pose is applied to its points as RViz does
     (translation in x, y and rotation about z; z and any tilt are dropped).
-    The header's frame is not checked: points are taken to be in the world
-    frame. A lifetime of at most 100 us (negative included) means forever,
-    as in RViz. Raises :class:`BadMessage` for any other type or action and
-    for a non-finite pose. The points are checked (finite, paired, no
-    zero-length segment) by :meth:`ObstacleRegistry.apply`, which refuses a
-    bad update whole.
+    The header's frame is the caller's to check (orca_node refuses walls in
+    another frame than its ``world_frame``). A lifetime of at most 100 us
+    (negative included) means forever, as in RViz. Raises :class:`BadMessage`
+    for any other type or action and for a non-finite pose. The points are
+    checked (finite, paired, no zero-length segment) by
+    :meth:`ObstacleRegistry.apply`, which refuses a bad update whole.
     """
     name = f"ns {msg.ns!r} id {msg.id}"
     if msg.action == Marker.DELETE:

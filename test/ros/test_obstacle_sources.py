@@ -127,6 +127,27 @@ def test_a_late_orca_node_gets_every_publishers_latched_obstacles(ros):
     assert len(node.edges) == 2 * len(expected)
 
 
+def test_walls_in_another_frame_are_refused_naming_both_frames(ros):
+    """A source publishing in map to robots whose shared frame is world: its points are
+    not world coordinates, so they are refused, the walls already held stay, and a
+    DELETE (no points) is taken in any frame."""
+    node = orca_node(ros)
+    tracker = ros.node("tracker").create_publisher(Marker, "/obstacles", TRACKER_QOS)
+    ros.spin_until(lambda: tracker.get_subscription_count() > 0, 5.0)
+    tracker.publish(marker("tracker", 1, square(2.0, 0.0, 0.2)))
+    assert ros.spin_until(lambda: len(node.obstacles.segments) == 4, 5.0)
+    elsewhere = marker("tracker", 2, square(4.0, 0.0, 0.2))
+    elsewhere.header.frame_id = "map"
+    tracker.publish(elsewhere)
+    assert ros.spin_until(lambda: node.rejected.get("/obstacles") == 1, 5.0)
+    assert "'map'" in node.last_problem and "'world'" in node.last_problem
+    assert len(node.obstacles.segments) == 4
+    gone = marker("tracker", 1, action=Marker.DELETE)
+    gone.header.frame_id = "map"
+    tracker.publish(gone)
+    assert ros.spin_until(lambda: not node.obstacles.segments, 5.0)
+
+
 def test_a_bad_marker_from_a_second_publisher_leaves_the_walls_intact(ros):
     server = walls_server(ros)
     node = orca_node(ros)

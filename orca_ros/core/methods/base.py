@@ -136,6 +136,17 @@ class MethodOutput(NamedTuple):
     waypoint_speed: Optional[float] = None  # m/s towards it, before slowing down near it
 
 
+def parameter(default, doc: str):
+    """A method parameter's field with what it means (``doc``): the parameter reference
+    (doc/parameters.md) and ``ros2 param describe`` give it."""
+    return dataclasses.field(default=default, metadata={"doc": doc})
+
+
+def parameter_doc(field: "dataclasses.Field") -> str:
+    """A method parameter's meaning, as :func:`parameter` gave it ('' without)."""
+    return field.metadata.get("doc", "")
+
+
 @dataclass(frozen=True)
 class NoParameters:
     """For a method without parameters of its own."""

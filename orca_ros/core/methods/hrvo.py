@@ -60,7 +60,7 @@ import numpy as np
 
 from ..geometry.types import Vector2
 from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
-                   register_method)
+                   parameter, register_method)
 from .rvo_sampling import (LINK_MODES, closest_point_on_segment, link_counts, tether_partners,
                            wall_segments)
 
@@ -72,8 +72,12 @@ NONE = -1
 class HrvoParameters:
     """HRVO's parameters."""
 
-    uncertainty_offset: float = 0.0  # m/s, the reference's uncertaintyOffset (default 0)
-    link_obstacles: str = "always"  # "always" or "crossing": when another group's link counts
+    uncertainty_offset: float = parameter(0.0, "widens every velocity obstacle by this "
+                                                "speed (m/s), the reference's "
+                                                "uncertaintyOffset")
+    link_obstacles: str = parameter("always", "when another group's link is an obstacle: "
+                                              "always, or crossing (only where its segment "
+                                              "crosses the path)")
 
     def __post_init__(self) -> None:
         u = self.uncertainty_offset

@@ -52,7 +52,7 @@ from typing import List, Optional, Sequence, Tuple
 from ..models.toio_cube import CUBE_RADIUS_UNITS
 from ..geometry.types import as_finite
 from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
-                   register_method)
+                   parameter, register_method)
 
 VDOT_PER_MOTOR_UNIT = 2.0655
 """Wheel speed in dots/s per motor unit (the SDK's ``VDotOverU``)."""
@@ -87,33 +87,44 @@ def _unit(vector: Vec) -> Vec:
 class NavigatorParameters:
     """The Navigator's parameters, in the SDK's names and units (dots, dots/s, rad)."""
 
-    dot_m: float = 0.0  # metres per dot; 0: the robot's radius / CUBE_RADIUS_DOTS
+    dot_m: float = parameter(0.0, "metres per mat dot (the SDK's unit of length); 0: the "
+                                  "robot's radius over a cube's radius in dots")
     # HLAvoid
-    avoid_range: float = 200.0
-    avoid_samples: int = 19
-    avoid_margin: float = 22.0
-    entity_margin: float = 16.0  # a CubeEntity's own margin (collision severity)
-    use_safety: bool = True
-    safety_threshold: float = 0.15
-    wall_margin: float = 0.0  # our walls are polygons: their thickness is already there
+    avoid_range: float = parameter(200.0, "HLAvoid: how far it looks along each ray (dots)")
+    avoid_samples: int = parameter(19, "HLAvoid: rays across its field of view (at least 2)")
+    avoid_margin: float = parameter(22.0, "HLAvoid: this robot's margin round its centre "
+                                          "(dots)")
+    entity_margin: float = parameter(16.0, "HLAvoid: another robot's own margin, for how "
+                                           "severe an overlap is (dots)")
+    use_safety: bool = parameter(True, "HLAvoid: rank rays by safety when overlapping "
+                                       "(false: by the largest clear distance)")
+    safety_threshold: float = parameter(0.15, "HLAvoid: a ray is taken only if its safety "
+                                              "exceeds this")
+    wall_margin: float = parameter(0.0, "HLAvoid: a wall's own margin (dots); our walls are "
+                                        "polygons, their thickness already there")
     # Boids
-    boids_fov: float = math.radians(120.0)
-    boids_range: float = 150.0
-    boids_margin: float = 25.0
-    weight_attraction: float = 50.0
-    weight_separation: float = 1.0
-    max_separation: float = 100.0
-    weight_cohesion: float = 0.3
-    max_cohesion: float = 50.0
-    weight_alignment: float = 0.3
-    max_alignment: float = 30.0
-    max_boids: float = 100.0
-    boids_signed_fov: bool = True
-    boids_ignore: Tuple[str, ...] = ()  # robots this one does not flock with (relation NONE)
+    boids_fov: float = parameter(math.radians(120.0), "Boids: field of view (rad)")
+    boids_range: float = parameter(150.0, "Boids: how far it sees other robots (dots)")
+    boids_margin: float = parameter(25.0, "Boids: distance taken off before separation "
+                                          "counts (dots)")
+    weight_attraction: float = parameter(50.0, "Boids: weight of the pull to the target")
+    weight_separation: float = parameter(1.0, "Boids: weight of keeping apart")
+    max_separation: float = parameter(100.0, "Boids: clip of the separation (dots)")
+    weight_cohesion: float = parameter(0.3, "Boids: weight of moving to the others' centre")
+    max_cohesion: float = parameter(50.0, "Boids: clip of the cohesion (dots)")
+    weight_alignment: float = parameter(0.3, "Boids: weight of matching the others' "
+                                             "velocity")
+    max_alignment: float = parameter(30.0, "Boids: clip of the alignment (dots/s)")
+    max_boids: float = parameter(100.0, "Boids: clip of the whole flocking force (dots)")
+    boids_signed_fov: bool = parameter(True, "Boids: the SDK's signed bearing test (true, "
+                                             "as the SDK) or its absolute value")
+    boids_ignore: Tuple[str, ...] = parameter((), "robots this one does not flock with "
+                                                  "(the SDK's relation NONE)")
     # Navigator
-    surrogate_target: float = 1.0
-    speed_ratio_boids: float = 1.0
-    speed_ratio_boids_avoid: float = 1.0
+    surrogate_target: float = parameter(1.0, "BOIDS_AVOID: how far the flocking force moves "
+                                             "the target HLAvoid heads for")
+    speed_ratio_boids: float = parameter(1.0, "BOIDS: scale of the speed ratio |f|/75")
+    speed_ratio_boids_avoid: float = parameter(1.0, "BOIDS_AVOID: scale of its speed ratio")
 
     def __post_init__(self) -> None:
         as_finite(self.dot_m, "dot_m", minimum=0.0)

@@ -45,7 +45,8 @@ from ..orca.orca2d import agent_orca_half_plane, solve_orca
 from ..orca.rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
                               half_planes_batch, shared_template, template_shape, truncated_cone_3d)
 from ..geometry.types import Vector2, as_finite
-from .base import Capabilities, MethodOutput, MethodSpec, RobotView, register_method
+from .base import (Capabilities, MethodOutput, MethodSpec, RobotView, parameter,
+                   register_method)
 from .base3d import AvoidanceMethod3D, MethodOutput3D, RobotView3D
 from .orca import Orca
 
@@ -61,11 +62,16 @@ class RfunctionParameters:
 
     time_horizon: float = 2.0
     time_horizon_obst: float = 2.0
-    variant: str = "orca"
-    backend: str = "exact"
-    template_slices: int = 100
-    template_step: float = 0.08
-    template_extent: float = 16.0
+    variant: str = parameter("orca", "orca: a half-plane against every neighbour, half the "
+                                     "avoidance each (ORCA's, reached through the "
+                                     "R-function); paper: only against a neighbour whose "
+                                     "velocity obstacle holds the relative velocity, all of "
+                                     "it")
+    backend: str = parameter("exact", "exact: the formula; template: the voxel template, the "
+                                      "formula where a cell is ambiguous")
+    template_slices: int = parameter(100, "template: slices of beta")
+    template_step: float = parameter(0.08, "template: grid step (units of rho)")
+    template_extent: float = parameter(16.0, "template: grid extent (units of rho)")
 
     def __post_init__(self) -> None:
         as_finite(self.time_horizon, "time_horizon", strictly_positive=True)

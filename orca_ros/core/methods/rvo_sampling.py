@@ -62,7 +62,7 @@ import numpy as np
 
 from ..geometry.types import Vector2
 from .base import (AvoidanceMethod, Capabilities, LinkView, MethodOutput, MethodSpec,
-                   NeighborView, RobotView, TetherView, register_method)
+                   NeighborView, RobotView, TetherView, parameter, register_method)
 
 LINK_MODES = ("always", "crossing")
 
@@ -132,15 +132,21 @@ def link_counts(mode: str, position: Vector2, pref: Vector2, link: LinkView) -> 
 class RvoSamplingParameters:
     """The sampling RVO's parameters (defaults: RVO_Py_MAS's values)."""
 
-    angle_step: float = 0.1  # rad between candidate headings
-    angle_count: int = 63  # headings 0, angle_step, ... (63 x 0.1 rad: 0 to 6.2 rad)
-    magnitude_count: int = 5  # candidate speeds per heading
-    min_magnitude: float = 0.02  # m/s, the slowest candidate speed
-    magnitude_span: float = 0.8  # the fastest is min_magnitude + magnitude_span |v_des|
-    collision_weight: float = 0.2  # the penalty weight/tc when no candidate is admissible
-    radius_padding: float = 0.0  # m added to every radius (the seed: 0.1; see the module)
-    distance_epsilon: float = 0.001  # m added to distances, and s to tc
-    link_obstacles: str = "always"  # "always" or "crossing": when another group's link counts
+    angle_step: float = parameter(0.1, "rad between candidate headings")
+    angle_count: int = parameter(63, "candidate headings 0, angle_step, ... (63 x 0.1 rad: "
+                                     "0 to 6.2 rad)")
+    magnitude_count: int = parameter(5, "candidate speeds per heading")
+    min_magnitude: float = parameter(0.02, "the slowest candidate speed (m/s)")
+    magnitude_span: float = parameter(0.8, "the fastest candidate speed is min_magnitude + "
+                                           "this x the preferred speed")
+    collision_weight: float = parameter(0.2, "the penalty weight over the time to collision, "
+                                             "when no candidate is admissible")
+    radius_padding: float = parameter(0.0, "added to every radius (m)")
+    distance_epsilon: float = parameter(0.001, "added to distances (m) and to times to "
+                                               "collision (s)")
+    link_obstacles: str = parameter("always", "when another group's link is an obstacle: "
+                                              "always, or crossing (only where its segment "
+                                              "crosses the path)")
 
     def __post_init__(self) -> None:
         for name in ("angle_step", "collision_weight"):

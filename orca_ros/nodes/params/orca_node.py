@@ -236,8 +236,12 @@ def method_parameter_defaults(method: str) -> dict:
 
 
 def method_parameters(method: str) -> Tuple[Param, ...]:
-    """The chosen method's parameters, ``<method>.<field>``, as orca_node declares them
-    (their values are checked by the method's own parameter dataclass)."""
+    """The chosen method's parameters, ``<method>.<field>``, as orca_node declares them,
+    each described as its field says (:func:`~orca_ros.core.methods.base.parameter`);
+    their values are checked by the method's own parameter dataclass."""
+    from ...core.methods.base import parameter_doc
+
+    docs = {f.name: parameter_doc(f) for f in dataclasses.fields(method_spec(method).parameters)}
     return tuple(Param(f"{method}.{name}", default,
-                       f"{method}'s parameter {name} (see doc/parameters.md)")
+                       docs[name] or f"{method}'s {name}")
                  for name, default in method_parameter_defaults(method).items())

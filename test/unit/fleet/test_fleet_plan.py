@@ -215,3 +215,20 @@ def test_the_plans_need_no_ros_install():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=REPO, check=True)
     assert out.stdout.split() == ["7", "8", "False"]
+
+
+def test_getting_started_lists_every_argument_of_the_fleet_launch_with_its_default(monkeypatch):
+    """doc/getting_started.md's table of fleet_sim.launch.py's arguments is the launch
+    file's: no argument missing, none extra, each default as declared."""
+    import re
+    from pathlib import Path
+
+    module = _load_fleet_launch(monkeypatch)
+    page = (Path(__file__).resolve().parents[3] / "doc" / "getting_started.md").read_text()
+    table = page[page.index("| argument | default | meaning |"):]
+    table = table[:table.index("\n\n")]
+    documented = dict(re.findall(r"^\| `(\w+)` \| (?:`([^`]*)`|empty) \|", table, re.M))
+    assert set(documented) == set(module.ARGUMENTS)
+    for name, (default, _) in module.ARGUMENTS.items():
+        assert documented[name] == default, name
+

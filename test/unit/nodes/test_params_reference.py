@@ -137,3 +137,15 @@ def test_the_shipped_parameter_files_hold_only_valid_parameters(path, table):
     by_name = table_by_name(importlib.import_module(f"orca_ros.nodes.params.{table}").PARAMETERS)
     assert set(values) - set(by_name) <= {"use_sim_time"}, set(values) - set(by_name)
     assert check_values(by_name, values, started=False) is None
+
+
+@pytest.mark.parametrize("method", method_names(ros=True))
+def test_every_method_parameter_says_what_it_is(method):
+    """A method's parameters are described by their fields (methods.base.parameter), not
+    by a pointer back to the reference that lists them."""
+    from orca_ros.nodes.params.orca_node import method_parameters
+
+    for param in method_parameters(method):
+        field = param.name.split(".", 1)[1]
+        assert param.description != f"{method}'s {field}", param.name
+        assert "see doc/parameters.md" not in param.description, param.name
