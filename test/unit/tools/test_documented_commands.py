@@ -141,3 +141,14 @@ def test_the_development_pages_method_example_registers_and_runs():
         assert method.compute_velocity(RobotView(**fields)).velocity == (0.2, -0.1)
     finally:
         unregister_method("slow")
+
+
+@pytest.mark.parametrize("document, line", [c for c in ALL if "--params-file" in words(c[1])])
+def test_a_params_file_is_found_from_where_the_document_runs_it(document, line):
+    """The shipped files are under the install's share/orca_ros/config/ (or given by
+    the reader): a path like config/orca_node.yaml exists only in a clone of the
+    repository, not in the colcon workspace the command runs from."""
+    parts = words(line)
+    path = parts[parts.index("--params-file") + 1]
+    assert not path.startswith("config/"), f"{document}: `{line}`"
+
