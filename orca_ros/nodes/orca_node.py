@@ -827,6 +827,10 @@ class OrcaNode(GuardedCallbacks, Node):
         if not listed and self.neighbor_odometry.grid is not None:
             names += [n for n in self.neighbor_odometry.latest if n not in names]
         names += [n for n in linked_names(self.cycle.link_groups) if n not in names]
+        if self._param("pose_source") == "odom":
+            # A departed robot's odometry, in the shared frame as this robot's is, says
+            # where it really stands: better than the margin of stopped_reading.
+            names += sorted(n for n in self.departed if n not in names)
         for name in names:
             if name == self.robot or name in self.followed:
                 continue

@@ -277,7 +277,7 @@ class RobotCycle:
                               views.links)
         command = self.decide(perceived, obstacle_edges,
                               pref_velocity=None if preferred is None else preferred.velocity)
-        self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors)
+        self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors, now)
         if preferred is not None:
             command = self._pass_through(config, command, preferred)
             status = Status(GoalState.DRIVING)
@@ -394,14 +394,15 @@ class RobotCycle:
 
     def _expect_reciprocity(self, command: Command, state: RobotState,
                             neighbors: List[Neighbor],
-                            readings: Mapping[str, NeighborReading]) -> None:
-        """Hand this period's half-plane against each neighbour to the reciprocity monitor."""
+                            readings: Mapping[str, NeighborReading], now: float) -> None:
+        """Hand this period's half-plane against each neighbour to the reciprocity monitor
+        (built now, from readings of their stamps)."""
         lines = command.output.neighbor_half_planes if command.output is not None else ()
         if not neighbors or len(lines) != len(neighbors):
             return
         for neighbor, line in zip(neighbors, lines):
             self.reciprocity.expect(neighbor.key, readings[neighbor.key].stamp,
-                                    line, state.velocity, neighbor.velocity)
+                                    line, state.velocity, neighbor.velocity, now)
 
     def _apply_directives(self, now: float) -> None:
         """Hand the supervisor's unexpired directives to the controller. Directives

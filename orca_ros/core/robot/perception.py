@@ -223,6 +223,7 @@ class _Expectation:
     half_plane: HalfPlane
     own_velocity: Vector2
     neighbor_velocity: Vector2
+    judge_after: float  # the neighbour's answer is in its velocity measured after this
 
 
 @dataclass
@@ -231,8 +232,14 @@ class ReciprocityMonitor:
 
     Each control period the robot hands over, per neighbour, the ORCA
     half-plane it built and the velocities it used (:meth:`expect`); when the
-    neighbour's next measured velocity comes (:meth:`observe`), its
-    :func:`reciprocity_violation` is judged. Only periods in which
+    neighbour's velocity measured after it could have answered comes
+    (:meth:`observe`), its :func:`reciprocity_violation` is judged. A
+    neighbour heard ``L`` s late (its data's age when the half-plane was built)
+    hears this robot about as late: its answer is looked for in its velocity
+    measured ``L`` s after the half-plane was built, not in the next reading,
+    which shows what it did before it could have heard anything (judged there,
+    robots whose states are relayed with some delay flag each other in turn).
+    An expectation waits until judged, or ``window`` s. Only periods in which
     reciprocating was required count (``|u|/2 > tolerance``). A neighbour is
     flagged when, within the last ``window`` s, at least ``min_violations``
     such periods saw a violation above ``tolerance`` and they are at least
@@ -252,16 +259,21 @@ class ReciprocityMonitor:
     _flagged_at: Dict[str, float] = field(default_factory=dict)
 
     def expect(self, name: str, stamp: float, half_plane: HalfPlane, own_velocity: Vector2,
-               neighbor_velocity: Vector2) -> None:
-        """Our half-plane against ``name``, built from its data of time ``stamp``."""
-        if name not in self._pending or self._pending[name].stamp != stamp:
-            self._pending[name] = _Expectation(stamp, half_plane, own_velocity,
-                                               neighbor_velocity)
+               neighbor_velocity: Vector2, now: Optional[float] = None) -> None:
+        """Our half-plane against ``name``, built at ``now`` (default ``stamp``) from its
+        data of time ``stamp``: judged on its velocity measured after
+        ``now + (now - stamp)``. One expectation per neighbour waits at a time."""
+        built = stamp if now is None else max(now, stamp)
+        pending = self._pending.get(name)
+        if pending is not None and built - pending.judge_after <= self.window:
+            return  # the one before still waits for its answer
+        self._pending[name] = _Expectation(stamp, half_plane, own_velocity, neighbor_velocity,
+                                           built + (built - stamp))
 
     def observe(self, name: str, stamp: float, velocity: Vector2) -> None:
-        """``name``'s velocity measured at ``stamp`` (newer than the expectation's)."""
+        """``name``'s velocity measured at ``stamp``."""
         expectation = self._pending.get(name)
-        if expectation is None or stamp <= expectation.stamp:
+        if expectation is None or stamp <= expectation.judge_after:
             return
         del self._pending[name]
         half_plane = expectation.half_plane

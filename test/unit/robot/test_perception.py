@@ -214,6 +214,23 @@ def test_the_monitor_flags_a_neighbour_that_keeps_its_collision_course_and_not_o
     assert monitor.reciprocates("stubborn", 1.0 + monitor.release_after + 0.1)
 
 
+def test_the_monitor_looks_for_an_answer_only_once_the_neighbour_could_have_heard_us():
+    """A neighbour heard 0.2 s late (states relayed through its node and DDS) hears us as
+    late: what it did before then is no answer. Judged on the next reading, such robots
+    flagged each other, each taking all of the avoidance (corridor_wall under a 0.1 s
+    delay on every delivery: 21.9 s became 46 s)."""
+    own_v, rel, stubborn_v = (1.0, 0.0), (2.0, 0.0), (-1.0, 0.0)
+    line = agent_orca_half_plane(own_v, rel, stubborn_v, 0.5, 0.5, 10.0)
+    monitor = ReciprocityMonitor(tolerance=0.1, min_violations=1, ratio=0.5)
+    monitor.expect("late", 0.8, line, own_v, stubborn_v, now=1.0)  # its data 0.2 s old
+    monitor.observe("late", 1.1, stubborn_v)  # measured before it could have heard us
+    monitor.expect("late", 0.9, line, own_v, stubborn_v, now=1.1)  # the first still waits
+    monitor.observe("late", 1.15, stubborn_v)
+    assert monitor.reciprocates("late", 1.15)
+    monitor.observe("late", 1.25, stubborn_v)  # after 1.0 + 0.2: its answer, and none
+    assert not monitor.reciprocates("late", 1.25)
+
+
 def test_declared_non_reciprocating_robots_are_never_trusted():
     monitor = ReciprocityMonitor(tolerance=0.1, declared=frozenset({"forklift"}))
     assert not monitor.reciprocates("forklift", 0.0)
