@@ -879,9 +879,7 @@ class OrcaNode(GuardedCallbacks, Node):
         command = result.command
         self._note_latency()
         if command.passed_through is not None:  # filter mode: the input, unchanged
-            if command.passed_through[0] > self.cmd_vel_in[0][0] + 1e-9 and \
-                    self.cmd_vel_in[0][0] < 0.0:
-                self.reverse_limited += 1  # a BackUp cut to max_reverse_speed: say so
+            self.reverse_limited += command.reverse_limited  # a BackUp cut: say so
             self._publish_command(*command.passed_through)
         elif self.controller.effective_config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)

@@ -334,11 +334,12 @@ class RobotCycle:
         speed = math.hypot(vx, vy)
         if speed > top:
             vx, vy = vx * top / speed, vy * top / speed
+        limited = reversing and vx < -config.reverse_speed
         if config.diff_drive:
             vx, vy = min(max(vx, -config.reverse_speed), top), 0.0
         omega = min(max(omega, -config.max_angular_speed), config.max_angular_speed)
         return dataclasses.replace(command, linear=vx, angular=omega,
-                                   passed_through=(vx, vy, omega))
+                                   passed_through=(vx, vy, omega), reverse_limited=limited)
 
     # --- perception -----------------------------------------------------------------------
 

@@ -82,3 +82,5 @@ class Command:
     stalled_time: float = 0.0
     # filter mode: the input twist (vx, vy, omega) passed on unchanged (avoidance let it be)
     passed_through: Optional[Tuple[float, float, float]] = None
+    # filter mode: the input reversed faster than the robot's reverse_speed, and was cut
+    reverse_limited: bool = False
