@@ -91,11 +91,12 @@ class FleetWatch:
 
     def check_all_arrive_without_contact(self, test, timeout: float) -> None:
         """``test`` (a unittest.TestCase) fails unless every robot reaches its goal within
-        ``timeout`` s, with poses compared at more than 50 common stamps and no contact."""
+        ``timeout`` s, with poses compared at more than 30 common stamps (3 s of the run at
+        10 Hz: a 4-robot crossing at speed factor 2 gives about 50) and no contact."""
         everyone = sorted(self.goal)
         arrived = self.wait_for(lambda: self.arrived() == everyone, timeout)
         test.assertTrue(arrived, f"arrived only {self.arrived()} of {everyone}")
-        test.assertGreater(self.stamps_compared(), 50)
+        test.assertGreater(self.stamps_compared(), 30)
         test.assertEqual(self.contacts(), [])
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
