@@ -5,7 +5,7 @@
 
 Arguments as Nav2's bringup names them: namespace (one robot; robots:= for several in one
 launch, each then holding until it has heard the others), params_file, use_sim_time,
-use_respawn, log_level, autostart; enable_stamped_cmd_vel; lifecycle:=true starts
+use_respawn, log_level, autostart; enable_stamped_cmd_vel; rviz; lifecycle:=true starts
 orca_lifecycle_node, a managed node (silent until active), activated at once with
 autostart:=true or left to a lifecycle manager.
 
@@ -33,72 +33,11 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
-from orca_ros.fleet.gazebo import stamped_for_distro
-from orca_ros.fleet.plan import NodeSpec, shutdown_grace
+from orca_ros.fleet.nav2 import (HUMBLE_NOTE, TO_ROBOT, chain_output, nav2_specs,  # noqa: F401
+                                 robots_of, stamped_choice)
+from orca_ros.fleet.plan import shutdown_grace
 
-SMOOTHED = "cmd_vel_smoothed"  # velocity_smoother's output
-TO_COLLISION_MONITOR = "cmd_vel_orca"  # collision_monitor's cmd_vel_in_topic (the overlay)
-TO_ROBOT = "cmd_vel"  # Humble: the chain ends at the smoother, straight to the robot
-HUMBLE_NOTE = ("nav2.launch.py on Humble: Nav2's Humble bringup has no collision_monitor "
-               "in its chain, and its velocity_smoother publishes cmd_vel itself "
-               "(remapping cmd_vel_smoothed:=cmd_vel). Remove that remapping in your "
-               "bringup so the smoother publishes cmd_vel_smoothed; orca_node then "
-               "publishes cmd_vel to the robot. Left as it is, two nodes command the "
-               "robot and orca_node's diagnostics say so.")
-
-
-def chain_output(distro):
-    """Where orca_node's command goes in Nav2's chain of ``distro``: to collision_monitor
-    (Iron on), or, on Humble, whose chain has none, to the robot."""
-    return TO_ROBOT if (distro or "").strip().lower() == "humble" else TO_COLLISION_MONITOR
-
-
-def nav2_specs(robots, stamped, use_sim_time, distro="jazzy"):
-    """One orca_node per robot namespace, remapped into Nav2's velocity chain (its
-    parameters: these, over the parameters file's). ``stamped`` None: as the file says.
-    Robots launched together each hold until they have heard the others
-    (``fleet_robots``)."""
-    specs = []
-    for robot in robots:
-        parameters = {"use_sim_time": use_sim_time}
-        if stamped is not None:
-            parameters["enable_stamped_cmd_vel"] = stamped
-        others = [r for r in robots if r != robot]
-        if others:
-            parameters["fleet_robots"] = others
-        specs.append(NodeSpec("orca_node", "orca_node", namespace=robot, parameters=parameters,
-                              remappings=(("cmd_vel_in", SMOOTHED),
-                                          ("cmd_vel", chain_output(distro)))))
-    return specs
-
-
-def stamped_choice(chosen, params_file, distro):
-    """TwistStamped or not: the argument when given ('true'/'false'), else the parameters
-    file's ``enable_stamped_cmd_vel`` (None: left to it), else as Nav2 of ``distro``."""
-    if chosen.strip():
-        return chosen.strip().lower() == "true"
-    import yaml
-
-    with open(params_file) as stream:
-        document = yaml.safe_load(stream) or {}
-    for section in document.values():
-        if "enable_stamped_cmd_vel" in ((section or {}).get("ros__parameters") or {}):
-            return None
-    return stamped_for_distro(distro)
-
-
-def robots_of(robots, namespace):
-    """The robots to start: ``robots`` ('a b', or 'a,b'), or Nav2's one ``namespace``."""
-    names = robots.replace(",", " ").split()
-    namespace = namespace.strip().strip("/")
-    if namespace and names and names != [namespace]:
-        raise ValueError(f"nav2.launch.py: give namespace:= (one robot) or robots:= "
-                         f"(several), not both (namespace {namespace!r}, robots {names})")
-    names = names or ([namespace] if namespace else [])
-    if not names:
-        raise ValueError("nav2.launch.py: give namespace:=robot1, or robots:='robot1 "
-                         "robot2 ...' (namespaces)")
-    return names
+MANAGED = "orca_lifecycle_node"  # orca_node as a lifecycle node
 
 
 def _nodes(context):
@@ -135,10 +74,11 @@ def _nodes(context):
         actions.append(node)
         if autostart:  # configure, then activate once inactive: as lifecycle_manager would
             actions += _autostart(node)
+    if argument("rviz").lower() == "true":
+        from orca_ros.tools.rviz import nav2_config_text, rviz_actions
+
+        actions += rviz_actions([], text=nav2_config_text(robots))
     return actions
-
-
-MANAGED = "orca_lifecycle_node"  # orca_node as a lifecycle node
 
 
 def _autostart(node):
@@ -183,5 +123,9 @@ def generate_launch_description():
         DeclareLaunchArgument("autostart", default_value="true",
                               description="with lifecycle: configure and activate at once "
                                           "(false: leave it to a lifecycle manager)"),
+        DeclareLaunchArgument("rviz", default_value="false",
+                              description="also start RViz 2 in map: every robot's "
+                                          "footprint and ORCA markers "
+                                          "(config/nav2_fleet.rviz for robot1..robot3)"),
         OpaqueFunction(function=_nodes),
     ])

@@ -60,6 +60,23 @@ def link_markers(frame: str, stamp, robot: str, position: Tuple[float, float],
     return [own, others]
 
 
+def footprint(frame: str, stamp, center: Tuple[float, float], radius: float,
+              sides: int = 16):
+    """A robot's disc as geometry_msgs/PolygonStamped: ``sides`` points at ``radius``
+    round ``center`` in ``frame`` (the farthest point of a footprint is its radius)."""
+    from geometry_msgs.msg import Point32, PolygonStamped
+
+    polygon = PolygonStamped()
+    polygon.header.frame_id = frame
+    if stamp is not None:
+        polygon.header.stamp = stamp
+    polygon.polygon.points = [
+        Point32(x=center[0] + radius * math.cos(2.0 * math.pi * k / sides),
+                y=center[1] + radius * math.sin(2.0 * math.pi * k / sides), z=0.0)
+        for k in range(sides)]
+    return polygon
+
+
 SCAN_WALL_RGBA = (1.0, 0.85, 0.1, 0.9)  # walls of the robot's own laser: yellow
 
 

@@ -40,7 +40,7 @@ import time
 from typing import Dict, List, Optional, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import (Point32, PolygonStamped, PoseStamped, PoseWithCovarianceStamped,
+from geometry_msgs.msg import (PolygonStamped, PoseStamped, PoseWithCovarianceStamped,
                                Twist, TwistStamped)
 from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import SetParametersResult
@@ -171,6 +171,7 @@ class OrcaNode(GuardedCallbacks, Node):
         self.cmd_pub = self.create_publisher(TwistStamped if self.stamped else Twist, "cmd_vel",
                                              RELIABLE_10)
         self.marker_pub = self.create_publisher(MarkerArray, "orca/markers", 1)
+        self.footprint_view_pub = self.create_publisher(PolygonStamped, "orca/footprint", 1)
         self.prediction_pub = self.create_publisher(Odometry, "orca/prediction", RELIABLE_10)
         self.state_pub = self.footprint_pub = None
         if self.announcing:
@@ -512,15 +513,20 @@ class OrcaNode(GuardedCallbacks, Node):
 
     def _publish_footprint(self) -> None:
         """This robot's footprint, latched on /orca/footprints: a polygon round its disc
-        in its base frame (its farthest point is its radius)."""
-        radius = self._param("radius")
-        footprint = PolygonStamped()
-        footprint.header.frame_id = f"{self.robot}/base_link"
-        footprint.polygon.points = [
-            Point32(x=radius * math.cos(2.0 * math.pi * k / FOOTPRINT_SIDES),
-                    y=radius * math.sin(2.0 * math.pi * k / FOOTPRINT_SIDES), z=0.0)
-            for k in range(FOOTPRINT_SIDES)]
-        self.footprint_pub.publish(footprint)
+        in its base frame (its farthest point is its radius; the frame names the robot)."""
+        self.footprint_pub.publish(markers.footprint(
+            f"{self.robot}/base_link", None, (0.0, 0.0), self._param("radius"),
+            FOOTPRINT_SIDES))
+
+    def _show_footprint(self) -> None:
+        """The footprint where the robot is, in the shared frame, on ``orca/footprint``
+        (as Nav2's costmaps publish ``published_footprint``): what RViz draws in ``map``
+        with no TF of the robot's. Sent only while someone listens."""
+        if self.own is None or self.footprint_view_pub.get_subscription_count() == 0:
+            return
+        self.footprint_view_pub.publish(markers.footprint(
+            self.shared_frame, self.get_clock().now().to_msg(), self.own.state.position,
+            self._param("radius"), FOOTPRINT_SIDES))
 
     def _on_localization(self, msg: PoseWithCovarianceStamped) -> None:
         """A localization fix (the pose in the shared frame), as AMCL publishes it."""
@@ -859,6 +865,7 @@ class OrcaNode(GuardedCallbacks, Node):
         if self.dimensions == 3:
             self._control_3d(now_ns, readings)
             return
+        self._show_footprint()
         awaited = self.obstacles.missing_sources([n for n in self._param("obstacle_sources")
                                                   if n])
         now = now_ns * 1e-9

@@ -286,3 +286,17 @@ def test_a_robot_holds_until_it_has_heard_every_robot_of_its_fleet(ros):
                               (rig.status()[0].message if rig.status()[0] else ""), 3.0)
     cmd = rig.play(0.6, own=odom(0.0, 0.0), state=odom(5.0, 5.0, child="other"))
     assert cmd.linear.x > 0.5  # heard: on its way
+
+
+def test_the_footprint_for_rviz_is_where_the_localization_puts_the_robot_in_the_map(ros):
+    rig = Rig(ros, pose_source="localization", odom_frame="me/odom", world_frame="map")
+    shown = []
+    rig.tester.create_subscription(PolygonStamped, "/me/orca/footprint", shown.append, 10)
+    rig.play(0.6, own=odom(0.0, 0.0, frame="me/odom"))
+    assert shown == []  # no pose in the map yet: nothing to draw
+    rig.play(0.6, own=odom(0.5, 0.0, frame="me/odom"), fix=fix(5.0, 1.0, frame="map"))
+    assert shown and shown[-1].header.frame_id == "map"
+    points = [(p.x, p.y) for p in shown[-1].polygon.points]
+    center = (sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points))
+    assert center == pytest.approx((5.0, 1.0), abs=1e-6)  # the fix places the odom origin
+    assert max(math.dist(p, center) for p in points) == pytest.approx(0.3, abs=1e-6)

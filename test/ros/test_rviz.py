@@ -8,7 +8,8 @@ pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
 
 from orca_ros.fleet.plan import FleetOptions, fleet_plan  # noqa: E402
 from orca_ros.fleet.runner import instantiate  # noqa: E402
-from orca_ros.tools.rviz import config_text, displayed_topics, robots_of, rviz_config  # noqa: E402
+from orca_ros.tools.rviz import (config_text, displayed_topics, nav2_config_text,  # noqa: E402
+                                 nav2_plan, robots_of, rviz_config)
 
 from helpers.paths import REPO  # noqa: E402
 
@@ -30,7 +31,7 @@ def published(ros, plan):
     return topics
 
 
-def check(config, topics, plan):
+def check(config, topics, plan, odometry=True, frame="world"):
     shown = displayed_topics(config)
     for topic, kind in shown.items():
         assert kind in topics.get(topic, ()), f"{topic} ({kind}) is published by no node"
@@ -39,12 +40,12 @@ def check(config, topics, plan):
             assert topic in shown, topic
     for robot in robots_of(plan):
         assert shown.get(f"/{robot}/orca/markers") == "visualization_msgs/msg/MarkerArray"
-        assert shown.get(f"/{robot}/odom") == "nav_msgs/msg/Odometry"
+        assert shown.get(f"/{robot}/orca/footprint") == "geometry_msgs/msg/PolygonStamped"
+        assert (shown.get(f"/{robot}/odom") == "nav_msgs/msg/Odometry") == odometry
     tools = config["Visualization Manager"]["Tools"]
     goal = next(t for t in tools if t["Class"] == "rviz_default_plugins/SetGoal")
     assert goal["Topic"]["Value"] == f"/{robots_of(plan)[0]}/goal_pose"
-    assert config["Visualization Manager"]["Global Options"]["Fixed Frame"] == \
-        plan[0].parameters.get("world_frame", "world")
+    assert config["Visualization Manager"]["Global Options"]["Fixed Frame"] == frame
     return shown
 
 
@@ -68,3 +69,18 @@ def test_a_generated_configuration_fits_its_fleet(ros, scenario, options):
     assert config == rviz_config(plan)
     shown = check(config, published(ros, plan), plan)
     assert "/supervisor/markers" not in shown  # no supervisor in this plan
+
+
+NAV2_CONFIG = REPO / "config" / "nav2_fleet.rviz"
+
+
+def test_a_nav2_fleets_view_is_in_map_with_footprints_and_no_odometry(ros):
+    """A Nav2 fleet's odometry is each in its own odom, which a fleet view has no TF for:
+    the view is in map, where orca_node draws each robot's footprint and markers;
+    config/nav2_fleet.rviz is that view for robot1..robot3."""
+    robots = ["robot1", "robot2", "robot3"]
+    assert NAV2_CONFIG.read_text() == nav2_config_text(robots)
+    config = yaml.safe_load(NAV2_CONFIG.read_text())
+    plan = nav2_plan(robots)
+    shown = check(config, published(ros, plan), plan, odometry=False, frame="map")
+    assert not any(topic.endswith("/odom") for topic in shown)

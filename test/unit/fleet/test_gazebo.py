@@ -138,11 +138,9 @@ def test_the_nav2_files_put_orca_node_between_the_smoother_and_the_collision_mon
     assert orca["preferred_velocity"] == "topic" and orca["pose_source"] == "localization"
     assert (orca["world_frame"], orca["odom_frame"]) == ("map", "odom")
     overlay = yaml.safe_load((config / "nav2_params_overlay.yaml").read_text())
-    spec = importlib.util.spec_from_file_location("nav2_launch", LAUNCH_DIR / "nav2.launch.py")
-    pytest.importorskip("launch_ros", reason="the launch engine is not installed")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    robot = module.nav2_specs(["robot1"], False, False)[0]
+    from orca_ros.fleet.nav2 import nav2_specs
+
+    robot = nav2_specs(["robot1"], False, False)[0]
     remaps = dict(robot.remappings)
     assert remaps["cmd_vel_in"] == "cmd_vel_smoothed"  # velocity_smoother's output
     assert remaps["cmd_vel"] == overlay["collision_monitor"]["ros__parameters"][
@@ -152,39 +150,6 @@ def test_the_nav2_files_put_orca_node_between_the_smoother_and_the_collision_mon
 def test_the_shipped_bridge_example_is_what_the_launch_file_writes_for_robot1():
     shipped = REPO / "config" / "gazebo" / "robot1_bridge.yaml"
     assert yaml.safe_load(shipped.read_text()) == bridge_config("robot1", True) + CLOCK_BRIDGE
-
-
-@pytest.mark.ros  # the launch file imports the launch engine
-def test_the_nav2_launch_takes_nav2s_arguments_and_leaves_the_files_choices(tmp_path):
-    """namespace:= as Nav2's bringup (or robots:= for several, each then holding for the
-    others); a params_file's enable_stamped_cmd_vel is left as it is, else Nav2's of the
-    distro; both namespace and robots is refused, naming both."""
-    pytest.importorskip("launch_ros", reason="the launch engine is not installed")
-    spec = importlib.util.spec_from_file_location("nav2_launch", LAUNCH_DIR / "nav2.launch.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.robots_of("", "/robot1") == ["robot1"]
-    assert module.robots_of("robot1, robot2", "") == ["robot1", "robot2"]
-    with pytest.raises(ValueError, match="not both.*'robot3'"):
-        module.robots_of("robot1 robot2", "robot3")
-    with pytest.raises(ValueError, match="namespace:="):
-        module.robots_of("", "")
-    first, second = module.nav2_specs(["robot1", "robot2"], None, True)
-    assert first.parameters == {"use_sim_time": True, "fleet_robots": ["robot2"]}
-    assert "fleet_robots" not in module.nav2_specs(["robot1"], True, False)[0].parameters
-    plain = tmp_path / "plain.yaml"
-    plain.write_text("/**:\n  ros__parameters:\n    radius: 0.3\n")
-    says = tmp_path / "says.yaml"
-    says.write_text("/**:\n  ros__parameters:\n    enable_stamped_cmd_vel: false\n")
-    assert module.stamped_choice("", str(plain), "kilted") is True
-    assert module.stamped_choice("", str(plain), "jazzy") is False
-    assert module.stamped_choice("", str(says), "kilted") is None  # the file's own
-    assert module.stamped_choice("true", str(says), "jazzy") is True  # the argument wins
-    # Humble's chain has no collision monitor: orca_node commands the robot itself.
-    assert dict(module.nav2_specs(["robot1"], False, False, "humble")[0].remappings) == {
-        "cmd_vel_in": "cmd_vel_smoothed", "cmd_vel": "cmd_vel"}
-    assert dict(module.nav2_specs(["robot1"], True, False, "kilted")[0].remappings)[
-        "cmd_vel"] == "cmd_vel_orca"
 
 
 def test_a_parameters_file_sets_the_robots_but_cannot_unplace_them(tmp_path):
