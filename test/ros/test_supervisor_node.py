@@ -21,11 +21,14 @@ pytestmark = pytest.mark.ros
 
 
 @pytest.mark.slow
-def test_public_cocoon_cases_through_real_nodes(shared_dir):
+@pytest.mark.parametrize("odom_frame", ["shared", "per_robot"])
+def test_public_cocoon_cases_through_real_nodes(shared_dir, odom_frame):
+    """Every public cocoon case, with odometry in the shared frame and in each robot's
+    own drifting frame (the supervisor then judges on the states the robots announce)."""
     for path in sorted((shared_dir / "scenarios" / "cocoon").glob("*.yaml")):
         scenario = load_scenario(path)
         run = run_fleet(str(path), FleetOptions(method="direct", supervisor=True,
-                                                speed_factor=2.0))
+                                                speed_factor=2.0, odom_frame=odom_frame))
         summary, expected = run.summary, scenario.expected
         assert summary["collisions"] == 0, path.name
         assert summary["reached"] == len(scenario.agents), path.name
