@@ -89,8 +89,9 @@ class Attachment:
        the plan);
     2. :meth:`attach`, in the order handed in, once the plan's nodes are in the executor
        and before anything spins;
-    3. after every ``spin_once``: :meth:`poll` of each. The run ends when every robot has
-       arrived, then goes on for the largest :attr:`settle_s`; it ends before that when
+    3. after every ``spin_once``: :meth:`poll` of each. The run ends when every robot is
+       at its goal at once (:func:`all_held`), then goes on for the largest
+       :attr:`settle_s`; it ends before that when
        :meth:`finished` says so;
     4. at the end of the run: :meth:`report` of each, in the order handed in, while every
        node still runs; the runner's last look at the ROS graph; :meth:`stop` of each,
@@ -103,7 +104,7 @@ class Attachment:
     """
 
     key: str = ""  # its entry in the summary
-    settle_s: float = 0.0  # simulated seconds the run goes on after every robot arrived
+    settle_s: float = 0.0  # simulated seconds the run goes on once every robot is at its goal
     # Whether the orca_nodes may share their neighbours' odometry (one subscription per
     # topic for the process, as orca_robots' nodes do); an attachment that acts on each
     # node's own deliveries (the fault injector) says no.
@@ -239,15 +240,17 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
             arrived = record.arrived
             if progress is not None and progress(record.sim_time, arrived):
                 break  # a true return asks to end here (orca-ros sim: SIGINT or SIGTERM)
-            if arrived == len(scenario.agents) and settle > 0.0:
+            # Done when every robot is at its goal at once: one pushed off its goal after
+            # arriving has to come back first (a goal is held, not only reached).
+            if all_held(record, scenario) and settle > 0.0:
                 # An attachment that judges the robots' odometry, which trails the
                 # simulated truth (a cube reports its position 0.1-0.2 s late), gets
                 # settle_s of simulated time to see the last arrival too.
                 all_arrived_at = record.sim_time if all_arrived_at is None else all_arrived_at
                 if record.sim_time - all_arrived_at >= settle - 1e-9:
                     break
-            elif arrived == len(scenario.agents) or any(attachment.finished(record)
-                                                        for attachment in attachments):
+            elif all_held(record, scenario) or any(attachment.finished(record)
+                                                   for attachment in attachments):
                 break
         wall_time = time.perf_counter() - started
         summary = _summary(scenario, record, options, wall_time)
@@ -278,6 +281,14 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
             node.destroy_node()  # subscriptions, last: they are never handed over
         if context is not None:
             rclpy.try_shutdown(context=context)
+
+
+def all_held(record, scenario: Scenario) -> bool:
+    """Whether every robot has reached its goal and, where robots stay on their goals
+    (``on_goal: stay``), stands within its goal tolerance now."""
+    everyone = len(scenario.agents)
+    return record.arrived == everyone and (scenario.on_goal != "stay"
+                                           or record.at_goal == everyone)
 
 
 def _timing(robots, sim_time: float) -> Dict[str, Any]:

@@ -317,6 +317,8 @@ class FleetSim(GuardedCallbacks, Node):
                    if collisions else "no collisions")
         values = {"sim_time": round(self.sim_time, 3), "robots": len(self.names),
                   "arrived": self.record.arrived,
+                  # at their goals now: one pushed off after arriving is not, till back
+                  "at_goal": self.record.at_goal,
                   "colliding_pairs": ";".join("-".join(p) for p in sorted(ledger.pairs)),
                   "deepest_penetration_m": round(ledger.deepest, 6),
                   # ground truth against the scenario's walls, apart from robot pairs

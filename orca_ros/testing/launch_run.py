@@ -13,8 +13,9 @@ thread, one process per node), plus:
   the launch file's ``scenario:=`` argument);
 - optionally ``--stress N`` busy-loop processes, to judge safety on a loaded
   machine;
-- a stop when every robot has reached its goal (the observer's count, from any
-  odometry within goal tolerance; or fleet_sim's ``arrived`` on /diagnostics) or at
+- a stop when every robot is at its goal at once (the observer's count, from each
+  robot's latest odometry within goal tolerance; or fleet_sim's ``at_goal`` on
+  /diagnostics): one pushed off its goal after reaching it must come back first; or at
   ``--wall-limit``, then launch's own
   shutdown (SIGINT to every process, escalating after launch's timeouts);
 - every process's exit code (``OnProcessExit``) and the last lines of its
@@ -188,7 +189,8 @@ class LaunchRecord:
 
 
 class Stopper:
-    """A thread that shuts launch down when every robot reached its goal or at the wall limit."""
+    """A thread that shuts launch down when every robot is at its goal at once (reached and
+    not pushed off), or at the wall limit."""
 
     def __init__(self, service, status_path: str, wall_limit: float) -> None:
         self.service, self.status_path, self.wall_limit = service, status_path, wall_limit
@@ -217,18 +219,20 @@ class Stopper:
         status = read_status(self.status_path) or {}
         robots = status.get("robots")
         now = time.monotonic()
-        theirs = status.get("fleet_sim_arrived")
-        if robots and status.get("reached") == robots:
+        # Done when every robot is at its goal at once (one pushed off after arriving
+        # must come back first), by the observer's odometry or fleet_sim's truth.
+        theirs = status.get("fleet_sim_at_goal")
+        if robots and status.get("arrived") == robots:
             # fleet_sim's count comes with its diagnostics, once a second: it gets as
             # long to agree as the observer gets the other way round.
             self.observer_done = self.observer_done or now
             if theirs is None or theirs == robots or \
                     now - self.observer_done >= OBSERVER_CATCH_UP:
-                return "every robot reached its goal (observer)"
+                return "every robot at its goal (observer)"
         elif robots and theirs == robots:
             self.fleet_sim_done = self.fleet_sim_done or now
             if now - self.fleet_sim_done >= OBSERVER_CATCH_UP:
-                return "every robot reached its goal (fleet_sim /diagnostics)"
+                return "every robot at its goal (fleet_sim /diagnostics)"
         if now - self.started >= self.wall_limit:
             return f"wall limit {self.wall_limit:g} s"
         return None

@@ -169,6 +169,7 @@ class Watch:
         self.first_wall: Dict[str, float] = {}
         self.last_wall: Dict[str, float] = {}
         self.fleet_sim_arrived: Optional[int] = None
+        self.fleet_sim_at_goal: Optional[int] = None  # robots on their goals now, by it
         self.fleet_sim_values: Dict[str, str] = {}  # fleet_sim's latest diagnostics
         self.sim_clock: List[Tuple[float, float]] = []  # (wall monotonic, fleet_sim sim_time)
         self.controllers: Dict[str, Dict[str, str]] = {}  # robot -> its latest diagnostics
@@ -221,6 +222,7 @@ class Watch:
                 self.fleet_sim_values = values
                 try:
                     self.fleet_sim_arrived = int(values.get("arrived", ""))
+                    self.fleet_sim_at_goal = int(values.get("at_goal", ""))
                 except ValueError:
                     pass
                 try:
@@ -326,6 +328,7 @@ class Watch:
                 "neighbors_complete": sum(1 for v in self.controllers.values()
                                           if seen(v) >= others),
                 "fleet_sim_arrived": self.fleet_sim_arrived,
+                "fleet_sim_at_goal": self.fleet_sim_at_goal,
                 "stamps_compared": self.audit.stamps_compared,
                 "colliding_pairs": len(self.audit.contacts), "time": time.time()}
 

@@ -182,9 +182,9 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
                 heard_s = time.monotonic() - started
             if discovered_s is None and status.get("neighbors_complete") == robots:
                 discovered_s = time.monotonic() - started
-            if status.get("robots") and robots in (status.get("reached"),
-                                                     status.get("fleet_sim_arrived")):
-                stop_reason = "every robot arrived"
+            if status.get("robots") and robots in (status.get("arrived"),
+                                                     status.get("fleet_sim_at_goal")):
+                stop_reason = "every robot at its goal"
                 break
             if all(p.poll() is not None for p in processes.procs):
                 stop_reason = "every process ended"

@@ -29,7 +29,7 @@ def test_launch_run_reports_the_observers_verdict_and_every_exit(tmp_path):
     assert observer["collisions"] == [], report
     assert observer["min_separation"] is not None and observer["min_separation"] >= 0, report
     assert summary["robots"] == 4 and summary["reached"] == summary["arrived"] == 4, report
-    assert summary["stop_reason"].startswith("every robot reached its goal"), report
+    assert summary["stop_reason"].startswith("every robot at its goal"), report
     # fleet_sim, obstacle_server, one orca_robots process hosting the four robots
     assert summary["processes_started"] == 3, report
     assert summary["processes_exited"] == summary["processes_started"], report

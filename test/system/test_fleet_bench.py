@@ -25,7 +25,7 @@ def test_bench_ros_runs_the_fleet_in_processes_and_reports_each_figure(tmp_path,
     # fleet_sim, obstacle_server, and the three robots two by two: two orca_robots processes
     assert row["processes"] == 4 and row["robots_per_process"] == 2
     assert (row["arrived"], row["colliding_pairs"]) == (3, 0), row
-    assert row["stop_reason"] == "every robot arrived" and row["nonzero_exits"] == {}
+    assert row["stop_reason"] == "every robot at its goal" and row["nonzero_exits"] == {}
     # the figures are measured; the 10 Hz timer caps the control rate. How near the rate
     # and the real-time factor come to their ideal is the machine's (a benchmark's figure:
     # 7.1 Hz in one full suite on two cores, 9.9 alone), not this test's

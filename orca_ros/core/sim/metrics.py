@@ -213,6 +213,7 @@ class FleetRecord:
             None if yaws is None else [np.array(yaws, dtype=float)]
         self.path_length = np.zeros(len(self.names))
         self.arrival_time = np.full(len(self.names), np.nan)
+        self.at_goal_now = np.zeros(len(self.names), dtype=bool)
         self.sim_time = 0.0
         self.steps = 0
 
@@ -227,9 +228,8 @@ class FleetRecord:
             self.link_ledger.update(self.trajectory[-1], positions, self.radii, self.names,
                                     np.ones(len(self.names), dtype=bool), self.link_pairs,
                                     self.link_group)
-        arrived = (np.linalg.norm(positions - self.goals, axis=1) <= self.goal_tolerance) & \
-            np.isnan(self.arrival_time)
-        self.arrival_time[arrived] = sim_time
+        self.at_goal_now = np.linalg.norm(positions - self.goals, axis=1) <= self.goal_tolerance
+        self.arrival_time[self.at_goal_now & np.isnan(self.arrival_time)] = sim_time
         self.trajectory.append(positions)
         self.frame_times.append(sim_time)
         self.sim_time = sim_time
@@ -237,7 +237,14 @@ class FleetRecord:
 
     @property
     def arrived(self) -> int:
+        """Robots that have reached their goals (at some step)."""
         return int(np.sum(~np.isnan(self.arrival_time)))
+
+    @property
+    def at_goal(self) -> int:
+        """Robots at their goals now (within goal tolerance at the last step): a robot
+        pushed off its goal has arrived but is not at it until it comes back."""
+        return int(np.sum(self.at_goal_now))
 
     def motion_figures(self) -> Dict[str, MotionQuality]:
         """Every robot's motion-quality figures from the recorded poses, as ``orca-ros

@@ -13,6 +13,8 @@ The figures, per robot (:class:`MotionQuality`):
   been nearer (m), measured along the rest of its path (:func:`remaining_path_length`),
   on its way: until it first reached its goal;
 - :func:`off_goal`: how far it was pushed off its goal after it had reached it (m);
+- :func:`time_off_goal`: how long it stood beyond its goal tolerance after it had
+  reached it (s), and whether it was at its goal at the end;
 - :func:`stops`: how often a moving robot came to rest away from its goal
   (:data:`STOP_SPEED_MPS`, :data:`STOP_MIN_DURATION_S`);
 - :func:`time_standing`: how long those rests lasted together (s);
@@ -54,7 +56,9 @@ class MotionQuality:
     :func:`time_standing`; ``turn_reversals``: :func:`turn_reversals`;
     ``moving_time_s``: time spent moving (:func:`moving_time`);
     ``turn_reversals_per_min``: reversals per minute of moving time (None: it never
-    moved); ``off_goal_m``: :func:`off_goal` (0: it never reached its goal, or stayed).
+    moved); ``off_goal_m``: :func:`off_goal` (0: it never reached its goal, or stayed);
+    ``time_off_goal_s``: :func:`time_off_goal`; ``at_goal_at_end``: within its goal
+    tolerance at the last sample.
 
     A figure that could not be computed is None, and ``unavailable`` names it with the
     reason (the figures are taken after a run from its record: one that fails must not
@@ -69,6 +73,8 @@ class MotionQuality:
     turn_reversals_per_min: Optional[float]
     off_goal_m: Optional[float] = 0.0
     unavailable: Mapping[str, str] = field(default_factory=dict)
+    time_off_goal_s: Optional[float] = 0.0
+    at_goal_at_end: Optional[bool] = None
 
     def as_dict(self) -> Dict[str, object]:
         figures = {"retreat_m": _round(self.retreat_m), "off_goal_m": _round(self.off_goal_m),
@@ -76,21 +82,23 @@ class MotionQuality:
                    "time_standing_s": _round(self.time_standing_s),
                    "turn_reversals": self.turn_reversals,
                    "moving_time_s": _round(self.moving_time_s),
-                   "turn_reversals_per_min": _round(self.turn_reversals_per_min)}
+                   "turn_reversals_per_min": _round(self.turn_reversals_per_min),
+                   "time_off_goal_s": _round(self.time_off_goal_s),
+                   "at_goal_at_end": self.at_goal_at_end}
         if self.unavailable:
             figures["unavailable"] = dict(self.unavailable)
         return figures
 
 
 FIGURES = ("retreat_m", "off_goal_m", "stops", "time_standing_s", "turn_reversals",
-           "moving_time_s", "turn_reversals_per_min")
+           "moving_time_s", "turn_reversals_per_min", "time_off_goal_s", "at_goal_at_end")
 """The figures of :class:`MotionQuality`, by field name."""
 
 
 def unavailable_figures(reason: str) -> MotionQuality:
     """A robot none of whose figures could be computed, for ``reason``."""
     return MotionQuality(None, None, None, None, None, None, None,
-                         {name: reason for name in FIGURES})
+                         {name: reason for name in FIGURES}, None, None)
 
 
 def _reason(error: Exception) -> str:
@@ -391,6 +399,21 @@ def off_goal(positions: np.ndarray, goal: Sequence[float], goal_tolerance: float
                                   np.asarray(goal, dtype=float), axis=1))
 
 
+def time_off_goal(times: Sequence[float], positions: np.ndarray, goal: Sequence[float],
+                  goal_tolerance: float) -> float:
+    """How long a robot was beyond ``goal_tolerance`` of its goal after it had first come
+    within it (s; 0 if it never did): each interval between samples counts by the sample
+    that begins it. A goal held is one reached and not left for long; a robot pushed off
+    that never comes back adds up to the end of the run."""
+    arrived = first_arrival(positions, goal, goal_tolerance)
+    if arrived is None:
+        return 0.0
+    times = np.asarray(times, dtype=float)[arrived:]
+    away = np.linalg.norm(np.asarray(positions, dtype=float)[arrived:] -
+                          np.asarray(goal, dtype=float), axis=1) > goal_tolerance
+    return float(np.sum(np.diff(times)[away[:-1]]))
+
+
 # --- speed, rests and stops ----------------------------------------------------------
 
 def interval_speeds(times: Sequence[float], positions: np.ndarray) -> np.ndarray:
@@ -612,7 +635,11 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
         time_standing_s=None if rests is None else
         float(sum(end - begin for begin, end in rests)),
         turn_reversals=reversals, moving_time_s=moving,
-        turn_reversals_per_min=per_minute, unavailable=unavailable)
+        turn_reversals_per_min=per_minute, unavailable=unavailable,
+        time_off_goal_s=figure("time_off_goal_s",
+                               lambda: time_off_goal(times, positions, goal, goal_tolerance)),
+        at_goal_at_end=figure("at_goal_at_end", lambda: bool(
+            len(positions) and math.dist(positions[-1], goal) <= goal_tolerance)))
 
 
 BODY_YAW_MIN_RANGE_RAD = 0.05
@@ -708,7 +735,10 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
     gave ground back), ``off_goal_max_m`` and ``off_goal_robot`` (the robot pushed
     farthest off its goal after reaching it), ``stops`` and ``time_standing_s``
     (totals over the robots), ``turn_reversals_per_min`` (the mean over robots that moved) and
-    ``turn_reversals_per_min_max`` with ``turn_reversals_robot`` (the worst). Figures
+    ``turn_reversals_per_min_max`` with ``turn_reversals_robot`` (the worst),
+    ``time_off_goal_s`` (the total over robots of time beyond their goal tolerance after
+    reaching it) and ``at_goal_at_end`` (how many robots were at their goals at the
+    end of the record). Figures
     a robot has unavailable are left out of these, and ``motion_unavailable`` (present
     only then) gives ``{robot: {figure: reason}}``."""
     def worst(field_name: str):
@@ -738,6 +768,8 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
         "turn_reversals_per_min_max": _round(rate_worst[0]) if rate_worst else None,
         "turn_reversals_robot": rate_worst[1] if rate_worst and rate_worst[0] > 0.0
         else None,
+        "time_off_goal_s": _round(total("time_off_goal_s")),
+        "at_goal_at_end": sum(1 for f in figures.values() if f.at_goal_at_end),
     }
     missing = {name: dict(f.unavailable) for name, f in figures.items() if f.unavailable}
     if missing:

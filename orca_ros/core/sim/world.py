@@ -325,21 +325,25 @@ class ScenarioRun:
 
     @property
     def all_arrived(self) -> bool:
-        return bool(np.all(~np.isnan(self.arrival_time)))
+        """Every agent has arrived and, where agents stay on their goals (``on_goal:
+        stay``), is within its goal tolerance now: one pushed off its goal after
+        arriving must come back before the run is done."""
+        return bool(np.all(~np.isnan(self.arrival_time))) and \
+            self.at_goal_count() == len(self.names)
 
     def run(self, progress: Optional[Callable[[float], None]] = None,
             full_time: bool = False) -> RunResult:
-        """Step until every agent has arrived or ``max_time``; with ``full_time`` on to
-        ``max_time`` regardless, and count who stands on its goal then
-        (:attr:`RunResult.at_goal_at_end`: arriving once is not staying there)."""
+        """Step until every agent has arrived and stands on its goal (:attr:`all_arrived`)
+        or ``max_time``; with ``full_time`` on to ``max_time`` regardless. Either way
+        :attr:`RunResult.at_goal_at_end` counts who stands on its goal at the end
+        (arriving once is not staying there)."""
         started = time.perf_counter()
         while (full_time or not self.all_arrived) and self.time < self.scenario.max_time - 1e-9:
             self.step()
             if progress is not None:
                 progress(self.time)
         result = self.result(time.perf_counter() - started)
-        if full_time:
-            result.at_goal_at_end = self.at_goal_count()
+        result.at_goal_at_end = self.at_goal_count()
         return result
 
     def at_goal_count(self) -> int:

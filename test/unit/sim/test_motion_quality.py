@@ -33,7 +33,8 @@ def run(*pieces):
 def test_a_straight_run_has_no_retreat_stop_reversal_or_standing():
     times, positions = track(run((10.0, 10.0)))
     figures = motion_quality(times, positions, [GOAL], 0.1, 0.1)
-    assert figures == MotionQuality(0.0, 0, 0.0, 0, pytest.approx(10.0), pytest.approx(0.0))
+    assert figures == MotionQuality(0.0, 0, 0.0, 0, pytest.approx(10.0), pytest.approx(0.0),
+                                    time_off_goal_s=0.0, at_goal_at_end=True)
 
 
 def test_a_robot_that_drives_two_metres_back_then_on_retreats_two_metres():
@@ -55,6 +56,21 @@ def test_pushed_off_its_goal_after_arriving_is_no_retreat_but_is_said():
     assert figures.off_goal_m == pytest.approx(1.0)
     never = motion_quality(*track(run((5.0, 5.0))), [GOAL], 0.1, 0.1)
     assert never.off_goal_m == 0.0  # never there: nothing to be pushed off
+    assert (never.time_off_goal_s, never.at_goal_at_end) == (0.0, False)
+
+
+def test_the_time_off_its_goal_counts_from_the_push_till_it_is_back():
+    """Reached at 10 s, pushed 1 m past it over 2 s and back over 2 s: beyond the 0.1 m
+    tolerance from 10.1 s (x > 10.1 after the first sample) to 13.9 s; at the end it is
+    on its goal. One left 1 m off to the end is off its goal from the push on."""
+    times, positions = track(run((10.0, 10.0), (11.0, 2.0), (10.0, 2.0)))
+    back = motion_quality(times, positions, [GOAL], 0.1, 0.1)
+    assert back.time_off_goal_s == pytest.approx(3.6, abs=0.11)
+    assert back.at_goal_at_end is True
+    times, positions = track(run((10.0, 10.0), (11.0, 2.0), (11.0, 5.0)))
+    left = motion_quality(times, positions, [GOAL], 0.1, 0.1)
+    assert left.time_off_goal_s == pytest.approx(6.8, abs=0.11)
+    assert left.at_goal_at_end is False
 
 
 def test_retreat_is_measured_along_the_remaining_waypoints():
@@ -152,7 +168,8 @@ def test_the_run_summary_names_the_worst_robots():
     assert row == {"retreat_max_m": 1.5, "retreat_robot": "shy",
                    "off_goal_max_m": 0.7, "off_goal_robot": "parked", "stops": 3,
                    "time_standing_s": 3.5, "turn_reversals_per_min": 12.0,
-                   "turn_reversals_per_min_max": 30.0, "turn_reversals_robot": "nervous"}
+                   "turn_reversals_per_min_max": 30.0, "turn_reversals_robot": "nervous",
+                   "time_off_goal_s": 0.0, "at_goal_at_end": 0}
     assert run_motion_summary({"calm": calm})["retreat_robot"] is None
 
 
@@ -434,10 +451,12 @@ def test_a_track_that_cannot_be_read_has_every_figure_unavailable():
     figures = motion_quality(np.arange(3.0), np.zeros((5, 2)), [GOAL], 0.1, 0.1)
     assert all(getattr(figures, name) is None for name in
                ("retreat_m", "off_goal_m", "stops", "time_standing_s", "turn_reversals",
-                "moving_time_s", "turn_reversals_per_min"))
+                "moving_time_s", "turn_reversals_per_min", "time_off_goal_s",
+                "at_goal_at_end"))
     assert set(figures.unavailable) == {"retreat_m", "off_goal_m", "stops", "time_standing_s",
                                         "turn_reversals", "moving_time_s",
-                                        "turn_reversals_per_min"}
+                                        "turn_reversals_per_min", "time_off_goal_s",
+                                        "at_goal_at_end"}
     assert "3 times for 5 positions" in figures.unavailable["stops"]
 
 

@@ -19,7 +19,8 @@ from orca_ros.core.sim.world3d import World3D, create_world
 
 MOTION_FIELDS = {"retreat_max_m", "retreat_robot", "off_goal_max_m", "off_goal_robot",
                  "stops", "time_standing_s",
-                 "turn_reversals_per_min", "turn_reversals_per_min_max", "turn_reversals_robot"}
+                 "turn_reversals_per_min", "turn_reversals_per_min_max", "turn_reversals_robot",
+                 "time_off_goal_s", "at_goal_at_end"}
 """The motion-quality fields of every bench row (orca_ros/core/sim/motion_quality.py)."""
 
 SCENARIOS_3D = ["octahedron_swap_3d", "two_layers_crossing_3d", "sphere_swap_3d"]

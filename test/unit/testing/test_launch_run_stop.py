@@ -30,44 +30,47 @@ def board(tmp_path, monkeypatch) -> StatusBoard:
 
 def test_a_stop_on_fleet_sims_word_gives_the_observer_time_to_see_it(board):
     """toio_cross_4v4 with two busy loops beside: launch_run stopped the moment fleet_sim
-    counted 8 of 8 arrived and reported the observer's 3 of 8, which trailed it. Now the
+    counted 8 of 8 arrived and reported the observer's 3 of 8, which trailed it. The
     observer gets OBSERVER_CATCH_UP wall seconds first (its own count stops the run at
     once)."""
     stopper = board.stopper()
-    board.says(reached=3, arrived=3, fleet_sim_arrived=8)
+    board.says(reached=3, arrived=3, fleet_sim_arrived=8, fleet_sim_at_goal=8)
     assert stopper._why_stop() is None
     board.now += launch_run.OBSERVER_CATCH_UP - 0.5
     assert stopper._why_stop() is None
     board.now += 0.5
-    assert stopper._why_stop() == "every robot reached its goal (fleet_sim /diagnostics)"
+    assert stopper._why_stop() == "every robot at its goal (fleet_sim /diagnostics)"
 
 
-def test_the_observers_count_of_robots_that_reached_their_goals_stops_a_run(board):
-    """Reached, not standing there now: a cube nudged off its goal after reaching it
-    (6 of 8 at their goals, 8 of 8 reached) ends the run as it ends a world bench."""
+def test_a_run_ends_when_every_robot_is_at_its_goal_not_when_each_once_reached_it(board):
+    """A goal is held, not only reached: a robot pushed off its goal after reaching it
+    (8 of 8 reached, 6 of 8 at their goals now) keeps the run going until it is back,
+    by the observer's count and by fleet_sim's."""
     stopper = board.stopper()
-    board.says(reached=7, arrived=7)
+    board.says(reached=8, arrived=6, fleet_sim_arrived=8, fleet_sim_at_goal=6)
     assert stopper._why_stop() is None
-    board.says(reached=8, arrived=6)
-    assert stopper._why_stop() == "every robot reached its goal (observer)"
+    board.now += 2 * launch_run.OBSERVER_CATCH_UP
+    assert stopper._why_stop() is None
+    board.says(reached=8, arrived=8, fleet_sim_arrived=8, fleet_sim_at_goal=8)
+    assert stopper._why_stop() == "every robot at its goal (observer)"
 
 
 def test_a_stop_on_the_observers_word_gives_fleet_sim_time_to_agree(board):
     """toio_cross_4v4 with two busy loops beside: the run stopped the moment the
     observer counted 8 of 8 and printed fleet_sim's 7 of 8 from its diagnostics of up
-    to a second before. fleet_sim now gets OBSERVER_CATCH_UP to agree."""
+    to a second before. fleet_sim gets OBSERVER_CATCH_UP to agree."""
     stopper = board.stopper()
-    board.says(reached=8, arrived=4, fleet_sim_arrived=7)
+    board.says(reached=8, arrived=8, fleet_sim_at_goal=7)
     assert stopper._why_stop() is None
     board.now += 1.0
-    board.says(reached=8, arrived=5, fleet_sim_arrived=8)
-    assert stopper._why_stop() == "every robot reached its goal (observer)"
+    board.says(reached=8, arrived=8, fleet_sim_at_goal=8)
+    assert stopper._why_stop() == "every robot at its goal (observer)"
 
     stopper = board.stopper()
-    board.says(reached=8, arrived=8, fleet_sim_arrived=7)  # fleet_sim never agrees
+    board.says(reached=8, arrived=8, fleet_sim_at_goal=7)  # fleet_sim never agrees
     assert stopper._why_stop() is None
     board.now += launch_run.OBSERVER_CATCH_UP
-    assert stopper._why_stop() == "every robot reached its goal (observer)"
+    assert stopper._why_stop() == "every robot at its goal (observer)"
 
 
 def test_the_summary_names_what_each_count_is():
