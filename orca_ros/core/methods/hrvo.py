@@ -59,8 +59,8 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from ..geometry.types import Vector2
-from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
-                   parameter, register_method)
+from .base import AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView, parameter
+from .registry import register_method
 from .rvo_sampling import (LINK_MODES, closest_point_on_segment, link_counts, tether_partners,
                            wall_segments)
 

@@ -61,8 +61,9 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..geometry.types import Vector2
-from .base import (AvoidanceMethod, Capabilities, LinkView, MethodOutput, MethodSpec,
-                   NeighborView, RobotView, TetherView, parameter, register_method)
+from .base import (AvoidanceMethod, Capabilities, LinkView, MethodOutput, MethodSpec, NeighborView,
+                   RobotView, TetherView, parameter)
+from .registry import register_method
 
 LINK_MODES = ("always", "crossing")
 

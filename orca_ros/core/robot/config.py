@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Dict, Optional, Tuple
 
 from ..geometry.types import as_finite
-from ..methods import TRACKING, MethodSpec, method_spec
+from ..methods import TRACKING, MethodSpec, world_spec
 from ..models.bodies import KINEMATICS, DiffDriveLimits
 from .safety_filter import SAFETY_ROUNDING_MARGIN
 from .tracking import tracking_error_bound
@@ -99,8 +99,10 @@ class ControllerConfig:
 
     @cached_property
     def method_spec(self) -> MethodSpec:
-        """The registered method (a ValueError names the registered ones)."""
-        return method_spec(self.method)
+        """The registered method, or the world backend the world runs under this name (whose
+        capabilities shape the preferred velocities it is given); a ValueError names the
+        registered ones."""
+        return world_spec(self.method)
 
     @property
     def strict(self) -> bool:

@@ -32,7 +32,7 @@ from .metrics import CollisionLedger, LinkLedger, linked_pairs
 from .motion_quality import MotionQuality, RobotTrack, fleet_motion_quality, run_motion_summary
 from .backends import start_world_backend
 from .batch import batch_for
-from ..methods import LinkView, TetherView, method_names, method_spec
+from ..methods import LinkView, TetherView, method_names, world_spec
 from ..geometry.obstacles import ObstacleVertex, build_obstacle_edges
 from ..robot.safety_filter import SafetyFilter
 from ..robot.perception import (NeighborReading, SharedPrediction)
@@ -94,7 +94,7 @@ class WorldOptions:
         if self.kinematics not in WORLD_KINEMATICS:
             raise ValueError(f"kinematics must be one of {WORLD_KINEMATICS}, "
                              f"got {self.kinematics!r}")
-        if method_spec(self.method).holonomic_only and self.kinematics != "holonomic":
+        if world_spec(self.method).holonomic_only and self.kinematics != "holonomic":
             raise ValueError(f"method {self.method} is holonomic only")
         if self.ros_timing and self.kinematics == "toio":
             raise ValueError("kinematics toio times the cubes as toio_bridge does already; "
@@ -106,7 +106,7 @@ class WorldOptions:
     @property
     def strict(self) -> bool:
         """The method reproduces a reference exactly (no safety layer: no close lists)."""
-        return method_spec(self.method).strict
+        return world_spec(self.method).strict
 
     def controller_config(self, agent: AgentSpec, scenario: Scenario) -> ControllerConfig:
         """One agent's controller settings: the scenario's, then these options' overrides."""
@@ -119,7 +119,7 @@ class WorldOptions:
                       lookahead=scenario.waypoint_tolerance)
         if self.kinematics == "toio":
             fields.update(CUBE_CONTROLLER)  # diff_drive, with the cube's lag, limits, validity
-            fields["tracking"] = method_spec(self.method).cube_tracking
+            fields["tracking"] = world_spec(self.method).cube_tracking
         periods = self.command_validity_periods
         if periods is None and self.ros_timing:
             periods = RosTiming.COMMAND_VALIDITY_PERIODS
