@@ -51,7 +51,7 @@ from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..core.methods import method_names, method_spec
-from ..core.models.bodies import drive_model
+from ..core.models.drive import drive_model
 from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
 from ..core.robot.config import ControllerConfig
 from ..core.robot.controller import RobotController

@@ -13,7 +13,8 @@ import dataclasses
 from typing import Tuple
 
 from ...core.methods import TRACKING, method_names, method_spec, method_summary
-from ...core.models.bodies import DRIVE_MODELS, KINEMATICS
+from ...core.models.bodies import KINEMATICS
+from ...core.models.drive import DRIVE_MODELS
 from ...core.robot.config import ControllerConfig
 from ...core.robot.localization import POSE_SOURCES
 from . import Param, Removed
