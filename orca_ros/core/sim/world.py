@@ -24,8 +24,9 @@ from ..robot.controller import RobotController
 from ..robot.cycle import OwnReading, Perceived, PerceptionSettings, RobotCycle
 from ..robot.state import Neighbor, RobotState
 from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S,
-                                CubeBody, CubeOdometry, MatFrame, drive_model, timed_duration_ms,
+                                CubeBody, CubeOdometry, MatFrame, timed_duration_ms,
                                 twist_to_wheels)
+from ..models.drive import drive_model
 from ..models.bodies import WORLD_KINEMATICS, Body, DiffDriveLimits, step_body, unicycle_step
 from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
