@@ -55,7 +55,7 @@ from ..core.models.drive import drive_model
 from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
 from ..core.robot.config import ControllerConfig
 from ..core.robot.controller import RobotController
-from ..core.geometry.frames import Pose2
+from ..core.geometry.frames import Pose2, body_to_world, world_to_body
 from ..core.robot.cycle import (AerialCycle, CycleResult, GoalState, OwnReading,
                                 PerceptionSettings, Preferred, RobotCycle, Status)
 from ..core.robot.guidance import same_guidance_walls
@@ -884,10 +884,7 @@ class OrcaNode(GuardedCallbacks, Node):
         elif self.controller.effective_config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)
         else:
-            yaw = self.own.state.heading
-            c, s = math.cos(yaw), math.sin(yaw)
-            vx, vy = command.velocity  # world frame -> body frame
-            self._publish_command(c * vx + s * vy, -s * vx + c * vy, 0.0)
+            self._publish_command(*world_to_body(self.own.state.heading, command.velocity), 0.0)
         if result.prediction is not None:
             self._publish_prediction(result.prediction)
         if self.marker_pub.get_subscription_count() > 0:
@@ -950,9 +947,7 @@ class OrcaNode(GuardedCallbacks, Node):
         if self._param("preferred_velocity") != "topic" or self.own is None:
             return None
         twist = self.cmd_vel_in[0]
-        heading = self.own.state.heading
-        c, s = math.cos(heading), math.sin(heading)
-        return Preferred((c * twist[0] - s * twist[1], s * twist[0] + c * twist[1]), twist)
+        return Preferred(body_to_world(self.own.state.heading, twist), twist)
 
     def _control_3d(self, now_ns: int, readings: Dict[str, NeighborReading]) -> None:
         """One control cycle of an aerial robot (``dimensions`` 3): the velocity sent in
@@ -967,10 +962,8 @@ class OrcaNode(GuardedCallbacks, Node):
             self._publish_command(0.0, 0.0, 0.0)
             return
         self._note_latency()
-        yaw = self.own.state.heading
-        c, s = math.cos(yaw), math.sin(yaw)
-        vx, vy, vz = result.command.velocity  # world frame -> body frame (turned about z)
-        self._publish_command(c * vx + s * vy, -s * vx + c * vy, 0.0, vz)
+        vx, vy, vz = result.command.velocity  # x, y into the body frame (turned about z)
+        self._publish_command(*world_to_body(self.own.state.heading, (vx, vy)), 0.0, vz)
 
     def _note_latency(self) -> None:
         """Count this cycle's odom->cmd_vel wall time, and its CPU time if its own

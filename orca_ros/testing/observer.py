@@ -44,7 +44,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .audit import TOUCH, StampAudit
-from ..core.methods.links import point_segment_distance
+from ..core.geometry.vectors import point_segment_distance
 from ..core.scenario.loader import LinkSpec, Scenario, load_scenario, resolve_scenario
 from ..core.sim.motion_quality import RobotTrack, fleet_motion_quality, run_motion_summary
 

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Tuple
 
+from ..geometry.frames import wrap_angle
 from ..geometry.types import Vector2, as_finite
 
 KINEMATICS = ("holonomic", "diff_drive")
@@ -20,14 +21,6 @@ KINEMATICS = ("holonomic", "diff_drive")
 WORLD_KINEMATICS = KINEMATICS + ("toio",)
 """Bodies the scenario world simulates: those, and toio Core Cubes
 (:mod:`orca_ros.core.models.toio_cube`: lag, dead zone, readings), controlled as diff_drive."""
-
-
-def wrap_angle(angle: float) -> float:
-    """Normalise to (-pi, pi]."""
-    wrapped = math.fmod(angle + math.pi, 2.0 * math.pi)
-    if wrapped <= 0.0:
-        wrapped += 2.0 * math.pi
-    return wrapped - math.pi
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from .motion_quality import MotionQuality, RobotTrack, fleet_motion_quality, run
 from .backends import start_world_backend
 from .batch import batch_for
 from ..methods import LinkView, TetherView, method_names, world_spec
+from ..geometry.frames import world_to_body
 from ..geometry.obstacles import ObstacleVertex, build_obstacle_edges
 from ..robot.safety_filter import SafetyFilter
 from ..robot.perception import (NeighborReading, SharedPrediction)
@@ -650,10 +651,7 @@ class World(ScenarioRun):
         robot's world velocity turned into its body frame."""
         if self.options.kinematics == "diff_drive":
             return (command.linear, 0.0, command.angular)
-        heading = self.bodies[i].heading
-        c, s = math.cos(heading), math.sin(heading)
-        vx, vy = command.velocity
-        return (c * vx + s * vy, -s * vx + c * vy, 0.0)
+        return (*world_to_body(self.bodies[i].heading, command.velocity), 0.0)
 
     # --- toio cubes ------------------------------------------------------------------------
 
