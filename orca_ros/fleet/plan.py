@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..core.errors import InputError
 from ..core.models.toio_cube import CUBE_ROBOT_PARAMETERS
+from ..core.robot.config import COMMAND_VALIDITY_PERIODS
 from ..core.robot.links import links_text
 from ..core.methods import method_names, method_spec
 from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
@@ -143,9 +144,9 @@ def check_3d_fleet(scenario: Scenario, options: FleetOptions) -> None:
 
 
 def command_validity(control_rate: float) -> float:
-    """How long a command may act (s): two control periods, so one late cycle does not
-    stop the robot, and two do. orca_node plans over it; the simulator enforces it."""
-    return round(2.0 / control_rate, 6)
+    """How long a command may act (s): :data:`COMMAND_VALIDITY_PERIODS` control periods.
+    orca_node plans over it; the simulator enforces it."""
+    return round(COMMAND_VALIDITY_PERIODS / control_rate, 6)
 
 
 def shutdown_grace(processes: int) -> float:

@@ -53,7 +53,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from ..core.methods import method_names, method_spec
 from ..core.models.drive import drive_model
 from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
-from ..core.robot.config import ControllerConfig
+from ..core.robot.config import COMMAND_VALIDITY_PERIODS, ControllerConfig
 from ..core.robot.controller import RobotController
 from ..core.geometry.frames import Pose2, body_to_world, world_to_body
 from ..core.robot.cycle import (AerialCycle, CycleResult, GoalState, OwnReading,
@@ -321,7 +321,8 @@ class OrcaNode(GuardedCallbacks, Node):
             tracking=self._param("tracking"),
             command_lag=self._param("command_lag"),
             lag_error=None if self._param("lag_error") < 0 else self._param("lag_error"),
-            command_validity=self._param("command_validity") or 2.0 / self._param("control_rate"),
+            command_validity=self._param("command_validity")
+            or COMMAND_VALIDITY_PERIODS / self._param("control_rate"),
             accel_limited=True)
 
     def _perception_settings(self) -> PerceptionSettings:
@@ -620,7 +621,8 @@ class OrcaNode(GuardedCallbacks, Node):
             if s.announced and name in self.departed and now - s.stamp > silent_after:
                 # Its orca_node has left the graph: its driver stops it; it stands.
                 seen[name] = stopped_reading(
-                    s, now, self._param("command_validity") or 2.0 / self._param("control_rate"),
+                    s, now, self._param("command_validity")
+                    or COMMAND_VALIDITY_PERIODS / self._param("control_rate"),
                     self.cycle.neighbor_max_speed, self._param("max_linear_accel"))
             elif now - s.stamp <= forget_ns * 1e-9:
                 seen[name] = s

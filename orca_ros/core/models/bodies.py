@@ -23,6 +23,11 @@ WORLD_KINEMATICS = KINEMATICS + ("toio",)
 (:mod:`orca_ros.core.models.toio_cube`: lag, dead zone, readings), controlled as diff_drive."""
 
 
+FLEET_SIM_LIMITS = dict(max_angular_speed=3.0, max_linear_accel=4.0, max_angular_accel=20.0)
+"""The body limits fleet_sim steps its robots with (its parameters' defaults, and
+orca_node's): under ``ros_timing`` the world's bodies are fleet_sim's."""
+
+
 @dataclass(frozen=True)
 class DiffDriveLimits:
     """Speed and acceleration limits of a unicycle robot, and its lateral tracking budget."""

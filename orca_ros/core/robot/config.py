@@ -21,6 +21,11 @@ from .tracking import tracking_error_bound
 SAFETY_FILTER_SETTINGS = ("method", "on", "off")
 """orca_node's ``safety_filter`` values: as the method says, or always on or off."""
 
+COMMAND_VALIDITY_PERIODS = 2.0
+"""How many control periods a command may act through ROS (``command_validity`` is this
+over the control rate): one late cycle does not stop a robot, two do. orca_node and the
+fleet plan use it; the world under ``ros_timing`` too."""
+
 
 @dataclass(frozen=True)
 class ControllerConfig:

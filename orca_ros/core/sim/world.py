@@ -19,7 +19,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from ..supervisor.cocoon import CocoonConfig, CocoonSupervisor, Track
-from ..robot.config import ControllerConfig
+from ..robot.config import COMMAND_VALIDITY_PERIODS, ControllerConfig
 from ..robot.controller import RobotController
 from ..robot.cycle import OwnReading, Perceived, PerceptionSettings, RobotCycle
 from ..robot.state import Neighbor, RobotState
@@ -27,7 +27,8 @@ from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYS
                                 CubeBody, CubeOdometry, MatFrame, timed_duration_ms,
                                 twist_to_wheels)
 from ..models.drive import drive_model
-from ..models.bodies import WORLD_KINEMATICS, Body, DiffDriveLimits, step_body, unicycle_step
+from ..models.bodies import (FLEET_SIM_LIMITS, WORLD_KINEMATICS, Body, DiffDriveLimits, step_body,
+                             unicycle_step)
 from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
 from .motion_quality import MotionQuality, RobotTrack, fleet_motion_quality, run_motion_summary
@@ -43,11 +44,6 @@ from ..scenario.loader import AgentSpec, LinkSpec, Scenario
 CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
                    if name in {f.name for f in dataclass_fields(ControllerConfig)}}
 """The :class:`ControllerConfig` fields a toio cube's orca_node runs with."""
-FLEET_SIM_LIMITS = dict(max_angular_speed=3.0, max_linear_accel=4.0, max_angular_accel=20.0)
-"""The body limits fleet_sim steps its robots with (its parameters' defaults, and
-orca_node's): under ``ros_timing`` the world's bodies are fleet_sim's."""
-
-
 @dataclass(frozen=True)
 class WorldOptions:
     """How a scenario is run.
@@ -163,7 +159,7 @@ class RosTiming:
     half were fresh and half one step old, as modelled.
     """
 
-    COMMAND_VALIDITY_PERIODS = 2.0
+    COMMAND_VALIDITY_PERIODS = COMMAND_VALIDITY_PERIODS
 
 
 
