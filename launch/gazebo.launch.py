@@ -12,7 +12,8 @@ odom frame in the shared one (or, pose_source:=localization, its amcl_pose does)
 scenario:= the robots are the scenario's agents (names, spawn poses = starts, radii,
 speeds) and its walls are served on /obstacles; send goals on /<robot>/goal_pose.
 Commands are TwistStamped from Kilted on, Twist before (enable_stamped_cmd_vel:=).
-The node list comes from orca_ros.fleet.gazebo.gazebo_plan.
+The node list comes from orca_ros.fleet.gazebo.gazebo_plan; the bridges' YAML files
+(orca_ros.fleet.gazebo.bridge_files) are written here, in a temporary folder.
 """
 
 import os
@@ -22,9 +23,9 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
-from orca_ros.fleet.gazebo import (GazeboRobot, gazebo_plan, parameters_file_sections,
-                                   parse_robots, stamped_for_distro)
-from orca_ros.fleet.launch import launch_actions
+from orca_ros.fleet.gazebo import (GazeboRobot, bridge_files, gazebo_plan,
+                                   parameters_file_sections, parse_robots, stamped_for_distro)
+from orca_ros.fleet.launch import launch_actions, write_yaml_files
 from orca_ros.fleet.plan import shutdown_grace
 
 ARGUMENTS = {
@@ -77,7 +78,10 @@ def _nodes(context):
     stamped = _truthy(value["enable_stamped_cmd_vel"]) if value["enable_stamped_cmd_vel"] \
         else bool(extra["enable_stamped_cmd_vel"]) if "enable_stamped_cmd_vel" in extra \
         else stamped_for_distro(os.environ.get("ROS_DISTRO"))
-    plan = gazebo_plan(robots, stamped, tempfile.mkdtemp(prefix="orca_gz_"),
+    config_dir = tempfile.mkdtemp(prefix="orca_gz_")
+    if _truthy(value["bridge"]):
+        write_yaml_files(bridge_files(robots, stamped, config_dir))
+    plan = gazebo_plan(robots, stamped, config_dir,
                        robot_parameters_extra=extra, per_robot=own, scenario=scenario,
                        bridge=_truthy(value["bridge"]),
                        localization=value["pose_source"] == "localization",

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .plan import NodeSpec
+from .nodespec import NodeSpec
 
 GZ_TWIST = "gz.msgs.Twist"
 GZ_ODOMETRY = "gz.msgs.Odometry"
@@ -106,7 +106,7 @@ CLOCK_BRIDGE = [{"ros_topic_name": "/clock", "gz_topic_name": "/clock",
 """gz-sim's simulated time for every node with ``use_sim_time``."""
 
 
-def robot_parameters(robot: GazeboRobot, stamped: bool) -> Dict[str, Any]:
+def gazebo_wiring(robot: GazeboRobot, stamped: bool) -> Dict[str, Any]:
     """orca_node parameters for a robot in gz-sim: odometry in ``<robot>/odom`` placed by
     the spawn pose, commands of the distribution's type, on simulated time, neighbours
     from what they announce (their odometry is in frames of their own)."""
@@ -144,14 +144,26 @@ def robot_remappings(name: str) -> Tuple[Tuple[str, str], ...]:
     return (("odom", f"/model/{name}/odometry"), ("cmd_vel", f"/model/{name}/cmd_vel"))
 
 
+def bridge_files(robots: Sequence[GazeboRobot], stamped: bool, config_dir: str
+                 ) -> Dict[str, List[Dict[str, str]]]:
+    """The ``parameter_bridge`` configurations :func:`gazebo_plan`'s bridges read, by the
+    path of their YAML file in ``config_dir``: one for ``/clock``, one per robot. The
+    caller writes them (:func:`orca_ros.fleet.launch.write_yaml_files`) before the nodes
+    start."""
+    return {os.path.join(config_dir, f"bridge_{name}.yaml"): entries
+            for name, entries in [("clock", CLOCK_BRIDGE)]
+            + [(robot.name, bridge_config(robot.name, stamped)) for robot in robots]}
+
+
 def gazebo_plan(robots: Sequence[GazeboRobot], stamped: bool, config_dir: str,
                 robot_parameters_extra: Optional[Dict[str, Any]] = None,
                 per_robot: Optional[Dict[str, Dict[str, Any]]] = None,
                 scenario: Optional[str] = None, bridge: bool = True,
                 localization: bool = False, preferred_velocity: str = "goal",
                 file_per_robot: Optional[Dict[str, Dict[str, Any]]] = None) -> List[NodeSpec]:
-    """The nodes for robots in a running gz-sim: a ``parameter_bridge`` per robot (its
-    YAML written to ``config_dir``) and one for ``/clock``; an obstacle_server for a
+    """The nodes for robots in a running gz-sim: a ``parameter_bridge`` per robot and one
+    for ``/clock`` (each reading its YAML in ``config_dir``, :func:`bridge_files`, which
+    the caller writes: the plan itself writes nothing); an obstacle_server for a
     scenario's walls; an orca_node per robot.
 
     An orca_node's parameters, each layer over the one before: a parameters file's for
@@ -161,16 +173,11 @@ def gazebo_plan(robots: Sequence[GazeboRobot], stamped: bool, config_dir: str,
     ``localization``, from ``amcl_pose`` in ``map``, the shared frame then), simulated
     time, the command type (``stamped``, the bridge's too), the walls' source.
     A file cannot unplace the robots."""
-    import yaml
-
     plan: List[NodeSpec] = []
     if bridge:
-        for name, entries in [("clock", CLOCK_BRIDGE)] + [
-                (robot.name, bridge_config(robot.name, stamped)) for robot in robots]:
-            path = os.path.join(config_dir, f"bridge_{name}.yaml")
-            with open(path, "w", encoding="utf-8") as stream:
-                yaml.safe_dump(entries, stream, sort_keys=False)
-            plan.append(NodeSpec("parameter_bridge", f"bridge_{name}", package="ros_gz_bridge",
+        for path in bridge_files(robots, stamped, config_dir):
+            name = os.path.basename(path)[:-len(".yaml")]
+            plan.append(NodeSpec("parameter_bridge", name, package="ros_gz_bridge",
                                  parameters={"config_file": path, "use_sim_time": True}))
     sources: List[str] = []
     if scenario:
@@ -182,7 +189,7 @@ def gazebo_plan(robots: Sequence[GazeboRobot], stamped: bool, config_dir: str,
         parameters = dict(robot_parameters_extra or {})
         parameters.update((file_per_robot or {}).get(robot.name, {}))
         parameters.update((per_robot or {}).get(robot.name, {}))
-        wiring = robot_parameters(robot, stamped)
+        wiring = gazebo_wiring(robot, stamped)
         if localization:
             wiring["pose_source"] = "localization"
             # AMCL's frame; a file's own choice of another stands (not the default world).

@@ -5,7 +5,7 @@ to end once launch has asked it to stop."""
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence
+from typing import Any, List, Mapping, Sequence
 
 from .plan import NodeSpec
 
@@ -22,6 +22,16 @@ def shutdown_environment(sigterm_timeout: str) -> dict:
     from ..nodes.stop import STOP_WITHIN_ENV
 
     return {STOP_WITHIN_ENV: f"{float(sigterm_timeout) + 2.0:g}", "PYTHONFAULTHANDLER": "1"}
+
+
+def write_yaml_files(files: Mapping[str, Any]) -> None:
+    """Write each value as YAML to its path (a plan's configuration files, e.g.
+    :func:`orca_ros.fleet.gazebo.bridge_files`), before the nodes that read them start."""
+    import yaml
+
+    for path, data in files.items():
+        with open(path, "w", encoding="utf-8") as stream:
+            yaml.safe_dump(data, stream, sort_keys=False)
 
 
 def launch_actions(processes: Sequence[NodeSpec], sigterm_timeout: str) -> List[Any]:

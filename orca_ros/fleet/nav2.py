@@ -11,7 +11,7 @@ On Humble, whose chain has no collision monitor, orca_node commands the robot.""
 from __future__ import annotations
 
 from .gazebo import stamped_for_distro
-from .plan import NodeSpec
+from .nodespec import NodeSpec
 
 SMOOTHED = "cmd_vel_smoothed"  # velocity_smoother's output
 TO_COLLISION_MONITOR = "cmd_vel_orca"  # collision_monitor's cmd_vel_in_topic (the overlay)

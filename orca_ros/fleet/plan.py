@@ -4,63 +4,23 @@ parameters.
 :func:`fleet_plan` decides it once for a simulated fleet, :func:`toio_plan` for toio
 cubes; :func:`process_plan` groups the orca_nodes into processes. The launch files turn
 the plan into launch_ros ``Node`` actions (:mod:`orca_ros.fleet.launch`);
-:func:`orca_ros.fleet.runner.run_fleet` starts the very same nodes as rclpy objects in
+:func:`orca_ros.fleet.runner.run_in_process` starts the very same nodes as rclpy objects in
 one process. Nothing here imports rclpy.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..core.errors import InputError
 from ..core.models.toio_cube import CUBE_ROBOT_PARAMETERS
+from ..core.robot.config import COMMAND_VALIDITY_PERIODS
 from ..core.robot.links import links_text
 from ..core.methods import method_names, method_spec
 from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
+from .nodespec import NodeSpec
 
-PACKAGE = "orca_ros"
 SIMULATORS = ("fleet_sim", "toio_bridge")  # the node that keeps the ground truth
-
-
-@dataclass(frozen=True)
-class NodeSpec:
-    """One node of the plan, as ``ros2 launch`` or the runner starts it."""
-
-    executable: str
-    name: str
-    namespace: str = ""
-    parameters: Dict[str, Any] = field(default_factory=dict)
-    remappings: Tuple[Tuple[str, str], ...] = ()
-    package: str = PACKAGE
-    hosted: Tuple["NodeSpec", ...] = ()  # orca_robots: the orca_nodes this process runs
-
-    @property
-    def arguments(self) -> List[str]:
-        """Command-line arguments (an ``orca_robots`` host: ``--robots``, its robots, and
-        their remappings as rules on full names, ``/<robot>/odom:=...``)."""
-        if not self.hosted:
-            return []
-        remaps = [part for spec in self.hosted for source, target in spec.remappings
-                  for part in ("-r", f"{_full_name(source, spec.namespace)}:={target}")]
-        return ["--robots", *(spec.namespace for spec in self.hosted)] + (
-            ["--ros-args", *remaps] if remaps else [])
-
-    @property
-    def marker_namespace(self) -> str:
-        """The ``ns`` of this node's ``/obstacles`` markers, were it an obstacle_server
-        (its full node name without the leading slash)."""
-        return f"{self.namespace.strip('/')}/{self.name}".lstrip("/")
-
-    def parameters_file(self) -> Dict[str, Any]:
-        """An ``orca_robots`` host's parameters file: each hosted node's parameters under
-        its full name (``/<robot>/orca_node``), as ``--params-file`` takes them."""
-        return {f"/{spec.namespace}/{spec.name}": {"ros__parameters": dict(spec.parameters)}
-                for spec in self.hosted}
-
-
-def _full_name(topic: str, namespace: str) -> str:
-    """A relative topic name as seen from ``namespace`` (``odom`` in ``a``: ``/a/odom``)."""
-    return topic if topic.startswith("/") else f"/{namespace.strip('/')}/{topic}"
 
 
 DEFAULT_ROBOTS_PER_PROCESS = 10
@@ -147,10 +107,10 @@ def robot_parameters(scenario: Scenario, name: str, options: FleetOptions) -> Di
         "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
     }
     if options.topics == "gazebo":
-        from .gazebo import GazeboRobot, robot_parameters as gazebo_parameters
+        from .gazebo import GazeboRobot, gazebo_wiring
 
         spawn = GazeboRobot(name, agent.start[0], agent.start[1], agent.start_heading)
-        parameters.update(gazebo_parameters(spawn, options.enable_stamped_cmd_vel))
+        parameters.update(gazebo_wiring(spawn, options.enable_stamped_cmd_vel))
     elif options.odom_frame == "per_robot":
         # Odometry in the robot's own frame, placed in the shared one by its localization.
         parameters.update(pose_source="localization", odom_frame=f"{name}/odom",
@@ -184,9 +144,9 @@ def check_3d_fleet(scenario: Scenario, options: FleetOptions) -> None:
 
 
 def command_validity(control_rate: float) -> float:
-    """How long a command may act (s): two control periods, so one late cycle does not
-    stop the robot, and two do. orca_node plans over it; the simulator enforces it."""
-    return round(2.0 / control_rate, 6)
+    """How long a command may act (s): :data:`COMMAND_VALIDITY_PERIODS` control periods.
+    orca_node plans over it; the simulator enforces it."""
+    return round(COMMAND_VALIDITY_PERIODS / control_rate, 6)
 
 
 def shutdown_grace(processes: int) -> float:

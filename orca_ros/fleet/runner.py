@@ -1,4 +1,4 @@
-"""The in-process runner behind ``orca-ros sim``: :func:`run_fleet` starts the nodes of a
+"""The in-process runner behind ``orca-ros sim``: :func:`run_in_process` starts the nodes of a
 fleet plan (:func:`~orca_ros.fleet.plan.fleet_plan`) as rclpy objects in this process
 (they still talk over DDS, so another process can watch ``/<robot>/odom`` and
 ``/<robot>/cmd_vel``), spins them until every robot arrives, and sums the run up.
@@ -71,16 +71,8 @@ def instantiate(spec: NodeSpec, context, **extra) -> Any:
             from error
 
 
-def make_executor(context):
-    """The executor the package's processes spin
-    (:func:`orca_ros.nodes.ros_common.make_executor`)."""
-    from ..nodes.ros_common import make_executor as events_or_single_threaded
-
-    return events_or_single_threaded(context)
-
-
 class Attachment:
-    """A part a caller adds to a :func:`run_fleet` run (a fault injector, an observer
+    """A part a caller adds to a :func:`run_in_process` run (a fault injector, an observer
     process beside the run, a bag recorder, ...), so that the runner knows none of them.
 
     Every hook does nothing unless overridden. The runner calls them in this order:
@@ -140,7 +132,7 @@ class Attachment:
 
 @dataclass
 class Fleet:
-    """The nodes of one :func:`run_fleet` run, as its attachments see them."""
+    """The nodes of one :func:`run_in_process` run, as its attachments see them."""
 
     context: Any  # the run's rclpy Context
     executor: Any
@@ -163,7 +155,7 @@ class Fleet:
 
 @dataclass
 class SimRun:
-    """What a ``run_fleet`` produced: the bench-like summary and the trajectory."""
+    """What a ``run_in_process`` produced: the bench-like summary and the trajectory."""
 
     summary: Dict[str, Any]
     scenario: Scenario
@@ -174,7 +166,7 @@ class SimRun:
     conflicts: List[Dict[str, Any]]
 
 
-def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
+def run_in_process(scenario_path: str, options: FleetOptions = FleetOptions(),
               progress: Optional[Callable[[float, int], Optional[bool]]] = None,
               max_time: Optional[float] = None,
               attachments: Sequence[Attachment] = ()) -> SimRun:
@@ -192,6 +184,8 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
     import numpy as np
     import rclpy
     from rclpy.context import Context
+
+    from ..nodes.ros_common import make_executor
 
     attachments = list(attachments)
     plan = fleet_plan(scenario_path, options)

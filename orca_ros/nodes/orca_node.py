@@ -51,11 +51,11 @@ from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..core.methods import method_names, method_spec
-from ..core.models.bodies import drive_model
+from ..core.models.drive import drive_model
 from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
-from ..core.robot.config import ControllerConfig
+from ..core.robot.config import COMMAND_VALIDITY_PERIODS, ControllerConfig
 from ..core.robot.controller import RobotController
-from ..core.geometry.frames import Pose2
+from ..core.geometry.frames import Pose2, body_to_world, world_to_body
 from ..core.robot.cycle import (AerialCycle, CycleResult, GoalState, OwnReading,
                                 PerceptionSettings, Preferred, RobotCycle, Status)
 from ..core.robot.guidance import same_guidance_walls
@@ -322,7 +322,8 @@ class OrcaNode(GuardedCallbacks, Node):
             tracking=self._param("tracking"),
             command_lag=self._param("command_lag"),
             lag_error=None if self._param("lag_error") < 0 else self._param("lag_error"),
-            command_validity=self._param("command_validity") or 2.0 / self._param("control_rate"),
+            command_validity=self._param("command_validity")
+            or COMMAND_VALIDITY_PERIODS / self._param("control_rate"),
             accel_limited=True)
 
     def _perception_settings(self) -> PerceptionSettings:
@@ -626,7 +627,8 @@ class OrcaNode(GuardedCallbacks, Node):
             if s.announced and name in self.departed and now - s.stamp > silent_after:
                 # Its orca_node has left the graph: its driver stops it; it stands.
                 seen[name] = stopped_reading(
-                    s, now, self._param("command_validity") or 2.0 / self._param("control_rate"),
+                    s, now, self._param("command_validity")
+                    or COMMAND_VALIDITY_PERIODS / self._param("control_rate"),
                     self.cycle.neighbor_max_speed, self._param("max_linear_accel"))
             elif now - s.stamp <= forget_ns * 1e-9:
                 seen[name] = s
@@ -891,10 +893,7 @@ class OrcaNode(GuardedCallbacks, Node):
         elif self.controller.effective_config.diff_drive:
             self._publish_command(command.linear, 0.0, command.angular)
         else:
-            yaw = self.own.state.heading
-            c, s = math.cos(yaw), math.sin(yaw)
-            vx, vy = command.velocity  # world frame -> body frame
-            self._publish_command(c * vx + s * vy, -s * vx + c * vy, 0.0)
+            self._publish_command(*world_to_body(self.own.state.heading, command.velocity), 0.0)
         if result.prediction is not None:
             self._publish_prediction(result.prediction)
         if self.marker_pub.get_subscription_count() > 0:
@@ -957,9 +956,7 @@ class OrcaNode(GuardedCallbacks, Node):
         if self._param("preferred_velocity") != "topic" or self.own is None:
             return None
         twist = self.cmd_vel_in[0]
-        heading = self.own.state.heading
-        c, s = math.cos(heading), math.sin(heading)
-        return Preferred((c * twist[0] - s * twist[1], s * twist[0] + c * twist[1]), twist)
+        return Preferred(body_to_world(self.own.state.heading, twist), twist)
 
     def _control_3d(self, now_ns: int, readings: Dict[str, NeighborReading]) -> None:
         """One control cycle of an aerial robot (``dimensions`` 3): the velocity sent in
@@ -974,10 +971,8 @@ class OrcaNode(GuardedCallbacks, Node):
             self._publish_command(0.0, 0.0, 0.0)
             return
         self._note_latency()
-        yaw = self.own.state.heading
-        c, s = math.cos(yaw), math.sin(yaw)
-        vx, vy, vz = result.command.velocity  # world frame -> body frame (turned about z)
-        self._publish_command(c * vx + s * vy, -s * vx + c * vy, 0.0, vz)
+        vx, vy, vz = result.command.velocity  # x, y into the body frame (turned about z)
+        self._publish_command(*world_to_body(self.own.state.heading, (vx, vy)), 0.0, vz)
 
     def _note_latency(self) -> None:
         """Count this cycle's odom->cmd_vel wall time, and its CPU time if its own

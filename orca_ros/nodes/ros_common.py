@@ -16,7 +16,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from visualization_msgs.msg import Marker
 
 from ..core.errors import InputError
-from ..core.models.bodies import wrap_angle
+from ..core.geometry.frames import wrap_angle
 from ..core.robot.obstacle_registry import ObstacleAction, ObstacleUpdate
 
 # cmd_vel and odom interoperate with Gazebo bridges and diff_drive_controller.

@@ -44,7 +44,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .audit import TOUCH, StampAudit
-from ..core.methods.links import point_segment_distance
+from ..core.geometry.vectors import point_segment_distance
 from ..core.scenario.loader import LinkSpec, Scenario, load_scenario, resolve_scenario
 from ..core.sim.motion_quality import RobotTrack, fleet_motion_quality, run_motion_summary
 
@@ -390,23 +390,14 @@ def motion_line(figures: Optional[Dict[str, object]]) -> str:
                else "") + ")")
 
 
-def make_executor(context):
-    try:
-        from rclpy.experimental import EventsExecutor
-
-        return EventsExecutor(context=context)
-    except ImportError:  # older rclpy
-        from rclpy.executors import SingleThreadedExecutor
-
-        return SingleThreadedExecutor(context=context)
-
-
 def observe(scenario_path: str, json_path: str, duration: Optional[float] = None,
             status_path: Optional[str] = None, pose_topic: str = "odom") -> Dict[str, object]:
     """Watch until SIGINT/SIGTERM or ``duration`` wall seconds; write and return the report."""
     import rclpy
     from rclpy.context import Context
     from rclpy.signals import SignalHandlerOptions
+
+    from ..nodes.ros_common import make_executor
 
     scenario = load_scenario(resolve_scenario(scenario_path))
     stop = []

@@ -462,3 +462,13 @@ def _take_discs(array, radii: Dict[str, float]) -> None:
     for marker in array.markers:
         if marker.ns == "robot_names" and marker.id in discs and marker.text:
             radii[marker.text] = discs[marker.id]
+
+
+def motion_summary(tracks: BagTracks, scenario) -> dict:
+    """The motion-quality fields of a bag's robots that the scenario names, from each
+    one's recorded odometry (turning from its direction of motion)."""
+    from ..core.sim.motion_quality import RobotTrack, fleet_motion_quality, run_motion_summary
+
+    return run_motion_summary(fleet_motion_quality(scenario, {
+        name: RobotTrack(times, positions)
+        for name, times, positions in zip(tracks.names, tracks.times, tracks.positions)}))

@@ -1,6 +1,6 @@
 """The parts ``orca-ros sim`` attaches to a fleet run, and the run with them.
 
-The in-process runner (:func:`orca_ros.fleet.runner.run_fleet`) knows none of them; each
+The in-process runner (:func:`orca_ros.fleet.runner.run_in_process`) knows none of them; each
 is an :class:`~orca_ros.fleet.runner.Attachment` built here:
 
 * :class:`FaultAttachment`: a :class:`~orca_ros.testing.faults.FaultInjector` (``--faults``);
@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from ..core.scenario.loader import Scenario, resolve_scenario
 from ..fleet.plan import SIMULATORS, FleetOptions, NodeSpec
 from ..fleet.runner import Attachment, Fleet, SimRun
-from ..fleet.runner import run_fleet as run_attached
+from ..fleet.runner import run_in_process
 from ..testing.faults import FaultInjector, FaultSpec, filter_plan, parse_faults
 
 
@@ -238,7 +238,7 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
               progress: Optional[Callable[[float, int], Optional[bool]]] = None,
               max_time: Optional[float] = None, faults: Any = None,
               observer: Optional[bool] = None, record: Optional[str] = None) -> HarnessRun:
-    """:func:`orca_ros.fleet.runner.run_fleet` with the harness's attachments.
+    """:func:`orca_ros.fleet.runner.run_in_process` with the harness's attachments.
 
     ``faults`` (a SPEC string or :class:`~orca_ros.testing.faults.FaultSpec`) are
     injected by a :class:`~orca_ros.testing.faults.FaultInjector`; the run then also
@@ -263,7 +263,7 @@ def run_fleet(scenario_path: str, options: FleetOptions = FleetOptions(),
         attachments.append(injected)
     if observer or (observer is None and spec is not None and observer_available()):
         attachments.append(ObserverAttachment(scenario_path))
-    run = run_attached(scenario_path, options, progress=progress, max_time=max_time,
-                       attachments=attachments)
+    run = run_in_process(scenario_path, options, progress=progress, max_time=max_time,
+                         attachments=attachments)
     return HarnessRun(**{f.name: getattr(run, f.name) for f in fields(SimRun)},
                       injector=injected.injector if injected is not None else None)

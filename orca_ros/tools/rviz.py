@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import yaml
 
-from ..fleet.plan import NodeSpec
+from ..fleet.nodespec import NodeSpec
 
 FIXED_FRAME = "world"
 DISPLAY_MESSAGE_TYPES = {

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from tqdm import tqdm
 
 from ..core.supervisor.cocoon import config_from_scenario
-from ..core.methods import method_spec
+from ..core.methods import world_spec
 from ..core.scenario.loader import jitter_starts, load_scenario, resolve_scenario
 from ..core.geometry.types import as_finite
 from ..core.sim.world import RunResult, WorldOptions
@@ -56,7 +56,7 @@ def prepare_world(path: str, options: WorldOptions, supervisor: bool = False,
     if supervisor:
         options = replace(options, supervisor=config_from_scenario(
             scenario.supervisor, f"{path}: supervisor",
-            with_orca=method_spec(options.method).avoids))
+            with_orca=world_spec(options.method).avoids))
     return scenario, create_world(scenario, options)
 
 

@@ -160,7 +160,7 @@ def ros_fleet_benchmark(counts: Sequence[int] = (10, 20, 40), duration: float = 
     import tempfile
 
     from ..fleet.plan import FleetOptions
-    from ..fleet.runner import run_fleet
+    from ..fleet.runner import run_in_process
 
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -168,8 +168,9 @@ def ros_fleet_benchmark(counts: Sequence[int] = (10, 20, 40), duration: float = 
             path = f"{folder}/circle_{count}.yaml"
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(circle_scenario_yaml(count))
-            run = run_fleet(path, FleetOptions(kinematics=kinematics, speed_factor=speed_factor),
-                            max_time=duration)
+            run = run_in_process(path, FleetOptions(kinematics=kinematics,
+                                                    speed_factor=speed_factor),
+                                 max_time=duration)
             s = run.summary
             rows.append({"robots": count, "sim_s": round(float(run.frame_times[-1]), 2),
                          "wall_s": s["wall_time_s"], "control_rate_hz": s["control_rate_hz"],

@@ -410,9 +410,9 @@ def test_obstacle_server_turns_each_map_on_the_map_topic_into_walls_replacing_th
 
 def test_diff_drive_fleet_passes_a_walled_corridor_through_real_nodes():
     from orca_ros.fleet.plan import FleetOptions
-    from orca_ros.fleet.runner import run_fleet
+    from orca_ros.fleet.runner import run_in_process
 
-    run = run_fleet("corridor_wall", FleetOptions(kinematics="diff_drive", speed_factor=4.0))
+    run = run_in_process("corridor_wall", FleetOptions(kinematics="diff_drive", speed_factor=4.0))
     summary = run.summary
     assert summary["reached"] == 6, summary
     assert summary["collisions"] == 0, summary

@@ -12,7 +12,7 @@ from std_msgs.msg import Float64  # noqa: E402
 
 from orca_ros.core.scenario.loader import load_scenario  # noqa: E402
 from orca_ros.fleet.plan import FleetOptions  # noqa: E402
-from orca_ros.fleet.runner import run_fleet  # noqa: E402
+from orca_ros.fleet.runner import run_in_process  # noqa: E402
 from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
 from orca_ros.nodes.ros_common import RELIABLE_10, quaternion_from_yaw  # noqa: E402
 from orca_ros.nodes.supervisor_node import SupervisorNode  # noqa: E402
@@ -27,8 +27,8 @@ def test_public_cocoon_cases_through_real_nodes(shared_dir, odom_frame):
     own drifting frame (the supervisor then judges on the states the robots announce)."""
     for path in sorted((shared_dir / "scenarios" / "cocoon").glob("*.yaml")):
         scenario = load_scenario(path)
-        run = run_fleet(str(path), FleetOptions(method="direct", supervisor=True,
-                                                speed_factor=2.0, odom_frame=odom_frame))
+        run = run_in_process(str(path), FleetOptions(method="direct", supervisor=True,
+                                                     speed_factor=2.0, odom_frame=odom_frame))
         summary, expected = run.summary, scenario.expected
         assert summary["collisions"] == 0, path.name
         assert summary["reached"] == len(scenario.agents), path.name

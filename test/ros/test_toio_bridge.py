@@ -119,10 +119,10 @@ def test_malformed_bytes_from_a_cube_become_a_diagnostic(ros):
 
 def test_six_simulated_cubes_swap_places_through_the_bridge_and_orca():
     from orca_ros.fleet.plan import FleetOptions
-    from orca_ros.fleet.runner import run_fleet
+    from orca_ros.fleet.runner import run_in_process
 
     # Real cubes run on wall time: speed factor 1, as they would.
-    run = run_fleet("toio_ring_swap_6", FleetOptions(backend="toio-sim", speed_factor=1.0))
+    run = run_in_process("toio_ring_swap_6", FleetOptions(backend="toio-sim", speed_factor=1.0))
     assert run.summary["collisions"] == 0, run.summary
     assert run.summary["reached"] == 6, run.summary
 

@@ -64,12 +64,12 @@ class Commands(Attachment):
 
 @pytest.mark.parametrize("kinematics", ["holonomic", "diff_drive"])
 def test_far_from_everyone_filter_mode_sends_exactly_what_came_in(kinematics):
-    from orca_ros.fleet.runner import run_fleet as run_attached
+    from orca_ros.fleet.runner import run_in_process
 
     recorder = Commands()
     options = FleetOptions(kinematics=kinematics, speed_factor=2.0, preferred_velocity="topic",
                            driver="straight")
-    run = run_attached(FAR_LANES, options, attachments=[recorder])
+    run = run_in_process(FAR_LANES, options, attachments=[recorder])
     assert run.summary["reached"] == 2 and run.summary["collisions"] == 0
     for name, sent in recorder.sent.items():
         moving = [twist for twist in sent if any(twist)]

@@ -9,17 +9,30 @@ B gives C in A: TF's ``lookupTransform`` chains); ``a.inverse()`` is A in B.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Tuple
+from typing import NamedTuple, Sequence, Tuple
 
 from .types import Vector2
 
 
-def wrap(angle: float) -> float:
+def wrap_angle(angle: float) -> float:
     """An angle in (-pi, pi]."""
     wrapped = math.fmod(angle + math.pi, 2.0 * math.pi)
     if wrapped <= 0.0:
         wrapped += 2.0 * math.pi
     return wrapped - math.pi
+
+
+def world_to_body(yaw: float, vector: Sequence[float]) -> Vector2:
+    """A free vector (a velocity) of the outer frame in a body's frame turned by ``yaw``
+    (a holonomic robot's command: its world velocity as the body's ``(x, y)``)."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    return (c * vector[0] + s * vector[1], -s * vector[0] + c * vector[1])
+
+
+def body_to_world(yaw: float, vector: Sequence[float]) -> Vector2:
+    """A free vector given in a body's frame turned by ``yaw``, in the outer frame."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    return (c * vector[0] - s * vector[1], s * vector[0] + c * vector[1])
 
 
 class Pose2(NamedTuple):
@@ -33,12 +46,12 @@ class Pose2(NamedTuple):
         """``self * other``: ``other`` (given in this pose's frame) in the outer frame."""
         c, s = math.cos(self.yaw), math.sin(self.yaw)
         return Pose2(self.x + c * other.x - s * other.y, self.y + s * other.x + c * other.y,
-                     wrap(self.yaw + other.yaw))
+                     wrap_angle(self.yaw + other.yaw))
 
     def inverse(self) -> "Pose2":
         """The outer frame seen from this pose."""
         c, s = math.cos(self.yaw), math.sin(self.yaw)
-        return Pose2(-c * self.x - s * self.y, s * self.x - c * self.y, wrap(-self.yaw))
+        return Pose2(-c * self.x - s * self.y, s * self.x - c * self.y, wrap_angle(-self.yaw))
 
     def apply(self, point: Vector2) -> Vector2:
         """A point given in this pose's frame, in the outer frame."""
@@ -47,8 +60,7 @@ class Pose2(NamedTuple):
 
     def rotate(self, vector: Vector2) -> Vector2:
         """A free vector (a velocity) given in this pose's frame, in the outer frame."""
-        c, s = math.cos(self.yaw), math.sin(self.yaw)
-        return (c * vector[0] - s * vector[1], s * vector[0] + c * vector[1])
+        return body_to_world(self.yaw, vector)
 
     @property
     def position(self) -> Tuple[float, float]:
@@ -58,4 +70,4 @@ class Pose2(NamedTuple):
 def interpolate(a: Pose2, b: Pose2, fraction: float) -> Pose2:
     """The pose ``fraction`` (0..1) of the way from ``a`` to ``b`` (the shorter turn)."""
     return Pose2(a.x + (b.x - a.x) * fraction, a.y + (b.y - a.y) * fraction,
-                 wrap(a.yaw + wrap(b.yaw - a.yaw) * fraction))
+                 wrap_angle(a.yaw + wrap_angle(b.yaw - a.yaw) * fraction))

@@ -11,7 +11,7 @@ is kept; every other vector gives the very numbers ``w / |w|`` gives.
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 TINY_LENGTH = 2.0 ** -400  # below this, squares of components may be subnormal
 RESCALE = 2.0 ** 600       # exact: a power of two; 2**-1074 * 2**600 is a normal number
@@ -54,3 +54,21 @@ def unit2_arrays(x, y, zero_direction=(1.0, 0.0)):
     safe = np.where(zero, 1.0, scaled)
     return (np.where(zero, zero_direction[0], sx / safe),
             np.where(zero, zero_direction[1], sy / safe))
+
+
+def closest_point_on_segment(p: Sequence[float], a: Sequence[float], b: Sequence[float]
+                             ) -> Tuple[Tuple[float, float], float]:
+    """The point ``c = a + s (b - a)`` of segment a-b nearest to ``p``, and its parameter
+    ``s`` in [0, 1] (orthogonal projection, clamped; ``a`` itself for a segment shorter
+    than 1e-9). The batch form over arrays: :mod:`.segment_index`."""
+    abx, aby = b[0] - a[0], b[1] - a[1]
+    length_sq = abx * abx + aby * aby
+    s = 0.0 if length_sq < 1e-18 else \
+        min(1.0, max(0.0, ((p[0] - a[0]) * abx + (p[1] - a[1]) * aby) / length_sq))
+    return (a[0] + s * abx, a[1] + s * aby), s
+
+
+def point_segment_distance(p: Sequence[float], a: Sequence[float], b: Sequence[float]) -> float:
+    """Euclidean distance from ``p`` to segment a-b."""
+    c, _ = closest_point_on_segment(p, a, b)
+    return math.dist(p, c)

@@ -1,4 +1,4 @@
-"""The interface every avoidance method implements, and the registry of methods by name.
+"""The interface every avoidance method implements (the registry: :mod:`.registry`).
 
 A method answers one question for one robot each control period: given what
 the robot sees (:class:`RobotView`), which velocity should it track
@@ -24,20 +24,19 @@ protects any method.
 
 Registering a method: a parameter dataclass, a class implementing
 :class:`AvoidanceMethod`, and a :class:`MethodSpec` (name, summary, parameters,
-factory, 3D factory, :class:`Capabilities`) given to :func:`register_method`.
+factory, 3D factory, :class:`Capabilities`) given to :func:`~.registry.register_method`.
 Another package makes its methods known through the entry-point group
 ``orca_ros.methods`` (:mod:`.plugins`). The CLI's choices, the world, orca_node's
 ``method`` parameter, the fleet plan and the ``method:=`` launch argument all read
-:func:`method_names`; the registry fills itself on first use.
+:func:`~.registry.method_names`; the registry fills itself on first use.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence, Tuple, Type
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.obstacles import ObstacleVertex
@@ -321,144 +320,9 @@ class MethodSpec(CapabilityFlags):
     def create_3d(self, **parameters: Any):
         """A new instance of the method's 3D version for one aerial robot."""
         if self.factory_3d is None:
-            raise ValueError(f"method {self.name!r} has no 3D version; in 3D: "
-                             f"{', '.join(method_names(dimensions=3))}")
+            raise ValueError(f"method {self.name!r} has no 3D version")
         return self.factory_3d(self._arguments(parameters))
 
     def create(self, **parameters: Any) -> AvoidanceMethod:
         """A new instance for one robot, with these parameters over the defaults."""
         return self.factory(self._arguments(parameters))
-
-
-# --- the registry ------------------------------------------------------------------------------
-#
-# Every name ``method`` can take, in the order they were registered: the methods, and the
-# world backends (:mod:`orca_ros.core.sim.backends`), which only the world runs. Filled on
-# first use (:func:`_ensure_loaded`): the built-in ones in a fixed order, then those of
-# other packages' entry points (:mod:`.plugins`). A built-in name is listed
-# (:class:`Listed`) until its spec is first asked for: a process imports the modules of the
-# methods it runs, not of every method.
-
-
-class Listed(NamedTuple):
-    """A built-in method or world backend as the registry lists it before its module is
-    imported (:data:`.plugins.BUILT_IN_LISTING`): what :func:`method_names` and
-    :func:`method_summary` need, and ``target``, the ``"module:ATTRIBUTE"`` of its spec,
-    imported by the first :func:`method_spec` of its name."""
-
-    name: str
-    target: str
-    summary: str
-    world_only: bool = False
-    supports_3d: bool = False
-
-    def load(self) -> Any:
-        """The spec itself (its module is imported now, if it was not)."""
-        import importlib
-
-        module, _, attribute = self.target.partition(":")
-        return getattr(importlib.import_module(module), attribute)
-
-
-_REGISTRY: Dict[str, Any] = {}
-_LOCK = threading.RLock()
-_loaded = False
-_loading = False
-
-
-def _ensure_loaded() -> None:
-    """Load the built-in methods and backends, then the entry points' (once per process)."""
-    global _loaded, _loading
-    if _loaded:
-        return
-    with _LOCK:  # another thread waits here; the loading thread itself passes on
-        if _loaded or _loading:
-            return
-        _loading = True
-        try:
-            from .plugins import load_all
-
-            load_all()
-            _loaded = True
-        finally:
-            _loading = False
-
-
-def check_name(name: str) -> None:
-    if not isinstance(name, str) or not name or not name.replace("_", "").isalnum():
-        raise ValueError(f"a method name is letters, digits and '_', got {name!r}")
-
-
-def add_entry(spec: Any, replace: bool = False) -> Any:
-    """Put a checked entry (a :class:`MethodSpec`, or a world backend's spec) under its
-    name; :func:`register_method` and
-    :func:`~orca_ros.core.sim.backends.register_world_backend` check it first."""
-    _ensure_loaded()
-    check_name(spec.name)
-    with _LOCK:
-        if spec.name in _REGISTRY and not replace:
-            raise ValueError(f"method {spec.name!r} is already registered")
-        _REGISTRY[spec.name] = spec
-    return spec
-
-
-def register_method(spec: MethodSpec, replace: bool = False) -> MethodSpec:
-    """Make ``spec.name`` available to the CLI, the world, orca_node and launch."""
-    if not isinstance(spec, MethodSpec):
-        raise TypeError(f"register_method takes a MethodSpec, got {type(spec).__name__}")
-    if not isinstance(spec.capabilities, Capabilities):
-        raise TypeError(f"method {spec.name!r}: capabilities must be a Capabilities")
-    return add_entry(spec, replace)
-
-
-def unregister_method(name: str) -> None:
-    with _LOCK:
-        _REGISTRY.pop(name, None)
-
-
-def registered(name: str) -> Optional[Any]:
-    """The entry registered under ``name`` (a :class:`Listed` one as it is), or None (no
-    loading: for the loader)."""
-    return _REGISTRY.get(name)
-
-
-def _spec_of(entry: Any) -> Any:
-    """The spec of a registry entry: a :class:`Listed` one is imported now, and the registry
-    keeps the spec in its place."""
-    if not isinstance(entry, Listed):
-        return entry
-    spec = entry.load()
-    with _LOCK:
-        if _REGISTRY.get(entry.name) is entry:
-            _REGISTRY[entry.name] = spec
-    return spec
-
-
-def method_names(ros: bool = False, dimensions: Optional[int] = None) -> Tuple[str, ...]:
-    """Registered names, in registration order: the methods and the world backends
-    (:mod:`orca_ros.core.sim.backends`, which the world runs). ``ros``: only those that
-    can run in orca_node (the methods: a world backend steps a whole world at once);
-    ``dimensions=3``: only those with a 3D version."""
-    _ensure_loaded()
-    return tuple(name for name, spec in list(_REGISTRY.items())
-                 if not (ros and spec.world_only)
-                 and not (dimensions == 3 and not spec.supports_3d))
-
-
-def method_spec(name: str) -> MethodSpec:
-    """The registered method of that name (a world backend's name gives its
-    :class:`~orca_ros.core.sim.backends.WorldBackendSpec`, with the same capability flags,
-    whose ``create`` refuses), or a ValueError listing the names there are."""
-    _ensure_loaded()
-    entry = _REGISTRY.get(name)
-    if entry is None:
-        raise ValueError(f"method must be one of {method_names()}, got {name!r}")
-    return _spec_of(entry)
-
-
-def method_summary(name: str) -> str:
-    """The one-line summary of a registered name (the CLI's and orca_node's help), without
-    importing a built-in method's module; a ValueError as :func:`method_spec`'s."""
-    _ensure_loaded()
-    entry = _REGISTRY.get(name)
-    return entry.summary if entry is not None else method_spec(name).summary

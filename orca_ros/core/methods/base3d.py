@@ -6,7 +6,7 @@ should it fly (:class:`MethodOutput3D`)? Aerial robots are holonomic spheres;
 there are no walls, links or unicycles in 3D. A registered method offers a 3D
 version through its :class:`~.base.MethodSpec`'s ``factory_3d`` (and, for a
 world-only reference library, ``world_backend_3d``); the world, orca_node's
-3D mode and the CLI read :func:`~.base.method_names` with ``dimensions=3``.
+3D mode and the CLI read :func:`~.registry.method_names` with ``dimensions=3``.
 
 What is not the method stays in :class:`~orca_ros.core.robot.aerial.AerialController`,
 as in 2D: the preferred velocity, the planning margin (the spheres in the

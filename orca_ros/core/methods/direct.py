@@ -7,8 +7,8 @@ the safety filter: what it does is exactly the preferred velocity. In 3D too.
 
 from __future__ import annotations
 
-from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
-                   register_method)
+from .base import AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView
+from .registry import register_method
 from .orca3d import Direct3D
 
 

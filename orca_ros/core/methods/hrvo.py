@@ -59,10 +59,10 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from ..geometry.types import Vector2
-from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
-                   parameter, register_method)
-from .rvo_sampling import (LINK_MODES, closest_point_on_segment, link_counts, tether_partners,
-                           wall_segments)
+from ..geometry.vectors import closest_point_on_segment
+from .base import AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView, parameter
+from .registry import register_method
+from .rvo_sampling import LINK_MODES, link_counts, tether_partners, wall_segments
 
 NONE = -1
 """No cone: the index of a candidate's missing second (or first) cone."""

@@ -27,6 +27,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
+from ..geometry.vectors import closest_point_on_segment, point_segment_distance
 
 TETHER_MARGIN = 0.01
 """Metres kept free below a tether's ``max_length`` (rounding, and the curvature of the
@@ -49,21 +50,6 @@ def _dot(a: Vector2, b: Vector2) -> float:
 
 def _det(a: Vector2, b: Vector2) -> float:
     return a[0] * b[1] - a[1] * b[0]
-
-
-def closest_point_on_segment(p: Vector2, a: Vector2, b: Vector2) -> Tuple[Vector2, float]:
-    """The point ``c = a + s (b - a)`` of segment a-b nearest to ``p``, and its parameter
-    ``s`` in [0, 1] (orthogonal projection, clamped)."""
-    ab = _sub(b, a)
-    length_sq = _dot(ab, ab)
-    s = 0.0 if length_sq < 1e-18 else min(1.0, max(0.0, _dot(_sub(p, a), ab) / length_sq))
-    return (a[0] + s * ab[0], a[1] + s * ab[1]), s
-
-
-def point_segment_distance(p: Vector2, a: Vector2, b: Vector2) -> float:
-    """Euclidean distance from ``p`` to segment a-b."""
-    c, _ = closest_point_on_segment(p, a, b)
-    return math.dist(p, c)
 
 
 def segment_segment_distance(p0: Vector2, p1: Vector2, q0: Vector2, q1: Vector2) -> float:

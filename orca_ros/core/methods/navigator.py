@@ -51,8 +51,8 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..models.toio_cube import CUBE_RADIUS_UNITS
 from ..geometry.types import as_finite
-from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
-                   parameter, register_method)
+from .base import AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView, parameter
+from .registry import register_method
 
 VDOT_PER_MOTOR_UNIT = 2.0655
 """Wheel speed in dots/s per motor unit (the SDK's ``VDotOverU``)."""

@@ -33,8 +33,8 @@ from .links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
                     tether_sweep_half_plane)
 from ..orca.orca2d import agent_orca_half_planes_batch, solve_orca
 from ..geometry.types import as_finite
-from .base import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView,
-                   register_method)
+from .base import AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView
+from .registry import register_method
 from .orca3d import Orca3D
 
 

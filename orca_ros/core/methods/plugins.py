@@ -7,15 +7,16 @@ A package adds methods by declaring entry points in the group ``orca_ros.methods
     shift_left = "my_package.shift_left"
 
 Each entry point names a module, whose import registers its methods
-(:func:`~orca_ros.core.methods.base.register_method` at module level), a callable,
+(:func:`~orca_ros.core.methods.registry.register_method` at module level), a callable,
 called without arguments, that registers them or returns them (a
 :class:`~orca_ros.core.methods.base.MethodSpec` or several, registered here), or a
 :class:`~orca_ros.core.methods.base.MethodSpec` itself. A world
 backend (:mod:`orca_ros.core.sim.backends`) is found the same way in the group
 ``orca_ros.world_backends`` (:data:`BACKENDS_GROUP`).
 
-The registry loads on first use (:func:`~orca_ros.core.methods.base.method_names`,
-:func:`~orca_ros.core.methods.base.method_spec`, a registration): first the built-in
+The registries load on first use (:func:`~orca_ros.core.methods.registry.method_names`,
+:func:`~orca_ros.core.methods.registry.method_spec`, a registration; this module fills
+what :mod:`~orca_ros.core.methods.registry` gives it and imports none of it): first the built-in
 methods and backends, in :data:`BUILT_IN`'s order (the order the CLI lists them in),
 from this package itself, so they are there whether or not the package's metadata is
 installed (a source tree on ``PYTHONPATH``) or up to date; setup.py declares the same
@@ -33,9 +34,29 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from typing import Any, Iterable, List, Tuple
+from typing import Any, Iterable, List, NamedTuple, Tuple
 
-from .base import Listed
+
+class Listed(NamedTuple):
+    """A built-in method or world backend as a registry lists it before its module is
+    imported (:data:`BUILT_IN_LISTING`): what
+    :func:`~orca_ros.core.methods.registry.method_names` and
+    :func:`~orca_ros.core.methods.registry.method_summary` need, and ``target``, the
+    ``"module:ATTRIBUTE"`` of its spec, imported when its spec is first asked for."""
+
+    name: str
+    target: str
+    summary: str
+    world_only: bool = False
+    supports_3d: bool = False
+
+    def load(self) -> Any:
+        """The spec itself (its module is imported now, if it was not)."""
+        import importlib
+
+        module, _, attribute = self.target.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
 
 METHODS_GROUP = "orca_ros.methods"
 """The entry-point group of avoidance methods."""
@@ -101,37 +122,31 @@ def entry_point_lines(group: str) -> List[str]:
     return [f"{name} = {value}" for g, name, value in BUILT_IN if g == group]
 
 
-def _register_returned(result: Any) -> None:
+def _register_returned(result: Any, registries) -> None:
     """Register what a registering callable returned, if it returned specs."""
-    from .base import registered
-
     if result is None:
         return
     items: Iterable[Any] = [result] if hasattr(result, "name") else result
     for spec in items:
-        if registered(spec.name) is spec:
+        if registries.registered(spec.name) is spec:
             continue  # the callable registered it itself
-        if spec.world_only:  # a world backend (orca_ros.core.sim.backends): a name only
-            from .base import add_entry
-
-            add_entry(spec)
+        if spec.world_only:  # a world backend (orca_ros.core.sim.backends)
+            registries.add(spec)
         else:
-            from .base import register_method
-
-            register_method(spec)
+            registries.register_method(spec)
 
 
-def _run(target: Any) -> None:
+def _run(target: Any, registries) -> None:
     """Load one entry point's target: a module is imported already; a spec is
     registered; a callable is called."""
     if inspect.ismodule(target):
         return
     if hasattr(target, "world_only") and hasattr(target, "name"):  # a spec itself
-        _register_returned(target)
+        _register_returned(target, registries)
         return
     if not callable(target):
         raise TypeError(f"names a {type(target).__name__}, not a module or a callable")
-    _register_returned(target())
+    _register_returned(target(), registries)
 
 
 def _is_ours(entry_point) -> bool:
@@ -163,17 +178,13 @@ def _outside_entry_points() -> List[Tuple[str, Any]]:
     return out
 
 
-def _load_outside(group: str, entry_point) -> None:
+def _load_outside(group: str, entry_point, registries) -> None:
     """One outside entry point, all or nothing: on failure a warning and no trace left."""
-    from . import base
-
-    before = dict(base._REGISTRY)
+    before = registries.snapshot()
     try:
-        _run(entry_point.load())
+        _run(entry_point.load(), registries)
     except Exception as error:
-        with base._LOCK:
-            base._REGISTRY.clear()
-            base._REGISTRY.update(before)
+        registries.restore(before)
         distribution = getattr(getattr(entry_point, "dist", None), "name", None)
         where = f" of {distribution}" if distribution else ""
         warnings.warn(f"orca_ros: skipped entry point {entry_point.name!r} "
@@ -181,12 +192,12 @@ def _load_outside(group: str, entry_point) -> None:
                       f"{type(error).__name__}: {error}", RuntimeWarning, stacklevel=4)
 
 
-def load_all() -> None:
+def load_all(registries) -> None:
     """List the built-in methods and backends, then register the entry points' (module
-    docstring). Called once, by the registry, on its first use."""
-    from .base import add_entry
-
+    docstring) into ``registries`` (:class:`~orca_ros.core.methods.registry.Registries`:
+    ``add``, ``register_method``, ``registered``, ``snapshot``, ``restore``). Called once,
+    by the registries, on their first use."""
     for listed in BUILT_IN_LISTING:
-        add_entry(listed)
+        registries.add(listed)
     for group, entry_point in _outside_entry_points():
-        _load_outside(group, entry_point)
+        _load_outside(group, entry_point, registries)

@@ -45,8 +45,8 @@ from ..orca.orca2d import agent_orca_half_plane, solve_orca
 from ..orca.rfunction import (Vector3, VoxelTemplate, cone_of, correction, correction_3d,
                               half_planes_batch, shared_template, template_shape, truncated_cone_3d)
 from ..geometry.types import Vector2, as_finite
-from .base import (Capabilities, MethodOutput, MethodSpec, RobotView, parameter,
-                   register_method)
+from .base import Capabilities, MethodOutput, MethodSpec, RobotView, parameter
+from .registry import register_method
 from .base3d import AvoidanceMethod3D, MethodOutput3D, RobotView3D
 from .orca import Orca
 

@@ -61,22 +61,15 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..geometry.types import Vector2
-from .base import (AvoidanceMethod, Capabilities, LinkView, MethodOutput, MethodSpec,
-                   NeighborView, RobotView, TetherView, parameter, register_method)
+from ..geometry.vectors import closest_point_on_segment
+from .base import (AvoidanceMethod, Capabilities, LinkView, MethodOutput, MethodSpec, NeighborView,
+                   RobotView, TetherView, parameter)
+from .registry import register_method
 
 LINK_MODES = ("always", "crossing")
 
 
 # --- geometry shared with hrvo -----------------------------------------------------------------
-
-def closest_point_on_segment(p: Vector2, a: Vector2, b: Vector2) -> Tuple[Vector2, float]:
-    """The point of segment a-b nearest ``p``, and its parameter t in [0, 1] along a->b."""
-    abx, aby = b[0] - a[0], b[1] - a[1]
-    length2 = abx * abx + aby * aby
-    t = 0.0 if length2 == 0.0 else \
-        min(1.0, max(0.0, ((p[0] - a[0]) * abx + (p[1] - a[1]) * aby) / length2))
-    return (a[0] + t * abx, a[1] + t * aby), t
-
 
 def segments_cross(p: Vector2, q: Vector2, a: Vector2, b: Vector2) -> bool:
     """Whether segments p-q and a-b meet (touching counts)."""

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import Tuple
 
+from ..geometry.frames import wrap_angle
 from ..geometry.types import Vector2, as_finite
-
-if TYPE_CHECKING:
-    from .toio_cube import CubeDrive
 
 KINEMATICS = ("holonomic", "diff_drive")
 """What a robot's controller can track: a holonomic body, or a unicycle."""
@@ -25,29 +23,9 @@ WORLD_KINEMATICS = KINEMATICS + ("toio",)
 (:mod:`orca_ros.core.models.toio_cube`: lag, dead zone, readings), controlled as diff_drive."""
 
 
-DRIVE_MODELS = ("limits", "toio")
-"""How a lagging unicycle's sent commands are replayed (orca_node's ``drive_model``):
-``limits``, speeds move towards each command at the acceleration limits; ``toio``, a
-toio cube's wheels (:class:`~orca_ros.core.models.toio_cube.CubeDrive`)."""
-
-
-def drive_model(name: str) -> Optional[CubeDrive]:
-    """The drive model called ``name`` (one of :data:`DRIVE_MODELS`; None for ``limits``)."""
-    if name not in DRIVE_MODELS:
-        raise ValueError(f"drive_model must be one of {DRIVE_MODELS}, got {name!r}")
-    if name == "limits":
-        return None
-    from .toio_cube import CubeDrive  # the toio model only for a cube
-
-    return CubeDrive()
-
-
-def wrap_angle(angle: float) -> float:
-    """Normalise to (-pi, pi]."""
-    wrapped = math.fmod(angle + math.pi, 2.0 * math.pi)
-    if wrapped <= 0.0:
-        wrapped += 2.0 * math.pi
-    return wrapped - math.pi
+FLEET_SIM_LIMITS = dict(max_angular_speed=3.0, max_linear_accel=4.0, max_angular_accel=20.0)
+"""The body limits fleet_sim steps its robots with (its parameters' defaults, and
+orca_node's): under ``ros_timing`` the world's bodies are fleet_sim's."""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Deque, Optional, Tuple
 
 import numpy as np
 
-from ..geometry.frames import Pose2, wrap
+from ..geometry.frames import Pose2, wrap_angle
 
 
 @dataclass
@@ -87,7 +87,7 @@ class LocalizationStandIn:
                 stamp, seen = t, pose
         noisy = Pose2(seen.x + self._rng.normal(0.0, self.noise),
                       seen.y + self._rng.normal(0.0, self.noise),
-                      wrap(seen.yaw + math.radians(self._rng.normal(0.0, self.noise_deg))))
+                      wrap_angle(seen.yaw + math.radians(self._rng.normal(0.0, self.noise_deg))))
         return stamp, noisy
 
     @property

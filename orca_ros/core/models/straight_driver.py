@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Tuple
 
-from ..geometry.frames import wrap
+from ..geometry.frames import wrap_angle
 
 
 def straight_twist(position: Tuple[float, float], heading: float, goal: Tuple[float, float],
@@ -30,7 +30,7 @@ def straight_twist(position: Tuple[float, float], heading: float, goal: Tuple[fl
         return 0.0, 0.0, 0.0
     along = speed * max(0.1, min(1.0, distance / slow_within)) if slow_within > 0 else speed
     bearing = math.atan2(dy, dx)
-    error = wrap(bearing - heading)
+    error = wrap_angle(bearing - heading)
     if diff_drive:
         omega = max(-max_angular_speed, min(max_angular_speed, error / turn_time))
         return along * max(math.cos(error), 0.0), 0.0, omega

@@ -57,7 +57,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Deque, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
-from .bodies import DRIVE_MODELS, drive_model, unicycle_step, wrap_angle  # noqa: F401
+from .bodies import unicycle_step
+from ..geometry.frames import wrap_angle
 from ..geometry.types import Segment, as_finite
 
 LAG_S = 0.14

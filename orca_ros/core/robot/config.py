@@ -13,13 +13,18 @@ from functools import cached_property
 from typing import Dict, Optional, Tuple
 
 from ..geometry.types import as_finite
-from ..methods import TRACKING, MethodSpec, method_spec
+from ..methods import TRACKING, MethodSpec, world_spec
 from ..models.bodies import KINEMATICS, DiffDriveLimits
 from .safety_filter import SAFETY_ROUNDING_MARGIN
 from .tracking import tracking_error_bound
 
 SAFETY_FILTER_SETTINGS = ("method", "on", "off")
 """orca_node's ``safety_filter`` values: as the method says, or always on or off."""
+
+COMMAND_VALIDITY_PERIODS = 2.0
+"""How many control periods a command may act through ROS (``command_validity`` is this
+over the control rate): one late cycle does not stop a robot, two do. orca_node and the
+fleet plan use it; the world under ``ros_timing`` too."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +104,10 @@ class ControllerConfig:
 
     @cached_property
     def method_spec(self) -> MethodSpec:
-        """The registered method (a ValueError names the registered ones)."""
-        return method_spec(self.method)
+        """The registered method, or the world backend the world runs under this name (whose
+        capabilities shape the preferred velocities it is given); a ValueError names the
+        registered ones."""
+        return world_spec(self.method)
 
     @property
     def strict(self) -> bool:

@@ -162,7 +162,7 @@ class RobotCycle:
     supervisor's directives and the linked groups.
 
     ``radius_of``: a neighbour's radius by name; ``drive``: how the robot's drive
-    carries out commands, for the lag replay (:func:`~orca_ros.core.models.toio_cube.drive_model`).
+    carries out commands, for the lag replay (:func:`~orca_ros.core.models.drive.drive_model`).
     """
 
     config: ControllerConfig

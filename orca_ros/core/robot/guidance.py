@@ -29,6 +29,7 @@ import numpy as np
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.segment_index import SegmentIndex, closest_points_on_segments
 from ..geometry.types import Vector2
+from ..geometry.vectors import closest_point_on_segment, point_segment_distance
 
 SIGHT_LINE = 1e-9
 """Clearance (m) of a line that merely must not cross or touch a wall."""
@@ -482,20 +483,6 @@ class VisibilityRoadmap(WallQueries):
         return field
 
 
-def _nearest_on_segment(a: Vector2, b: Vector2, c: Vector2) -> Vector2:
-    """The point of the segment ``a``-``b`` nearest to point ``c``."""
-    abx, aby = b[0] - a[0], b[1] - a[1]
-    length_sq = abx * abx + aby * aby
-    t = 0.0 if length_sq < 1e-24 else \
-        min(max(((c[0] - a[0]) * abx + (c[1] - a[1]) * aby) / length_sq, 0.0), 1.0)
-    return (a[0] + t * abx, a[1] + t * aby)
-
-
-def _segment_point_distance(a: Vector2, b: Vector2, c: Vector2) -> float:
-    """Distance from point ``c`` to the segment ``a``-``b``."""
-    return math.dist(_nearest_on_segment(a, b, c), c)
-
-
 class Detour(NamedTuple):
     """A way round robots standing in the way (:func:`detour_around_discs`)."""
 
@@ -540,7 +527,7 @@ def detour_around_discs(position: Vector2, target: Vector2,
     centres = [(float(d[0][0]), float(d[0][1])) for d in discs]
     radii = [float(d[1]) for d in discs]
     blocking = [i for i, (c, r) in enumerate(zip(centres, radii))
-                if math.dist(c, target) > r and _segment_point_distance(position, target, c) < r]
+                if math.dist(c, target) > r and point_segment_distance(c, position, target) < r]
     if not blocking:
         return None
     blocker = min(blocking, key=lambda i: math.dist(position, centres[i]) - radii[i])
@@ -601,7 +588,7 @@ def _walls_either_side(centre: Vector2, bearing: float, reach: float,
     ux, uy = math.cos(bearing), math.sin(bearing)
     sides = set()
     for a, b in walls:
-        wx, wy = _nearest_on_segment(a, b, centre)
+        (wx, wy), _ = closest_point_on_segment(centre, a, b)
         dx, dy = wx - centre[0], wy - centre[1]
         if math.hypot(dx, dy) < reach:
             across, along = ux * dy - uy * dx, ux * dx + uy * dy
@@ -624,7 +611,7 @@ def _shut_by_a_wall(position: Vector2, centre: Vector2, radius: float, waypoint:
     ax, ay = cx - px, cy - py
     side = ax * (waypoint[1] - py) - ay * (waypoint[0] - px)
     for a, b in walls:
-        wx, wy = _nearest_on_segment(a, b, centre)
+        (wx, wy), _ = closest_point_on_segment(centre, a, b)
         if math.hypot(wx - cx, wy - cy) < radius + clearance and \
                 (ax * (wy - py) - ay * (wx - px)) * side > 0.0:
             return True

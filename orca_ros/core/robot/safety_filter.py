@@ -23,6 +23,7 @@ from ..geometry.linprog import HalfPlane, linear_program_2d, linear_program_3d
 from ..geometry.linprog3d import HalfSpace, solve_half_spaces
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2, Vector3
+from ..geometry.vectors import closest_point_on_segment, point_segment_distance
 from ..orca.orca3d import TIE_DIRECTION
 
 SAFETY_ROUNDING_MARGIN = 1e-4
@@ -151,13 +152,8 @@ def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: Obstacl
     ``contact_radius`` and ``horizon`` as in :func:`one_step_safety_half_plane`).
     Returns ``None`` for a point on the edge (no direction).
     """
-    ax, ay = edge.point
-    bx, by = edge.next.point
-    px, py = position
-    abx, aby = bx - ax, by - ay
-    t = ((px - ax) * abx + (py - ay) * aby) / (abx * abx + aby * aby)
-    t = min(max(t, 0.0), 1.0)
-    nx, ny = ax + t * abx - px, ay + t * aby - py
+    (cx, cy), _ = closest_point_on_segment(position, edge.point, edge.next.point)
+    nx, ny = cx - position[0], cy - position[1]
     distance = math.sqrt(nx * nx + ny * ny)
     if distance < 1e-12:
         return None
@@ -277,12 +273,7 @@ def along_heading(heading: float, line: HalfPlane,
 
 def edge_distance(position: Vector2, edge: ObstacleVertex) -> float:
     """Distance from a point to an obstacle edge (the segment to the next vertex)."""
-    (ax, ay), (bx, by) = edge.point, edge.next.point
-    abx, aby = bx - ax, by - ay
-    length2 = abx * abx + aby * aby
-    t = 0.0 if length2 == 0.0 else ((position[0] - ax) * abx + (position[1] - ay) * aby) / length2
-    t = min(max(t, 0.0), 1.0)
-    return math.hypot(ax + t * abx - position[0], ay + t * aby - position[1])
+    return point_segment_distance(position, edge.point, edge.next.point)
 
 
 class SafetyFilter:

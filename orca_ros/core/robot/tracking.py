@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
-from ..models.bodies import DiffDriveLimits, wrap_angle
+from ..geometry.frames import wrap_angle
+from ..models.bodies import DiffDriveLimits
 
 if TYPE_CHECKING:
     from ..models.toio_cube import WheelModel

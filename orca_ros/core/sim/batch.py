@@ -17,7 +17,7 @@ from typing import Callable, List, Optional
 import numpy as np
 
 from ..geometry.linprog import HalfPlane
-from ..methods import method_spec
+from ..methods import world_spec
 
 Batch = Callable[..., List[list]]
 """``batch(world, active_idx, neighbor_lists)``: per active agent, in order, its
@@ -108,7 +108,7 @@ def rfunction_half_planes_batch(world, active_idx: np.ndarray, neighbor_lists) -
 def batch_for(method: str) -> Optional[Batch]:
     """The world's batch for agents running ``method``, or None when its half-planes are
     not built in a batch (a world backend's name: None)."""
-    function = getattr(method_spec(method), "half_planes_batch", None)
+    function = getattr(world_spec(method), "half_planes_batch", None)
     if function is None:
         return None
 

@@ -19,20 +19,23 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from ..supervisor.cocoon import CocoonConfig, CocoonSupervisor, Track
-from ..robot.config import ControllerConfig
+from ..robot.config import COMMAND_VALIDITY_PERIODS, ControllerConfig
 from ..robot.controller import RobotController
 from ..robot.cycle import OwnReading, Perceived, PerceptionSettings, RobotCycle
 from ..robot.state import Neighbor, RobotState
 from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S,
-                                CubeBody, CubeOdometry, MatFrame, drive_model, timed_duration_ms,
+                                CubeBody, CubeOdometry, MatFrame, timed_duration_ms,
                                 twist_to_wheels)
-from ..models.bodies import WORLD_KINEMATICS, Body, DiffDriveLimits, step_body, unicycle_step
+from ..models.drive import drive_model
+from ..models.bodies import (FLEET_SIM_LIMITS, WORLD_KINEMATICS, Body, DiffDriveLimits, step_body,
+                             unicycle_step)
 from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
 from .motion_quality import MotionQuality, RobotTrack, fleet_motion_quality, run_motion_summary
 from .backends import start_world_backend
 from .batch import batch_for
-from ..methods import LinkView, TetherView, method_names, method_spec
+from ..methods import LinkView, TetherView, method_names, world_spec
+from ..geometry.frames import world_to_body
 from ..geometry.obstacles import ObstacleVertex, build_obstacle_edges
 from ..robot.safety_filter import SafetyFilter
 from ..robot.perception import (NeighborReading, SharedPrediction)
@@ -41,11 +44,6 @@ from ..scenario.loader import AgentSpec, LinkSpec, Scenario
 CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
                    if name in {f.name for f in dataclass_fields(ControllerConfig)}}
 """The :class:`ControllerConfig` fields a toio cube's orca_node runs with."""
-FLEET_SIM_LIMITS = dict(max_angular_speed=3.0, max_linear_accel=4.0, max_angular_accel=20.0)
-"""The body limits fleet_sim steps its robots with (its parameters' defaults, and
-orca_node's): under ``ros_timing`` the world's bodies are fleet_sim's."""
-
-
 @dataclass(frozen=True)
 class WorldOptions:
     """How a scenario is run.
@@ -94,7 +92,7 @@ class WorldOptions:
         if self.kinematics not in WORLD_KINEMATICS:
             raise ValueError(f"kinematics must be one of {WORLD_KINEMATICS}, "
                              f"got {self.kinematics!r}")
-        if method_spec(self.method).holonomic_only and self.kinematics != "holonomic":
+        if world_spec(self.method).holonomic_only and self.kinematics != "holonomic":
             raise ValueError(f"method {self.method} is holonomic only")
         if self.ros_timing and self.kinematics == "toio":
             raise ValueError("kinematics toio times the cubes as toio_bridge does already; "
@@ -106,7 +104,7 @@ class WorldOptions:
     @property
     def strict(self) -> bool:
         """The method reproduces a reference exactly (no safety layer: no close lists)."""
-        return method_spec(self.method).strict
+        return world_spec(self.method).strict
 
     def controller_config(self, agent: AgentSpec, scenario: Scenario) -> ControllerConfig:
         """One agent's controller settings: the scenario's, then these options' overrides."""
@@ -119,7 +117,7 @@ class WorldOptions:
                       lookahead=scenario.waypoint_tolerance)
         if self.kinematics == "toio":
             fields.update(CUBE_CONTROLLER)  # diff_drive, with the cube's lag, limits, validity
-            fields["tracking"] = method_spec(self.method).cube_tracking
+            fields["tracking"] = world_spec(self.method).cube_tracking
         periods = self.command_validity_periods
         if periods is None and self.ros_timing:
             periods = RosTiming.COMMAND_VALIDITY_PERIODS
@@ -161,7 +159,7 @@ class RosTiming:
     half were fresh and half one step old, as modelled.
     """
 
-    COMMAND_VALIDITY_PERIODS = 2.0
+    COMMAND_VALIDITY_PERIODS = COMMAND_VALIDITY_PERIODS
 
 
 
@@ -653,10 +651,7 @@ class World(ScenarioRun):
         robot's world velocity turned into its body frame."""
         if self.options.kinematics == "diff_drive":
             return (command.linear, 0.0, command.angular)
-        heading = self.bodies[i].heading
-        c, s = math.cos(heading), math.sin(heading)
-        vx, vy = command.velocity
-        return (c * vx + s * vy, -s * vx + c * vy, 0.0)
+        return (*world_to_body(self.bodies[i].heading, command.velocity), 0.0)
 
     # --- toio cubes ------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from typing import List, Optional, Union
 import numpy as np
 
 from ..robot.aerial import AerialController, Neighbor3D
-from ..methods import method_names, method_spec
+from ..methods import method_names, world_spec
 from ..scenario.loader import Scenario
 from .backends import start_world_backend
 from .world import ScenarioRun, World, WorldOptions
@@ -38,7 +38,7 @@ def check_3d_options(scenario: Scenario, options: WorldOptions) -> None:
     if options.supervisor is not None:
         raise ValueError(f"{where}: the supervisor is 2D only; a 3D scenario "
                          f"(dimensions: 3) runs without it")
-    if not method_spec(options.method).supports_3d:
+    if not world_spec(options.method).supports_3d:
         raise ValueError(f"{where}: method {options.method!r} has no 3D version; in 3D: "
                          f"{', '.join(method_names(dimensions=3))}")
 
@@ -55,7 +55,7 @@ class World3D(ScenarioRun):
         check_3d_options(scenario, options)
         self._start_run(scenario, options)
         agents = scenario.agents
-        spec = method_spec(options.method)
+        spec = world_spec(options.method)
         self.controllers: List[AerialController] = []
         self._backend = None
         if spec.world_only:  # a world backend (rvo2: RVO2-3D)

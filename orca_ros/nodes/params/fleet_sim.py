@@ -1,6 +1,6 @@
 """fleet_sim's parameters (node ``fleet_sim``, executable ``fleet_sim``)."""
 
-from ...core.models.bodies import KINEMATICS
+from ...core.models.bodies import FLEET_SIM_LIMITS, KINEMATICS
 from . import Param
 
 PARAMETERS = (
@@ -34,11 +34,14 @@ PARAMETERS = (
     Param("goal_subscribers", 1,
           "send a robot its goal once this many nodes listen on its goal topic (its "
           "orca_node, and the supervisor: 2)", range=(1, 100), read_only=True),
-    Param("max_angular_speed", 3.0, "every robot's turn-rate limit (rad/s)",
+    Param("max_angular_speed", FLEET_SIM_LIMITS["max_angular_speed"],
+          "every robot's turn-rate limit (rad/s)",
           range=(0.01, 100.0), read_only=True),
-    Param("max_linear_accel", 4.0, "every robot's linear acceleration limit (m/s^2)",
+    Param("max_linear_accel", FLEET_SIM_LIMITS["max_linear_accel"],
+          "every robot's linear acceleration limit (m/s^2)",
           range=(0.01, 1000.0), read_only=True),
-    Param("max_angular_accel", 20.0, "every robot's angular acceleration limit (rad/s^2)",
+    Param("max_angular_accel", FLEET_SIM_LIMITS["max_angular_accel"],
+          "every robot's angular acceleration limit (rad/s^2)",
           range=(0.01, 1e4), read_only=True),
     Param("odom_frame", "shared",
           "shared: each robot's odom in world_frame (the truth); per_robot: as real robots "

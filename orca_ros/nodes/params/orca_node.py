@@ -13,7 +13,8 @@ import dataclasses
 from typing import Tuple
 
 from ...core.methods import TRACKING, method_names, method_spec, method_summary
-from ...core.models.bodies import DRIVE_MODELS, KINEMATICS
+from ...core.models.bodies import FLEET_SIM_LIMITS, KINEMATICS
+from ...core.models.drive import DRIVE_MODELS
 from ...core.robot.config import ControllerConfig
 from ...core.robot.localization import POSE_SOURCES
 from . import Param, Removed
@@ -178,9 +179,12 @@ PARAMETERS: Tuple[Param, ...] = (
     Param('cmd_vel_in_timeout', 0.5,
           "preferred_velocity topic: no cmd_vel_in for this long (s): stop",
           range=(0.01, 60.0)),
-    Param('max_angular_speed', 3.0, 'unicycle angular speed limit (rad/s)', range=(0.01, 100.0)),
-    Param('max_linear_accel', 4.0, 'linear acceleration limit (m/s^2)', range=(0.01, 1000.0)),
-    Param('max_angular_accel', 20.0, 'angular acceleration limit (rad/s^2)', range=(0.01, 10000.0)),
+    Param('max_angular_speed', FLEET_SIM_LIMITS['max_angular_speed'],
+          'unicycle angular speed limit (rad/s)', range=(0.01, 100.0)),
+    Param('max_linear_accel', FLEET_SIM_LIMITS['max_linear_accel'],
+          'linear acceleration limit (m/s^2)', range=(0.01, 1000.0)),
+    Param('max_angular_accel', FLEET_SIM_LIMITS['max_angular_accel'],
+          'angular acceleration limit (rad/s^2)', range=(0.01, 10000.0)),
     Param('max_reverse_speed', 0.0,
           ('how fast a diff-drive robot may back off (m/s): it reverses while avoidance '
           'sends it back (more than a right angle and 20 deg from its heading, against its '

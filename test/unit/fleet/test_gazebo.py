@@ -12,8 +12,9 @@ import yaml
 
 from helpers.paths import LAUNCH_DIR, REPO
 
-from orca_ros.fleet.gazebo import (CLOCK_BRIDGE, GazeboRobot, bridge_config, gazebo_plan,
-                                   parse_robots, stamped_for_distro)
+from orca_ros.fleet.gazebo import (CLOCK_BRIDGE, GazeboRobot, bridge_config, bridge_files,
+                                   gazebo_plan, parse_robots, stamped_for_distro)
+from orca_ros.fleet.launch import write_yaml_files
 from orca_ros.fleet.plan import FleetOptions, fleet_plan
 
 LAUNCH_FILE = LAUNCH_DIR / "gazebo.launch.py"
@@ -45,8 +46,13 @@ def test_commands_are_twist_before_kilted_and_stamped_from_then_on():
 def test_each_robots_bridge_yaml_is_valid_and_names_diffdrives_topics_and_types(
         tmp_path, stamped):
     robots = [GazeboRobot("robot1", 0.0, 0.0, 0.0), GazeboRobot("robot2", 4.0, 0.0, math.pi)]
+    files = bridge_files(robots, stamped, str(tmp_path))
+    assert not list(tmp_path.iterdir())  # the plan is pure: the launch side writes
+    write_yaml_files(files)
     plan = gazebo_plan(robots, stamped, str(tmp_path))
+    assert not set(files) - {str(p) for p in tmp_path.iterdir()}
     bridges = [s for s in plan if s.package == "ros_gz_bridge"]
+    assert [b.parameters["config_file"] for b in bridges] == list(files)
     assert [b.executable for b in bridges] == ["parameter_bridge"] * 3
     for bridge in bridges:
         entries = yaml.safe_load(pathlib.Path(bridge.parameters["config_file"]).read_text())

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca_ros.core.geometry.frames import Pose2, interpolate, wrap
+from orca_ros.core.geometry.frames import Pose2, interpolate, wrap_angle
 
 coordinate = st.floats(-50.0, 50.0)
 angle = st.floats(-math.pi, math.pi)
@@ -26,7 +26,7 @@ def test_a_pose_maps_points_and_turns_velocities():
 def test_composing_with_the_inverse_gives_back_the_other_pose(a, b):
     back = a.inverse().compose(a.compose(b))
     assert (back.x, back.y) == pytest.approx((b.x, b.y), abs=1e-9)
-    assert wrap(back.yaw - b.yaw) == pytest.approx(0.0, abs=1e-9)
+    assert wrap_angle(back.yaw - b.yaw) == pytest.approx(0.0, abs=1e-9)
 
 
 def test_interpolation_turns_the_short_way():

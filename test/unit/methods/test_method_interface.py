@@ -9,7 +9,7 @@ import pytest
 
 from orca_ros.core.methods import (AvoidanceMethod, Capabilities, MethodOutput, MethodSpec,
                                    method_names, method_spec, register_method,
-                                   unregister_method)
+                                   unregister_method, world_spec)
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.controller import RobotController
 from orca_ros.core.robot.state import RobotState
@@ -25,7 +25,6 @@ BUILT_IN_CAPABILITIES = {
     "orca": dict(takes_constraints=True, collision_free=True),
     "orca_strict": dict(strict=True, keep_right=False, safety_filter=False,
                         takes_constraints=True, collision_free=True),
-    "rvo2": dict(strict=True, keep_right=False, safety_filter=False, holonomic_only=True),
     "direct": dict(keep_right=False, safety_filter=False, avoids=False),
     "hlavoid": dict(keep_right=False, safety_filter=False, cube_tracking="move2target"),
     "boids": dict(keep_right=False, safety_filter=False, cube_tracking="move2target"),
@@ -33,7 +32,8 @@ BUILT_IN_CAPABILITIES = {
     "rvo_sampling": dict(),
     "hrvo": dict(),
     "rfunction": dict(takes_constraints=True, collision_free=True),
-}
+    "rvo2": dict(strict=True, keep_right=False, safety_filter=False, holonomic_only=True),
+}  # the methods, then the world backends (a registry of their own)
 
 
 def test_the_capabilities_defaults_and_record():
@@ -52,13 +52,13 @@ def test_the_capabilities_defaults_and_record():
 def test_the_built_in_names_keep_their_capabilities_and_order():
     assert method_names() == tuple(BUILT_IN_CAPABILITIES)
     for name, flags in BUILT_IN_CAPABILITIES.items():
-        spec = method_spec(name)
+        spec = world_spec(name)
         assert spec.capabilities == Capabilities(**flags), name
         for flag, value in dataclasses.asdict(spec.capabilities).items():
             assert getattr(spec, flag) == value  # the flags read through the spec
     assert method_names(ros=True) == tuple(n for n in BUILT_IN_CAPABILITIES if n != "rvo2")
-    assert method_names(dimensions=3) == ("orca", "orca_strict", "rvo2", "direct",
-                                          "rfunction")
+    assert method_names(dimensions=3) == ("orca", "orca_strict", "direct", "rfunction",
+                                          "rvo2")
     assert method_names(ros=True, dimensions=3) == ("orca", "orca_strict", "direct",
                                                     "rfunction")
 
@@ -78,7 +78,7 @@ def test_a_spec_takes_the_capabilities_or_the_flags_as_keywords():
     with pytest.raises(TypeError, match="not both"):
         MethodSpec("test_a", "test", _Plain, capabilities=Capabilities(), strict=True)
     with pytest.raises(TypeError):
-        register_method(method_spec("rvo2"))  # a world backend is not a method
+        register_method(world_spec("rvo2"))  # a world backend is not a method
 
 
 class _Counting(AvoidanceMethod):
@@ -122,8 +122,11 @@ def test_a_new_path_resets_the_method(counting):
 
 
 def test_rvo2_is_a_world_backend_selected_by_name():
-    spec = method_spec("rvo2")
+    spec = world_spec("rvo2")
     assert isinstance(spec, WorldBackendSpec) and spec.world_only and spec.supports_3d
+    with pytest.raises(ValueError, match="whole world"):
+        method_spec("rvo2")  # not a method: its registry is the world backends'
+    assert world_spec("orca") is method_spec("orca")
     assert spec.factory_3d is None and dataclasses.fields(spec.parameters) == ()
     with pytest.raises(ValueError, match="whole world"):
         spec.create()

@@ -198,9 +198,9 @@ def test_the_installed_method_is_found_through_its_entry_point_only(installed):
     found, names, ros_names, collision_free, module = ast.literal_eval(
         done.stdout.strip().splitlines()[-1])
     assert ("shift_left", "shift_left_method:register", "orca-ros-shift-left") in found
-    # Ours first, in their order; the outside method after them.
-    assert names == ("orca", "orca_strict", "rvo2", "direct", "hlavoid", "boids",
-                     "boids_avoid", "rvo_sampling", "hrvo", "rfunction", "shift_left")
+    # Our methods first, in their order; the outside method after them; the world backends.
+    assert names == ("orca", "orca_strict", "direct", "hlavoid", "boids", "boids_avoid",
+                     "rvo_sampling", "hrvo", "rfunction", "shift_left", "rvo2")
     assert "shift_left" in ros_names and "rvo2" not in ros_names
     assert collision_free and module == "shift_left_method"
     # Without the directory on the path the method is unknown: the entry point found it.
@@ -269,16 +269,18 @@ def test_the_built_in_listing_is_what_the_built_in_entry_points_register(monkeyp
     """The registry lists a built-in name without importing its module: each built-in entry
     point's register function registers exactly the listed specs, in the listed order, with
     the listed summary, world-only flag and 3D version, and the listing names those specs."""
-    from orca_ros.core.methods import base
+    from orca_ros.core.methods import registry
 
-    monkeypatch.setattr(base, "_REGISTRY", {})
-    monkeypatch.setattr(base, "_loaded", True)  # only what the register functions add
+    monkeypatch.setattr(registry.METHODS, "entries", {})
+    monkeypatch.setattr(registry.WORLD_BACKENDS, "entries", {})
+    monkeypatch.setattr(registry, "_loaded", True)  # only what the register functions add
     for _, _, value in plugins.BUILT_IN:
         module, _, function = value.partition(":")
         getattr(importlib.import_module(module), function)()
-    specs = list(base._REGISTRY.values())
-    assert [spec.name for spec in specs] == [listed.name for listed in plugins.BUILT_IN_LISTING]
-    for spec, listed in zip(specs, plugins.BUILT_IN_LISTING):
+    specs = list(registry.METHODS.entries.values()) + list(registry.WORLD_BACKENDS.entries.values())
+    listing = sorted(plugins.BUILT_IN_LISTING, key=lambda listed: listed.world_only)
+    assert [spec.name for spec in specs] == [listed.name for listed in listing]
+    for spec, listed in zip(specs, listing):
         assert listed.load() is spec, listed.name
         assert (listed.summary, listed.world_only, listed.supports_3d) == \
             (spec.summary, spec.world_only, spec.supports_3d), listed.name
@@ -303,7 +305,8 @@ def test_listing_the_methods_imports_none_of_their_modules():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     before, after, same_summary = ast.literal_eval(done.stdout.strip().splitlines()[-1])
-    assert before == ["orca_ros.core.methods.base", "orca_ros.core.methods.plugins"]
+    assert before == ["orca_ros.core.methods.base", "orca_ros.core.methods.plugins",
+                      "orca_ros.core.methods.registry"]
     assert set(after) - set(before) == {"orca_ros.core.methods.hrvo",
                                         "orca_ros.core.methods.rvo_sampling"}  # hrvo's base
     assert same_summary
@@ -323,7 +326,8 @@ class _FakeEntryPoint:
 
 
 def test_a_broken_outside_entry_point_is_skipped_with_a_warning_naming_it(monkeypatch):
-    from orca_ros.core.methods import MethodSpec, base, method_names, method_spec, register_method
+    from orca_ros.core.methods import (MethodSpec, method_names, method_spec, register_method,
+                                       registry)
 
     def half_done():  # registers one method, then fails: nothing of it may stay
         from orca_ros.core.methods.direct import Direct
@@ -352,8 +356,9 @@ def test_a_broken_outside_entry_point_is_skipped_with_a_warning_naming_it(monkey
                         lambda: [(group, e) for group, entries in found.items() for e in entries
                                  if not plugins._is_ours(e)])
     orca = method_spec("orca")  # the registry is loaded
-    monkeypatch.setattr(base, "_REGISTRY", {})  # as a fresh process has it
-    monkeypatch.setattr(base, "_loaded", False)
+    monkeypatch.setattr(registry.METHODS, "entries", {})  # as a fresh process has it
+    monkeypatch.setattr(registry.WORLD_BACKENDS, "entries", {})
+    monkeypatch.setattr(registry, "_loaded", False)
     with pytest.warns(RuntimeWarning) as caught:
         names = method_names()
     messages = [str(w.message) for w in caught]
@@ -362,6 +367,6 @@ def test_a_broken_outside_entry_point_is_skipped_with_a_warning_naming_it(monkey
     assert any("'taken'" in m and "already registered" in m for m in messages)
     assert any("'not_callable'" in m and "not a module or a callable" in m for m in messages)
     assert not any("'ours'" in m for m in messages)  # ours are loaded from the package
-    assert names == ("orca", "orca_strict", "rvo2", "direct", "hlavoid", "boids", "boids_avoid",
-                     "rvo_sampling", "hrvo", "rfunction", "test_fine")
+    assert names == ("orca", "orca_strict", "direct", "hlavoid", "boids", "boids_avoid",
+                     "rvo_sampling", "hrvo", "rfunction", "test_fine", "rvo2")
     assert method_spec("orca") is orca

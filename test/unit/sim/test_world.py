@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orca_ros.core import HalfPlane, linear_program_2d
-from orca_ros.core.models.bodies import DiffDriveLimits, unicycle_step, wrap_angle
+from orca_ros.core.geometry.frames import wrap_angle
+from orca_ros.core.models.bodies import DiffDriveLimits, unicycle_step
 from orca_ros.core.robot.tracking import (kinematic_half_planes, tracking_error_bound,
                                           unicycle_command)
 from orca_ros.core.robot.guidance import VisibilityRoadmap

@@ -5,8 +5,10 @@ orca_node), and in the world it replaces the controllers' avoidance and motion, 
 the controllers still give each agent its preferred velocity, as the reference
 libraries' own examples do. It is selected by name where the world runs, like a
 method (``orca-ros bench --method rvo2``,
-:class:`~orca_ros.core.sim.world.WorldOptions`), and so shares the methods' name space
-(:func:`~orca_ros.core.methods.base.method_names` lists it, not with ``ros=True``).
+:class:`~orca_ros.core.sim.world.WorldOptions`): its registry is beside the methods'
+(:mod:`orca_ros.core.methods.registry`; :func:`~orca_ros.core.methods.registry.method_names`
+lists it after them, not with ``ros=True``; ``world_spec`` gives its spec,
+``method_spec`` refuses it).
 
 Built in: ``rvo2`` (:mod:`.rvo2`: the RVO2 library through ``pyrvo``, RVO2-3D through
 ``rvo23d`` in 3D; optional installs). Another package adds one through the entry-point
@@ -24,7 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Optional, Protocol, Tuple, Type
 
-from ...methods.base import Capabilities, CapabilityFlags, NoParameters, add_entry, method_spec
+from ...methods.base import Capabilities, CapabilityFlags, NoParameters
+from ...methods.registry import add_entry, world_spec
 
 
 class WorldBackend(Protocol):
@@ -94,7 +97,7 @@ def register_world_backend(spec: WorldBackendSpec, replace: bool = False) -> Wor
 def start_world_backend(method: str, world, dimensions: int = 2) -> Optional[WorldBackend]:
     """The backend that steps ``world`` when its ``method`` names a world backend; None
     for a method (the robots' controllers then move the world)."""
-    spec = method_spec(method)
+    spec = world_spec(method)
     if not spec.world_only:
         return None
     return spec.start(world, dimensions)

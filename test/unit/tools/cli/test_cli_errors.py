@@ -1,4 +1,4 @@
-"""orca-ros's rule for errors (orca_ros/tools/cli.py), verb by verb: input it cannot use is
+"""orca-ros's rule for errors (orca_ros/tools/cli/common.py), verb by verb: input it cannot use is
 refused with its reason and status 2; an error of its own is a bug, printed with its
 traceback and a line saying so, status 70, never passed off as a refusal."""
 
@@ -96,16 +96,18 @@ def _run(argv, capsys):
 
 
 def test_every_verb_has_a_refusal_and_an_injection_here():
-    from orca_ros.tools.cli import build_parser
+    from orca_ros.tools.cli import VERBS, build_parser
 
     verbs = set(build_parser()._subparsers._group_actions[0].choices)
     assert verbs == set(REFUSALS) == set(INJECTIONS)
+    # one module per verb, named after it
+    assert {verb.__name__.rpartition(".")[2].replace("_", "-") for verb in VERBS} == verbs
 
 
 @pytest.mark.parametrize("verb", sorted(REFUSALS))
 def test_bad_input_is_refused_with_status_2_and_its_reason(verb, tmp_path, capsys,
                                                            monkeypatch):
-    monkeypatch.chdir(pathlib.Path(__file__).resolve().parents[3])
+    monkeypatch.chdir(pathlib.Path(__file__).resolve().parents[4])
     arguments, reason = REFUSALS[verb]
     status, err = _run(arguments(tmp_path), capsys)
     assert status == REFUSED
@@ -118,7 +120,7 @@ def test_an_internal_error_is_a_bug_with_status_70_and_its_traceback(verb, tmp_p
                                                                     monkeypatch):
     import importlib
 
-    monkeypatch.chdir(pathlib.Path(__file__).resolve().parents[3])
+    monkeypatch.chdir(pathlib.Path(__file__).resolve().parents[4])
     arguments, target = INJECTIONS[verb]
     argv = arguments(tmp_path)
     module, name = target.rsplit(".", 1)
@@ -134,51 +136,16 @@ def test_an_internal_error_is_a_bug_with_status_70_and_its_traceback(verb, tmp_p
     assert f"orca-ros {verb}" in err and "a bug in orca_ros" in err
 
 
-def test_bench_keeps_every_row_it_finished_and_names_the_one_that_failed(tmp_path, capsys,
-                                                                        monkeypatch):
-    """Three scenarios: the second's run raises (a bug), the third's file is broken; the
-    first's row is in the table and the JSON, the JSON names both failures in order, and
-    the status says there was a bug."""
-    from orca_ros.tools import scenario_bench
+def test_the_parser_imports_no_verbs_work():
+    """``orca-ros --help`` stays cheap: building the parser imports no ROS, plotting,
+    SciPy or progress bars; each verb imports them when it runs."""
+    import subprocess
+    import sys
 
-    real = scenario_bench.run_world
-
-    def run_world(scenario, world, options, progress=True, full_time=False):
-        if scenario.name == "circle_swap_8":
-            raise ValueError("cannot reshape array of size 0 into shape (0,newaxis)")
-        return real(scenario, world, options, progress, full_time)
-
-    monkeypatch.setattr(scenario_bench, "run_world", run_world)
-    out = tmp_path / "rows.json"
-    status = main(["bench", "crossing_4", "circle_swap_8", _broken_scenario(tmp_path),
-                   "--no-progress", "--json", str(out)])
-    captured = capsys.readouterr()
-    assert status == INTERNAL_ERROR
-    assert "| crossing_4 |" in captured.out
-    rows = json.loads(out.read_text())
-    assert [row["scenario"] for row in rows] == ["crossing_4", "circle_swap_8",
-                                                 _broken_scenario(tmp_path)]
-    assert rows[0]["reached"] == 4 and "error" not in rows[0]
-    assert rows[1]["error"]["kind"] == "internal"
-    assert "cannot reshape" in rows[1]["error"]["message"]
-    assert rows[2]["error"]["kind"] == "refused"
-    assert "Traceback" in captured.err and "circle_swap_8: internal error" in captured.err
-    assert "1 of 3 runs gave their row" in captured.err
-
-
-def test_bench_writes_each_row_as_it_completes(tmp_path, monkeypatch):
-    """The JSON holds the first row while the second scenario still runs."""
-    from orca_ros.tools import scenario_bench
-
-    out = tmp_path / "rows.json"
-    seen = []
-    real = scenario_bench.run_world
-
-    def run_world(scenario, world, options, progress=True, full_time=False):
-        seen.append(json.loads(out.read_text()) if out.exists() else None)
-        return real(scenario, world, options, progress, full_time)
-
-    monkeypatch.setattr(scenario_bench, "run_world", run_world)
-    assert main(["bench", "crossing_4", "crossing_4", "--no-progress", "--json", str(out)]) == 0
-    assert seen[0] is None and [row["scenario"] for row in seen[1]] == ["crossing_4"]
-    assert len(json.loads(out.read_text())) == 2
+    heavy = ("rclpy", "matplotlib", "scipy", "tqdm", "orca_ros.tools.harness",
+             "orca_ros.core.sim.world")
+    code = ("import sys; from orca_ros.tools.cli import build_parser; build_parser(); "
+            f"print([m for m in {heavy!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -1,0 +1,197 @@
+"""``orca-ros sim``: a scenario run through real ROS 2 nodes (fleet_sim, obstacle_server,
+one orca_node per robot), its summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import POSITIVE, method_choice, method_help, name_values, refused
+
+
+def add_parser(sub) -> None:
+    from ...core.methods import method_names
+    from ...core.models.bodies import KINEMATICS
+
+    sim = sub.add_parser("sim", help="run a scenario through real ROS 2 nodes (fleet_sim, "
+                                     "obstacle_server, one orca_node per robot)")
+    sim.add_argument("scenario", metavar="SCENARIO.yaml", help="scenario file or built-in name")
+    sim.add_argument("--method", default="orca", choices=method_names(ros=True),
+                     help=method_help(method_names(ros=True)))
+    sim.add_argument("--planner", choices=["orca", "direct"],
+                     help="deprecated alias: --planner direct is --method direct")
+    sim.add_argument("--safety-filter", action=argparse.BooleanOptionalAction, default=None,
+                     help="run the one-step safety filter behind the method, or not "
+                          "(default: as the method says)")
+    sim.add_argument("--kinematics", default="holonomic", choices=KINEMATICS)
+    sim.add_argument("--speed-factor", type=POSITIVE, default=4.0,
+                     help="sim seconds per wall second (default 4)")
+    sim.add_argument("--supervisor", action="store_true", help="also run the cocoon supervisor")
+    sim.add_argument("--backend", default="sim", choices=["sim", "toio-sim"],
+                     help="robots: fleet_sim (default), or simulated toio cubes behind "
+                          "toio_bridge (diff-drive, the scenario's toio: block names the mat)")
+    sim.add_argument("--unstamped", action="store_true",
+                     help="cmd_vel as plain Twist (fleet_sim then times each command from its "
+                          "arrival, not its stamp)")
+    sim.add_argument("--odom-frame", default="shared", choices=["shared", "per_robot"],
+                     help="shared: odometry in the shared frame; per_robot: each robot's "
+                          "drifting odometry in its own '<robot>/odom' frame, placed by a "
+                          "localization stand-in on '<robot>/amcl_pose' (as real robots)")
+    sim.add_argument("--scan-obstacles", action="store_true",
+                     help="fleet_sim's lasers on, and every orca_node avoids what its laser "
+                          "sees that no wall or neighbour explains (the scenario's "
+                          "unmapped_obstacles)")
+    sim.add_argument("--preferred-velocity", default="goal", choices=["goal", "topic"],
+                     help="goal: each robot drives to its goal; topic: orca_node in filter "
+                          "mode, its preferred velocity from '/<robot>/cmd_vel_in'")
+    sim.add_argument("--driver", choices=["none", "straight"], default=None,
+                     help="with --preferred-velocity topic: who publishes cmd_vel_in; "
+                          "straight (the default then): a naive driver straight at each "
+                          "goal, blind to everyone; none: something else does")
+    sim.add_argument("--topics", default="ros", choices=["ros", "gazebo"],
+                     help="gazebo: fleet_sim under gz-sim's topic names and frames "
+                          "(/model/<robot>/odometry in <robot>/odom, /model/<robot>/cmd_vel), "
+                          "orca_nodes with the parameters launch/gazebo.launch.py gives them")
+    sim.add_argument("--max-time", type=POSITIVE, help="stop after this many sim seconds")
+    sim.add_argument("--json", metavar="OUT", help="write the summary as JSON")
+    sim.add_argument("--plot", metavar="PNG", help="write a trajectory picture")
+    sim.add_argument("--record", metavar="BAG.mcap",
+                     help="record every topic of the run into a ROS 2 bag (MCAP; ros2 bag "
+                          "info/play and Foxglove open it; orca-ros plot draws it)")
+    sim.add_argument("--no-progress", action="store_true")
+    sim.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
+                     help="an orca_node parameter for every robot (repeatable), e.g. "
+                          "detect_non_reciprocating=false")
+    sim.add_argument("--faults", metavar="SPEC", default="",
+                     help="inject faults, reproducibly from seed=N, e.g. "
+                          "'drop_odom=0.1,drop_cmd=0.1,seed=3'; keys: drop_odom=[R:]P, "
+                          "drop_cmd=[R:]P, delay=[R:]S, starve=[R|all:]F, kill=R@T, "
+                          "kill_supervisor@T, kill_obstacles@T, bad_obstacles=PERIOD, "
+                          "foreign=R[:straight|jitter], seed=N (times in sim s; see "
+                          "orca_ros/testing/faults/spec.py)")
+    sim.add_argument("--observer", action=argparse.BooleanOptionalAction, default=None,
+                     help="run the independent observer process beside the run and report "
+                          "its verdict (default: on with --faults)")
+    sim.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...nodes import stop
+
+    stop.install()  # from here on a signal ends the run at its next step (progress, below)
+    import json
+    import pathlib
+
+    from tqdm import tqdm
+
+    tqdm.monitor_interval = 0  # no monitor thread: the bar updates from the run's loop
+    from ...core.errors import InputError
+    from ...core.scenario.loader import load_scenario, resolve_scenario
+    from ...testing.faults import parse_faults, result_lines
+    from ...testing.observer import motion_line
+    from ...fleet.plan import FleetOptions
+    from ..harness import observer_available, run_fleet
+    from ..plotting import plot_trajectories, run_title
+
+    try:
+        scenario = load_scenario(resolve_scenario(args.scenario))
+        robot_parameters = name_values(args.robot_param)
+        if args.safety_filter is not None:
+            robot_parameters += (("safety_filter", "on" if args.safety_filter else "off"),)
+        options = FleetOptions(method=method_choice(args, "sim"), kinematics=args.kinematics,
+                               speed_factor=args.speed_factor,
+                               enable_stamped_cmd_vel=not args.unstamped,
+                               supervisor=args.supervisor,
+                               backend=args.backend,
+                               robot_parameters=robot_parameters,
+                               odom_frame=args.odom_frame, topics=args.topics,
+                               preferred_velocity=args.preferred_velocity,
+                               driver=args.driver or ("straight" if args.preferred_velocity
+                                                      == "topic" else "none"),
+                               scan_obstacles=args.scan_obstacles)
+        faults = parse_faults(args.faults)
+        faults.check([a.name for a in scenario.agents], args.supervisor)
+        if args.record and not args.record.endswith(".mcap"):
+            raise ValueError(f"--record {args.record}: a bag here is one MCAP file, "
+                             "its name ending in .mcap")
+        if args.observer and not observer_available():
+            raise ValueError("--observer: orca_ros.testing.observer is not part of this build")
+    except ValueError as error:
+        return refused("sim", error)
+    limit = args.max_time or scenario.max_time
+    with tqdm(total=round(limit, 1), unit="sim s", disable=args.no_progress, mininterval=0.5,
+              bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total:.0f} sim s "
+                         "[{elapsed}<{remaining}] {postfix}", desc=scenario.name) as bar:
+        interrupted = []  # the sim time at which SIGINT or SIGTERM ended the run
+
+        def progress(sim_time: float, arrived: int) -> bool:
+            bar.update(sim_time - bar.n)
+            bar.set_postfix_str(f"arrived {arrived}/{len(scenario.agents)}", refresh=False)
+            if stop.requested() and not interrupted:
+                interrupted.append(sim_time)
+            return bool(interrupted)
+
+        try:
+            run = run_fleet(args.scenario, options, progress=progress, max_time=args.max_time,
+                            faults=faults, observer=args.observer, record=args.record)
+        except InputError as error:  # a node refused its parameters, a bag cannot be written
+            return refused("sim", error)
+    summary = run.summary
+    if interrupted:
+        summary["interrupted"] = True
+        print(f"{summary['scenario']}: interrupted at {interrupted[0]:.1f} s (sim); "
+              "the summary covers the run until then")
+    print(f"{summary['scenario']}: {summary['reached']}/{summary['agents']} robots arrived, "
+          f"{summary['collisions']} colliding pairs, makespan "
+          f"{summary['makespan'] if summary['makespan'] is not None else '-'} s (sim), "
+          f"min separation {summary['min_separation']} m, wall time {summary['wall_time_s']} s"
+          + (f", link crossings {summary['link_crossings']}, over-stretched links "
+             f"{summary['link_overstretches']}" if "link_crossings" in summary else "")
+          + (f", wall contacts {summary['wall_contacts']} (min wall gap "
+             f"{summary['min_wall_gap']} m)" if "wall_contacts" in summary else ""))
+    print(f"  {motion_line(summary)} (fleet_sim)")
+    if "faults" in summary:
+        print(f"faults {summary['faults']['spec']}:")
+        for line in result_lines(summary["faults"]):
+            print(f"  {line}")
+    if "observer" in summary:
+        print(f"  {_observer_line(summary['observer'])}")
+    if "other_nodes_on_domain" in summary:
+        print(f"warning: nodes of another process on this ROS domain during the run (their "
+              f"traffic can mix in; set ROS_DOMAIN_ID): "
+              f"{', '.join(summary['other_nodes_on_domain'])}", file=sys.stderr)
+    if "record" in summary:
+        print(f"bag: {summary['record']['path']} ({summary['record']['messages']} messages on "
+              f"{summary['record']['topics']} topics)")
+    if args.json:
+        pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
+    if args.plot:
+        path = plot_trajectories(run.scenario, run.trajectory, args.plot,
+                                 run_title(summary, run.deepest_penetration)
+                                 + "\n(ROS 2 nodes over DDS)",
+                                 run.collision_points, times=run.frame_times)
+        print(f"picture: {path}")
+    return 0
+
+
+def _observer_line(result: dict) -> str:
+    from ...testing.observer import motion_line
+
+    if "error" in result:
+        return f"observer: {result['error']}"
+    separation = result.get("min_separation")
+    return (f"observer: {result.get('colliding_pairs')} colliding pairs, min separation "
+            f"{'-' if separation is None else round(separation, 4)} m, "
+            f"{result.get('stamps_compared')} stamps compared"
+            + (f" ({result['stamps_single']} with one robot)"
+               if result.get("stamps_single") else "")
+            + (f", {result['reached']}/{result.get('robots')} reached their goals"
+               if result.get("reached") is not None else "")
+            + (f", link crossings {result['link_crossings']}, over-stretched links "
+               f"{result['link_overstretches']}" if result.get("max_link_stretch") is not None
+               else "")
+            + (f" ({result['warning']})" if "warning" in result else "")
+            + (f"\n  {motion_line(result['motion_quality'])} (observer's odometry)"
+               if "motion_quality" in result else ""))
+

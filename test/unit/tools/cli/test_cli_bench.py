@@ -1,0 +1,63 @@
+"""``orca-ros bench`` (orca_ros/tools/cli/bench.py): every scenario's row is kept and
+written as it completes, a failing one named."""
+
+import json
+
+from orca_ros.core.errors import INTERNAL_ERROR
+from orca_ros.tools.cli import main
+
+
+def _broken_scenario(tmp_path) -> str:
+    path = tmp_path / "broken.yaml"
+    path.write_text("name: broken\nagents: []\n")
+    return str(path)
+
+
+def test_bench_keeps_every_row_it_finished_and_names_the_one_that_failed(tmp_path, capsys,
+                                                                        monkeypatch):
+    """Three scenarios: the second's run raises (a bug), the third's file is broken; the
+    first's row is in the table and the JSON, the JSON names both failures in order, and
+    the status says there was a bug."""
+    from orca_ros.tools import scenario_bench
+
+    real = scenario_bench.run_world
+
+    def run_world(scenario, world, options, progress=True, full_time=False):
+        if scenario.name == "circle_swap_8":
+            raise ValueError("cannot reshape array of size 0 into shape (0,newaxis)")
+        return real(scenario, world, options, progress, full_time)
+
+    monkeypatch.setattr(scenario_bench, "run_world", run_world)
+    out = tmp_path / "rows.json"
+    status = main(["bench", "crossing_4", "circle_swap_8", _broken_scenario(tmp_path),
+                   "--no-progress", "--json", str(out)])
+    captured = capsys.readouterr()
+    assert status == INTERNAL_ERROR
+    assert "| crossing_4 |" in captured.out
+    rows = json.loads(out.read_text())
+    assert [row["scenario"] for row in rows] == ["crossing_4", "circle_swap_8",
+                                                 _broken_scenario(tmp_path)]
+    assert rows[0]["reached"] == 4 and "error" not in rows[0]
+    assert rows[1]["error"]["kind"] == "internal"
+    assert "cannot reshape" in rows[1]["error"]["message"]
+    assert rows[2]["error"]["kind"] == "refused"
+    assert "Traceback" in captured.err and "circle_swap_8: internal error" in captured.err
+    assert "1 of 3 runs gave their row" in captured.err
+
+
+def test_bench_writes_each_row_as_it_completes(tmp_path, monkeypatch):
+    """The JSON holds the first row while the second scenario still runs."""
+    from orca_ros.tools import scenario_bench
+
+    out = tmp_path / "rows.json"
+    seen = []
+    real = scenario_bench.run_world
+
+    def run_world(scenario, world, options, progress=True, full_time=False):
+        seen.append(json.loads(out.read_text()) if out.exists() else None)
+        return real(scenario, world, options, progress, full_time)
+
+    monkeypatch.setattr(scenario_bench, "run_world", run_world)
+    assert main(["bench", "crossing_4", "crossing_4", "--no-progress", "--json", str(out)]) == 0
+    assert seen[0] is None and [row["scenario"] for row in seen[1]] == ["crossing_4"]
+    assert len(json.loads(out.read_text())) == 2
