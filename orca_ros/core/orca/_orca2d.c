@@ -375,35 +375,26 @@ pair(double x, double y)
     return tuple;
 }
 
-/* A HalfPlane (the NamedTuple of linprog.py), made through tuple.__new__ as its own
-   constructor does, without the Python-level __new__. */
+/* A HalfPlane (the NamedTuple of linprog.py), made as tuple.__new__ makes an instance
+   of a tuple subclass (allocated by the subclass, the items set in), without the
+   Python-level __new__; a plain tuple until set_half_plane_type has run. */
 static PyObject *
 new_half_plane(const Line *line)
 {
-    PyObject *plain = PyTuple_New(4);
-    if (plain == NULL) {
+    PyObject *result = half_plane_type == NULL ? PyTuple_New(4)
+        : half_plane_type->tp_alloc(half_plane_type, 4);
+    if (result == NULL) {
         return NULL;
     }
     double values[4] = {line->px, line->py, line->dx, line->dy};
     for (int k = 0; k < 4; k++) {
         PyObject *number = PyFloat_FromDouble(values[k]);
         if (number == NULL) {
-            Py_DECREF(plain);
+            Py_DECREF(result);
             return NULL;
         }
-        PyTuple_SET_ITEM(plain, k, number);
+        PyTuple_SET_ITEM(result, k, number);
     }
-    if (half_plane_type == NULL) {
-        return plain;
-    }
-    PyObject *args = PyTuple_New(1);
-    if (args == NULL) {
-        Py_DECREF(plain);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(args, 0, plain);  /* steals plain */
-    PyObject *result = PyTuple_Type.tp_new(half_plane_type, args, NULL);
-    Py_DECREF(args);
     return result;
 }
 
@@ -2298,7 +2289,97 @@ py_python_hypot(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyFloat_FromDouble(py_hypot(x, y));
 }
 
+
+/* ------------------------------------------------------------------------------------ */
+/* ORCA's agent half-planes of many robots at once (the world's batch)                   */
+
+/* A float64 C-contiguous buffer of ``count`` numbers, named in errors. */
+static int
+get_doubles(PyObject *obj, const char *name, Py_ssize_t count, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a C-contiguous float64 array", name);
+        return -1;
+    }
+    if (view->format == NULL || strcmp(view->format, "d") != 0 || view->itemsize != 8
+            || view->len != count * 8) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd float64 numbers", name, count);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(agent_orca_half_plane_rows_doc,
+"agent_orca_half_plane_rows(velocity, other_position_rel, other_velocity,\n"
+"                           combined_radius, inv_time_horizon, inv_time_step, n, k)\n"
+"    -> list of n lists of k HalfPlanes\n\n"
+"agent_orca_half_plane for n robots' k neighbours each (share 1/2), from float64\n"
+"C-contiguous arrays of shapes (n, 2), (n, k, 2), (n, k, 2), (n, k), (n,): see\n"
+"orca_ros.core.orca.orca2d.agent_orca_half_plane_rows.");
+
+static PyObject *
+py_agent_orca_half_plane_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double inv_time_step;
+    Py_ssize_t n, k;
+    if (check_nargs("agent_orca_half_plane_rows", nargs, 8) < 0
+            || arg_double(args[5], "inv_time_step", &inv_time_step) < 0
+            || arg_index(args[6], "n", &n) < 0 || arg_index(args[7], "k", &k) < 0) {
+        return NULL;
+    }
+    if (n < 0 || k < 0) {
+        PyErr_SetString(PyExc_ValueError, "n and k must be >= 0");
+        return NULL;
+    }
+    const char *names[5] = {"velocity", "other_position_rel", "other_velocity",
+                            "combined_radius", "inv_time_horizon"};
+    Py_ssize_t sizes[5] = {n * 2, n * k * 2, n * k * 2, n * k, n};
+    Py_buffer views[5];
+    int got = 0;
+    PyObject *rows = NULL;
+    for (; got < 5; got++) {
+        if (get_doubles(args[got], names[got], sizes[got], &views[got]) < 0) {
+            goto done;
+        }
+    }
+    const double *vel = views[0].buf, *rel = views[1].buf, *other = views[2].buf,
+        *combined = views[3].buf, *inv_tau = views[4].buf;
+    if ((rows = PyList_New(n)) == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *row = PyList_New(k);
+        if (row == NULL) {
+            Py_CLEAR(rows);
+            goto done;
+        }
+        PyList_SET_ITEM(rows, i, row);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            Py_ssize_t pair = i * k + j;
+            Line line;
+            agent_line(vel[2 * i], vel[2 * i + 1], rel[2 * pair], rel[2 * pair + 1],
+                       other[2 * pair], other[2 * pair + 1], combined[pair], inv_tau[i],
+                       inv_time_step, 0.5, &line);
+            PyObject *item = new_half_plane(&line);
+            if (item == NULL) {
+                Py_CLEAR(rows);
+                goto done;
+            }
+            PyList_SET_ITEM(row, j, item);
+        }
+    }
+done:
+    for (int v = 0; v < got; v++) {
+        PyBuffer_Release(&views[v]);
+    }
+    return rows;
+}
+
 static PyMethodDef methods[] = {
+    {"agent_orca_half_plane_rows", (PyCFunction)(void (*)(void))py_agent_orca_half_plane_rows,
+     METH_FASTCALL, agent_orca_half_plane_rows_doc},
     {"within_one_step", (PyCFunction)(void (*)(void))py_within_one_step, METH_FASTCALL,
      within_one_step_doc},
     {"safety_half_planes", (PyCFunction)(void (*)(void))py_safety_half_planes, METH_FASTCALL,
