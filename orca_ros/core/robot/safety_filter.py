@@ -276,9 +276,7 @@ class SafetyFilter:
     def _numbers(self) -> tuple:
         """The configuration's numbers the C code takes first: time step, command
         horizon, tracking error, maximum speed and braking deceleration (None: none)."""
-        c = self.config
-        return (c.time_step, c.command_horizon, c.tracking_error, c.max_speed,
-                c.braking_accel)
+        return self.config.safety_numbers
 
     def closing_distance(self, velocity: Vector2, towards: Vector2) -> float:
         """How far a robot moving at ``velocity`` may still go along the unit vector
