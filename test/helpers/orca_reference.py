@@ -25,7 +25,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 from orca_ros.core.geometry.linprog import HalfPlane
 from orca_ros.core.geometry.obstacles import ObstacleVertex, dist_sq_point_segment
 from orca_ros.core.geometry.types import AgentState, NeighborState, Vector2
-from orca_ros.core.geometry.vectors import RESCALE, TINY_LENGTH
+from orca_ros.core.geometry.vectors import RESCALE, TINY_LENGTH, unit2_arrays
 from orca_ros.core.orca.orca2d import STRICT_RVO2, OrcaOptions, OrcaResult
 
 RVO_EPSILON = 1e-5
@@ -549,3 +549,51 @@ def compute_new_velocity(agent: AgentState, neighbors: Sequence[NeighborState],
                       agent.pref_velocity, agent.time_horizon, agent.time_horizon_obst,
                       time_step, selected, select_obstacle_neighbors(agent, obstacle_edges))
 
+
+def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, combined_radius,
+                                 inv_time_horizon, inv_time_step):
+    """The former numpy batch of :func:`agent_orca_half_plane` (the C code's
+    ``agent_orca_half_plane_rows`` replaced it), for many agent-neighbour pairs at once.
+
+    Shapes: ``velocity`` (N, 2); ``other_position_rel``, ``other_velocity``
+    (N, K, 2); ``combined_radius`` (N, K); ``inv_time_horizon`` (N,). Returns
+    (N, K, 4) rows ``(point_x, point_y, direction_x, direction_y)``, the same
+    numbers as the scalar function (same formulas, same order of operations).
+    """
+    import numpy as np
+
+    v = np.asarray(velocity, dtype=float)[:, None, :]
+    rp = np.asarray(other_position_rel, dtype=float)
+    rv = v - np.asarray(other_velocity, dtype=float)
+    R = np.asarray(combined_radius, dtype=float)
+    tau = np.asarray(inv_time_horizon, dtype=float)[:, None]
+    rpx, rpy, rvx, rvy = rp[..., 0], rp[..., 1], rv[..., 0], rv[..., 1]
+    dist_sq = rpx * rpx + rpy * rpy
+    R_sq = R * R
+    apart = dist_sq > R_sq
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # No collision: cut-off circle or legs.
+        wx, wy = rvx - tau * rpx, rvy - tau * rpy
+        w_len_sq = wx * wx + wy * wy
+        dot1 = wx * rpx + wy * rpy
+        circle = apart & (dot1 < 0.0) & (dot1 * dot1 > R_sq * w_len_sq)
+        w_len = np.hypot(wx, wy)
+        uwx, uwy = unit2_arrays(wx, wy)
+        scale = R * tau - w_len
+        leg = np.sqrt(np.where(apart, dist_sq - R_sq, 0.0))
+        left = rpx * wy - rpy * wx > 0.0
+        ldx = np.where(left, (rpx * leg - rpy * R) / dist_sq, -(rpx * leg + rpy * R) / dist_sq)
+        ldy = np.where(left, (rpx * R + rpy * leg) / dist_sq, -(-rpx * R + rpy * leg) / dist_sq)
+        dot2 = rvx * ldx + rvy * ldy
+        # Collision: cut-off circle of one time step.
+        cwx, cwy = rvx - inv_time_step * rpx, rvy - inv_time_step * rpy
+        c_len = np.hypot(cwx, cwy)
+        cux, cuy = unit2_arrays(cwx, cwy)
+        c_scale = R * inv_time_step - c_len
+
+    dx = np.where(apart, np.where(circle, uwy, ldx), cuy)
+    dy = np.where(apart, np.where(circle, -uwx, ldy), -cux)
+    ux = np.where(apart, np.where(circle, scale * uwx, dot2 * ldx - rvx), c_scale * cux)
+    uy = np.where(apart, np.where(circle, scale * uwy, dot2 * ldy - rvy), c_scale * cuy)
+    return np.stack((v[..., 0] + 0.5 * ux, v[..., 1] + 0.5 * uy, dx, dy), axis=-1)

@@ -262,7 +262,8 @@ class MethodSpec(CapabilityFlags):
     velocity (N, 2), other_position_rel (N, K, 2), other_velocity (N, K, 2),
     combined_radius (N, K), inv_time_horizon (N,), inv_time_step) -> (lines (N, K, 4),
     kept)``: ``params`` the N robots' parameter values, in row order; ``lines`` the rows
-    ``(point_x, point_y, direction_x, direction_y)``; ``kept`` an (N, K) mask of the
+    ``(point_x, point_y, direction_x, direction_y)`` (or a list of N lists of K
+    :class:`~orca_ros.core.geometry.linprog.HalfPlane`); ``kept`` an (N, K) mask of the
     half-planes that count, or None for all. The world then gathers every robot's pairs
     and hands each robot its half-planes in ``RobotView.agent_half_planes``
     (:mod:`orca_ros.core.sim.batch`), which the method must then use in place of

@@ -31,7 +31,7 @@ from ..geometry.linprog import HalfPlane
 from .links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
                     moving_segment_half_plane, point_segment_distance, tether_half_plane,
                     tether_sweep_half_plane)
-from ..orca.orca2d import agent_orca_half_planes_batch, solve_orca
+from ..orca.orca2d import agent_orca_half_plane_rows, solve_orca
 from ..geometry.types import as_finite
 from .base import AvoidanceMethod, Capabilities, MethodOutput, MethodSpec, RobotView
 from .registry import register_method
@@ -146,12 +146,13 @@ def orca_half_planes_batch(params, velocity, other_position_rel, other_velocity,
                            combined_radius, inv_time_horizon, inv_time_step):
     """ORCA's half-planes of many robots against their neighbours at once, from plain
     arrays (:attr:`~orca_ros.core.methods.base.MethodSpec.half_planes_batch`): the rows of
-    :func:`~orca_ros.core.orca.orca2d.agent_orca_half_planes_batch` (every neighbour
-    reciprocates, the share is 1/2), all kept. ``params`` (the robots' parameters) do not
-    enter: ``inv_time_horizon`` carries each robot's horizon."""
+    :func:`~orca_ros.core.orca.orca2d.agent_orca_half_plane_rows` (every neighbour
+    reciprocates, the share is 1/2; lists of :class:`HalfPlane`, built in C), all kept.
+    ``params`` (the robots' parameters) do not enter: ``inv_time_horizon`` carries each
+    robot's horizon."""
     del params
-    return agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity,
-                                        combined_radius, inv_time_horizon, inv_time_step), None
+    return agent_orca_half_plane_rows(velocity, other_position_rel, other_velocity,
+                                      combined_radius, inv_time_horizon, inv_time_step), None
 
 
 ORCA = MethodSpec(

@@ -3,7 +3,9 @@
  * Manocha, "Reciprocal n-Body Collision Avoidance", 2011) for one agent.
  *
  * This is the only implementation of ORCA's 2D half-planes and linear programs in
- * orca_ros. The Python modules orca_ros/core/geometry/linprog.py and
+ * orca_ros, and of the one-step safety filter's 2D half-planes (the end of this file;
+ * orca_ros/core/robot/safety_filter.py calls them, test/helpers/safety_reference.py keeps
+ * their former Python). The Python modules orca_ros/core/geometry/linprog.py and
  * orca_ros/core/orca/orca2d.py document the algorithm and call into this module;
  * test/helpers/orca_reference.py keeps the former pure-Python code, which the tests
  * compare this one against.
@@ -27,6 +29,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,35 +375,26 @@ pair(double x, double y)
     return tuple;
 }
 
-/* A HalfPlane (the NamedTuple of linprog.py), made through tuple.__new__ as its own
-   constructor does, without the Python-level __new__. */
+/* A HalfPlane (the NamedTuple of linprog.py), made as tuple.__new__ makes an instance
+   of a tuple subclass (allocated by the subclass, the items set in), without the
+   Python-level __new__; a plain tuple until set_half_plane_type has run. */
 static PyObject *
 new_half_plane(const Line *line)
 {
-    PyObject *plain = PyTuple_New(4);
-    if (plain == NULL) {
+    PyObject *result = half_plane_type == NULL ? PyTuple_New(4)
+        : half_plane_type->tp_alloc(half_plane_type, 4);
+    if (result == NULL) {
         return NULL;
     }
     double values[4] = {line->px, line->py, line->dx, line->dy};
     for (int k = 0; k < 4; k++) {
         PyObject *number = PyFloat_FromDouble(values[k]);
         if (number == NULL) {
-            Py_DECREF(plain);
+            Py_DECREF(result);
             return NULL;
         }
-        PyTuple_SET_ITEM(plain, k, number);
+        PyTuple_SET_ITEM(result, k, number);
     }
-    if (half_plane_type == NULL) {
-        return plain;
-    }
-    PyObject *args = PyTuple_New(1);
-    if (args == NULL) {
-        Py_DECREF(plain);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(args, 0, plain);  /* steals plain */
-    PyObject *result = PyTuple_Type.tp_new(half_plane_type, args, NULL);
-    Py_DECREF(args);
     return result;
 }
 
@@ -1709,7 +1703,696 @@ py_set_half_plane_type(PyObject *module, PyObject *cls)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* The one-step safety filter (orca_ros/core/robot/safety_filter.py: SafetyFilter's
+   within_one_step and half_planes, one_step_safety_half_plane, least_retreat,
+   braking_speed, one_step_obstacle_half_plane, edge_distance), in the order of
+   operations of the Python reference in test/helpers/safety_reference.py. Python's
+   min(a, b) and max(a, b) keep a unless b is strictly smaller or larger; so do these. */
+
+#define SAFETY_TIE_EPSILON 1e-12
+
+/* math.hypot(x, y) as CPython (3.10 and later) computes it (mathmodule.c's vector_norm:
+   an exact square, compensated sums, a corrected square root), so that the lengths here
+   are Python's to the last bit; the C library's hypot may round differently. */
+static double
+py_hypot(double x, double y)
+{
+    double vec[2] = {fabs(x), fabs(y)};
+    double max = 0.0;
+    int found_nan = 0;
+    for (int i = 0; i < 2; i++) {
+        found_nan |= isnan(vec[i]);
+        if (vec[i] > max) {
+            max = vec[i];
+        }
+    }
+    if (isinf(max)) {
+        return max;
+    }
+    if (found_nan) {
+        return NAN;
+    }
+    if (max == 0.0) {
+        return max;
+    }
+    int max_e;
+    frexp(max, &max_e);
+    double tiny = 1.0;
+    if (max_e < -1023) {
+#if PY_VERSION_HEX >= 0x030C0000
+        /* subnormal: scaled up first, as vector_norm recurses (3.12 and later) */
+        vec[0] /= DBL_MIN;
+        vec[1] /= DBL_MIN;
+        max /= DBL_MIN;
+        tiny = DBL_MIN;
+        frexp(max, &max_e);
+#else
+        /* subnormal: divided by the largest, as vector_norm does (3.10, 3.11) */
+        double csum = 1.0, frac = 0.0;
+        for (int i = 0; i < 2; i++) {
+            double v = vec[i] / max;
+            v = v * v;
+            double old = csum;
+            csum += v;
+            frac += (old - csum) + v;
+        }
+        return max * sqrt(csum - 1.0 + frac);
+#endif
+    }
+    double scale = ldexp(1.0, -max_e);
+    double csum = 1.0, frac1 = 0.0, frac2 = 0.0;
+    for (int i = 0; i < 2; i++) {
+        double v = vec[i] * scale;
+        double hi = v * v;
+        double lo = fma(v, v, -hi);             /* exact square: hi + lo */
+        double sum = csum + hi;
+        frac2 += (csum - sum) + hi;             /* exact sum: csum >= hi */
+        csum = sum;
+        frac1 += lo;
+    }
+    double h = sqrt(csum - 1.0 + (frac1 + frac2));
+    double hi = -h * h;
+    double lo = fma(-h, h, -hi);
+    double sum = csum + hi;
+    frac2 += (csum - sum) + hi;
+    csum = sum;
+    frac1 += lo;
+    double rest = csum - 1.0 + (frac1 + frac2);
+    h += rest / (2.0 * h);
+    return tiny * (h / scale);
+}
+
+typedef struct {
+    double time_step, horizon, tracking_error, max_speed;
+    double braking;                   /* braking_accel, when has_braking */
+    int has_braking;
+} SafetyParams;
+
+static double
+py_max(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+static double
+py_min(double a, double b)
+{
+    return b < a ? b : a;
+}
+
+/* SafetyFilter.closing_distance */
+static double
+closing_distance(const SafetyParams *p, double vx, double vy, double tx, double ty)
+{
+    if (!p->has_braking) {
+        return 0.0;
+    }
+    double speed = py_hypot(vx, vy);
+    if (speed < 1e-12) {
+        return 0.0;
+    }
+    double facing = (vx * tx + vy * ty) / speed;
+    if (facing <= 0.0) {
+        return 0.0;
+    }
+    double v = py_min(speed + p->braking * p->time_step, p->max_speed);
+    return facing * (v * p->horizon + v * v / (2.0 * p->braking));
+}
+
+/* ControllerConfig.safety_radius */
+static double
+safety_radius(const SafetyParams *p, double radius)
+{
+    return radius + p->tracking_error + 1e-4;   /* SAFETY_ROUNDING_MARGIN */
+}
+
+/* braking_speed(gap, a, time_step, hold) */
+static double
+braking_speed(double gap, double accel, double time_step, double hold)
+{
+    double usable = gap - 0.125 * accel * time_step * time_step;
+    if (usable <= 0.0) {
+        return 0.0;
+    }
+    double head = py_max(hold, time_step) - 0.5 * time_step;
+    return accel * (sqrt(head * head + 2.0 * usable / accel) - head);
+}
+
+/* least_retreat(velocity, (nx, ny), braking, hold, time_step) */
+static double
+least_retreat(const SafetyParams *p, double vx, double vy, double nx, double ny, double hold)
+{
+    double along = 0.0 + vx * nx;            /* sum() starts from 0 */
+    along = along + vy * ny;
+    if (along <= 0.0) {
+        return along * hold;
+    }
+    double speed = py_hypot(vx, vy);
+    if (!p->has_braking) {
+        return 0.0;
+    }
+    double a = p->braking, travel;
+    if (speed > a * hold) {
+        travel = speed * hold - 0.5 * a * hold * (hold + p->time_step);
+    }
+    else {
+        travel = py_max(0.0, speed * speed / (2.0 * a) - 0.5 * speed * p->time_step);
+    }
+    return along / speed * travel;
+}
+
+/* one_step_safety_half_plane(rel, combined, time_step, tie, braking, contact, horizon,
+   other_velocity or None) */
+static void
+safety_line(const SafetyParams *p, double rx, double ry, double combined, double tie_x,
+            double tie_y, int has_contact, double contact, int reciprocates, double ovx,
+            double ovy, Line *line)
+{
+    double distance = sqrt(rx * rx + ry * ry);
+    double nx, ny;
+    if (distance > SAFETY_TIE_EPSILON) {
+        nx = rx / distance;
+        ny = ry / distance;
+    }
+    else {
+        nx = tie_x;
+        ny = tie_y;
+    }
+    double hold = py_max(p->horizon, p->time_step);
+    double share = reciprocates ? 0.5 : 1.0;
+    double gap = distance - combined;
+    double retreat = 0.0, closing = 0.0;
+    if (!reciprocates) {
+        double along = ovx * nx + ovy * ny;
+        if (along > 0.0) {
+            retreat = least_retreat(p, ovx, ovy, nx, ny, hold);
+        }
+        else {
+            closing = along;
+        }
+    }
+    double room = share * gap + retreat;
+    double limit = room / hold;
+    if (gap < 0.0 && has_contact) {
+        limit = py_min(0.0, share * (distance - contact) / hold);
+    }
+    if (p->has_braking && gap > 0.0) {
+        limit = py_min(limit, braking_speed(room, p->braking, p->time_step, hold));
+    }
+    line->px = nx * (limit + closing);
+    line->py = ny * (limit + closing);
+    line->dx = -ny;
+    line->dy = nx;
+}
+
+/* one_step_obstacle_half_plane(position, radius, edge, time_step, braking, contact,
+   horizon): 0 for a point on the edge (None), -1 on error (a zero-length edge divides
+   by zero, as in Python). */
+static int
+obstacle_safety_line(const SafetyParams *p, double px, double py, double radius,
+                     const Edge *e, int has_contact, double contact, Line *line)
+{
+    double abx = e->bx - e->ax, aby = e->by - e->ay;
+    double length2 = abx * abx + aby * aby;
+    if (length2 == 0.0) {
+        return zero_division("a zero-length obstacle edge");
+    }
+    double t = ((px - e->ax) * abx + (py - e->ay) * aby) / length2;
+    t = py_min(py_max(t, 0.0), 1.0);
+    double nx = e->ax + t * abx - px, ny = e->ay + t * aby - py;
+    double distance = sqrt(nx * nx + ny * ny);
+    if (distance < SAFETY_TIE_EPSILON) {
+        return 0;
+    }
+    nx = nx / distance;
+    ny = ny / distance;
+    double hold = py_max(p->horizon, p->time_step);
+    double gap = distance - radius;
+    double limit = gap / hold;
+    if (gap < 0.0 && has_contact) {
+        limit = py_min(0.0, (distance - contact) / hold);
+    }
+    if (p->has_braking && gap > 0.0) {
+        limit = py_min(limit, braking_speed(gap, p->braking, p->time_step, hold));
+    }
+    line->px = nx * limit;
+    line->py = ny * limit;
+    line->dx = -ny;
+    line->dy = nx;
+    return 1;
+}
+
+/* edge_distance(position, edge) */
+static double
+edge_distance(double px, double py, const Edge *e)
+{
+    double abx = e->bx - e->ax, aby = e->by - e->ay;
+    double length2 = abx * abx + aby * aby;
+    double t = length2 == 0.0 ? 0.0 : ((px - e->ax) * abx + (py - e->ay) * aby) / length2;
+    t = py_min(py_max(t, 0.0), 1.0);
+    return py_hypot(e->ax + t * abx - px, e->ay + t * aby - py);
+}
+
+/* A neighbour as the safety filter reads it: a Neighbor (orca_ros/core/robot/state.py,
+   a NamedTuple: position, velocity, radius, key, uncertainty, reciprocates, ...) read by
+   index, anything else by attribute. ``key`` is borrowed from the neighbour when
+   wanted (it stays alive in the caller's sequence). */
+typedef struct {
+    double x, y, vx, vy, radius, uncertainty;
+    int reciprocates;
+    PyObject *key;
+} SafetyNeighbor;
+
+static PyObject *str_key, *str_uncertainty, *str_reciprocates;
+
+static int
+read_safety_neighbor(PyObject *obj, SafetyNeighbor *n, Py_ssize_t index, int want_key)
+{
+    PyObject *position, *velocity, *radius, *uncertainty, *reciprocates, *key;
+    PyObject *owned[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    int status = -1;
+    if (PyTuple_Check(obj) && PyTuple_GET_SIZE(obj) >= 6) {
+        position = PyTuple_GET_ITEM(obj, 0);
+        velocity = PyTuple_GET_ITEM(obj, 1);
+        radius = PyTuple_GET_ITEM(obj, 2);
+        key = PyTuple_GET_ITEM(obj, 3);
+        uncertainty = PyTuple_GET_ITEM(obj, 4);
+        reciprocates = PyTuple_GET_ITEM(obj, 5);
+    }
+    else {
+        PyObject *names[6] = {str_position, str_velocity, str_radius, str_key,
+                              str_uncertainty, str_reciprocates};
+        for (int k = 0; k < 6; k++) {
+            if (k == 3 && !want_key) {
+                continue;
+            }
+            if ((owned[k] = PyObject_GetAttr(obj, names[k])) == NULL) {
+                goto done;
+            }
+        }
+        position = owned[0];
+        velocity = owned[1];
+        radius = owned[2];
+        key = owned[3];
+        uncertainty = owned[4];
+        reciprocates = owned[5];
+    }
+    if (read_vec2(position, "neighbor position", index, &n->x, &n->y) < 0
+            || read_vec2(velocity, "neighbor velocity", index, &n->vx, &n->vy) < 0
+            || arg_double(radius, "neighbor radius", &n->radius) < 0
+            || arg_double(uncertainty, "neighbor uncertainty", &n->uncertainty) < 0
+            || (n->reciprocates = PyObject_IsTrue(reciprocates)) < 0) {
+        goto done;
+    }
+    n->key = key;  /* borrowed: from the tuple, or kept alive by the object's attribute */
+    status = 0;
+done:
+    for (int k = 0; k < 6; k++) {
+        if (k == 3 && status == 0) {
+            continue;  /* the key: released by the caller (see safety_half_planes) */
+        }
+        Py_XDECREF(owned[k]);
+    }
+    return status;
+}
+
+static int
+read_safety_params(PyObject *const *args, SafetyParams *p)
+{
+    p->has_braking = args[4] != Py_None;
+    p->braking = 0.0;
+    return (arg_double(args[0], "time_step", &p->time_step) < 0
+            || arg_double(args[1], "horizon", &p->horizon) < 0
+            || arg_double(args[2], "tracking_error", &p->tracking_error) < 0
+            || arg_double(args[3], "max_speed", &p->max_speed) < 0
+            || (p->has_braking && arg_double(args[4], "braking_accel", &p->braking) < 0))
+        ? -1 : 0;
+}
+
+PyDoc_STRVAR(within_one_step_doc,
+"within_one_step(time_step, horizon, tracking_error, max_speed, braking_accel,\n"
+"                position, velocity, own, candidates) -> list\n\n"
+"The candidates (Neighbor objects) close enough that the pair could meet before both\n"
+"have stopped: see orca_ros.core.robot.safety_filter.SafetyFilter.within_one_step.\n"
+"``own``: the robot's safety radius and own uncertainty; braking_accel may be None.");
+
+static PyObject *
+py_within_one_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    SafetyParams p;
+    double px, py, vx, vy, own;
+    if (check_nargs("within_one_step", nargs, 9) < 0 || read_safety_params(args, &p) < 0
+            || read_vec2(args[5], "position", -1, &px, &py) < 0
+            || read_vec2(args[6], "velocity", -1, &vx, &vy) < 0
+            || arg_double(args[7], "own", &own) < 0) {
+        return NULL;
+    }
+    PyObject *fast = as_fast_sequence(args[8], "candidates");
+    if (fast == NULL) {
+        return NULL;
+    }
+    PyObject *close = PyList_New(0);
+    if (close == NULL) {
+        Py_DECREF(fast);
+        return NULL;
+    }
+    double travel = 2.0 * p.max_speed * p.horizon;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(fast);
+    PyObject **items = PySequence_Fast_ITEMS(fast);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        SafetyNeighbor n;
+        if (read_safety_neighbor(items[k], &n, k, 0) < 0) {
+            Py_DECREF(close);
+            Py_DECREF(fast);
+            return NULL;
+        }
+        double rx = n.x - px, ry = n.y - py;
+        double distance = py_hypot(rx, ry);
+        double nx = 1.0, ny = 0.0;
+        if (distance > SAFETY_TIE_EPSILON) {
+            nx = rx / distance;
+            ny = ry / distance;
+        }
+        double reach = own + safety_radius(&p, n.radius) + n.uncertainty + py_max(
+            travel, closing_distance(&p, vx, vy, nx, ny)
+            + closing_distance(&p, n.vx, n.vy, -nx, -ny));
+        if (!n.reciprocates) {
+            reach += py_hypot(n.vx, n.vy) * p.horizon;
+        }
+        if (distance < reach && PyList_Append(close, items[k]) < 0) {
+            Py_DECREF(close);
+            Py_DECREF(fast);
+            return NULL;
+        }
+    }
+    Py_DECREF(fast);
+    return close;
+}
+
+PyDoc_STRVAR(safety_half_planes_doc,
+"safety_half_planes(time_step, horizon, tracking_error, max_speed, braking_accel,\n"
+"                   position, own, contact_radius, key, close, edges)\n"
+"    -> (half_planes, inside)\n\n"
+"The hard one-step half-planes against every visible wall (ObstacleVertex objects), then\n"
+"every close neighbour (Neighbor objects), and those of them whose wall or robot is\n"
+"nearer than ``own``: see orca_ros.core.robot.safety_filter.SafetyFilter.half_planes.");
+
+static PyObject *
+py_safety_half_planes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    SafetyParams p;
+    double px, py, own, contact;
+    if (check_nargs("safety_half_planes", nargs, 11) < 0 || read_safety_params(args, &p) < 0
+            || read_vec2(args[5], "position", -1, &px, &py) < 0
+            || arg_double(args[6], "own", &own) < 0
+            || arg_double(args[7], "contact_radius", &contact) < 0) {
+        return NULL;
+    }
+    PyObject *key = args[8];
+    PyObject *close_fast = NULL, *edges_fast = NULL, *lines = NULL, *inside = NULL,
+        *line_obj = NULL, *result = NULL;
+    if ((close_fast = as_fast_sequence(args[9], "close")) == NULL
+            || (edges_fast = as_fast_sequence(args[10], "edges")) == NULL
+            || (lines = PyList_New(0)) == NULL || (inside = PyList_New(0)) == NULL) {
+        goto done;
+    }
+    Py_ssize_t num_edges = PySequence_Fast_GET_SIZE(edges_fast);
+    PyObject **edge_items = PySequence_Fast_ITEMS(edges_fast);
+    for (Py_ssize_t k = 0; k < num_edges; k++) {
+        Edge edge;
+        Line line;
+        if (read_edge(edge_items[k], &edge, 1) < 0) {
+            goto done;
+        }
+        int found = obstacle_safety_line(&p, px, py, own, &edge, 1, contact, &line);
+        if (found < 0) {
+            goto done;
+        }
+        if (!found) {
+            continue;
+        }
+        if ((line_obj = new_half_plane(&line)) == NULL || PyList_Append(lines, line_obj) < 0
+                || (edge_distance(px, py, &edge) < own
+                    && PyList_Append(inside, line_obj) < 0)) {
+            goto done;
+        }
+        Py_CLEAR(line_obj);
+    }
+    Py_ssize_t num_close = PySequence_Fast_GET_SIZE(close_fast);
+    PyObject **items = PySequence_Fast_ITEMS(close_fast);
+    for (Py_ssize_t k = 0; k < num_close; k++) {
+        SafetyNeighbor n;
+        Line line;
+        if (read_safety_neighbor(items[k], &n, k, 1) < 0) {
+            goto done;
+        }
+        int before = PyObject_RichCompareBool(key, n.key, Py_LT);
+        if (!(PyTuple_Check(items[k]) && PyTuple_GET_SIZE(items[k]) >= 6)) {
+            Py_DECREF(n.key);  /* read as an attribute: a new reference */
+        }
+        if (before < 0) {
+            goto done;
+        }
+        double rx = n.x - px, ry = n.y - py;
+        double combined = own + safety_radius(&p, n.radius) + n.uncertainty;
+        safety_line(&p, rx, ry, combined, before ? 1.0 : -1.0, 0.0, 1, contact + n.radius,
+                    n.reciprocates, n.vx, n.vy, &line);
+        if ((line_obj = new_half_plane(&line)) == NULL || PyList_Append(lines, line_obj) < 0
+                || (py_hypot(rx, ry) < combined && PyList_Append(inside, line_obj) < 0)) {
+            goto done;
+        }
+        Py_CLEAR(line_obj);
+    }
+    result = PyTuple_Pack(2, lines, inside);
+done:
+    Py_XDECREF(line_obj);
+    Py_XDECREF(lines);
+    Py_XDECREF(inside);
+    Py_XDECREF(close_fast);
+    Py_XDECREF(edges_fast);
+    return result;
+}
+
+/* The braking and horizon arguments of the single half-plane functions: None for
+   either as in Python (no braking; a horizon of one time step). */
+static int
+single_params(PyObject *time_step, PyObject *braking, PyObject *horizon, SafetyParams *p)
+{
+    p->has_braking = braking != Py_None;
+    p->braking = 0.0;
+    p->tracking_error = 0.0;
+    p->max_speed = 0.0;
+    if (arg_double(time_step, "time_step", &p->time_step) < 0
+            || (p->has_braking && arg_double(braking, "braking_accel", &p->braking) < 0)) {
+        return -1;
+    }
+    if (horizon == Py_None) {
+        p->horizon = p->time_step;
+        return 0;
+    }
+    return arg_double(horizon, "horizon", &p->horizon);
+}
+
+PyDoc_STRVAR(one_step_safety_half_plane_doc,
+"one_step_safety_half_plane(other_position_rel, combined_radius, time_step,\n"
+"                           tie_direction, braking_accel, contact_radius, horizon,\n"
+"                           other_velocity) -> HalfPlane\n\n"
+"See orca_ros.core.robot.safety_filter.one_step_safety_half_plane (None as there).");
+
+static PyObject *
+py_one_step_safety_half_plane(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    SafetyParams p;
+    double rx, ry, combined, tx, ty, contact = 0.0, ovx = 0.0, ovy = 0.0;
+    int has_contact, reciprocates;
+    if (check_nargs("one_step_safety_half_plane", nargs, 8) < 0
+            || read_vec2(args[0], "other_position_rel", -1, &rx, &ry) < 0
+            || arg_double(args[1], "combined_radius", &combined) < 0
+            || single_params(args[2], args[4], args[6], &p) < 0
+            || read_vec2(args[3], "tie_direction", -1, &tx, &ty) < 0) {
+        return NULL;
+    }
+    has_contact = args[5] != Py_None;
+    reciprocates = args[7] == Py_None;
+    if ((has_contact && arg_double(args[5], "contact_radius", &contact) < 0)
+            || (!reciprocates && read_vec2(args[7], "other_velocity", -1, &ovx, &ovy) < 0)) {
+        return NULL;
+    }
+    Line line;
+    safety_line(&p, rx, ry, combined, tx, ty, has_contact, contact, reciprocates, ovx, ovy,
+                &line);
+    return new_half_plane(&line);
+}
+
+PyDoc_STRVAR(one_step_obstacle_half_plane_doc,
+"one_step_obstacle_half_plane(position, radius, edge, time_step, braking_accel,\n"
+"                             contact_radius, horizon) -> HalfPlane or None\n\n"
+"See orca_ros.core.robot.safety_filter.one_step_obstacle_half_plane (None as there).");
+
+static PyObject *
+py_one_step_obstacle_half_plane(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    SafetyParams p;
+    double px, py, radius, contact = 0.0;
+    Edge edge;
+    if (check_nargs("one_step_obstacle_half_plane", nargs, 7) < 0
+            || read_vec2(args[0], "position", -1, &px, &py) < 0
+            || arg_double(args[1], "radius", &radius) < 0
+            || single_params(args[3], args[4], args[6], &p) < 0
+            || (args[5] != Py_None && arg_double(args[5], "contact_radius", &contact) < 0)
+            || read_edge(args[2], &edge, 1) < 0) {
+        return NULL;
+    }
+    Line line;
+    int found = obstacle_safety_line(&p, px, py, radius, &edge, args[5] != Py_None, contact,
+                                     &line);
+    if (found < 0) {
+        return NULL;
+    }
+    if (!found) {
+        Py_RETURN_NONE;
+    }
+    return new_half_plane(&line);
+}
+
+PyDoc_STRVAR(closing_distance_doc,
+"closing_distance(time_step, horizon, tracking_error, max_speed, braking_accel,\n"
+"                 velocity, towards) -> float\n\n"
+"See orca_ros.core.robot.safety_filter.SafetyFilter.closing_distance.");
+
+static PyObject *
+py_closing_distance(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    SafetyParams p;
+    double vx, vy, tx, ty;
+    if (check_nargs("closing_distance", nargs, 7) < 0 || read_safety_params(args, &p) < 0
+            || read_vec2(args[5], "velocity", -1, &vx, &vy) < 0
+            || read_vec2(args[6], "towards", -1, &tx, &ty) < 0) {
+        return NULL;
+    }
+    return PyFloat_FromDouble(closing_distance(&p, vx, vy, tx, ty));
+}
+
+PyDoc_STRVAR(python_hypot_doc,
+"python_hypot(x, y) -> float\n\n"
+"math.hypot(x, y) as this module computes it (the tests hold it to math.hypot).");
+
+static PyObject *
+py_python_hypot(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double x, y;
+    if (check_nargs("python_hypot", nargs, 2) < 0 || arg_double(args[0], "x", &x) < 0
+            || arg_double(args[1], "y", &y) < 0) {
+        return NULL;
+    }
+    return PyFloat_FromDouble(py_hypot(x, y));
+}
+
+
+/* ------------------------------------------------------------------------------------ */
+/* ORCA's agent half-planes of many robots at once (the world's batch)                   */
+
+/* A float64 C-contiguous buffer of ``count`` numbers, named in errors. */
+static int
+get_doubles(PyObject *obj, const char *name, Py_ssize_t count, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a C-contiguous float64 array", name);
+        return -1;
+    }
+    if (view->format == NULL || strcmp(view->format, "d") != 0 || view->itemsize != 8
+            || view->len != count * 8) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd float64 numbers", name, count);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(agent_orca_half_plane_rows_doc,
+"agent_orca_half_plane_rows(velocity, other_position_rel, other_velocity,\n"
+"                           combined_radius, inv_time_horizon, inv_time_step, n, k)\n"
+"    -> list of n lists of k HalfPlanes\n\n"
+"agent_orca_half_plane for n robots' k neighbours each (share 1/2), from float64\n"
+"C-contiguous arrays of shapes (n, 2), (n, k, 2), (n, k, 2), (n, k), (n,): see\n"
+"orca_ros.core.orca.orca2d.agent_orca_half_plane_rows.");
+
+static PyObject *
+py_agent_orca_half_plane_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double inv_time_step;
+    Py_ssize_t n, k;
+    if (check_nargs("agent_orca_half_plane_rows", nargs, 8) < 0
+            || arg_double(args[5], "inv_time_step", &inv_time_step) < 0
+            || arg_index(args[6], "n", &n) < 0 || arg_index(args[7], "k", &k) < 0) {
+        return NULL;
+    }
+    if (n < 0 || k < 0) {
+        PyErr_SetString(PyExc_ValueError, "n and k must be >= 0");
+        return NULL;
+    }
+    const char *names[5] = {"velocity", "other_position_rel", "other_velocity",
+                            "combined_radius", "inv_time_horizon"};
+    Py_ssize_t sizes[5] = {n * 2, n * k * 2, n * k * 2, n * k, n};
+    Py_buffer views[5];
+    int got = 0;
+    PyObject *rows = NULL;
+    for (; got < 5; got++) {
+        if (get_doubles(args[got], names[got], sizes[got], &views[got]) < 0) {
+            goto done;
+        }
+    }
+    const double *vel = views[0].buf, *rel = views[1].buf, *other = views[2].buf,
+        *combined = views[3].buf, *inv_tau = views[4].buf;
+    if ((rows = PyList_New(n)) == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *row = PyList_New(k);
+        if (row == NULL) {
+            Py_CLEAR(rows);
+            goto done;
+        }
+        PyList_SET_ITEM(rows, i, row);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            Py_ssize_t pair = i * k + j;
+            Line line;
+            agent_line(vel[2 * i], vel[2 * i + 1], rel[2 * pair], rel[2 * pair + 1],
+                       other[2 * pair], other[2 * pair + 1], combined[pair], inv_tau[i],
+                       inv_time_step, 0.5, &line);
+            PyObject *item = new_half_plane(&line);
+            if (item == NULL) {
+                Py_CLEAR(rows);
+                goto done;
+            }
+            PyList_SET_ITEM(row, j, item);
+        }
+    }
+done:
+    for (int v = 0; v < got; v++) {
+        PyBuffer_Release(&views[v]);
+    }
+    return rows;
+}
+
 static PyMethodDef methods[] = {
+    {"agent_orca_half_plane_rows", (PyCFunction)(void (*)(void))py_agent_orca_half_plane_rows,
+     METH_FASTCALL, agent_orca_half_plane_rows_doc},
+    {"within_one_step", (PyCFunction)(void (*)(void))py_within_one_step, METH_FASTCALL,
+     within_one_step_doc},
+    {"safety_half_planes", (PyCFunction)(void (*)(void))py_safety_half_planes, METH_FASTCALL,
+     safety_half_planes_doc},
+    {"one_step_safety_half_plane", (PyCFunction)(void (*)(void))py_one_step_safety_half_plane,
+     METH_FASTCALL, one_step_safety_half_plane_doc},
+    {"one_step_obstacle_half_plane",
+     (PyCFunction)(void (*)(void))py_one_step_obstacle_half_plane, METH_FASTCALL,
+     one_step_obstacle_half_plane_doc},
+    {"closing_distance", (PyCFunction)(void (*)(void))py_closing_distance, METH_FASTCALL,
+     closing_distance_doc},
+    {"python_hypot", (PyCFunction)(void (*)(void))py_python_hypot, METH_FASTCALL,
+     python_hypot_doc},
     {"linear_program_2d", (PyCFunction)(void (*)(void))py_linear_program_2d, METH_FASTCALL,
      linear_program_2d_doc},
     {"linear_program_3d", (PyCFunction)(void (*)(void))py_linear_program_3d, METH_FASTCALL,
@@ -1748,7 +2431,10 @@ PyInit__orca2d(void)
             || (str_orca_edge = PyUnicode_InternFromString("orca_edge")) == NULL
             || (str_position = PyUnicode_InternFromString("position")) == NULL
             || (str_velocity = PyUnicode_InternFromString("velocity")) == NULL
-            || (str_radius = PyUnicode_InternFromString("radius")) == NULL) {
+            || (str_radius = PyUnicode_InternFromString("radius")) == NULL
+            || (str_key = PyUnicode_InternFromString("key")) == NULL
+            || (str_uncertainty = PyUnicode_InternFromString("uncertainty")) == NULL
+            || (str_reciprocates = PyUnicode_InternFromString("reciprocates")) == NULL) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);

@@ -20,7 +20,8 @@ half-planes and the linear programs, in float64, in the same order of operations
 RVO2. The functions here are its Python face and say what each step does; a call of
 :func:`compute_new_velocity` takes a few microseconds. ``test/helpers/orca_reference.py``
 keeps the former pure-Python version, which the tests hold the C one to.
-:func:`agent_orca_half_planes_batch` (numpy, many agents at once) stays in Python.
+:func:`agent_orca_half_plane_rows` builds many agents' half-planes in one call (the
+world's batch).
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from ..geometry.linprog import HalfPlane
 from ..geometry.obstacles import ObstacleEdges, ObstacleVertex
 from ..geometry.segment_index import BRUTE_FORCE_SEGMENTS
 from ..geometry.types import AgentState, NeighborState, Vector2, as_finite
-from ..geometry.vectors import unit2_arrays
 
 
 @dataclass(frozen=True)
@@ -143,52 +143,32 @@ def agent_orca_half_plane(velocity: Vector2, other_position_rel: Vector2,
                                          responsibility)
 
 
-def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, combined_radius,
-                                 inv_time_horizon, inv_time_step):
-    """:func:`agent_orca_half_plane` for many agent-neighbour pairs at once (numpy).
+def agent_orca_half_plane_rows(velocity, other_position_rel, other_velocity, combined_radius,
+                               inv_time_horizon, inv_time_step) -> List[List[HalfPlane]]:
+    """:func:`agent_orca_half_plane` (every neighbour reciprocates: the share is 1/2) for
+    many agent-neighbour pairs at once, in one call into C (``agent_line`` for each pair).
 
     Shapes: ``velocity`` (N, 2); ``other_position_rel``, ``other_velocity``
-    (N, K, 2); ``combined_radius`` (N, K); ``inv_time_horizon`` (N,). Returns
-    (N, K, 4) rows ``(point_x, point_y, direction_x, direction_y)``, the same
-    numbers as the scalar function (same formulas, same order of operations).
-    """
+    (N, K, 2); ``combined_radius`` (N, K); ``inv_time_horizon`` (N,). Returns N lists
+    of K :class:`HalfPlane`, the very numbers of the scalar function."""
     import numpy as np
 
-    v = np.asarray(velocity, dtype=float)[:, None, :]
-    rp = np.asarray(other_position_rel, dtype=float)
-    rv = v - np.asarray(other_velocity, dtype=float)
-    R = np.asarray(combined_radius, dtype=float)
-    tau = np.asarray(inv_time_horizon, dtype=float)[:, None]
-    rpx, rpy, rvx, rvy = rp[..., 0], rp[..., 1], rv[..., 0], rv[..., 1]
-    dist_sq = rpx * rpx + rpy * rpy
-    R_sq = R * R
-    apart = dist_sq > R_sq
+    arrays = [np.ascontiguousarray(a, dtype=float) for a in
+              (velocity, other_position_rel, other_velocity, combined_radius, inv_time_horizon)]
+    n, k = arrays[3].shape
+    return _orca2d.agent_orca_half_plane_rows(*arrays, float(inv_time_step), n, k)
 
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # No collision: cut-off circle or legs.
-        wx, wy = rvx - tau * rpx, rvy - tau * rpy
-        w_len_sq = wx * wx + wy * wy
-        dot1 = wx * rpx + wy * rpy
-        circle = apart & (dot1 < 0.0) & (dot1 * dot1 > R_sq * w_len_sq)
-        w_len = np.hypot(wx, wy)
-        uwx, uwy = unit2_arrays(wx, wy)
-        scale = R * tau - w_len
-        leg = np.sqrt(np.where(apart, dist_sq - R_sq, 0.0))
-        left = rpx * wy - rpy * wx > 0.0
-        ldx = np.where(left, (rpx * leg - rpy * R) / dist_sq, -(rpx * leg + rpy * R) / dist_sq)
-        ldy = np.where(left, (rpx * R + rpy * leg) / dist_sq, -(-rpx * R + rpy * leg) / dist_sq)
-        dot2 = rvx * ldx + rvy * ldy
-        # Collision: cut-off circle of one time step.
-        cwx, cwy = rvx - inv_time_step * rpx, rvy - inv_time_step * rpy
-        c_len = np.hypot(cwx, cwy)
-        cux, cuy = unit2_arrays(cwx, cwy)
-        c_scale = R * inv_time_step - c_len
 
-    dx = np.where(apart, np.where(circle, uwy, ldx), cuy)
-    dy = np.where(apart, np.where(circle, -uwx, ldy), -cux)
-    ux = np.where(apart, np.where(circle, scale * uwx, dot2 * ldx - rvx), c_scale * cux)
-    uy = np.where(apart, np.where(circle, scale * uwy, dot2 * ldy - rvy), c_scale * cuy)
-    return np.stack((v[..., 0] + 0.5 * ux, v[..., 1] + 0.5 * uy, dx, dy), axis=-1)
+def agent_orca_half_planes_batch(velocity, other_position_rel, other_velocity, combined_radius,
+                                 inv_time_horizon, inv_time_step):
+    """:func:`agent_orca_half_plane_rows` as one (N, K, 4) array of rows ``(point_x,
+    point_y, direction_x, direction_y)``."""
+    import numpy as np
+
+    combined = np.asarray(combined_radius, dtype=float)
+    rows = agent_orca_half_plane_rows(velocity, other_position_rel, other_velocity, combined,
+                                      inv_time_horizon, inv_time_step)
+    return np.array(rows, dtype=float).reshape(combined.shape + (4,))
 
 
 def solve_orca(position: Vector2, velocity: Vector2, radius: float, max_speed: float,

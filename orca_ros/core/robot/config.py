@@ -226,6 +226,14 @@ class ControllerConfig:
             min(1.0, relative_speed / (self.margin_speed_ratio * self.max_speed))
         return (1.0 - scale * held) * self.margin_ratio * (own_radius + other_radius)
 
+    @cached_property
+    def safety_numbers(self) -> Tuple[float, float, float, float, Optional[float]]:
+        """What the safety filter's C code takes first (:mod:`.safety_filter`): the time
+        step, :attr:`command_horizon`, :attr:`tracking_error`, the maximum speed and
+        :attr:`braking_accel`."""
+        return (self.time_step, self.command_horizon, self.tracking_error, self.max_speed,
+                self.braking_accel)
+
     def safety_radius(self, radius: float) -> float:
         """A disc's radius in the hard one-step safety half-planes (true size, tracking error)."""
         return radius + self.tracking_error + SAFETY_ROUNDING_MARGIN

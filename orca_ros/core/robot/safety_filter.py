@@ -12,6 +12,11 @@ overlaps, so they can be kept hard. A method that optimises under constraints (O
 linear program) takes them into its own program; behind any other method the velocity
 is projected onto them (:func:`filter_velocity`). A unicycle inside a tracking margin
 also limits what its forward motion may do (:meth:`SafetyFilter.driving_half_planes`).
+
+The 2D half-planes and the choice of close neighbours are computed in C
+(``orca_ros/core/orca/_orca2d.c``, as ORCA is), lengths rounded as Python's
+``math.hypot`` rounds them; the functions here say what each does and call it. The 3D
+half-space (:func:`one_step_safety_half_space`) stays in Python.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from ..geometry.linprog import HalfPlane, linear_program_2d, linear_program_3d
 from ..geometry.linprog3d import HalfSpace, solve_half_spaces
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2, Vector3
-from ..geometry.vectors import closest_point_on_segment, point_segment_distance
+from ..orca import _orca2d
 from ..orca.orca3d import TIE_DIRECTION
 
 SAFETY_ROUNDING_MARGIN = 1e-4
@@ -89,29 +94,9 @@ def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: flo
     (as if it kept going) let a robot follow a braking one 4 cm behind into
     contact (100 robots on two cores, a process late: its robots braked).
     """
-    rx, ry = other_position_rel
-    distance = math.sqrt(rx * rx + ry * ry)
-    if distance > 1e-12:
-        nx, ny = rx / distance, ry / distance
-    else:
-        nx, ny = tie_direction
-    hold = time_step if horizon is None else max(horizon, time_step)
-    share = 0.5 if other_velocity is None else 1.0
-    gap = distance - combined_radius
-    retreat = closing = 0.0
-    if other_velocity is not None:
-        along = other_velocity[0] * nx + other_velocity[1] * ny
-        if along > 0.0:  # moving away: only what it covers even if it brakes
-            retreat = least_retreat(other_velocity, (nx, ny), braking_accel, hold, time_step)
-        else:  # coming at us: at its velocity, as long as it likes
-            closing = along
-    room = share * gap + retreat
-    limit = room / hold
-    if gap < 0.0 and contact_radius is not None:
-        limit = min(0.0, share * (distance - contact_radius) / hold)
-    if braking_accel is not None and gap > 0.0:
-        limit = min(limit, braking_speed(room, braking_accel, time_step, hold))
-    return HalfPlane(nx * (limit + closing), ny * (limit + closing), -ny, nx)
+    return _orca2d.one_step_safety_half_plane(other_position_rel, combined_radius, time_step,
+                                              tie_direction, braking_accel, contact_radius,
+                                              horizon, other_velocity)
 
 
 def least_retreat(velocity: Vector2, direction: Vector2, braking_accel: Optional[float],
@@ -152,20 +137,8 @@ def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: Obstacl
     ``contact_radius`` and ``horizon`` as in :func:`one_step_safety_half_plane`).
     Returns ``None`` for a point on the edge (no direction).
     """
-    (cx, cy), _ = closest_point_on_segment(position, edge.point, edge.next.point)
-    nx, ny = cx - position[0], cy - position[1]
-    distance = math.sqrt(nx * nx + ny * ny)
-    if distance < 1e-12:
-        return None
-    nx, ny = nx / distance, ny / distance
-    hold = time_step if horizon is None else max(horizon, time_step)
-    gap = distance - radius
-    limit = gap / hold
-    if gap < 0.0 and contact_radius is not None:
-        limit = min(0.0, (distance - contact_radius) / hold)
-    if braking_accel is not None and gap > 0.0:
-        limit = min(limit, braking_speed(gap, braking_accel, time_step, hold))
-    return HalfPlane(nx * limit, ny * limit, -ny, nx)
+    return _orca2d.one_step_obstacle_half_plane(position, radius, edge, time_step,
+                                                braking_accel, contact_radius, horizon)
 
 
 def one_step_safety_half_space(other_position_rel: Vector3, combined_radius: float,
@@ -271,11 +244,6 @@ def along_heading(heading: float, line: HalfPlane,
     return HalfPlane(hx * limit, hy * limit, -hy, hx)
 
 
-def edge_distance(position: Vector2, edge: ObstacleVertex) -> float:
-    """Distance from a point to an obstacle edge (the segment to the next vertex)."""
-    return point_segment_distance(position, edge.point, edge.next.point)
-
-
 class SafetyFilter:
     """The safety filter of one robot for one control period: ``config`` (its
     effective :class:`~orca_ros.core.robot.config.ControllerConfig`, the supervisor's
@@ -301,23 +269,14 @@ class SafetyFilter:
         crossing crowd of unicycles stalled: block crowd ``cross`` 51/100.)
         """
         c = self.config
-        horizon = c.command_horizon
-        own = c.safety_radius(c.radius) + own_uncertainty
-        travel = 2.0 * c.max_speed * horizon
-        px, py = state.position
-        close = []
-        for n in candidates:
-            rx, ry = n.position[0] - px, n.position[1] - py
-            distance = math.hypot(rx, ry)
-            nx, ny = (rx / distance, ry / distance) if distance > 1e-12 else (1.0, 0.0)
-            reach = own + c.safety_radius(n.radius) + n.uncertainty + max(
-                travel, self.closing_distance(state.velocity, (nx, ny))
-                + self.closing_distance(n.velocity, (-nx, -ny)))
-            if not n.reciprocates:
-                reach += math.hypot(*n.velocity) * horizon
-            if distance < reach:
-                close.append(n)
-        return close
+        return _orca2d.within_one_step(*self._numbers(), state.position, state.velocity,
+                                       c.safety_radius(c.radius) + own_uncertainty,
+                                       candidates)
+
+    def _numbers(self) -> tuple:
+        """The configuration's numbers the C code takes first: time step, command
+        horizon, tracking error, maximum speed and braking deceleration (None: none)."""
+        return self.config.safety_numbers
 
     def closing_distance(self, velocity: Vector2, towards: Vector2) -> float:
         """How far a robot moving at ``velocity`` may still go along the unit vector
@@ -325,16 +284,7 @@ class SafetyFilter:
         travel ``d``: one period's speed-up, the command held for its horizon
         ``T``, then braking at ``a``: ``(d . n)+ (v T + v**2 / (2 a))`` with
         ``v = min(speed + a dt, v_max)``. Zero for a robot that stops at once."""
-        c = self.config
-        braking = c.braking_accel
-        speed = math.hypot(*velocity)
-        if braking is None or speed < 1e-12:
-            return 0.0
-        facing = (velocity[0] * towards[0] + velocity[1] * towards[1]) / speed
-        if facing <= 0.0:
-            return 0.0
-        v = min(speed + braking * c.time_step, c.max_speed)
-        return facing * (v * c.command_horizon + v * v / (2.0 * braking))
+        return _orca2d.closing_distance(*self._numbers(), velocity, towards)
 
     def half_planes(self, state, close: Sequence, edges: Sequence[ObstacleVertex],
                     own_uncertainty: float = 0.0) -> Tuple[List[HalfPlane], List[HalfPlane]]:
@@ -343,28 +293,9 @@ class SafetyFilter:
         those of them whose wall or robot is nearer than the safety distance (inside
         the tracking margin)."""
         c = self.config
-        braking = c.braking_accel
-        horizon = c.command_horizon
-        own = c.safety_radius(c.radius) + own_uncertainty
-        lines, inside = [], []
-        for edge in edges:
-            line = one_step_obstacle_half_plane(state.position, own, edge, c.time_step, braking,
-                                                c.radius, horizon)
-            if line is not None:
-                lines.append(line)
-                if edge_distance(state.position, edge) < own:
-                    inside.append(line)
-        px, py = state.position
-        for other in close:
-            tie = (1.0, 0.0) if self.key < other.key else (-1.0, 0.0)
-            rel = (other.position[0] - px, other.position[1] - py)
-            combined = own + c.safety_radius(other.radius) + other.uncertainty
-            line = one_step_safety_half_plane(
-                rel, combined, c.time_step, tie, braking, c.radius + other.radius, horizon,
-                None if other.reciprocates else other.velocity)
-            lines.append(line)
-            if math.hypot(*rel) < combined:
-                inside.append(line)
+        lines, inside = _orca2d.safety_half_planes(
+            *self._numbers(), state.position, c.safety_radius(c.radius) + own_uncertainty,
+            c.radius, self.key, close, edges)
         return lines, inside
 
     def driving_half_planes(self, state, inside: Sequence[HalfPlane]) -> List[HalfPlane]:

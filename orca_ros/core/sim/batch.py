@@ -72,13 +72,15 @@ def half_planes(world, active_idx: np.ndarray, neighbor_lists, function) -> List
     ``function`` (:attr:`~orca_ros.core.methods.base.MethodSpec.half_planes_batch`), each
     agent with its own method's parameters. A row whose half-planes are all kept is the
     list of its ``[point_x, point_y, direction_x, direction_y]`` rows; otherwise the kept
-    ones as :class:`HalfPlane`."""
+    ones as :class:`HalfPlane`. (A function may give its lines as a list of N rows of K
+    half-planes instead of an array: ``orca``'s are :class:`HalfPlane` objects from C.)"""
     pairs = batch_pairs(world, active_idx, neighbor_lists)
     if pairs is None:
         return [[] for _ in range(len(active_idx))]
     params = [world.controllers[i].method.params for i in active_idx]
     lines, kept = function(params, *pairs)
-    lines = np.asarray(lines).tolist()
+    if not isinstance(lines, list):  # an (N, K, 4) array; a list holds the rows already
+        lines = np.asarray(lines).tolist()
     if kept is None:
         return [row_lines[:len(neighbors)]
                 for row_lines, neighbors in zip(lines, neighbor_lists)]

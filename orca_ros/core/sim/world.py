@@ -410,13 +410,18 @@ class ScenarioRun:
             keep = (indices != rows) & (indices < count) & \
                 (distances < self.neighbor_dist[active_idx, None])
             keep &= np.cumsum(keep, axis=1) <= self.max_neighbors[active_idx, None]
-            agents = active_idx[np.where(keep, indices, 0)].tolist()
-            neighbor_lists = [[a for a, kept in zip(row_agents, row_keep) if kept]
-                              for row_agents, row_keep in zip(agents, keep.tolist())]
+            kept = active_idx[indices[keep]].tolist()  # row by row, in each row's order
+            ends = np.cumsum(keep.sum(axis=1)).tolist()
+            neighbor_lists = [kept[start:end] for start, end in zip([0] + ends[:-1], ends)]
         if self.options.strict:
             return neighbor_lists, None
         groups = tree.query_ball_point(points, self._close_reach)
-        close_lists = [[int(active_idx[k]) for k in group if k != row]
+        if count == len(self.names):  # every agent active: a row's index is its agent's
+            for row, group in enumerate(groups):
+                group.remove(row)
+            return neighbor_lists, list(groups)
+        active = active_idx.tolist()
+        close_lists = [[active[k] for k in group if k != row]
                        for row, group in enumerate(groups)]
         return neighbor_lists, close_lists
 
@@ -579,14 +584,19 @@ class World(ScenarioRun):
         """Every active agent's command from the start-of-step state, then the motion."""
         active_idx = np.flatnonzero(self.active)
         neighbor_lists, close_lists = self._neighbors(active_idx)
-        seen = [Neighbor((float(p[0]), float(p[1])), (float(v[0]), float(v[1])), float(r), name)
-                for p, v, r, name in zip(self.positions, self.velocities, self.radius, self.names)]
+        positions = [tuple(p) for p in self.positions.tolist()]
+        velocities = [tuple(v) for v in self.velocities.tolist()]
+        seen = [Neighbor(p, v, r, name) for p, v, r, name in
+                zip(positions, velocities, self.radius.tolist(), self.names)]
+        headings = self.headings.tolist()
+        linear, angular = self.linear_speed.tolist(), self.angular_speed.tolist()
         batch = self._batch(self, active_idx, neighbor_lists) if self._batch is not None \
             else [None] * len(active_idx)
         commands = {}
         for row, i in enumerate(active_idx.tolist()):
             close = None if close_lists is None else [seen[j] for j in close_lists[row]]
-            perceived = Perceived(self._state(i), 0.0, [seen[j] for j in neighbor_lists[row]],
+            state = RobotState(positions[i], velocities[i], headings[i], linear[i], angular[i])
+            perceived = Perceived(state, 0.0, [seen[j] for j in neighbor_lists[row]],
                                   self._tethers(i, self.positions, self.velocities),
                                   self._links(i, self.positions, self.velocities))
             commands[i] = self.cycles[i].decide(perceived, self.edges, batch[row], close)

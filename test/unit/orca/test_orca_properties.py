@@ -203,3 +203,31 @@ def test_a_subnormal_relative_velocity_keeps_its_direction_in_the_collision_bran
     assert line.point_x == pytest.approx(-10.0 / math.sqrt(2.0), rel=1e-12)
     assert line.point_y == pytest.approx(line.point_x, rel=1e-12)
     assert math.hypot(line.direction_x, line.direction_y) == pytest.approx(1.0, rel=1e-12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(vel, st.lists(st.tuples(
+    st.one_of(vec, st.just((0.0, 0.0)), st.tuples(st.floats(-0.5, 0.5), st.floats(-0.5, 0.5))),
+    vel, st.floats(0.0, 2.0)), min_size=3, max_size=3), st.floats(0.1, 10.0)),
+    min_size=1, max_size=4), st.floats(0.01, 0.5))
+@example([((0.0, 0.0), [((0.0, 0.0), (5e-324, 5e-324), 1.0), ((1e-170, 0.0), (0.0, 0.0), 0.5),
+                        ((3.0, 0.0), (0.0, 0.0), 1.0)], 1.0)], 0.1)
+def test_the_c_rows_are_the_former_numpy_batch_bit_for_bit(rows, time_step):
+    """The world's batch (``agent_orca_half_plane_rows``, C) gives the very numbers of the
+    numpy batch it replaced (``test/helpers/orca_reference.py``)."""
+    import numpy as np
+
+    from helpers import orca_reference
+    from orca_ros.core.orca.orca2d import agent_orca_half_plane_rows
+
+    velocity = np.array([r[0] for r in rows])
+    rel = np.array([[n[0] for n in r[1]] for r in rows])
+    other_velocity = np.array([[n[1] for n in r[1]] for r in rows])
+    radius = np.array([[n[2] for n in r[1]] for r in rows])
+    inv_tau = np.array([1.0 / r[2] for r in rows])
+    with np.errstate(all="ignore"):
+        expected = orca_reference.agent_orca_half_planes_batch(velocity, rel, other_velocity,
+                                                               radius, inv_tau, 1.0 / time_step)
+    got = agent_orca_half_plane_rows(velocity, rel, other_velocity, radius, inv_tau,
+                                     1.0 / time_step)
+    assert np.array_equal(np.array(got), expected, equal_nan=True)
