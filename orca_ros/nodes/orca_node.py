@@ -54,23 +54,21 @@ from visualization_msgs.msg import Marker, MarkerArray
 from ..core.geometry.frames import Pose2
 from ..core.models.bodies import drive_model
 from ..core.robot import settings
-from ..core.robot.cells import CellGrid, cell_topic, publication_reach, subscription_reach
-from ..core.robot.controller import RobotController
+from ..core.robot.cells import CellGrid
 from ..core.robot.cycle import AerialCycle, CycleResult, GoalState, RobotCycle, Status
 from ..core.robot.inputs import RobotInputs, command_twist, robots_publishing_odometry, to_body
 from ..core.robot.links import linked_names
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS
 from ..core.robot.obstacle_registry import ObstacleUpdateError
-from ..core.robot.perception import NeighborReading, SharedPrediction
+from ..core.robot.perception import NeighborReading
 from ..core.robot.report import RobotSnapshot, robot_report
-from ..core.robot.state import RobotState
 from ..core.robot.timing import CycleTiming
 from ..core.robot.walls import RobotWalls, scan_problem
 from . import markers
 from .neighbor_odometry import FOOTPRINTS_TOPIC, STATES_TOPIC, NeighborOdometry
 from .params import check_start, check_values, declare_table, removed_problem, table_by_name
 from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, method_parameters
-from .ros_common import (CELL, LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
+from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
                          GuardedCallbacks, NodeParameters, announced_state, diagnostic_array,
                          diagnostic_status, header_seconds, localization_fix, obstacle_update,
                          odometry_height, odometry_state, path_points, prediction_message,
@@ -254,39 +252,22 @@ class OrcaNode(GuardedCallbacks, Node):
         if self.aerial is not None:
             self._update_path()
 
-    @property
-    def shared_frame(self) -> str:
-        """The frame every robot plans in (``world_frame``)."""
-        return self._param("world_frame")
-
-    @property
-    def odom_frame(self) -> str:
-        """The frame the robot's own odometry must be in."""
-        return self._param("odom_frame") or self.shared_frame
-
-    @property
-    def controller(self) -> RobotController:
-        """The robot's controller (its path, method and tracking), inside its cycle."""
-        return self.cycle.controller
-
-    @property
-    def goal_state(self) -> str:
-        """What the robot is doing, as its diagnostics say it ("driving", "holding: ...")."""
-        return str(self.status)
-
-    @property
-    def own(self):
-        """The own odometry in the shared frame (OwnReading), None until localized."""
-        return self.inputs.own
-
-    @property
-    def state(self) -> Optional[RobotState]:
-        """The robot's own state as its odometry last said."""
-        return self.own.state if self.own is not None else None
-
-    @property
-    def odometry_gate(self):
-        return self.inputs.gate
+    shared_frame = property(lambda self: self._param("world_frame"),
+                            doc="The frame every robot plans in (``world_frame``).")
+    odom_frame = property(lambda self: self._param("odom_frame") or self.shared_frame,
+                          doc="The frame the robot's own odometry must be in.")
+    controller = property(lambda self: self.cycle.controller,
+                          doc="The robot's controller (path, method, tracking), in its cycle.")
+    goal_state = property(lambda self: str(self.status),
+                          doc="What the robot is doing, as its diagnostics say it.")
+    own = property(lambda self: self.inputs.own,
+                   doc="The own odometry in the shared frame (OwnReading), None until then.")
+    state = property(lambda self: self.own.state if self.own is not None else None,
+                     doc="The robot's own state as its odometry last said.")
+    odometry_gate = property(lambda self: self.inputs.gate)
+    edges = property(lambda self: self.walls.edges, doc="Every source's walls, as edges.")
+    predictions = property(lambda self: self.cycle.predictions,
+                           doc="What the neighbours said they will do (``orca/prediction``).")
 
     @property
     def cmd_vel_in(self):
@@ -296,16 +277,6 @@ class OrcaNode(GuardedCallbacks, Node):
     @cmd_vel_in.setter
     def cmd_vel_in(self, value) -> None:
         self.inputs.cmd_vel_in = value
-
-    @property
-    def edges(self):
-        """Every source's walls as the cycle's obstacle edges."""
-        return self.walls.edges
-
-    @property
-    def predictions(self) -> Dict[str, SharedPrediction]:
-        """What the neighbours said they will do (``orca/prediction``)."""
-        return self.cycle.predictions
 
     # --- inputs -------------------------------------------------------------------------
 
@@ -355,7 +326,11 @@ class OrcaNode(GuardedCallbacks, Node):
                 self._control()
         # After the command, not in its latency: this robot's state for the others.
         if state is not None and self.neighbor_odometry.grid is not None:
-            self._share_in_cells(state, shared.position)
+            self.neighbor_odometry.share(self, state, shared.position,
+                                        self._param("neighbor_dist"), max(
+                                            self._param("max_speed"),
+                                            self.cycle.neighbor_max_speed),
+                                        self._param("neighbor_cell_match_time"))
         elif state is not None and self.state_pub is not None:
             self.state_pub.publish(state)
 
@@ -396,25 +371,6 @@ class OrcaNode(GuardedCallbacks, Node):
             return
         self.inputs.command_in((twist.linear.x, twist.linear.y, twist.angular.z),
                                self._now_ns() * 1e-9)
-
-    def _share_in_cells(self, msg: Odometry, position: Tuple[float, float]) -> None:
-        """Publish the own odometry, named by ``child_frame_id``, on the topic of the
-        cell the robot stands in, with publishers made ahead for every cell within the
-        publication reach (so each is connected before the robot enters its cell), and
-        subscribe the process to the cells within the subscription reach
-        (:mod:`orca_ros.core.robot.cells`)."""
-        shared = self.neighbor_odometry
-        match_time = self._param("neighbor_cell_match_time")
-        fastest = max(self._param("max_speed"), self.cycle.neighbor_max_speed)
-        shared.watch(self, position, subscription_reach(self._param("neighbor_dist"),
-                                                        fastest, match_time))
-        for cell in shared.grid.cells_within(position[0], position[1],
-                                             publication_reach(fastest, match_time)):
-            if cell not in self.cell_publishers:
-                self.cell_publishers[cell] = self.create_publisher(
-                    Odometry, cell_topic(cell), CELL)
-        msg.child_frame_id = self.robot
-        self.cell_publishers[shared.grid.cell_of(position[0], position[1])].publish(msg)
 
     def _on_control_timer(self) -> None:
         """Every cycle under control_trigger 'timer'; under 'odom' only when no odometry
