@@ -289,9 +289,9 @@ def _timing(robots, sim_time: float) -> Dict[str, Any]:
     """Control-loop figures pooled over the orca_nodes of a run."""
     import numpy as np
 
-    cycles = [r.cycles for r in robots]
-    late = sum(r.late_cycles for r in robots)
-    latencies = np.concatenate([np.asarray(r.latencies_s) for r in robots] or [np.empty(0)])
+    cycles = [r.timing.cycles for r in robots]
+    late = sum(r.timing.late_cycles for r in robots)
+    latencies = np.concatenate([np.asarray(r.timing.latencies_s) for r in robots] or [np.empty(0)])
     return {
         "control_rate_hz": round(float(np.mean(cycles)) / sim_time, 3) if sim_time > 0 else None,
         "late_cycle_share": round(late / sum(cycles), 4) if sum(cycles) else None,

@@ -41,7 +41,8 @@ from __future__ import annotations
 import math
 from typing import Dict, List, Optional, Tuple
 
-from ..core.robot.cells import Cell, CellGrid, cell_topic
+from ..core.robot.cells import (Cell, CellGrid, cell_topic, publication_reach,
+                                subscription_reach)
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, position_deviation
 from ..core.robot.perception import NeighborReading
 from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, odometry_from_cdr,
@@ -182,6 +183,24 @@ class NeighborOdometry:
         to ask sets it for the process) instead of ``/<robot>/odom``."""
         if self.grid is None:
             self.grid = grid
+
+    def share(self, node, msg, position: Tuple[float, float], neighbor_dist: float,
+              fastest: float, match_time: float) -> None:
+        """Publish ``node``'s own odometry ``msg``, named by ``child_frame_id``, on the
+        topic of the cell its robot stands in, with publishers (``node.cell_publishers``)
+        made ahead for every cell within the publication reach (so each is connected
+        before the robot enters its cell), and subscribe the process to the cells within
+        the subscription reach (:mod:`orca_ros.core.robot.cells`)."""
+        from nav_msgs.msg import Odometry
+
+        self.watch(node, position, subscription_reach(neighbor_dist, fastest, match_time))
+        publishers = node.cell_publishers
+        for cell in self.grid.cells_within(position[0], position[1],
+                                           publication_reach(fastest, match_time)):
+            if cell not in publishers:
+                publishers[cell] = node.create_publisher(Odometry, cell_topic(cell), CELL)
+        msg.child_frame_id = node.robot
+        publishers[self.grid.cell_of(position[0], position[1])].publish(msg)
 
     def watch(self, node, position: Tuple[float, float], reach: float) -> None:
         """``node``'s robot stands at ``position`` and needs the robots within ``reach``:

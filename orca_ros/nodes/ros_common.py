@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import struct
 from types import SimpleNamespace as NS
-from typing import Dict, Iterable, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Quaternion, Twist, TwistStamped
@@ -483,3 +483,115 @@ def obstacle_update(msg: Marker) -> ObstacleUpdate:
     if lifetime <= MARKER_LIFETIME_FOREVER_S:
         lifetime = 0.0
     return ObstacleUpdate(msg.ns, msg.id, ObstacleAction.ADD, points, lifetime)
+
+
+def header_seconds(msg) -> float:
+    """A message's header stamp in seconds."""
+    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+
+
+def announced_state(msg: Odometry, frame: str, robot: str, pose, deviation: float) -> Odometry:
+    """A robot's state in the shared ``frame``, named by its robot (``child_frame_id``):
+    what orca_node announces on /orca/states (or on the cell topics). ``msg``: its own
+    odometry (stamp, height, body-frame twist); ``pose``: its pose in the shared frame
+    (Pose2); ``deviation`` (m): its localization's, as the position covariance."""
+    state = Odometry()
+    state.header.stamp = msg.header.stamp
+    state.header.frame_id = frame
+    state.child_frame_id = robot
+    state.pose.pose.position.x, state.pose.pose.position.y = pose.position
+    state.pose.pose.position.z = msg.pose.pose.position.z
+    state.pose.pose.orientation = quaternion_from_yaw(pose.yaw)
+    state.pose.covariance[0] = state.pose.covariance[7] = deviation ** 2
+    state.twist.twist = msg.twist.twist  # body frame, as the odometry's
+    return state
+
+
+def prediction_message(prediction, frame: str, robot: str) -> Odometry:
+    """A :class:`~orca_ros.core.robot.perception.SharedPrediction` as nav_msgs/Odometry
+    (``orca/prediction``): stamped when its command starts to act, the pose it will have
+    then, the command's twist, the pose covariance its uncertainty squared."""
+    msg = Odometry()
+    stamp_ns = int(round(prediction.time * 1e9))
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
+    msg.header.frame_id = frame
+    msg.child_frame_id = f"{robot}/base_link"
+    msg.pose.pose.position.x, msg.pose.pose.position.y = prediction.position
+    msg.pose.pose.orientation = quaternion_from_yaw(prediction.heading)
+    variance = prediction.uncertainty * prediction.uncertainty
+    msg.pose.covariance[0] = msg.pose.covariance[7] = variance
+    msg.twist.twist.linear.x = float(prediction.linear)
+    msg.twist.twist.angular.z = float(prediction.angular)
+    return msg
+
+
+def shared_prediction(msg: Odometry, max_coordinate: float, now_ns: int, timeout: float):
+    """A neighbour's ``orca/prediction`` as a
+    :class:`~orca_ros.core.robot.perception.SharedPrediction`; BadMessage when its
+    variance is not finite in [0, 1e6], it lies beyond ``max_coordinate`` (m), or it is
+    stamped more than ``timeout`` (s) from ``now_ns``."""
+    from ..core.robot.perception import SharedPrediction
+
+    position, _, yaw, v, omega = odometry_state(msg)
+    variance = msg.pose.covariance[0]
+    if not (math.isfinite(variance) and 0.0 <= variance <= 1e6):
+        raise BadMessage(f"pose variance {variance} is not a finite number in [0, 1e6]")
+    if max(abs(position[0]), abs(position[1])) > max_coordinate:
+        raise BadMessage(f"position {position} is beyond {max_coordinate:g} m")
+    stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+    if abs(stamp_ns - now_ns) > timeout * 1e9:
+        raise BadMessage(f"stamped {(stamp_ns - now_ns) * 1e-9:+.3f} s from now, beyond "
+                         "neighbor_timeout")
+    return SharedPrediction(stamp_ns * 1e-9, position, yaw, v, omega, math.sqrt(variance))
+
+
+def localization_fix(msg, frame: str):
+    """A localization fix (geometry_msgs/PoseWithCovarianceStamped, as AMCL publishes
+    it) as ``(stamp s, Pose2 in the shared frame, position deviation m)``; BadMessage
+    when it is not in the shared ``frame``, has a non-finite number or a zero quaternion."""
+    from ..core.geometry.frames import Pose2
+    from ..core.robot.localization import position_deviation
+
+    if msg.header.frame_id != frame:
+        raise BadMessage(f"localization in frame {msg.header.frame_id!r}, expected the "
+                         f"shared frame {frame!r}")
+    p, q, c = msg.pose.pose.position, msg.pose.pose.orientation, msg.pose.covariance
+    numbers = (p.x, p.y, q.x, q.y, q.z, q.w, c[0], c[1], c[7])
+    if not all(math.isfinite(n) for n in numbers):
+        raise BadMessage(f"non-finite number in localization: position ({p.x}, {p.y}), "
+                         f"orientation ({q.x}, {q.y}, {q.z}, {q.w}), covariance "
+                         f"({c[0]}, {c[1]}, {c[7]})")
+    if q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w < 1e-12:
+        raise BadMessage("localization orientation is a zero quaternion")
+    return (header_seconds(msg), Pose2(p.x, p.y, yaw_from_quaternion(q)),
+            position_deviation(c[0], c[1], c[7]))
+
+
+def path_points(msg, dimensions: int = 2, what: str = "plan") -> list:
+    """A nav_msgs/Path's points (x, y), or (x, y, z) with ``dimensions`` 3; BadMessage
+    for a non-finite one."""
+    points = [(p.pose.position.x, p.pose.position.y) + (
+        (p.pose.position.z,) if dimensions == 3 else ()) for p in msg.poses]
+    if not all(math.isfinite(c) for point in points for c in point):
+        raise BadMessage(f"non-finite point in {what}")
+    return points
+
+
+class NodeParameters(Mapping):
+    """A node's declared parameters as a mapping of name to value, read when asked (what
+    :mod:`orca_ros.core.robot.settings` and :class:`~orca_ros.core.robot.inputs.RobotInputs`
+    read)."""
+
+    def __init__(self, node) -> None:
+        self.node = node
+
+    def __getitem__(self, name: str):
+        if not self.node.has_parameter(name):
+            raise KeyError(name)
+        return self.node.get_parameter(name).value
+
+    def __iter__(self):
+        return iter(list(self.node._parameters))
+
+    def __len__(self) -> int:
+        return len(self.node._parameters)

@@ -623,13 +623,3 @@ def test_absurd_own_odometry_is_not_planned_on(ros):
     assert rig.node.state.position == (0.0, 0.0)
     assert rig.node.rejected.get("own odom") == 2
     assert "own odom" in rig.node.last_problem and "jump" in rig.node.last_problem
-
-
-def test_latency_percentiles_for_diagnostics():
-    from orca_ros.nodes.orca_node import _percentiles_ms
-
-    assert _percentiles_ms([]) == {"odom_to_cmd_ms_p50": "", "odom_to_cmd_ms_p99": ""}
-    latencies = [i * 1e-3 for i in range(1, 101)]  # 1 .. 100 ms
-    assert _percentiles_ms(latencies) == {"odom_to_cmd_ms_p50": 51.0, "odom_to_cmd_ms_p99": 100.0}
-    assert _percentiles_ms(latencies, "odom_to_cmd_cpu_ms") == {
-        "odom_to_cmd_cpu_ms_p50": 51.0, "odom_to_cmd_cpu_ms_p99": 100.0}

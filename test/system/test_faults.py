@@ -90,9 +90,9 @@ def test_delay_holds_deliveries_and_starve_skips_control_ticks():
     assert ticks > 10
     expected = sum(_uniform(4, "starve", "north", k) < 0.3 for k in range(1, ticks + 1))
     assert starve["ticks_run"] == expected  # the seed decides which ticks run
-    assert run.injector.robots["north"].cycles == expected  # and the node ran only those
+    assert run.injector.robots["north"].timing.cycles == expected  # and the node ran only those
     assert starve["messages_held"] > 0 and starve["mean_hold_s"] > 0
-    unstarved = run.injector.robots["south"].cycles
+    unstarved = run.injector.robots["south"].timing.cycles
     assert unstarved > 1.5 * expected
 
 

@@ -39,7 +39,7 @@ from ..geometry.types import Vector2
 from ..methods import LinkView, TetherView
 from .config import ControllerConfig
 from .controller import RobotController
-from .links import LinkedViews, linked_views
+from .links import LinkedViews, linked_views, parse_links
 from .perception import (NeighborReading, ReciprocityMonitor, SentCommands, SharedPrediction,
                          beyond_reach, perceive_neighbor_best, select_neighbors)
 from .state import Command, Neighbor, RobotState, predict_state
@@ -198,14 +198,29 @@ class RobotCycle:
     def neighbor_max_speed(self) -> float:
         return self.perception.neighbor_max_speed or self.config.max_speed
 
-    def reconfigure(self, config: ControllerConfig, perception: PerceptionSettings) -> None:
-        """New settings (parameters changed): the controller keeps its path and state."""
+    def reconfigure(self, config: ControllerConfig, perception: PerceptionSettings,
+                    directive_timeout: Optional[float] = None) -> None:
+        """New settings (parameters changed): the controller keeps its path and state.
+        ``directive_timeout`` (s): how long a supervisor directive stays in force (None:
+        as it was)."""
+        if directive_timeout is not None:
+            self.directive_timeout = directive_timeout
         self.config = config
         self.perception = perception
         self.controller.config = config
         self.reciprocity = self._monitor()
         self.sent.lag = config.command_lag
         self.sent.validity = config.command_horizon
+
+    def set_links(self, raw) -> str:
+        """``links`` (orca_node's parameter, the scenario format's text) as the robot's
+        groups; for a bad value none and the error, returned (the cycle then holds the
+        robot until a valid value is set)."""
+        try:
+            self.link_groups, self.links_error = parse_links(raw, "links"), ""
+        except ValueError as error:
+            self.link_groups, self.links_error = (), str(error)
+        return self.links_error
 
     # --- inputs that come between cycles ------------------------------------------------
 

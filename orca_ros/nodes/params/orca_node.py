@@ -15,7 +15,7 @@ from typing import Tuple
 from ...core.methods import TRACKING, method_names, method_spec, method_summary
 from ...core.models.bodies import FLEET_SIM_LIMITS, KINEMATICS
 from ...core.models.drive import DRIVE_MODELS
-from ...core.robot.config import ControllerConfig
+from ...core.robot.settings import method_parameter_defaults
 from ...core.robot.localization import POSE_SOURCES
 from . import Param, Removed
 
@@ -221,22 +221,6 @@ REMOVED = (
     Removed("strict_rvo2", "method: orca_strict"),
     Removed("neighbor_radius_overrides", "neighbors with neighbor_radii (one radius per name)"),
 )
-
-
-def method_parameter_defaults(method: str) -> dict:
-    """A method's own parameters and their defaults as ROS parameter values (``[""]`` for
-    an empty list), leaving out those orca_node has already (``time_horizon``, ...)."""
-    robot = {f.name for f in dataclasses.fields(ControllerConfig)}
-    defaults = {}
-    for field in dataclasses.fields(method_spec(method).parameters):
-        if field.name in robot:
-            continue
-        default = field.default if field.default is not dataclasses.MISSING \
-            else field.default_factory()
-        if isinstance(default, tuple):
-            default = list(default) or [""]
-        defaults[field.name] = default
-    return defaults
 
 
 def method_parameters(method: str) -> Tuple[Param, ...]:

@@ -1,0 +1,225 @@
+"""What a robot's cycle is fed, and whether it may run (no ROS): the own odometry in the
+shared frame, filter mode's ``cmd_vel_in``, the reasons to hold for want of input, the
+neighbours that count, and the robots to follow.
+
+:class:`RobotInputs` reads orca_node's parameters through ``params`` (a mapping of
+parameter name to value, read when asked: a ``ros2 param set`` counts at once); the
+node turns messages into its arguments and its answers into messages.
+"""
+
+from __future__ import annotations
+
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set,
+                    Tuple)
+
+from ..geometry.frames import Pose2, body_to_world, world_to_body
+from .cycle import OwnReading, Preferred
+from .localization import SharedFramePose
+from .perception import NeighborReading, OdometryGate, stopped_reading
+from .settings import command_validity
+from .state import RobotState
+
+QUIET_STOPS = 3  # filter mode: stop commands sent once cmd_vel_in times out, then none
+
+Twist3 = Tuple[float, float, float]  # body frame (vx, vy, omega)
+
+
+def robots_publishing_odometry(topics: Iterable[Tuple[str, Sequence[str]]]) -> List[str]:
+    """The robots with a ``/<robot>/odom`` topic of nav_msgs/Odometry, from a graph's
+    ``(topic, types)`` pairs."""
+    names = []
+    for topic, types in topics:
+        if topic.endswith("/odom") and "nav_msgs/msg/Odometry" in types:
+            name = topic[:-len("/odom")].strip("/")
+            if name:
+                names.append(name)
+    return names
+
+
+class RobotInputs:
+    """One robot's inputs between cycles and its readiness.
+
+    ``robot``: its name; ``announcing``: whether the fleet announces itself
+    (``announce``)."""
+
+    def __init__(self, robot: str, params: Mapping[str, Any], announcing: bool) -> None:
+        self.robot = robot
+        self.params = params
+        self.announcing = announcing
+        self.localizer = SharedFramePose(
+            params["pose_source"], Pose2(*(float(v) for v in params["odom_origin"])),
+            params["max_pose_uncertainty"])
+        self.gate = OdometryGate(max(params["max_speed"], 1e-3))
+        self.own: Optional[OwnReading] = None
+        self.odom_heard = False  # odometry came, but no pose in the shared frame yet
+        self.shared_pose: Optional[Pose2] = None  # the latest odometry's, once localized
+        self.position3: Optional[Tuple[float, float, float]] = None
+        self.velocity3: Tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self.cmd_vel_in: Optional[Tuple[Twist3, float]] = None  # (twist, received s)
+        self.quiet_stops = 0  # stop commands sent since cmd_vel_in went quiet
+        self.followed: List[str] = []  # the robots followed (order of discovery)
+        self.departed: Set[str] = set()  # announced robots whose orca_node left the graph
+
+    # --- the own odometry -----------------------------------------------------------------
+
+    def restart_3d(self) -> None:
+        """``dimensions`` changed: positions of the other kind mean nothing now."""
+        self.position3 = None
+        self.gate = OdometryGate(max(self.params["max_speed"], 1e-3))
+
+    def older(self, stamp: float) -> bool:
+        """Whether odometry measured at ``stamp`` is older than the reading held."""
+        return self.own is not None and stamp < self.own.stamp
+
+    def odometry(self, stamp: float, robot_stamp: float, pose: Pose2,
+                 velocity: Tuple[float, float], v: float, omega: float,
+                 height: Optional[Tuple[float, float]] = None) -> Optional[str]:
+        """The own odometry (odom frame) measured at ``stamp`` (s, node clock;
+        ``robot_stamp``: its own stamp, to match localization fixes); ``height``:
+        ``(z, vz)`` of an aerial robot. Returns why it was refused, or None."""
+        position = pose.position
+        problem = self.gate.check(stamp, position if height is None else
+                                  position + (height[0],))
+        if problem is not None:
+            return problem
+        # A fix is matched with the odometry by the messages' own stamps (the robot's
+        # clock, as TF matches them), not by when the node heard them.
+        self.localizer.odometry(robot_stamp, pose)
+        shared = self.shared_pose = self.localizer.in_shared_frame(pose)
+        if shared is None:  # no localization yet: no pose in the shared frame
+            self.own = None
+            self.odom_heard = True
+        else:
+            velocity = self.localizer.velocity_in_shared_frame(velocity)
+            self.own = OwnReading(RobotState(shared.position, velocity, shared.yaw, v, omega),
+                                  stamp, self.localizer.uncertainty)
+        if height is not None:
+            self.position3 = (position[0], position[1], height[0])
+            self.velocity3 = (velocity[0], velocity[1], height[1])
+        return None
+
+    # --- filter mode: cmd_vel_in ----------------------------------------------------------
+
+    @property
+    def filtering(self) -> bool:
+        """Filter mode: the preferred velocity comes on ``cmd_vel_in``."""
+        return self.params["preferred_velocity"] == "topic"
+
+    def command_in(self, twist: Twist3, now: float) -> None:
+        """``cmd_vel_in`` (body frame), received at ``now`` (s)."""
+        self.cmd_vel_in = (twist, now)
+
+    def _fresh(self, now: float) -> bool:
+        return self.cmd_vel_in is not None and \
+            now - self.cmd_vel_in[1] <= self.params["cmd_vel_in_timeout"]
+
+    def preferred(self) -> Optional[Preferred]:
+        """Filter mode: cmd_vel_in turned into the shared frame with the robot's heading."""
+        if not self.filtering or self.own is None:
+            return None
+        twist = self.cmd_vel_in[0]
+        return Preferred(body_to_world(self.own.state.heading, twist[:2]), twist)
+
+    def quiet(self, now: float) -> bool:
+        """Filter mode, holding, with no fresh cmd_vel_in: a filter with nothing to pass
+        sends nothing, so a teleop, the docking server or another commander behind the
+        same collision monitor may drive. Before the first cmd_vel_in not a word,
+        whatever it waits for (odometry, localization, the fleet, the walls); once
+        cmd_vel_in stops, :data:`QUIET_STOPS` stop commands and then nothing, as Nav2's
+        velocity smoother does when its input times out. With fresh cmd_vel_in a hold
+        sends stop commands: the input cannot be vetted, so it must not pass."""
+        if not self.filtering or self._fresh(now):
+            self.quiet_stops = 0
+            return False
+        if self.cmd_vel_in is None:
+            return True
+        self.quiet_stops += 1
+        return self.quiet_stops > QUIET_STOPS
+
+    # --- readiness --------------------------------------------------------------------------
+
+    def unheard(self, heard: Callable[[str], bool]) -> List[str]:
+        """The robots of ``fleet_robots`` not ``heard`` yet (by state or odometry)."""
+        return [name for name in self.params["fleet_robots"]
+                if name and name != self.robot and not heard(name)]
+
+    def hold(self, now: float, heard: Callable[[str], bool]) -> str:
+        """Why the robot must hold for want of input ('' when it need not): odometry came
+        but no localization yet, robots of the fleet unheard, or, in filter mode, no
+        fresh cmd_vel_in."""
+        if self.own is None and self.odom_heard and not self.localizer.known:
+            return f"no localization yet on {self.params['localization_topic']}"
+        unheard = self.unheard(heard)
+        if unheard:
+            more = f" and {len(unheard) - 5} more" if len(unheard) > 5 else ""
+            return f"waiting to hear robots {', '.join(unheard[:5])}{more}"
+        if self.filtering and self.own is not None:
+            if self.cmd_vel_in is None:
+                return "no cmd_vel_in yet"
+            if not self._fresh(now):
+                return f"no cmd_vel_in for {now - self.cmd_vel_in[1]:.1f} s"
+        return ""
+
+    # --- neighbours -----------------------------------------------------------------------
+
+    def neighbors(self, now: float, latest: Mapping[str, NeighborReading],
+                  announced: Iterable[str], cells: bool,
+                  max_speed: float) -> Dict[str, NeighborReading]:
+        """The neighbours' readings that count at ``now`` (s): of the followed robots
+        (with ``cells``, and no listed ``neighbors``: of whoever is heard in them, a robot
+        met for the first time at once), and of every robot ``announced``; none silent for
+        ``neighbor_forget_after``. A departed robot (:meth:`departures`), silent, stands
+        where its driver stops it, moving at most at ``max_speed`` until then."""
+        p = self.params
+        names = list(self.followed)
+        if cells and not any(p["neighbors"]):
+            names = [n for n in latest if n != self.robot]
+        if self.announcing:
+            names += [n for n in announced if n != self.robot and n not in names]
+        seen = {}
+        for name in names:
+            s = latest.get(name)
+            if s is None:
+                continue
+            if s.announced and name in self.departed and now - s.stamp > p["neighbor_timeout"]:
+                # Its orca_node has left the graph: its driver stops it; it stands.
+                seen[name] = stopped_reading(s, now, command_validity(p), max_speed,
+                                             p["max_linear_accel"])
+            elif now - s.stamp <= p["neighbor_forget_after"]:
+                seen[name] = s
+        return seen
+
+    def departures(self, announced: Iterable[str], present: Set[str]) -> None:
+        """The announced robots whose orca_node is not ``present`` in the graph: silent,
+        they are kept as standing where their drivers stop them, never forgotten."""
+        self.departed = {n for n in announced if n != self.robot and n not in present}
+
+    def to_follow(self, discovered: Callable[[], List[str]], heard_in_cells: Iterable[str],
+                  cells: bool, linked: Sequence[str]) -> List[str]:
+        """The robots to follow from now on, added to :attr:`followed`: those listed in
+        ``neighbors``, else (``discover_odometry``) those ``discovered`` publishing
+        odometry, and with ``cells`` those heard in them; the ``linked`` partners; with
+        ``pose_source`` odom the departed robots (their odometry, in the shared frame,
+        says where they stand, better than a stopped reading's margin)."""
+        p = self.params
+        listed = [n.strip("/") for n in p["neighbors"] if n]
+        names = listed or (discovered() if p["discover_odometry"] else [])
+        if not listed and cells:
+            names += [n for n in heard_in_cells if n not in names]
+        names += [n for n in linked if n not in names]
+        if p["pose_source"] == "odom":
+            names += sorted(n for n in self.departed if n not in names)
+        new = [n for n in dict.fromkeys(names) if n != self.robot and n not in self.followed]
+        self.followed += new
+        return new
+
+
+def command_twist(command, heading: float, diff_drive: bool) -> Twist3:
+    """A cycle's command as the body-frame twist ``(vx, vy, omega)`` to send: the input
+    unchanged in filter mode, the unicycle's ``(v, 0, omega)``, or a holonomic robot's
+    velocity turned into its body frame."""
+    if command.passed_through is not None:
+        return tuple(command.passed_through)
+    if diff_drive:
+        return (command.linear, 0.0, command.angular)
+    return world_to_body(heading, command.velocity) + (0.0,)

@@ -1,0 +1,129 @@
+"""What orca_node's diagnostics say (no ROS): the level, the message and the key/values
+of one robot, from a :class:`RobotSnapshot` of its node, its cycle and inputs. The node
+wraps them in a ``DiagnosticStatus``; ``doc/nodes/orca_node.md`` lists the keys."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Mapping, Optional, Tuple
+
+from .cycle import AerialCycle, RobotCycle, Status
+from .inputs import RobotInputs
+from .links import group_of
+from .perception import NeighborReading
+from .timing import CycleTiming
+
+OK, WARN, ERROR = 0, 1, 2  # diagnostic_msgs' levels
+
+
+@dataclass
+class RobotSnapshot:
+    """One robot as its node holds it at ``now`` (s). ``neighbors``: the readings that
+    count; ``neighbor_messages`` and ``shared_by``: the neighbours' odometry taken in by
+    the node's process and by how many nodes it is shared; ``commanders``: publishers
+    on ``cmd_topic``; ``failed``: callbacks that raised, and how often; ``scan``: the
+    laser's figures (None without ``scan_obstacles``)."""
+
+    robot: str
+    now: float
+    status: Status
+    goal: Optional[Tuple[float, ...]]
+    dimensions: int
+    cycle: RobotCycle
+    aerial: Optional[AerialCycle]
+    aerial_error: str
+    inputs: RobotInputs
+    timing: CycleTiming
+    neighbors: Mapping[str, NeighborReading]
+    neighbor_timeout: float
+    neighbor_messages: int
+    shared_by: int
+    obstacle_edges: int
+    rejected: Mapping[str, int]
+    last_problem: str
+    commanders: int
+    cmd_topic: str
+    reverse_limited: int
+    max_reverse_speed: float
+    failed: Mapping[str, int] = field(default_factory=dict)
+    scan: Optional[dict] = None
+
+
+def _fallback_used(s: RobotSnapshot) -> bool:
+    command = s.cycle.last_command
+    if s.dimensions == 3:
+        command = s.aerial.last_command if s.aerial is not None else None
+    return bool(command and command.output and command.output.used_fallback)
+
+
+def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
+    """The level (:data:`OK`, :data:`WARN`, :data:`ERROR`), message and values."""
+    goal_state = str(s.status)
+    level, message = (WARN if s.status.warns else OK), goal_state
+    if s.rejected:
+        level = max(level, WARN)
+        message = f"{goal_state}; rejected input: {s.last_problem}"
+    if s.commanders > 1:
+        level = max(level, WARN)
+        message = (f"{message}; {s.commanders - 1} other publisher(s) on {s.cmd_topic}: the "
+                   f"robot is commanded by another node too")
+    if s.reverse_limited:
+        level = max(level, WARN)
+        message = (f"{message}; cmd_vel_in reversed faster than max_reverse_speed "
+                   f"{s.max_reverse_speed:g} m/s allows, cut to it {s.reverse_limited} "
+                   f"times (-1: up to max_speed)")
+    cycle, inputs, now = s.cycle, s.inputs, s.now
+    if cycle.links_error:
+        level = ERROR
+        message = f"{message}; parameter {cycle.links_error}"
+    if s.aerial_error:
+        level = ERROR
+    if s.failed:
+        level = ERROR
+        message = (f"{message}; internal error in {', '.join(sorted(s.failed))} (a bug, its "
+                   f"traceback logged once; the robot was stopped each time)")
+    group = group_of(cycle.link_groups, s.robot)
+    stale = sorted(n for n, r in s.neighbors.items() if now - r.stamp > s.neighbor_timeout)
+    localizer, own = inputs.localizer, inputs.own
+    values = {
+        "robot": s.robot, "goal": s.goal, "goal_state": goal_state,
+        "neighbors_seen": len(s.neighbors), "neighbors_followed": len(inputs.followed),
+        # Neighbours' odometry taken in by the node's process, and by how many orca_nodes
+        # it is shared: each node's share is neighbor_messages / shared_by.
+        "neighbor_messages": s.neighbor_messages, "neighbor_messages_shared_by": s.shared_by,
+        "stale_neighbors": ",".join(stale), "lp_fallback_used": _fallback_used(s),
+        "non_reciprocating_neighbors": ",".join(cycle.reciprocity.flagged),
+        # Neighbours whose orca/prediction (share_predictions) is held, not yet stale.
+        "neighbor_predictions": ",".join(sorted(
+            n for n, p in cycle.predictions.items()
+            if abs(now - p.time) <= s.neighbor_timeout)),
+        "own_odom_age_s": round(now - own.stamp, 3) if own is not None else "",
+        "obstacle_edges": s.obstacle_edges, "method": cycle.config.method,
+        "dimensions": s.dimensions,
+        "rejected_messages": sum(s.rejected.values()), "last_rejection": s.last_problem,
+        "supervisor_speed_limit": cycle.speed_limit[0] if cycle.speed_limit else "",
+        "supervisor_detour": bool(cycle.detour),
+        "control_cycles": s.timing.cycles, "late_control_cycles": s.timing.late_cycles,
+        "internal_errors": sum(s.failed.values()), "reverse_limited": s.reverse_limited,
+        "cmd_vel_publishers": s.commanders,
+        # links: this robot's group, its partners left out (and the robot held) for want
+        # of fresh odometry, and other groups' links it kept off last cycle.
+        "link_group": ",".join(group.agents) if group is not None else "",
+        "link_groups": len(cycle.link_groups),
+        "link_partners_missing": ",".join(cycle.link_missing),
+        "link_partners_stale": ",".join(cycle.link_stale),
+        "links_seen": cycle.links_seen, "links_error": cycle.links_error,
+        # the pose in the shared frame: where it comes from, and the localization's
+        "pose_source": localizer.source, "localization_fixes": localizer.fixes,
+        "localization_jumps": localizer.jumps,
+        "pose_uncertainty_m": round(localizer.uncertainty, 4),
+        "neighbors_announced": sum(1 for n in s.neighbors.values() if n.announced),
+        # announced robots whose orca_node left: kept standing where they stop
+        "departed_robots": ",".join(sorted(inputs.departed)),
+        "cmd_vel_in_age_s": round(now - inputs.cmd_vel_in[1], 3)
+        if inputs.cmd_vel_in is not None else "",
+        **s.timing.figures(),
+    }
+    if s.scan is not None:
+        values.update(s.scan)
+    return level, message, values

@@ -1,0 +1,75 @@
+"""orca_node's diagnostics' content (core.robot.report) from a snapshot, with no ROS."""
+
+from orca_ros.core.robot.config import ControllerConfig
+from orca_ros.core.robot.cycle import GoalState, RobotCycle, Status
+from orca_ros.core.robot.inputs import RobotInputs
+from orca_ros.core.robot.perception import NeighborReading
+from orca_ros.core.robot.report import ERROR, OK, WARN, RobotSnapshot, robot_report
+from orca_ros.core.robot.timing import CycleTiming
+from orca_ros.nodes.params.orca_node import PARAMETERS
+
+CONFIG = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1)
+
+
+def snapshot(**changed):
+    values = {p.name: p.default for p in PARAMETERS}
+    fields = dict(robot="me", now=10.0, status=Status(GoalState.DRIVING), goal=(1.0, 2.0),
+                  dimensions=2, cycle=RobotCycle(CONFIG, key="me"), aerial=None,
+                  aerial_error="", inputs=RobotInputs("me", values, False),
+                  timing=CycleTiming(), neighbors={}, neighbor_timeout=1.0,
+                  neighbor_messages=7, shared_by=2, obstacle_edges=4, rejected={},
+                  last_problem="", commanders=1, cmd_topic="/me/cmd_vel",
+                  reverse_limited=0, max_reverse_speed=0.1)
+    fields.update(changed)
+    return RobotSnapshot(**fields)
+
+
+def test_a_driving_robot_with_nothing_wrong_is_ok_and_says_what_it_does():
+    level, message, values = robot_report(snapshot())
+    assert (level, message) == (OK, "driving")
+    assert values["goal"] == (1.0, 2.0) and values["goal_state"] == "driving"
+    assert values["neighbor_messages"] == 7 and values["neighbor_messages_shared_by"] == 2
+    assert values["obstacle_edges"] == 4 and values["own_odom_age_s"] == ""
+    assert values["odom_to_cmd_ms_p50"] == "" and "scans" not in values
+
+
+def test_rejected_input_and_other_commanders_warn_and_are_named():
+    level, message, _ = robot_report(snapshot(rejected={"goal_pose": 2},
+                                              last_problem="goal_pose: bad",
+                                              commanders=3))
+    assert level == WARN
+    assert message == ("driving; rejected input: goal_pose: bad; 2 other publisher(s) on "
+                       "/me/cmd_vel: the robot is commanded by another node too")
+
+
+def test_a_reverse_cut_warns_with_the_limit():
+    level, message, values = robot_report(snapshot(reverse_limited=3))
+    assert level == WARN and "max_reverse_speed 0.1 m/s" in message and "3 times" in message
+    assert values["reverse_limited"] == 3
+
+
+def test_a_bad_links_value_a_failed_callback_or_a_robot_that_cannot_fly_is_an_error():
+    cycle = RobotCycle(CONFIG, key="me")
+    cycle.set_links("[{agents: [me]}]")
+    level, message, values = robot_report(snapshot(cycle=cycle))
+    assert level == ERROR and "; parameter " in message and values["links_error"]
+    level, message, values = robot_report(snapshot(failed={"_on_scan": 2, "_control": 1}))
+    assert level == ERROR and "internal error in _control, _on_scan" in message
+    assert values["internal_errors"] == 3
+    assert robot_report(snapshot(aerial_error="dimensions 3: no"))[0] == ERROR
+
+
+def test_stale_and_announced_neighbours_and_the_held_readings_ages():
+    neighbors = {"a": NeighborReading(8.5, (0.0, 0.0), (0.0, 0.0), announced=True),
+                 "b": NeighborReading(9.5, (0.0, 0.0), (0.0, 0.0))}
+    inputs = RobotInputs("me", {p.name: p.default for p in PARAMETERS}, False)
+    inputs.command_in((0.1, 0.0, 0.0), 9.75)
+    inputs.departed = {"z", "c"}
+    timing = CycleTiming()
+    timing.start(0, 1e8)
+    _, _, values = robot_report(snapshot(neighbors=neighbors, inputs=inputs, timing=timing,
+                                         scan={"scans": 4}))
+    assert values["stale_neighbors"] == "a" and values["neighbors_seen"] == 2
+    assert values["neighbors_announced"] == 1 and values["departed_robots"] == "c,z"
+    assert values["cmd_vel_in_age_s"] == 0.25 and values["control_cycles"] == 1
+    assert values["scans"] == 4
