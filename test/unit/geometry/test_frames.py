@@ -33,3 +33,11 @@ def test_interpolation_turns_the_short_way():
     middle = interpolate(Pose2(0.0, 0.0, math.radians(170)), Pose2(2.0, 0.0, math.radians(-170)),
                          0.5)
     assert (middle.x, abs(middle.yaw)) == pytest.approx((1.0, math.pi))
+
+
+def test_turning_into_the_body_frame_and_back_keeps_a_vector():
+    from orca_ros.core.geometry.frames import body_to_world, world_to_body
+
+    assert body_to_world(math.pi / 2, (1.0, 0.0)) == pytest.approx((0.0, 1.0))
+    assert world_to_body(math.pi / 2, (0.0, 1.0)) == pytest.approx((1.0, 0.0))
+    assert world_to_body(0.7, body_to_world(0.7, (0.3, -0.2))) == pytest.approx((0.3, -0.2))

@@ -7,7 +7,7 @@ import pytest
 
 from orca_ros.core.geometry.frames import Pose2
 from orca_ros.core.robot.inputs import (QUIET_STOPS, RobotInputs, command_twist,
-                                        robots_publishing_odometry, to_body, to_world)
+                                        robots_publishing_odometry)
 from orca_ros.core.robot.perception import NeighborReading
 from orca_ros.core.robot.state import Command
 from orca_ros.nodes.params.orca_node import PARAMETERS
@@ -21,12 +21,6 @@ def inputs(announcing=False, **changed):
 
 def heard_none(name):
     return False
-
-
-def test_turning_into_the_body_frame_and_back_keeps_a_vector():
-    assert to_world((1.0, 0.0), math.pi / 2) == pytest.approx((0.0, 1.0))
-    assert to_body((0.0, 1.0), math.pi / 2) == pytest.approx((1.0, 0.0))
-    assert to_body(to_world((0.3, -0.2), 0.7), 0.7) == pytest.approx((0.3, -0.2))
 
 
 def command(velocity, linear=0.0, angular=0.0, passed_through=None):
