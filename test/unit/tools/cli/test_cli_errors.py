@@ -47,6 +47,8 @@ REFUSALS = {
                   "is not NAME=VALUE"),
     "bench-scaling": (lambda t: ["bench-scaling", "--agents", "0"], "0 is not >= 1"),
     "bench-step": (lambda t: ["bench-step", "--cases", "-3"], "-3 is not >= 1"),
+    "results": (lambda t: ["results", "--page", _results_page(t), "--only", "nope"],
+                "no section 'nope'"),
 }
 
 # verb: (arguments of a good run, the function of its work an error is injected into)
@@ -70,7 +72,15 @@ INJECTIONS = {
     "bench-scaling": (lambda t: ["bench-scaling", "--agents", "4"],
                       "orca_ros.tools.timing.scaling_benchmark"),
     "bench-step": (lambda t: ["bench-step"], "orca_ros.tools.timing.step_benchmark"),
+    "results": (lambda t: ["results", "--page", _results_page(t), "--only", "conformance"],
+                "orca_ros.tools.results.render"),
 }
+
+
+def _results_page(tmp_path) -> str:
+    path = tmp_path / "results.md"
+    path.write_text("<!-- results:conformance -->\n<!-- /results:conformance -->\n")
+    return str(path)
 
 
 def _good_map(tmp_path) -> str:
