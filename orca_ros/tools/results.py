@@ -231,18 +231,23 @@ def machine() -> str:
     return f"{system}, {os.cpu_count()} cores {cpu}{memory}"
 
 
-def commit(root: Path) -> str:
-    """The checked-out commit (short), ``+changes`` when the work tree differs from it."""
+def commit(root: Path, ignore: Optional[Path] = None) -> str:
+    """The checked-out commit (short), ``+changes`` when the work tree differs from it
+    (but for ``ignore``: the page being written)."""
     def git(*args) -> str:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
                               check=True).stdout.strip()
 
     try:
         head = git("rev-parse", "--short", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no")
+        top = Path(git("rev-parse", "--show-toplevel"))
+        changed = [line[3:] for line in
+                   git("status", "--porcelain", "--untracked-files=no").splitlines()]
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-    return head + ("+changes" if dirty else "")
+    if ignore is not None:
+        changed = [c for c in changed if (top / c).resolve() != ignore.resolve()]
+    return head + ("+changes" if changed else "")
 
 
 def stamp_line(section: Section, at_commit: str, date: str, on_machine: str) -> str:
@@ -376,7 +381,7 @@ def refresh(page: Path, names: Sequence[str], root: Path, runner: Runner = run_o
         replace_block(text, section.name, "")
     date = date or datetime.date.today().isoformat()
     on_machine = on_machine or machine()
-    at_commit = at_commit or commit(root)
+    at_commit = at_commit or commit(root, ignore=page)
     done = []
     for section in sections:
         report(f"{section.name}: {'; '.join(section.commands)}")
