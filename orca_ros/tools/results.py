@@ -236,10 +236,10 @@ def commit(root: Path, ignore: Optional[Path] = None) -> str:
     (but for ``ignore``: the page being written)."""
     def git(*args) -> str:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                              check=True).stdout.strip()
+                              check=True).stdout.rstrip()
 
     try:
-        head = git("rev-parse", "--short", "HEAD")
+        head = git("rev-parse", "--short", "HEAD").strip()
         top = Path(git("rev-parse", "--show-toplevel"))
         changed = [line[3:] for line in
                    git("status", "--porcelain", "--untracked-files=no").splitlines()]
