@@ -159,10 +159,10 @@ class RobotController:
         4). Through ROS each robot hears some neighbours a period later than others
         (those published after its own odometry), so their discs grow on one side of a
         pair only. The more cautious robot then sees its half-plane through the gap the
-        other keeps and gives way for both: in a corridor, head-on, it was pushed back
-        2.9 m at the other's speed. Both plan with the neighbour carried forward to
-        where it is expected; what that guess may miss stays in the hard safety
-        half-planes (:class:`SafetyFilter`), which keep the pair apart
+        other keeps and gives way for both, pushed back at the other's speed (measured:
+        doc/results.md, "The world predicts the nodes"). Both plan with the neighbour
+        carried forward to where it is expected; what that guess may miss stays in the
+        hard safety half-planes (:class:`SafetyFilter`), which keep the pair apart
         whatever the age."""
         if not n.reciprocates:
             return n.uncertainty

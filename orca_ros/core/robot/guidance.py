@@ -515,12 +515,11 @@ def detour_around_discs(position: Vector2, target: Vector2,
     (``walls``: segments ``(a, b)``, which the robot's centre keeps ``clearance``
     from) leaves no room between itself and the disc the way goes round, on the
     way's side of that disc; where walls close both, both are taken as open
-    (going straight at the cluster instead stranded robots: rvo2_blocks
-    diff-drive 87 of 100). Where walls leave no room on either side of the
-    ``blocker`` itself (the disc the straight line meets first), the robot stands in a
-    passage too narrow to pass it, and the answer says so (``walled``: the caller may
-    give way). Returns a :class:`Detour`, or None when the way is clear or the
-    cluster surrounds the robot.
+    (going straight at the cluster would strand the robot there). Where walls
+    leave no room on either side of the ``blocker`` itself (the disc the straight
+    line meets first), the robot stands in a passage too narrow to pass it, and the
+    answer says so (``walled``: the caller may give way). Returns a :class:`Detour`,
+    or None when the way is clear or the cluster surrounds the robot.
     """
     px, py = position
     tx, ty = target

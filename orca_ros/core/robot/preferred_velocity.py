@@ -242,10 +242,10 @@ class PreferredVelocity(FollowsWaypoints):
         door's node), or if its name sorts before this robot's and it is within six
         avoidance radii of the door and heading into it (closing on it faster than
         :data:`DOOR_CLOSING_SHARE` of the preferred speed: not one held up behind this
-        robot). A robot in the door itself goes on. Both pressing into the door, two
-        robots stood in its mouth until one gave way (steersuite_doorway_one_way: 36.2 s
-        against 22.95 s); ordered by who is nearer the door, the order changed as they
-        went, and two robots that each found the other nearer both waited."""
+        robot). A robot in the door itself goes on. The order is by name because both
+        robots see both names the same way; an order by distance to the door can change
+        as they move and leave both waiting. Measured: doc/results.md, "Doors one robot
+        wide"."""
         doors = self.planner(edges).door_nodes
         if not len(doors):
             return 1.0
@@ -275,17 +275,11 @@ class PreferredVelocity(FollowsWaypoints):
         :attr:`stalled_time`, started over after every twice ``stall_escape_time``, so
         a robot stalled for long looks at its target again.
 
-        Held at the full turn, robots pressed sideways for good where a jam cannot
-        circulate: in block crowd ``converge`` diff-drive seed 5 robots headed
-        elsewhere stood on the shared goal in the lane beside the central block and
-        those headed for it pressed round them, each boxed in by neighbours inside
-        its safety distance (ORCA then leaves only ``v = 0``), motionless from about
-        t = 80 s: 50 of 100 arrived in 300 s. Starting over, all 100 arrive in
-        178 s. Near a goal it reached (:meth:`held_by_goal`) the same restart had been
-        needed first: the turn pointed a unicycle pushed 31 mm off its goal into a
-        parked neighbour for the rest of the run (toio_cross_4v4 through fleet_sim).
-        Not turning there at all slowed menge_circle diff-drive (42.9 -> 52.0 s):
-        pushed off their goals in the crowd, robots need the escape to circulate.
+        Why it starts over: held at the full turn, a robot keeps pressing sideways, and
+        where a jam cannot circulate (every neighbour inside its safety distance, so
+        ORCA leaves only ``v = 0``) it never looks at its target again. The same holds
+        near a goal it reached (:meth:`held_by_goal`): robots pushed off their goals in
+        a crowd still need the escape to get back.
         """
         if c.stall_escape_time > 0.0:
             return self.stalled_time % (2.0 * c.stall_escape_time)
@@ -304,24 +298,21 @@ class PreferredVelocity(FollowsWaypoints):
 
         Robots parked on their goals (or jammed) are a wall that roadmap guidance
         does not know: a robot whose target lies behind them finds no velocity
-        that makes progress (toio_cross_4v4: a cube pushed out of its group's
-        2 x 2 block of goals stood 10 cm from its own, on the far side of two
-        parked cubes, for the rest of the run). After ``stall_detour_time``
-        stalled, the robot heads round the cluster of standing robots in its way
+        that makes progress. After ``stall_detour_time`` stalled (or
+        :meth:`detour_due`), the robot heads round the cluster of standing robots in its way
         (:func:`~orca_ros.core.robot.guidance.detour_around_discs`) and keeps to the
         side it chose until the straight line is clear.
 
         A way between a standing robot and a wall (``edges``) too close for the
-        robot to pass is closed (see :func:`detour_around_discs`): a cube sent
-        round a parked cube's far side stood for 25 s between it and the mat's
-        edge, its preferred velocity into the edge (toio_e_4v4_lateral through
-        fleet_sim, 2 of 8 runs).
+        robot to pass is closed (see :func:`detour_around_discs`), so the robot is
+        not sent into a gap it cannot drive through.
 
         Walls that guidance does not plan round (a laser's beside a map's, see
         :func:`~orca_ros.core.robot.guidance.guidance_walls`) stand in the way the same
-        way and are gone round the same way (:func:`unplanned_wall_discs`): a robot
-        whose aisle a box on no map half blocked stood at the box to the end of the
-        run (40 m warehouse map, ``--scan-obstacles``, one of two runs).
+        way and are gone round the same way (:func:`unplanned_wall_discs`).
+
+        Where walls leave no room on either side of the robot in the way, the robot may
+        give way instead (:meth:`_gives_way`) and back out along its way.
         """
         if self._giving_way is not None:
             return self._keep_giving_way(c, position, target)
@@ -362,13 +353,11 @@ class PreferredVelocity(FollowsWaypoints):
         that again, whatever the names (the blocker may be boxed in and unable to back
         out). Where it backs to: :func:`_way_back`.
 
-        Two unicycles meeting in a passage one robot wide (``walls_swap_6``,
-        diff-drive: a 0.9 m gap between two walls, each robot 0.24 m from everything
-        with its planning margin) pressed on at each other, each heading for a way
-        round the other through a wall: four of six stood there to the end of the run.
-        Sooner (after ``stall_escape_time`` stalled) it backed robots out of jams that
-        were clearing by themselves (holonomic robots pass each other slowly in that
-        gap)."""
+        Why: in a passage one robot wide neither robot has a way round the other, and
+        without a rule both press on for good; the names give both robots the same
+        answer. Why that late: jams that clear by themselves (holonomic robots pass
+        each other slowly in such a gap) would otherwise be backed out of. Measured:
+        doc/results.md, "Giving way in a passage one robot wide"."""
         key = blocker[2] if len(blocker) > 2 else ""
         patience = 2.0 * c.progress_escape_time
         if not key or c.progress_escape_time <= 0.0 or self.unprogressed_time < patience:
@@ -395,9 +384,8 @@ class PreferredVelocity(FollowsWaypoints):
         beyond its goal tolerance from the goal, no nearer its target for
         ``progress_escape_time`` though it moves (a unicycle that wiggles sideways behind a
         parked robot is never stalled by its displacement). Not that near the goal, where
-        a robot that just missed it and comes back is no nearer for a while
-        (toio_d_to_target4 through toio_bridge, 10 runs each: a cube short of its goal at
-        the end of the minute in 3 runs with the rule near the goal, 1 without)."""
+        a robot that just missed it and comes back is no nearer for a while without
+        being in anyone's way."""
         if self.stalled_time + ahead >= c.stall_detour_time:
             return True
         goal = self.goal
@@ -441,14 +429,12 @@ class PreferredVelocity(FollowsWaypoints):
         stood for longer than ``stall_escape_time``, or got no nearer its target for
         ``progress_escape_time`` (:attr:`unprogressed_time`), within one time horizon of
         its goal (``time_horizon * pref_speed``) has little, and may need the margin's
-        room to pass between robots parked on their goals (menge_circle diff-drive:
-        one robot stood 0.94 m short of its goal for 20 s, inside the margins of two
-        parked neighbours 0.50 m away). :attr:`margin_held` then falls to 0 over
+        room to pass between robots parked on their goals, whose margins can overlap
+        its goal. :attr:`margin_held` then falls to 0 over
         ``stall_escape_time`` and comes back at the same rate once the robot moves.
         The neighbours keep their own margins, so they give way; the hard safety
         half-planes keep true radii throughout. Only near the goal: released in
-        traffic, stalled robots press into the crowd (block crowd ``cross``
-        diff-drive 99 -> 77 of 100 when released anywhere).
+        traffic, stalled robots would press into the crowd.
         """
         if c.stall_escape_time <= 0.0:
             return
