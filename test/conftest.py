@@ -23,10 +23,7 @@ import pytest
 TEST_DIR = pathlib.Path(__file__).resolve().parent
 REPO = TEST_DIR.parent
 sys.path.insert(0, str(TEST_DIR))  # the helpers package
-SHARED = pathlib.Path(os.environ.get("ORCA_ROS_SHARED", REPO.parent / "shared"))
-# SteerSuite's scenes as `orca-ros import-steersuite` writes them (they are GPL-3.0, so
-# not shipped); without it, the ../shared copies; without either, their tests skip.
-STEERSUITE = os.environ.get("ORCA_ROS_STEERSUITE")
+from helpers.paths import SHARED, STEERSUITE  # noqa: E402
 
 ROS_ONLY_DIRS = tuple(TEST_DIR / name for name in ("ros", "system", "launch"))
 LAUNCH_DIR = TEST_DIR / "launch"
