@@ -45,8 +45,11 @@ setup(
     packages=find_packages(exclude=["test", "test.*"]),
     ext_modules=EXTENSIONS,
     cmdclass={"build_ext": BuildExt},
+    # scenarios/public: the public benchmark scenarios, with NOTICE.md (their licences).
     package_data={package_name: ["scenarios/*.yaml", "scenarios/maps/*.yaml",
-                                 "scenarios/maps/*.pgm"]},
+                                 "scenarios/maps/*.pgm", "scenarios/public/*.yaml",
+                                 "scenarios/public/NOTICE.md",
+                                 "scenarios/public/cocoon/*.yaml"]},
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),

@@ -23,7 +23,7 @@ import pytest
 TEST_DIR = pathlib.Path(__file__).resolve().parent
 REPO = TEST_DIR.parent
 sys.path.insert(0, str(TEST_DIR))  # the helpers package
-SHARED = pathlib.Path(os.environ.get("ORCA_ROS_SHARED", REPO.parent / "shared"))
+from helpers.paths import SHARED, STEERSUITE  # noqa: E402
 
 ROS_ONLY_DIRS = tuple(TEST_DIR / name for name in ("ros", "system", "launch"))
 LAUNCH_DIR = TEST_DIR / "launch"
@@ -35,6 +35,29 @@ def shared_dir() -> pathlib.Path:
     if not SHARED.is_dir():
         pytest.skip(f"public suite not present: {SHARED} does not exist")
     return SHARED
+
+
+def public_scenario_path(name: str) -> pathlib.Path:
+    """A public benchmark scenario by name: the shipped copy (orca_ros/scenarios/public,
+    its cocoon/ cases included), else a converted SteerSuite scene from
+    ``ORCA_ROS_STEERSUITE`` or ../shared/scenarios; the test skips without one."""
+    from orca_ros.core.scenario.loader import public_scenario_dir
+
+    shipped = public_scenario_dir()
+    folders = [shipped, shipped / "cocoon"]
+    folders += [pathlib.Path(STEERSUITE)] if STEERSUITE else []
+    folders.append(SHARED / "scenarios")
+    for folder in folders:
+        if (folder / f"{name}.yaml").is_file():
+            return folder / f"{name}.yaml"
+    pytest.skip(f"{name}.yaml is not shipped (SteerSuite's scenes are GPL-3.0): write it with "
+                f"orca-ros import-steersuite and set ORCA_ROS_STEERSUITE to that folder")
+
+
+@pytest.fixture
+def public_scenario():
+    """:func:`public_scenario_path`, for a test to call with a scenario's name."""
+    return public_scenario_path
 
 
 # Keep this test run's DDS traffic to itself: another ROS 2 process on the

@@ -10,7 +10,7 @@ from geometry_msgs.msg import PoseStamped  # noqa: E402
 from nav_msgs.msg import Odometry, Path  # noqa: E402
 from std_msgs.msg import Float64  # noqa: E402
 
-from orca_ros.core.scenario.loader import load_scenario  # noqa: E402
+from orca_ros.core.scenario.loader import load_scenario, public_scenario_dir  # noqa: E402
 from orca_ros.fleet.plan import FleetOptions  # noqa: E402
 from orca_ros.fleet.runner import run_in_process  # noqa: E402
 from orca_ros.nodes.orca_node import OrcaNode  # noqa: E402
@@ -22,10 +22,10 @@ pytestmark = pytest.mark.ros
 
 @pytest.mark.slow
 @pytest.mark.parametrize("odom_frame", ["shared", "per_robot"])
-def test_public_cocoon_cases_through_real_nodes(shared_dir, odom_frame):
+def test_public_cocoon_cases_through_real_nodes(odom_frame):
     """Every public cocoon case, with odometry in the shared frame and in each robot's
     own drifting frame (the supervisor then judges on the states the robots announce)."""
-    for path in sorted((shared_dir / "scenarios" / "cocoon").glob("*.yaml")):
+    for path in sorted((public_scenario_dir() / "cocoon").glob("*.yaml")):
         scenario = load_scenario(path)
         run = run_in_process(str(path), FleetOptions(method="direct", supervisor=True,
                                                      speed_factor=2.0, odom_frame=odom_frame))

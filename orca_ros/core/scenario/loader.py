@@ -531,14 +531,31 @@ def builtin_scenario_dir() -> pathlib.Path:
     return pathlib.Path(__file__).resolve().parents[2] / "scenarios"
 
 
+def public_scenario_dir() -> pathlib.Path:
+    """The public benchmark scenarios shipped inside the package (RVO2, Menge, CrowdNav
+    scenes, and the supervisor's cases in ``cocoon/``); NOTICE.md there says where each
+    came from and its licence."""
+    return builtin_scenario_dir() / "public"
+
+
+def _named_dirs() -> Tuple[pathlib.Path, ...]:
+    """Where a scenario's bare name is looked up, in this order."""
+    public = public_scenario_dir()
+    return builtin_scenario_dir(), public, public / "cocoon"
+
+
 def resolve_scenario(name_or_path: str) -> pathlib.Path:
-    """A path as given, or the name of a built-in scenario (with or without .yaml)."""
+    """A path as given, or the name of a built-in or public scenario (with or without
+    .yaml)."""
     path = pathlib.Path(name_or_path)
     if path.exists():
         return path
-    builtin = builtin_scenario_dir() / (path.name if path.suffix else path.name + ".yaml")
-    if builtin.exists():
-        return builtin
-    names = ", ".join(sorted(p.stem for p in builtin_scenario_dir().glob("*.yaml")))
-    raise ScenarioError(f"{name_or_path}: no such file, and no built-in scenario of that name "
-                        f"(built-in: {names})")
+    file_name = path.name if path.suffix else path.name + ".yaml"
+    for folder in _named_dirs():
+        if (folder / file_name).exists():
+            return folder / file_name
+    builtin = ", ".join(sorted(p.stem for p in builtin_scenario_dir().glob("*.yaml")))
+    public = ", ".join(sorted(p.stem for folder in _named_dirs()[1:]
+                              for p in folder.glob("*.yaml")))
+    raise ScenarioError(f"{name_or_path}: no such file, and no built-in or public scenario of "
+                        f"that name (built-in: {builtin}; public: {public})")

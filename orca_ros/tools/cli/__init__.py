@@ -15,15 +15,15 @@ import sys
 from typing import List, Optional
 
 from . import (bench, bench_rfunction, bench_ros, bench_scaling, bench_step, conformance,
-               fault_suite, link_pairs, map_segments, plot, results, sim)
+               fault_suite, import_steersuite, link_pairs, map_segments, plot, results, sim)
 from .common import internal_error
 
 
 # The verbs in the order ``orca-ros --help`` lists them; each module holds its verb's
 # arguments (``add_parser``) and its work (``run``), and imports what the work needs only
 # when it runs.
-VERBS = (conformance, bench, sim, link_pairs, map_segments, plot, fault_suite, bench_ros,
-         bench_scaling, bench_step, bench_rfunction, results)
+VERBS = (conformance, bench, sim, link_pairs, import_steersuite, map_segments, plot, fault_suite,
+         bench_ros, bench_scaling, bench_step, bench_rfunction, results)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -299,16 +299,16 @@ def test_link_pairs_take_the_closest_pairs_that_hold_at_both_ends():
     assert link_pairs(scenario, max_length=1.05) == [("a0", "a1", 1.05)]
 
 
-def test_link_pairs_command_writes_a_valid_linked_scenario(tmp_path, shared_dir):
+def test_link_pairs_command_writes_a_valid_linked_scenario(tmp_path, public_scenario):
     from orca_ros.tools.cli import main
 
     out = tmp_path / "groups.yaml"
-    assert main(["link-pairs", str(shared_dir / "scenarios" / "steersuite_oncoming_groups.yaml"),
+    assert main(["link-pairs", str(public_scenario("steersuite_oncoming_groups")),
                  "-o", str(out)]) == 0
     scenario = load_scenario(out)
     assert scenario.name == "steersuite_oncoming_groups_linked"
     assert len(scenario.links) == 6 and all(len(link.agents) == 2 for link in scenario.links)
-    assert main(["link-pairs", str(shared_dir / "scenarios" / "steersuite_crossing.yaml"),
+    assert main(["link-pairs", str(public_scenario("steersuite_crossing")),
                  "-o", str(tmp_path / "none.yaml")]) == 1
     assert not (tmp_path / "none.yaml").exists()
     with pytest.raises(SystemExit) as refused:  # argparse refuses a length below 0
@@ -318,7 +318,7 @@ def test_link_pairs_command_writes_a_valid_linked_scenario(tmp_path, shared_dir)
 
 
 @pytest.mark.parametrize("name", ["steersuite_oncoming_groups", "steersuite_doorway_one_way"])
-def test_public_scenarios_with_links_clean(name, shared_dir):
+def test_public_scenarios_with_links_clean(name, public_scenario):
     """ORCA with links on public scenarios with tethers added: all arrive, nothing touched,
     no link crossed or over-stretched. Without the link half-planes, 4 robot-link crossings
     in the first and an over-stretched tether in the second (the README's table has them all)."""
@@ -326,7 +326,7 @@ def test_public_scenarios_with_links_clean(name, shared_dir):
 
     from orca_ros.core.scenario.builders import with_link_pairs
 
-    path = shared_dir / "scenarios" / f"{name}.yaml"
+    path = public_scenario(name)
     linked, added = with_link_pairs(yaml.safe_load(path.read_text()), str(path))
     assert added >= 1
     scenario = parse_scenario(linked, str(path))
@@ -338,7 +338,7 @@ def test_public_scenarios_with_links_clean(name, shared_dir):
 
 
 @pytest.mark.slow
-def test_in_a_dense_linked_crowd_tethers_yield_before_robots_touch(shared_dir):
+def test_in_a_dense_linked_crowd_tethers_yield_before_robots_touch():
     """menge_circle with 48 pairs tethered (100 robots meeting in the middle): no robot
     touches another or crosses a link, and all arrive; a tether may stretch instead. With
     the link and tether half-planes all hard, 36 pairs touched; yielding but with no
@@ -347,7 +347,7 @@ def test_in_a_dense_linked_crowd_tethers_yield_before_robots_touch(shared_dir):
 
     from orca_ros.core.scenario.builders import with_link_pairs
 
-    path = shared_dir / "scenarios" / "menge_circle.yaml"
+    path = resolve_scenario("menge_circle")
     linked, added = with_link_pairs(yaml.safe_load(path.read_text()), str(path))
     assert added == 48
     result = World(parse_scenario(linked, str(path)), WorldOptions()).run()

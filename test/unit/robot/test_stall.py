@@ -170,12 +170,12 @@ def test_a_robot_stalled_far_from_its_goal_keeps_its_margin():
     assert controller.path.margin_held == 1.0
 
 
-def test_menge_circle_diff_drive_every_robot_reaches_its_goal(shared_dir):
+def test_menge_circle_diff_drive_every_robot_reaches_its_goal():
     """Robots stood short of their goals among parked neighbours for the last 13-20 s of
     the minute (98/100) while they held their planning margins, or shuffled there, moving
     but getting no nearer, and kept them (99/100). Every robot arrives within the
     scenario's own 60 s."""
-    scenario = load_scenario(shared_dir / "scenarios" / "menge_circle.yaml")
+    scenario = load_scenario(resolve_scenario("menge_circle"))
     assert scenario.max_time == 60.0
     result = World(scenario, WorldOptions(kinematics="diff_drive")).run()
     assert (result.reached, result.collisions) == (100, 0)

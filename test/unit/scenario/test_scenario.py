@@ -7,7 +7,8 @@ import pytest
 import yaml
 
 from orca_ros.core.scenario.loader import (ScenarioError, builtin_scenario_dir, load_scenario,
-                                           parse_scenario, resolve_scenario)
+                                           parse_scenario, public_scenario_dir,
+                                           resolve_scenario)
 
 BASE = {
     "name": "t", "time_step": 0.1, "max_time": 10.0, "on_goal": "stay",
@@ -79,8 +80,27 @@ def test_builtin_scenarios_load_and_resolve_by_name():
     assert {"circle_swap_8", "corridor_wall", "crossing_4", "toio_ring_swap_6"} <= set(names)
     for name in names:
         assert load_scenario(resolve_scenario(name)).name == name
-    with pytest.raises(ScenarioError, match="no built-in scenario"):
+    with pytest.raises(ScenarioError, match="no built-in or public scenario"):
         resolve_scenario("no_such_scenario")
+
+
+def test_shipped_public_scenarios_load_resolve_by_name_and_say_where_they_came_from():
+    folder = public_scenario_dir()
+    files = sorted(folder.rglob("*.yaml"))
+    assert {p.stem for p in files} >= {"rvo2_circle", "rvo2_blocks", "menge_circle",
+                                       "crowdnav_circle_crossing_5h_case0",
+                                       "crowdnav_square_crossing_5h_case0"}
+    assert len(list((folder / "cocoon").glob("*.yaml"))) >= 5
+    assert not [p for p in files if "steersuite" in p.name]  # GPL-3.0: never shipped
+    notice = (folder / "NOTICE.md").read_text(encoding="utf-8")
+    for path in files:
+        scenario = load_scenario(path)
+        assert scenario.name == path.stem
+        assert resolve_scenario(path.stem) == path
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert raw["source"]
+        if path.parent == folder:  # each third-party scene is in NOTICE.md
+            assert f"`{path.name}`" in notice
 
 
 def test_every_public_scenario_loads(shared_dir):

@@ -384,18 +384,18 @@ SMALL_PUBLIC = [
 
 @pytest.mark.parametrize("kinematics", ["holonomic", "diff_drive"])
 @pytest.mark.parametrize("name", SMALL_PUBLIC)
-def test_small_public_scenarios_arrive_without_collisions(shared_dir, name, kinematics):
-    scenario = load_scenario(shared_dir / "scenarios" / f"{name}.yaml")
+def test_small_public_scenarios_arrive_without_collisions(public_scenario, name, kinematics):
+    scenario = load_scenario(public_scenario(name))
     result = World(scenario, WorldOptions(kinematics=kinematics)).run()
     assert result.collisions == 0, result.collision_pairs
     assert result.reached == len(scenario.agents)
 
 
 @pytest.mark.parametrize("name", SMALL_PUBLIC)
-def test_the_supervisor_on_top_of_orca_makes_nothing_worse(shared_dir, name):
+def test_the_supervisor_on_top_of_orca_makes_nothing_worse(public_scenario, name):
     from orca_ros.tools.scenario_bench import run_scenario
 
-    result = run_scenario(str(shared_dir / "scenarios" / f"{name}.yaml"), WorldOptions(),
+    result = run_scenario(str(public_scenario(name)), WorldOptions(),
                           progress=False, supervisor=True)
     assert result.collisions == 0, result.collision_pairs
     assert result.reached == result.agents

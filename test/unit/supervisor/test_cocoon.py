@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from orca_ros.core.supervisor.cocoon import (CocoonConfig, CocoonSupervisor, Motion, Track,
                                              closest_approach, config_from_scenario, limit_angle)
-from orca_ros.core.scenario.loader import load_scenario, parse_scenario
+from orca_ros.core.scenario.loader import load_scenario, parse_scenario, public_scenario_dir
 from orca_ros.core.sim.world import World, WorldOptions
 
 num = st.floats(-5, 5)
@@ -59,8 +59,8 @@ def run(scenario, **overrides):
 
 
 @pytest.mark.parametrize("mode", ["exact", "paper"])
-def test_public_cocoon_cases_match_their_expected_outcome(shared_dir, mode):
-    files = sorted((shared_dir / "scenarios" / "cocoon").glob("*.yaml"))
+def test_public_cocoon_cases_match_their_expected_outcome(mode):
+    files = sorted((public_scenario_dir() / "cocoon").glob("*.yaml"))
     assert len(files) >= 5
     for path in files:
         scenario = load_scenario(path)
