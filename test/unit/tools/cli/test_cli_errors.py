@@ -40,6 +40,8 @@ REFUSALS = {
     "sim": (lambda t: ["sim", _broken_scenario(t), "--no-progress"], "missing 'time_step'"),
     "link-pairs": (lambda t: ["link-pairs", str(t / "nowhere.yaml"), "--out",
                               str(t / "o.yaml")], "nowhere.yaml"),
+    "import-steersuite": (lambda t: ["import-steersuite", _broken_xml(t), "--out", str(t)],
+                          "broken.xml: not valid XML"),
     "map-segments": (lambda t: ["map-segments", _broken_map(t)], "nowhere.pgm"),
     "plot": (lambda t: ["plot", str(t / "none.mcap"), "--out", str(t / "p.png")], "none.mcap"),
     "fault-suite": (lambda t: ["fault-suite", _broken_scenario(t)], "missing 'time_step'"),
@@ -62,6 +64,8 @@ INJECTIONS = {
     "sim": (lambda t: ["sim", "crossing_4", "--no-progress"], "orca_ros.tools.harness.run_fleet"),
     "link-pairs": (lambda t: ["link-pairs", "crossing_4", "--out", str(t / "o.yaml")],
                    "orca_ros.core.scenario.builders.with_link_pairs"),
+    "import-steersuite": (lambda t: ["import-steersuite", _broken_xml(t), "--out", str(t)],
+                          "orca_ros.tools.steersuite.import_test_cases"),
     "map-segments": (lambda t: ["map-segments", _good_map(t)], "orca_ros.core.maps.map_segments"),
     "plot": (lambda t: ["plot", str(t / "any.mcap"), "--out", str(t / "p.png")],
              "orca_ros.tools.bag.read_bag"),
@@ -75,6 +79,12 @@ INJECTIONS = {
     "results": (lambda t: ["results", "--page", _results_page(t), "--only", "conformance"],
                 "orca_ros.tools.results.render"),
 }
+
+
+def _broken_xml(tmp_path) -> str:
+    path = tmp_path / "broken.xml"
+    path.write_text("<SteerBenchTestCase>", encoding="utf-8")
+    return str(path)
 
 
 def _results_page(tmp_path) -> str:
