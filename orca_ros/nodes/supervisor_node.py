@@ -236,8 +236,8 @@ class SupervisorNode(GuardedCallbacks, Node):
             if directive.resolution == "side_step":
                 self.detour_pubs[name].publish(self._path(directive.detour))
             else:
-                speed = directive.speed_factor * self.speed.get(
-                    name, self.get_parameter("robot_speed").value)
+                speed = directive.speed_limit(self.speed.get(
+                    name, self.get_parameter("robot_speed").value))
                 self.speed_pubs[name].publish(Float64(data=float(speed)))
         for name in set(self.directed) - set(directives):
             self.detour_pubs[name].publish(self._path(()))  # lifted: no detour any more

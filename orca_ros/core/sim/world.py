@@ -524,8 +524,8 @@ class World(ScenarioRun):
         directives = self.supervisor.update(self.time, tracks)
         for i, controller in enumerate(self.controllers):
             directive = directives.get(self.names[i])
-            speed = None if directive is None or directive.resolution == "side_step" else \
-                directive.speed_factor * controller.config.pref_speed
+            speed = None if directive is None else \
+                directive.speed_limit(controller.config.pref_speed)
             detour = () if directive is None else directive.detour
             if self.bodies is not None:  # as orca_node gets them: through its cycle
                 self.cycles[i].set_speed_limit(speed, self.time)

@@ -216,6 +216,11 @@ class Directive:
     detour: Tuple[Vector2, ...] = ()
     since: float = 0.0
 
+    def speed_limit(self, pref_speed: float) -> Optional[float]:
+        """The speed (m/s) the robot is held to: ``speed_factor`` of its preferred speed,
+        or None for a side step (a detour, at its own speed)."""
+        return None if self.resolution == "side_step" else self.speed_factor * pref_speed
+
 
 @dataclass
 class _Ban:

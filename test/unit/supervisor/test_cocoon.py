@@ -192,3 +192,13 @@ def test_distances_to_the_crossing_within_the_tie_distance_go_to_priority_order(
     assert [t.name for t in exact.priority(*crossing(1.49))] == ["r2", "r1"]
     with pytest.raises(ValueError, match="tie_distance"):
         CocoonConfig(tie_distance=-0.01)
+
+
+def test_a_directive_gives_the_speed_limit_the_world_and_the_node_send():
+    from orca_ros.core.supervisor.cocoon import Directive
+
+    stop = Directive("b", "stop", ("a", "b"), "a", speed_factor=0.0)
+    slow = Directive("b", "slow", ("a", "b"), "a", speed_factor=0.4)
+    step = Directive("b", "side_step", ("a", "b"), "a", detour=((1.0, 1.0),))
+    assert (stop.speed_limit(0.5), slow.speed_limit(0.5), step.speed_limit(0.5)) == \
+        (0.0, 0.2, None)
