@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..core.errors import InputError
-from ..core.models.toio_cube import CUBE_ROBOT_PARAMETERS
+from ..core.models.toio_cube import CUBE_AGENT_DEFAULTS, CUBE_ROBOT_PARAMETERS
 from ..core.robot.config import COMMAND_VALIDITY_PERIODS
 from ..core.robot.links import links_text
 from ..core.methods import method_names, method_spec
@@ -261,11 +261,9 @@ world's ``kinematics="toio"`` uses too). toio_bridge times motor commands to end
 the command's validity does; the plan gives the bridge the same value."""
 
 
-TOIO_CUBE_DEFAULTS = {
-    # A toio Core Cube: 31.8 mm square (a 22.5 mm disc covers it), about 0.32 m/s top speed.
-    "radius": 0.023, "max_speed": 0.15, "pref_speed": 0.12, "neighbor_dist": 0.3,
-    "max_neighbors": 10, "time_horizon": 2.0, "time_horizon_obst": 1.0, "control_rate": 20.0,
-    "goal_tolerance": 0.01, "neighbor_radius": 0.023,
+TOIO_CUBE_DEFAULTS = {  # a cube that runs without a scenario: a scene's cube
+    **CUBE_AGENT_DEFAULTS, "control_rate": 20.0, "goal_tolerance": 0.01,
+    "neighbor_radius": CUBE_AGENT_DEFAULTS["radius"],
 }
 
 

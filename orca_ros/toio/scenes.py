@@ -91,7 +91,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from ..core.geometry.types import signed_area
-from ..core.models.toio_cube import DEFAULT_MM_PER_UNIT, MatFrame, mat_named
+from ..core.models.toio_cube import (CUBE_AGENT_DEFAULTS, DEFAULT_MM_PER_UNIT, MatFrame,
+                                     mat_named)
 
 Point = Tuple[float, float]
 
@@ -108,9 +109,7 @@ SDK_ROOT = "toio-sdk-unity/Assets/toio-sdk/"
 
 SCENARIO_PARAMETERS: Dict[str, Any] = {
     "time_step": 0.05, "max_time": 60.0, "on_goal": "stay", "goal_tolerance": 0.01}
-DEFAULTS: Dict[str, Any] = {
-    "radius": 0.023, "max_speed": 0.12, "pref_speed": 0.1, "neighbor_dist": 0.3,
-    "max_neighbors": 10, "time_horizon": 2.0, "time_horizon_obst": 1.0}
+DEFAULTS: Dict[str, Any] = dict(CUBE_AGENT_DEFAULTS)
 
 SDK_SPEED_NOTE = ("The SDK drives the cubes at maxSpd 80 (about 165 units/s, 225 mm/s) and "
                   "starts its clock once they stand on their starts; max_speed here is lower, "

@@ -77,6 +77,15 @@ CUBE_RADIUS_M = 0.023
 CUBE_RADIUS_UNITS = CUBE_RADIUS_M * 1000.0 / DEFAULT_MM_PER_UNIT
 """That disc in mat units (16.88): the toio SDK's lengths scale with a robot's size by it."""
 
+CUBE_AGENT_DEFAULTS: Mapping[str, object] = MappingProxyType({
+    # A toio Core Cube as an agent: 31.8 mm square (a 23 mm disc covers it); about
+    # 0.32 m/s top speed, driven at 0.12 m/s at most (a tenth of a metre a second:
+    # the speed every built-in toio scene is tuned and checked at).
+    "radius": 0.023, "max_speed": 0.12, "pref_speed": 0.1, "neighbor_dist": 0.3,
+    "max_neighbors": 10, "time_horizon": 2.0, "time_horizon_obst": 1.0})
+"""A cube's agent values (a scenario's ``defaults``): the built-in toio scenes' and a
+cube's that runs without a scenario (``toio.launch.py``)."""
+
 CUBE_ROBOT_PARAMETERS: Mapping[str, object] = MappingProxyType({
     # Cubes are unicycles that answer commands ~0.14 s late (LAG_S) and brake hard.
     "kinematics": "diff_drive", "max_angular_speed": 4.0, "max_linear_accel": 1.0,

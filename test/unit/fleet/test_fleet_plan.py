@@ -232,3 +232,15 @@ def test_getting_started_lists_every_argument_of_the_fleet_launch_with_its_defau
     for name, (default, _) in module.ARGUMENTS.items():
         assert documented[name] == default, name
 
+
+
+def test_a_cube_without_a_scenario_drives_as_a_scenes_cube():
+    """One home for a cube's agent values: toio.launch.py's cube with no scenario gets the
+    built-in toio scenes' speeds and radius (0.12 m/s, 0.1 preferred, 23 mm)."""
+    from orca_ros.fleet.plan import toio_plan
+    from orca_ros.toio.scenes import DEFAULTS
+
+    cube = next(s for s in toio_plan(["c1=simulated"]) if s.executable == "orca_node")
+    assert (cube.parameters["max_speed"], cube.parameters["pref_speed"],
+            cube.parameters["radius"]) == (0.12, 0.1, 0.023)
+    assert all(cube.parameters[key] == value for key, value in DEFAULTS.items())
