@@ -16,24 +16,7 @@ from typing import List, Optional, Sequence, Tuple
 from orca_ros.core.geometry.linprog import HalfPlane
 from orca_ros.core.geometry.obstacles import ObstacleVertex
 from orca_ros.core.geometry.types import Vector2
-
-
-def braking_speed(gap: float, braking_accel: float, time_step: float,
-                  hold: Optional[float] = None) -> float:
-    """Largest speed ``v`` from which a robot stops within ``gap``.
-
-    The command is held for ``hold`` seconds (default: one ``time_step``),
-    then the robot brakes by ``a dt`` per step (``a = braking_accel``). Braking
-    covers at most ``v**2 / (2 a) - v dt / 2 + a dt**2 / 8`` (the last term is
-    the worst rounding of the step count), so ``v hold`` plus that must fit:
-    ``v = a (sqrt(h**2 + 2 g' / a) - h)`` with ``h = hold - dt / 2`` and
-    ``g' = gap - a dt**2 / 8``.
-    """
-    usable = gap - 0.125 * braking_accel * time_step * time_step
-    if usable <= 0.0:
-        return 0.0
-    head = (time_step if hold is None else max(hold, time_step)) - 0.5 * time_step
-    return braking_accel * (math.sqrt(head * head + 2.0 * usable / braking_accel) - head)
+from orca_ros.core.robot.safety_filter import braking_speed, least_retreat  # still Python
 
 
 def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: float,
@@ -100,31 +83,6 @@ def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: flo
     if braking_accel is not None and gap > 0.0:
         limit = min(limit, braking_speed(room, braking_accel, time_step, hold))
     return HalfPlane(nx * (limit + closing), ny * (limit + closing), -ny, nx)
-
-
-def least_retreat(velocity: Vector2, direction: Vector2, braking_accel: Optional[float],
-                  hold: float, time_step: float) -> float:
-    """The least a robot moving at ``velocity`` goes along the unit ``direction`` in
-    ``hold`` s if it either keeps its velocity or brakes straight at ``braking_accel``
-    (None: it can stop at once); see :func:`one_step_safety_half_plane`.
-
-    Braking by ``a dt`` per step before each step's move (as the world and
-    fleet_sim step bodies) it covers ``v hold - a hold (hold + dt) / 2`` in
-    ``hold``, or, stopping first, at least ``v**2 / (2 a) - v dt / 2`` (the
-    exact sum exceeds it by ``a dt**2 f (1 - f) / 2``, ``f`` the fraction of the
-    last step); a robot braking continuously covers more. Vectors of two or three
-    components (:mod:`orca_ros.core.orca.orca3d` uses it too)."""
-    along = sum(v * d for v, d in zip(velocity, direction))
-    if along <= 0.0:
-        return along * hold  # coming closer: braking only helps
-    speed = math.hypot(*velocity)
-    if braking_accel is None:
-        return 0.0
-    if speed > braking_accel * hold:
-        travel = speed * hold - 0.5 * braking_accel * hold * (hold + time_step)
-    else:
-        travel = max(0.0, speed * speed / (2.0 * braking_accel) - 0.5 * speed * time_step)
-    return along / speed * travel
 
 
 def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: ObstacleVertex,
