@@ -25,41 +25,7 @@ def one_step_safety_half_plane(other_position_rel: Vector2, combined_radius: flo
                                contact_radius: Optional[float] = None,
                                horizon: Optional[float] = None,
                                other_velocity: Optional[Vector2] = None) -> HalfPlane:
-    """Velocities that cannot close this pair's gap while the command acts, if both comply.
-
-    Not in the paper: our addition for dense crowds. With ``n`` the unit
-    vector towards the neighbour, ``g`` the current gap (centre distance
-    minus ``combined_radius``) and ``T`` the ``horizon`` (how long the command
-    can act before the robot brakes: one ``time_step`` in the world, the
-    command's validity through ROS), the half-plane is ``v . n <= g / (2 T)``.
-    If both agents keep to theirs, their distance along ``n`` shrinks by at
-    most ``g`` while the commands act, and sideways motion only adds distance,
-    so they cannot overlap. ``v = 0`` always satisfies it when the pair does
-    not overlap, so these half-planes can be kept hard (like obstacle ones)
-    without making the program infeasible; when the pair overlaps, ``g < 0``
-    and the half-plane makes the agent back off by half the overlap.
-    ``tie_direction`` is ``n`` for coincident centres (the neighbour must use
-    the opposite one).
-
-    A robot that can only decelerate at ``a = braking_accel`` also keeps its
-    approach speed ``v`` within its braking envelope: held for ``T``, then
-    braking by ``a dt`` per step, it covers ``v T + v**2 / (2 a) - v dt / 2``,
-    which must fit in its half of the gap (:func:`braking_speed`).
-
-    A neighbour that does not reciprocate (``other_velocity`` given: it does
-    not avoid us) leaves the whole gap to us, as ORCA gives the whole ``u`` to
-    an agent facing a non-reciprocating one (van den Berg et al. 2011, section
-    4). Coming at us (``v_B . n <= 0``) it may keep its velocity:
-    ``(v - v_B) . n <= g / T``. Moving away, it may also brake (its command
-    expired, it was stopped): straight along its direction of travel at
-    ``braking_accel`` it covers at least ``s`` (:func:`least_retreat`; 0 if it
-    can stop at once), so the
-    room is ``g + d_B`` with ``d_B = (v_B . n / |v_B|) s``, the least it
-    retreats: ``v . n <= (g + d_B) / T``, and within
-    our braking envelope for that room. Crediting its whole ``(v_B . n) T``
-    (as if it kept going) let a robot follow a braking one 4 cm behind into
-    contact (100 robots on two cores, a process late: its robots braked).
-    """
+    """Reference of safety_filter.one_step_safety_half_plane (see its docstring)."""
     rx, ry = other_position_rel
     distance = math.sqrt(rx * rx + ry * ry)
     if distance > 1e-12:
@@ -89,15 +55,7 @@ def one_step_obstacle_half_plane(position: Vector2, radius: float, edge: Obstacl
                                  time_step: float, braking_accel: Optional[float] = None,
                                  contact_radius: Optional[float] = None,
                                  horizon: Optional[float] = None) -> Optional[HalfPlane]:
-    """Velocities that cannot reach this obstacle edge while the command acts.
-
-    The static counterpart of :func:`one_step_safety_half_plane`: the
-    obstacle does not move, so the agent may close the whole gap ``g`` to the
-    edge's nearest point, ``v . n <= g / T`` (and within its braking envelope
-    for the whole gap when it can only decelerate at ``braking_accel``;
-    ``contact_radius`` and ``horizon`` as in :func:`one_step_safety_half_plane`).
-    Returns ``None`` for a point on the edge (no direction).
-    """
+    """Reference of safety_filter.one_step_obstacle_half_plane (see its docstring)."""
     ax, ay = edge.point
     bx, by = edge.next.point
     px, py = position
@@ -138,18 +96,7 @@ class SafetyFilterReference:
 
     def within_one_step(self, state, candidates: Sequence, own_uncertainty: float = 0.0
                         ) -> list:
-        """The candidates close enough that the pair could meet before both have stopped.
-
-        Robots that change velocity at once stop within one command:
-        ``2 v_max T`` covers the pair. A robot that brakes at ``a`` (unicycles,
-        accel-limited bodies) keeps moving along its direction of travel while
-        it stops, so the pair is also covered while the two
-        :meth:`closing_distance` (each towards the other) add up to more than
-        their gap: the safety half-planes' braking envelope then applies
-        before the pair can no longer stop, not only once it is one command
-        apart. (Counted from full speeds instead of the closing parts, a
-        crossing crowd of unicycles stalled: block crowd ``cross`` 51/100.)
-        """
+        """Reference of safety_filter.within_one_step (see its docstring)."""
         c = self.config
         horizon = c.command_horizon
         own = c.safety_radius(c.radius) + own_uncertainty
@@ -170,11 +117,7 @@ class SafetyFilterReference:
         return close
 
     def closing_distance(self, velocity: Vector2, towards: Vector2) -> float:
-        """How far a robot moving at ``velocity`` may still go along the unit vector
-        ``towards`` before it stands (m), braking straight along its direction of
-        travel ``d``: one period's speed-up, the command held for its horizon
-        ``T``, then braking at ``a``: ``(d . n)+ (v T + v**2 / (2 a))`` with
-        ``v = min(speed + a dt, v_max)``. Zero for a robot that stops at once."""
+        """Reference of safety_filter.closing_distance (see its docstring)."""
         c = self.config
         braking = c.braking_accel
         speed = math.hypot(*velocity)
@@ -188,10 +131,7 @@ class SafetyFilterReference:
 
     def half_planes(self, state, close: Sequence, edges: Sequence[ObstacleVertex],
                     own_uncertainty: float = 0.0) -> Tuple[List[HalfPlane], List[HalfPlane]]:
-        """The hard half-planes against every ``close`` neighbour and visible wall, over
-        the time the command can act (:attr:`ControllerConfig.command_horizon`), and
-        those of them whose wall or robot is nearer than the safety distance (inside
-        the tracking margin)."""
+        """Reference of safety_filter.half_planes (see its docstring)."""
         c = self.config
         braking = c.braking_accel
         horizon = c.command_horizon
