@@ -14,7 +14,42 @@ from orca_ros.core.scenario.loader import load_scenario, resolve_scenario
 CONTACT_TOLERANCE = 1e-6  # m of overlap that counts as contact
 
 
-class FleetWatch:
+class SpunNode:
+    """A node in an rclpy context of its own, spun on a thread until :meth:`close`:
+    what a launch test's own participants (observers, stand-ins) are made of."""
+
+    def __init__(self, node_name: str) -> None:
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+
+        self.context = Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node(node_name, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.running = True
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+
+    def start(self) -> None:
+        """Spin, once the subclass has made its subscriptions."""
+        self.thread.start()
+
+    def _spin(self) -> None:
+        while self.running:
+            self.executor.spin_once(timeout_sec=0.05)
+
+    def close(self) -> None:
+        import rclpy
+
+        self.running = False
+        self.thread.join(timeout=5)
+        self.executor.shutdown(timeout_sec=1.0)
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+
+
+class FleetWatch(SpunNode):
     """Subscribes every scenario robot's ``/<robot>/odom`` (reliable, depth 50; or
     ``pose_topic``: ``ground_truth`` where odometry is in each robot's own frame) and keeps
     poses by header stamp: contact is two discs overlapping at the same stamp, or a disc
@@ -23,10 +58,7 @@ class FleetWatch:
 
     def __init__(self, scenario: str, node_name: str = "launch_test_watch",
                  pose_topic: str = "odom") -> None:
-        import rclpy
         from nav_msgs.msg import Odometry
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
         loaded = load_scenario(resolve_scenario(scenario))
@@ -37,23 +69,13 @@ class FleetWatch:
         self.by_stamp: Dict[int, Dict[str, Tuple[float, float]]] = {}
         self.latest: Dict[str, Tuple[float, float]] = {}
         self.lock = threading.Lock()
-        self.context = Context()
-        rclpy.init(context=self.context)
-        self.node = rclpy.create_node(node_name, context=self.context)
+        super().__init__(node_name)
         qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                          history=HistoryPolicy.KEEP_LAST)
         for name in self.radius:
             self.node.create_subscription(Odometry, f"/{name}/{pose_topic}",
                                           lambda msg, name=name: self._on_odom(name, msg), qos)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
-        self.running = True
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self) -> None:
-        while self.running:
-            self.executor.spin_once(timeout_sec=0.05)
+        self.start()
 
     def _on_odom(self, name: str, msg) -> None:
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
@@ -107,14 +129,6 @@ class FleetWatch:
             time.sleep(0.1)
         return predicate()
 
-    def close(self) -> None:
-        import rclpy
-
-        self.running = False
-        self.thread.join(timeout=5)
-        self.executor.shutdown(timeout_sec=1.0)
-        self.node.destroy_node()
-        rclpy.try_shutdown(context=self.context)
 
 
 def node_parameters(node, full_name: str, names, timeout: float = 10.0) -> Dict[str, object]:

@@ -13,6 +13,8 @@ import threading
 import time
 from typing import Dict, List, Tuple
 
+from fleet_watch import SpunNode
+
 RATE_HZ = 10.0  # controller_frequency of the stand-in
 CRUISE = 0.22  # m/s the controller asks for
 BACKUP_SPEED = 0.1  # m/s of the BackUp behaviour (Nav2's backup_speed)
@@ -24,7 +26,7 @@ def _wrap(angle: float) -> float:
     return math.atan2(math.sin(angle), math.cos(angle))
 
 
-class Nav2StandIn:
+class Nav2StandIn(SpunNode):
     """Nav2 for ``robots`` (namespaces) in a context of its own, spun on a thread.
 
     Each robot is in one of these modes, set by the test: ``idle`` (nothing sent),
@@ -35,12 +37,9 @@ class Nav2StandIn:
 
     def __init__(self, robots: List[str], goals: Dict[str, Tuple[float, float]],
                  reversing=(), arrive_within: float = 0.05) -> None:
-        import rclpy
         from geometry_msgs.msg import Twist
         from lifecycle_msgs.srv import ChangeState, GetState
         from nav_msgs.msg import Odometry
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
 
         self.robots, self.goals = list(robots), dict(goals)
         self.reversing, self.arrive_within = set(reversing), arrive_within
@@ -51,9 +50,7 @@ class Nav2StandIn:
         self.pose: Dict[str, Tuple[float, float, float]] = {}
         self.orca: Dict[str, List[Tuple[float, float, float]]] = {r: [] for r in robots}
         self.lock = threading.Lock()
-        self.context = Context()
-        rclpy.init(context=self.context)
-        self.node = rclpy.create_node("nav2_stand_in", context=self.context)
+        super().__init__("nav2_stand_in")
         self.smoothed, self.to_robot, self.change, self.get_state = {}, {}, {}, {}
         for robot in robots:
             self.smoothed[robot] = self.node.create_publisher(
@@ -70,15 +67,7 @@ class Nav2StandIn:
             self.get_state[robot] = self.node.create_client(
                 GetState, f"/{robot}/orca_node/get_state")
         self.node.create_timer(1.0 / RATE_HZ, self._control)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
-        self.running = True
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self) -> None:
-        while self.running:
-            self.executor.spin_once(timeout_sec=0.05)
+        self.start()
 
     # --- the chain --------------------------------------------------------------------
 
@@ -182,15 +171,6 @@ class Nav2StandIn:
         future = self.get_state[robot].call_async(GetState.Request())
         return future.result().current_state.label if self.wait_for(future.done, timeout) \
             else "?"
-
-    def close(self) -> None:
-        import rclpy
-
-        self.running = False
-        self.thread.join(timeout=5)
-        self.executor.shutdown(timeout_sec=1.0)
-        self.node.destroy_node()
-        rclpy.try_shutdown(context=self.context)
 
 
 def _vector(x: float = 0.0, z: float = 0.0):
