@@ -189,6 +189,19 @@ class PreferredVelocity(FollowsWaypoints):
             previous=self.guide_target)
         return target if self.guide_target is None else self.guide_target
 
+    def step(self, c, state, edges: Sequence[ObstacleVertex], own_radius: float,
+             neighbors: Sequence, views: Callable[[], Sequence]) -> Tuple[Vector2, bool]:
+        """One control period's stage: the preferred velocity (:meth:`compute`, round the
+        :meth:`standing` ``neighbors``, ``views()`` the method's view of them) and whether
+        the robot is at its goal, counted as a period of this path (``periods``, and
+        ``goal_reached`` once it is). ``c``: the effective configuration."""
+        pref = self.compute(c, state, edges, self.standing(c, state, own_radius, neighbors, views),
+                            [(n.position, n.velocity, n.key) for n in neighbors])
+        self.periods += 1
+        arrived = self.at_goal(state.position)
+        self.goal_reached = self.goal_reached or arrived
+        return pref, arrived
+
     def compute(self, c, state, edges: Sequence[ObstacleVertex] = (),
                 standing: Sequence[Tuple[Vector2, float]] = (),
                 traffic: Sequence = ()) -> Vector2:
