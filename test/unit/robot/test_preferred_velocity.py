@@ -6,7 +6,8 @@ import math
 import pytest
 
 from orca_ros.core.robot.config import ControllerConfig
-from orca_ros.core.robot.preferred_velocity import PreferredVelocity, keep_right_angle
+from orca_ros.core.robot.preferred_velocity import (PreferredVelocity, ProgressClock,
+                                                    StallClock, keep_right_angle)
 from orca_ros.core.robot.state import RobotState
 
 CONFIG = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=0.8, time_step=0.1)
@@ -80,3 +81,27 @@ def test_a_strict_method_gets_the_straight_line():
                               method="orca_strict")
     pref, _ = _step(_stage([(5.0, 0.0)], config), (0.0, 0.0), config)
     assert pref == pytest.approx((0.8, 0.0))
+
+
+def test_the_stall_clock_measures_displacement_not_the_velocity_estimate():
+    clock = StallClock()
+    assert clock.displacement_speed(CONFIG, RobotState((0.0, 0.0), (0.3, 0.4))) == 0.5
+    assert clock.displacement_speed(CONFIG, RobotState((0.0, 0.0), (0.3, 0.4))) == 0.0
+    clock.count(CONFIG, True)
+    clock.count(CONFIG, True)
+    assert clock.stalled_time == pytest.approx(2 * CONFIG.time_step)
+    clock.count(CONFIG, False)
+    assert clock.stalled_time == 0.0
+
+
+def test_the_progress_clock_restarts_a_radius_nearer_or_on_a_new_target():
+    clock = ProgressClock()
+    clock.note(CONFIG, (5.0, 0.0), 5.0)
+    clock.note(CONFIG, (5.0, 0.0), 4.9)  # less than a radius nearer
+    assert clock.unprogressed_time == pytest.approx(CONFIG.time_step)
+    clock.note(CONFIG, (5.0, 0.0), 4.7)
+    assert clock.unprogressed_time == 0.0
+    clock.note(CONFIG, (5.0, 0.0), 4.7)
+    clock.note(CONFIG, (0.0, 5.0), 9.0)
+    assert clock.unprogressed_time == 0.0
+    assert not clock.stuck(CONFIG) and clock.stuck(CONFIG, CONFIG.progress_escape_time)
