@@ -1,18 +1,23 @@
 """One robot's avoidance controller: from its state, neighbours and goal to a command.
 
-It runs the stages of one control period in order, each in its own module:
+:meth:`RobotController.compute` runs the stages of one control period in order, each
+an object of its own module that the controller holds:
 
-1. the preferred velocity (:mod:`.preferred_velocity`): towards the current waypoint
-   or guidance corner, turned by keep-right and the stall escape, round standing
-   robots when stalled;
-2. the avoidance method (:mod:`orca_ros.core.methods`, ``orca`` by default) picks the
-   velocity from the robot's view, its neighbours inflated by the planning margin
+1. the preferred velocity (:class:`~.preferred_velocity.PreferredVelocity`,
+   :meth:`~.preferred_velocity.PreferredVelocity.step`, held as :attr:`RobotController.preferred`):
+   towards the current waypoint or guidance corner, turned by keep-right and the stall
+   escape, round standing robots when stalled;
+2. the avoidance method (:class:`AvoidanceStage`: the robot's instance of its
+   :mod:`orca_ros.core.methods` method, ``orca`` by default) picks the velocity from the
+   robot's view, its neighbours inflated by the planning margin
    (:meth:`RobotController.neighbor_view`);
-3. the safety filter (:mod:`.safety_filter`): hard one-step half-planes against close
-   neighbours and walls, inside ORCA's linear program or projected onto after any
-   other method;
-4. tracking (:mod:`.tracking`): a unicycle keeps to its kinematic half-planes and
-   gets ``(v, omega)``; a toio cube may follow the SDK's Move2Target instead.
+3. the safety filter (:class:`~.safety_filter.SafetyFilter`): hard one-step half-planes
+   against close neighbours and walls (:meth:`~.safety_filter.SafetyFilter.constraints`),
+   built before the method because ORCA's linear program takes them in; behind any other
+   method the velocity is projected onto them (:func:`~.safety_filter.filter_output`);
+4. tracking (:class:`~.tracking.UnicycleTracking`): a unicycle keeps to its kinematic
+   half-planes and gets ``(v, omega)``; a toio cube may follow the SDK's Move2Target
+   instead.
 
 What the robot perceives (neighbours carried to when the command acts, stale data,
 lag) is the cycle's first stage (:mod:`.cycle`, :mod:`.perception`); this controller
@@ -24,8 +29,8 @@ turn, no guidance, no safety half-planes, no margin.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import List, Optional, Sequence, Tuple
+from dataclasses import replace
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.obstacles import ObstacleVertex
@@ -35,47 +40,94 @@ from ..methods import (AvoidanceMethod, LinkView, MethodOutput, NeighborView, Ro
 from ..orca.orca2d import select_visible_edges
 from .config import ControllerConfig
 from .preferred_velocity import PreferredVelocity
-from .safety_filter import SafetyFilter, filter_velocity
+from .safety_filter import SafetyConstraints, SafetyFilter, filter_output
 from .state import Command, Neighbor, RobotState
-from .tracking import (drive_direction, kinematic_half_planes, move_to_target_command, turn_to,
-                       unicycle_command)
+from .tracking import UnicycleTracking
 
 
-@dataclass
+class AvoidanceStage:
+    """The method stage: the robot's instance of its avoidance method, made on first use
+    and anew when the configuration names another method or other parameters."""
+
+    def __init__(self) -> None:
+        self.instance: Optional[AvoidanceMethod] = None
+        self._key: Optional[tuple] = None
+        self._config: Optional[ControllerConfig] = None
+
+    def method(self, config: ControllerConfig) -> AvoidanceMethod:
+        """The instance for ``config`` (the robot's own configuration)."""
+        if self.instance is not None and config is self._config:
+            return self.instance
+        self._config = config
+        key = (config.method, tuple(sorted(config.method_arguments().items())))
+        if self.instance is None or key != self._key:
+            self.instance = config.method_spec.create(**dict(key[1]))
+            self._key = key
+        return self.instance
+
+    def reset(self) -> None:
+        """A new path: the method forgets what it kept for the old one."""
+        if self.instance is not None:
+            self.instance.reset()
+
+    def run(self, config: ControllerConfig, view: RobotView) -> MethodOutput:
+        """The method's answer, kept within ``view.hard_half_planes`` and the maximum
+        speed: by the method itself if it takes constraints, else by the safety filter
+        behind it (:func:`~.safety_filter.filter_output`; with no half-planes, a cap on
+        the speed)."""
+        output = self.method(config).compute_velocity(view)
+        if config.method_spec.takes_constraints:
+            return output
+        return filter_output(output, view.max_speed, view.hard_half_planes)
+
+
 class RobotController:
-    """One robot's controller: its configuration, its path and preferred velocity
-    (:class:`~orca_ros.core.robot.preferred_velocity.PreferredVelocity`), its method
-    instance, the supervisor's speed limit if one is in force, and the direction a
-    unicycle drives in."""
+    """One robot's controller: its configuration, the supervisor's speed limit if one is
+    in force, and its stages: the preferred velocity along its path
+    (:attr:`preferred`, a :class:`~orca_ros.core.robot.preferred_velocity.PreferredVelocity`),
+    its method (:attr:`avoidance`) and, for a unicycle, its tracking (:attr:`tracking`).
+    ``roadmaps``: guidance's planners, shared by robots of one size in a world."""
 
-    config: ControllerConfig
-    key: str = ""
-    path: Optional[PreferredVelocity] = None  # made from config when not given
-    speed_limit: Optional[float] = None
-    drive_sign: int = 1  # a unicycle drives forward (+1) or in reverse (-1), see drive_direction
-    _method: Optional[AvoidanceMethod] = None
-    _method_key: Optional[tuple] = None
-    _method_config: Optional[ControllerConfig] = None
-    roadmaps: dict = field(default_factory=dict)  # shared by robots of one size in a world
+    def __init__(self, config: ControllerConfig, key: str = "",
+                 path: Optional[PreferredVelocity] = None, speed_limit: Optional[float] = None,
+                 drive_sign: int = 1, roadmaps: Optional[Dict] = None) -> None:
+        self.key = key
+        self.roadmaps = {} if roadmaps is None else roadmaps
+        self.preferred = PreferredVelocity(config, roadmaps=self.roadmaps) if path is None \
+            else path
+        self.preferred.key = key
+        self.config = config
+        self.speed_limit = speed_limit
+        self.avoidance = AvoidanceStage()
+        self.tracking = UnicycleTracking(drive_sign)
 
-    def __post_init__(self) -> None:
-        if self.path is None:
-            self.path = PreferredVelocity(self.config, roadmaps=self.roadmaps)
-        self.path.key = self.key
+    @property
+    def config(self) -> ControllerConfig:
+        """The robot's own configuration (the preferred velocity follows it)."""
+        return self._config
 
-    def __setattr__(self, name, value) -> None:
-        super().__setattr__(name, value)
-        if name == "config" and getattr(self, "path", None) is not None:
-            self.path.config = value  # the path follows the robot's own configuration
+    @config.setter
+    def config(self, value: ControllerConfig) -> None:
+        self._config = value
+        self.preferred.config = value
+
+    @property
+    def path(self) -> PreferredVelocity:
+        """The preferred velocity stage (:attr:`preferred`), by its older name."""
+        return self.preferred
+
+    @property
+    def drive_sign(self) -> int:
+        """The direction a unicycle drives in (:attr:`UnicycleTracking.drive_sign`)."""
+        return self.tracking.drive_sign
 
     # --- the path, as the robot's users see it ------------------------------------
 
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
         """Follow these points in order; the last one is the goal. Empty: stand still.
         The method forgets what it kept for the old path (:meth:`AvoidanceMethod.reset`)."""
-        self.path.set_path(waypoints)
-        if self._method is not None:
-            self._method.reset()
+        self.preferred.set_path(waypoints)
+        self.avoidance.reset()
 
     def set_directive(self, speed_limit: Optional[float] = None,
                       detour: Sequence[Vector2] = ()) -> None:
@@ -85,7 +137,7 @@ class RobotController:
         for the rest of its path again.
         """
         self.speed_limit = None if speed_limit is None else max(0.0, float(speed_limit))
-        self.path.set_detour(detour)
+        self.preferred.set_detour(detour)
 
     @property
     def effective_config(self) -> ControllerConfig:
@@ -97,27 +149,27 @@ class RobotController:
 
     @property
     def waypoints(self) -> List[Vector2]:
-        return self.path.waypoints
+        return self.preferred.waypoints
 
     @property
     def goal(self) -> Optional[Vector2]:
-        return self.path.goal
+        return self.preferred.goal
 
     @property
     def goal_of_base_path(self) -> Optional[Vector2]:
         """The goal of the robot's own task (not counting any detour)."""
-        return self.path.goal_of_base_path
+        return self.preferred.goal_of_base_path
 
     def at_goal(self, position: Sequence[float]) -> bool:
-        return self.path.at_goal(position)
+        return self.preferred.at_goal(position)
 
     def current_target(self, position: Sequence[float]):
-        return self.path.current_target(position)
+        return self.preferred.current_target(position)
 
     def preferred_velocity(self, state: RobotState, edges: Sequence[ObstacleVertex] = (),
                            standing: Sequence[Tuple[Vector2, float]] = ()) -> Vector2:
         """This period's preferred velocity (:meth:`PreferredVelocity.compute`)."""
-        return self.path.compute(self.effective_config, state, edges, standing)
+        return self.preferred.compute(self.effective_config, state, edges, standing)
 
     def safety_half_planes(self, state: RobotState, close: Sequence[Neighbor],
                            edges: Sequence[ObstacleVertex],
@@ -141,7 +193,7 @@ class RobotController:
         radius = c.avoidance_radius(n.radius) - c.pair_margin_shortfall(
             c.radius, n.radius, math.hypot(state.velocity[0] - n.velocity[0],
                                            state.velocity[1] - n.velocity[1]),
-            self.path.margin_held)
+            self.preferred.margin_held)
         uncertainty = self.planning_uncertainty(n)
         if uncertainty > 0.0:
             free = math.dist(position, n.position) - own_radius - radius
@@ -170,32 +222,12 @@ class RobotController:
 
     @property
     def method(self) -> AvoidanceMethod:
-        """This robot's instance of its avoidance method: made on first use, and anew
-        when the configuration names another method or other parameters."""
-        if self._method is not None and self.config is self._method_config:
-            return self._method
-        self._method_config = self.config
-        key = (self.config.method, tuple(sorted(self.config.method_arguments().items())))
-        if self._method is None or key != self._method_key:
-            self._method = self.config.method_spec.create(**dict(key[1]))
-            self._method_key = key
-        return self._method
+        """This robot's instance of its avoidance method (:meth:`AvoidanceStage.method`)."""
+        return self.avoidance.method(self.config)
 
     def _run_method(self, view: RobotView) -> MethodOutput:
-        """The method's answer, kept within ``view.hard_half_planes`` and the maximum
-        speed: by the method itself if it takes constraints, else by the safety filter
-        behind it (with no half-planes, a cap on the speed)."""
-        c = self.config
-        output = self.method.compute_velocity(view)
-        if c.method_spec.takes_constraints:
-            return output
-        velocity, relaxed = filter_velocity(output.velocity, view.max_speed,
-                                            view.hard_half_planes)
-        if velocity == output.velocity:
-            return output
-        return output._replace(velocity=velocity,
-                               used_fallback=output.used_fallback or relaxed,
-                               waypoint=None, waypoint_speed=None)  # the filter's velocity rules
+        """The method stage's answer for ``view`` (:meth:`AvoidanceStage.run`)."""
+        return self.avoidance.run(self.config, view)
 
     def compute(self, state: RobotState, neighbors: Sequence[Neighbor],
                 obstacle_edges: Sequence[ObstacleVertex] = (),
@@ -227,8 +259,7 @@ class RobotController:
         reciprocate ORCA takes the whole ``u``.
         """
         c = self.effective_config
-        spec = c.method_spec
-        path = self.path
+        path = self.preferred
         own_radius = c.avoidance_radius(c.radius)
         edges = select_visible_edges(
             state.position, max(c.time_horizon_obst * c.max_speed + own_radius,
@@ -239,28 +270,19 @@ class RobotController:
 
         def views():  # only when the path needs them (a stalled robot looks for a detour)
             return seen or [self.neighbor_view(state, own_radius, n) for n in neighbors]
+        # 1. the preferred velocity
         if pref_velocity is not None:
             pref, arrived = (float(pref_velocity[0]), float(pref_velocity[1])), False
         else:
-            pref = path.compute(c, state, obstacle_edges,
-                                path.standing(c, state, own_radius, neighbors, views),
-                                [(n.position, n.velocity, n.key) for n in neighbors])
-            path.periods += 1
-            arrived = path.at_goal(state.position)
-            path.goal_reached = path.goal_reached or arrived
+            pref, arrived = path.step(c, state, obstacle_edges, own_radius, neighbors, views)
             if not path.waypoints:
                 return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
-
-        safety: List[HalfPlane] = []
-        driving: List[HalfPlane] = []
-        if c.runs_safety_filter:
-            guard = SafetyFilter(c, self.key)
-            close = guard.within_one_step(state, neighbors if close is None else close,
-                                          own_uncertainty)
-            safety, inside = guard.half_planes(state, close, edges, own_uncertainty)
-            driving = guard.driving_half_planes(state, inside)
+        # 3. the safety filter's constraints, which 2. the method takes in (or is filtered by)
+        constraints = SafetyFilter(c, self.key).constraints(
+            state, neighbors if close is None else close, edges, own_uncertainty) \
+            if c.runs_safety_filter else SafetyConstraints([], [])
         view = RobotView(state.position, state.velocity, state.heading, own_radius, c.radius,
-                         c.max_speed, pref, c.time_step, seen, edges, safety,
+                         c.max_speed, pref, c.time_step, seen, edges, constraints.safety,
                          agent_half_planes, path.goal, self.key, path.target,
                          state.angular_speed, tuple(tethers), tuple(links))
         result = self._run_method(view)
@@ -268,30 +290,10 @@ class RobotController:
         if not c.diff_drive:
             return Command(free, math.hypot(*free), 0.0, pref, free, result, arrived,
                            path.guide_target, path.stalled_time)
-        limits = c.limits
-        planned = result
-        facing = turn_to(c, state, free, pref, result,
-                         arrived or path.held_by_goal(c, state.position))
-        self.drive_sign = drive_direction(state.heading, facing, self.drive_sign,
-                                          c.reverse_speed > 0.0, pref)
-        if spec.takes_constraints:
-            hard = safety + driving + kinematic_half_planes(
-                state.heading, state.linear_speed, limits, c.time_step, self.drive_sign,
-                c.reverse_speed)
-            planned = self._run_method(view._replace(hard_half_planes=hard))
-        elif driving:
-            velocity, relaxed = filter_velocity(result.velocity, view.max_speed,
-                                                safety + driving)
-            if velocity != result.velocity:
-                planned = result._replace(velocity=velocity,
-                                          used_fallback=result.used_fallback or relaxed,
-                                          waypoint=None, waypoint_speed=None)
-        if c.tracking == "move2target":
-            v, omega = move_to_target_command(c, state, planned)
-        else:
-            v, omega = unicycle_command(planned.velocity, facing, state.heading,
-                                        (state.linear_speed, state.angular_speed), limits,
-                                        c.time_step, c.heading_time_constant, self.drive_sign,
-                                        c.reverse_speed)
+        # 4. tracking
+        planned, v, omega = self.tracking.command(
+            c, state, result, pref, arrived or path.held_by_goal(c, state.position),
+            constraints.safety, constraints.driving,
+            lambda hard: self._run_method(view._replace(hard_half_planes=hard)))
         return Command(planned.velocity, v, omega, pref, free, planned, arrived,
                        path.guide_target, path.stalled_time)

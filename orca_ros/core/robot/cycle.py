@@ -39,13 +39,12 @@ from ..geometry.types import Vector2
 from ..methods import LinkView, TetherView
 from .config import ControllerConfig
 from .controller import RobotController
-from .links import LinkedViews, linked_views, parse_links
+from .links import LinkedViews, LinkSpec, linked_views, parse_links
 from .perception import (NeighborReading, ReciprocityMonitor, SentCommands, SharedPrediction,
                          beyond_reach, perceive_neighbor_best, select_neighbors)
 from .state import Command, Neighbor, RobotState, predict_state
 
 if TYPE_CHECKING:
-    from ..scenario.loader import LinkSpec
     from .aerial import AerialCommand
 
 

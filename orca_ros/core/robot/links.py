@@ -7,34 +7,112 @@ The text is YAML (JSON is YAML too) of a list in the scenario format's
       rest_length: 0.6}]
 
 An empty text (or ``[]``) is no links. :func:`parse_links` checks it by the
-scenario loader's rules that need no agents' starts
-(:func:`~orca_ros.core.scenario.loader.link_groups`): groups of 2 or 3 distinct
-names, an agent in one group at most, ``max_length`` and ``rest_length``
-positive and finite, ``rest_length <= max_length``, no other keys. Agent names
-are the robots' names as orca_node knows them (namespaces without slashes).
+format's rules that need no agents' starts (:func:`link_groups`, which the scenario
+loader reads ``links:`` with too): groups of 2 or 3 distinct names, an agent in one
+group at most, ``max_length`` and ``rest_length`` positive and finite,
+``rest_length <= max_length``, no other keys. Agent names are the robots' names as
+orca_node knows them (namespaces without slashes).
 :func:`links_text` writes the parameter for a scenario's links.
 """
 
 from __future__ import annotations
 
-from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Mapping, NamedTuple, Optional,
-                    Sequence, Tuple)
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import yaml
 
 from ..errors import InputError
 from ..methods.links import links_within
 from ..methods import LinkView, TetherView
-from ..geometry.types import Vector2
+from ..geometry.types import Vector2, as_finite
 
-if TYPE_CHECKING:
-    from ..scenario.loader import LinkSpec
+LINK_KEYS = {"agents", "max_length", "rest_length"}
 
 FORMAT = "a YAML/JSON list of {agents: [2 or 3 robot names], max_length: m, rest_length: m}"
 
 
 class LinkParameterError(InputError):
     """A ``links`` text that cannot be used, with the place and the reason."""
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """Robots joined by a tether or a carried load: a pair, or a triad in which every
+    pair is linked. ``max_length`` (m): no linked pair's centres may be farther
+    apart; ``rest_length``: the distance they keep when nothing else matters
+    (None: as they start)."""
+
+    agents: Tuple[str, ...]
+    max_length: float
+    rest_length: Optional[float] = None
+
+    @property
+    def pairs(self) -> Tuple[Tuple[str, str], ...]:
+        """Every linked pair of the group: one for a pair, three for a triad."""
+        a = self.agents
+        return tuple((a[i], a[j]) for i in range(len(a)) for j in range(i + 1, len(a)))
+
+
+def _fail(where: str, message: str) -> LinkParameterError:
+    return LinkParameterError(f"{where}: {message}")
+
+
+def _length(value: Any, where: str, key: str) -> float:
+    if isinstance(value, bool):
+        raise _fail(where, f"{key} must be a number, got {value!r}")
+    try:
+        return as_finite(value, key, strictly_positive=True)
+    except ValueError as error:
+        raise _fail(where, str(error)) from None
+
+
+def link_groups(data: list, where: str = "", key: str = "links",
+                agents: Optional[Sequence[str]] = None) -> Tuple[LinkSpec, ...]:
+    """The ``links:`` list's groups, checked by the format's rules: each a mapping of
+    ``agents`` (2 or 3 distinct names, leading/trailing slashes dropped) and
+    ``max_length`` (optional ``rest_length``, at most ``max_length``), lengths
+    positive and finite, an agent in one group at most, no other keys, and, given
+    ``agents``, only those names. A :class:`LinkParameterError` names the place
+    (``where``, then ``key[k]``) and the field. The scenario loader and orca_node's
+    ``links`` parameter (:func:`parse_links`) both read links with it."""
+    taken: Dict[str, int] = {}
+    known = None if agents is None else set(agents)
+    links = []
+    for k, group in enumerate(data):
+        here = f"{where}: {key}[{k}]" if where else f"{key}[{k}]"
+        if not isinstance(group, dict):
+            raise _fail(here, f"must be a mapping with 'agents' and 'max_length', "
+                              f"got {group!r}")
+        unknown = set(group) - LINK_KEYS
+        if unknown:
+            raise _fail(here, f"unknown key(s) {sorted(map(str, unknown))}; "
+                              f"allowed: {sorted(LINK_KEYS)}")
+        for field_name in ("agents", "max_length"):
+            if field_name not in group:
+                raise _fail(here, f"missing '{field_name}'")
+        names = group["agents"]
+        if not isinstance(names, list) or len(names) not in (2, 3):
+            raise _fail(here, f"agents must be a list of 2 or 3 names, got {names!r}")
+        names = [str(n).strip("/") for n in names]
+        if not all(names):
+            raise _fail(here, f"agents has an empty name: {group['agents']!r}")
+        if len(set(names)) != len(names):
+            raise _fail(here, f"agents names an agent twice: {names}")
+        for name in names:
+            if known is not None and name not in known:
+                raise _fail(here, f"agents: unknown agent {name!r}")
+            if name in taken:
+                raise _fail(here, f"agents: agent {name!r} is already in {key}[{taken[name]}]; "
+                                  f"an agent belongs to one group at most")
+            taken[name] = k
+        max_length = _length(group["max_length"], here, "max_length")
+        rest_length = None if group.get("rest_length") is None else \
+            _length(group["rest_length"], here, "rest_length")
+        if rest_length is not None and rest_length > max_length:
+            raise _fail(here, f"rest_length {rest_length} exceeds max_length {max_length}")
+        links.append(LinkSpec(tuple(names), max_length, rest_length))
+    return tuple(links)
 
 
 def parse_links(raw: Any, where: str = "links") -> Tuple[LinkSpec, ...]:
@@ -61,12 +139,7 @@ def parse_links(raw: Any, where: str = "links") -> Tuple[LinkSpec, ...]:
     if not isinstance(data, list):
         raise LinkParameterError(f"{where}: expected {FORMAT}, got {type(data).__name__} "
                                  f"{data!r}")
-    from ..scenario.loader import ScenarioError, link_groups  # only for a robot with links
-
-    try:
-        return link_groups(data, key=where)
-    except ScenarioError as error:
-        raise LinkParameterError(str(error)) from None
+    return link_groups(data, key=where)
 
 
 def links_text(links: Sequence[LinkSpec]) -> str:

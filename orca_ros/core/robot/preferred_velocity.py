@@ -78,9 +78,67 @@ class FollowsWaypoints:
 
 
 @dataclass
+class StallClock:
+    """How long the robot has stalled (:attr:`stalled_time`, s): its position moved
+    slower than a tenth of the preferred speed since the last period
+    (:meth:`displacement_speed`)."""
+
+    stalled_time: float = 0.0
+    last_position: Optional[Vector2] = None
+
+    def count(self, c, stalled: bool) -> None:
+        """One period more stalled, or none if it was not (``c``: the configuration)."""
+        self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
+
+    def displacement_speed(self, c, state) -> float:
+        """How fast the robot's position moved since the last period (m/s).
+
+        Stalled means this stays below a tenth of the preferred speed. It is
+        measured from positions, not from the velocity estimate: a cube that
+        spins in place under lag reports speeds of several cm/s from its
+        rounded readings while it goes nowhere. (For a robot whose velocity is
+        exactly its displacement, as in the world, the two are the same; the
+        first period, with no position before it, uses the estimate.)
+        """
+        last, self.last_position = self.last_position, state.position
+        if last is None:
+            return math.hypot(*state.velocity)
+        return math.dist(last, state.position) / c.time_step
+
+
+@dataclass
+class ProgressClock:
+    """How long the robot has got no nearer its target (:attr:`unprogressed_time`, s)."""
+
+    unprogressed_time: float = 0.0  # s since the robot last got a radius nearer its target
+    mark: Optional[Tuple[Vector2, float]] = None  # (target, best distance)
+
+    def note(self, c, target: Vector2, distance: float) -> None:
+        """Count :attr:`unprogressed_time`: reset whenever the robot is a radius nearer
+        ``target`` (its waypoint or guidance corner) than ever since it took it."""
+        mark = self.mark
+        if mark is None or mark[0] != target or distance < mark[1] - c.radius \
+                or distance <= c.goal_tolerance_m:
+            self.mark = (target, distance)
+            self.unprogressed_time = 0.0
+        else:
+            self.unprogressed_time += c.time_step
+
+    def stuck(self, c, ahead: float = 0.0) -> bool:
+        """No nearer the target for ``progress_escape_time`` (``ahead`` s from now)."""
+        return c.progress_escape_time > 0.0 and \
+            self.unprogressed_time + ahead >= c.progress_escape_time
+
+    def reset(self) -> None:
+        self.unprogressed_time = 0.0
+        self.mark = None
+
+
+@dataclass
 class PreferredVelocity(FollowsWaypoints):
     """One robot's path and its preferred velocity along it, with the state that needs:
-    how long it has stalled or made no progress, the share of its planning margin it
+    how long it has stalled (:class:`StallClock`, :attr:`stall`) or made no progress
+    (:class:`ProgressClock`, :attr:`progress`), the share of its planning margin it
     holds, the way round standing robots it chose, and its guidance corner.
 
     ``config`` is the robot's own configuration; the methods that take ``c`` take the
@@ -90,17 +148,15 @@ class PreferredVelocity(FollowsWaypoints):
     config: object  # ControllerConfig
     waypoints: List[Vector2] = field(default_factory=list)
     waypoint_index: int = 0
-    stalled_time: float = 0.0
+    stall: StallClock = field(default_factory=StallClock)
     margin_held: float = 1.0  # share of the planning margin kept, see _hold_margin
     goal_reached: bool = False  # within tolerance of the goal at some period of this path
-    unprogressed_time: float = 0.0  # s since the robot last got a radius nearer its target
-    _progress_mark: Optional[Tuple[Vector2, float]] = None  # (target, best distance)
+    progress: ProgressClock = field(default_factory=ProgressClock)
     roadmaps: Dict[tuple, WallQueries] = field(default_factory=dict)
     base_path: List[Vector2] = field(default_factory=list)
     detour: Tuple[Vector2, ...] = ()  # the supervisor's, gone through first
     guide_target: Optional[Vector2] = None  # the roadmap corner headed for, if any
     periods: int = 0  # control periods computed (guidance re-plans every guidance_period)
-    _last_position: Optional[Vector2] = None
     target: Optional[Vector2] = None  # where the last preferred velocity pointed
     _detour_side: int = 0  # the way round standing robots being taken (see _detour)
     key: str = ""  # the robot's name: who gives way in a blocked passage (see _gives_way)
@@ -122,14 +178,30 @@ class PreferredVelocity(FollowsWaypoints):
         self.waypoints = waypoints
         self.waypoint_index = 0
         self.guide_target = None
-        self._last_position = None
-        self.stalled_time = 0.0
+        self.stall = StallClock()
         self.margin_held = 1.0
         self._detour_side = 0
         self._giving_way = None
         self.goal_reached = False
-        self.unprogressed_time = 0.0
-        self._progress_mark = None
+        self.progress.reset()
+
+    @property
+    def stalled_time(self) -> float:
+        """How long the robot has stalled (s, :class:`StallClock`)."""
+        return self.stall.stalled_time
+
+    @stalled_time.setter
+    def stalled_time(self, value: float) -> None:
+        self.stall.stalled_time = value
+
+    @property
+    def unprogressed_time(self) -> float:
+        """How long the robot has got no nearer its target (s, :class:`ProgressClock`)."""
+        return self.progress.unprogressed_time
+
+    @unprogressed_time.setter
+    def unprogressed_time(self, value: float) -> None:
+        self.progress.unprogressed_time = value
 
     @property
     def goal(self) -> Optional[Vector2]:
@@ -189,6 +261,19 @@ class PreferredVelocity(FollowsWaypoints):
             previous=self.guide_target)
         return target if self.guide_target is None else self.guide_target
 
+    def step(self, c, state, edges: Sequence[ObstacleVertex], own_radius: float,
+             neighbors: Sequence, views: Callable[[], Sequence]) -> Tuple[Vector2, bool]:
+        """One control period's stage: the preferred velocity (:meth:`compute`, round the
+        :meth:`standing` ``neighbors``, ``views()`` the method's view of them) and whether
+        the robot is at its goal, counted as a period of this path (``periods``, and
+        ``goal_reached`` once it is). ``c``: the effective configuration."""
+        pref = self.compute(c, state, edges, self.standing(c, state, own_radius, neighbors, views),
+                            [(n.position, n.velocity, n.key) for n in neighbors])
+        self.periods += 1
+        arrived = self.at_goal(state.position)
+        self.goal_reached = self.goal_reached or arrived
+        return pref, arrived
+
     def compute(self, c, state, edges: Sequence[ObstacleVertex] = (),
                 standing: Sequence[Tuple[Vector2, float]] = (),
                 traffic: Sequence = ()) -> Vector2:
@@ -207,10 +292,10 @@ class PreferredVelocity(FollowsWaypoints):
         distance = math.dist(target, state.position)
         keep_right = c.method_spec.keep_right
         if keep_right:
-            stalled = self._displacement_speed(c, state) < 0.1 * c.pref_speed and \
+            stalled = self.stall.displacement_speed(c, state) < 0.1 * c.pref_speed and \
                 distance > c.goal_tolerance_m
-            self.stalled_time = self.stalled_time + c.time_step if stalled else 0.0
-            self._note_progress(c, target, distance)
+            self.stall.count(c, stalled)
+            self.progress.note(c, target, distance)
             self._hold_margin(c, stalled, state.position)
             target = self._detour(c, state.position, target, standing, edges)
         self.target = target
@@ -371,9 +456,8 @@ class PreferredVelocity(FollowsWaypoints):
         left -= c.time_step
         if left <= 0.0:
             self._giving_way = None
-            self.stalled_time = 0.0
-            self.unprogressed_time = 0.0
-            self._progress_mark = None
+            self.stall.stalled_time = 0.0
+            self.progress.reset()
             return target
         self._giving_way = (back, left)
         return back
@@ -389,24 +473,8 @@ class PreferredVelocity(FollowsWaypoints):
         if self.stalled_time + ahead >= c.stall_detour_time:
             return True
         goal = self.goal
-        return self._unprogressed(c, ahead) and (
+        return self.progress.stuck(c, ahead) and (
             goal is None or math.dist(goal, position) > 2.0 * c.radius + c.goal_tolerance_m)
-
-    def _unprogressed(self, c, ahead: float = 0.0) -> bool:
-        """No nearer the target for ``progress_escape_time`` (``ahead`` s from now)."""
-        return c.progress_escape_time > 0.0 and \
-            self.unprogressed_time + ahead >= c.progress_escape_time
-
-    def _note_progress(self, c, target: Vector2, distance: float) -> None:
-        """Count :attr:`unprogressed_time`: reset whenever the robot is a radius nearer
-        ``target`` (its waypoint or guidance corner) than ever since it took it."""
-        mark = self._progress_mark
-        if mark is None or mark[0] != target or distance < mark[1] - c.radius \
-                or distance <= c.goal_tolerance_m:
-            self._progress_mark = (target, distance)
-            self.unprogressed_time = 0.0
-        else:
-            self.unprogressed_time += c.time_step
 
     def standing(self, c, state, own_radius: float, neighbors: Sequence,
                  views: Callable[[], Sequence]) -> List[Tuple[Vector2, float]]:
@@ -441,26 +509,11 @@ class PreferredVelocity(FollowsWaypoints):
         step = c.time_step / c.stall_escape_time
         goal = self.goal
         near_goal = goal is not None and math.dist(goal, position) <= c.time_horizon * c.pref_speed
-        stuck = self.stalled_time > c.stall_escape_time or self._unprogressed(c)
+        stuck = self.stalled_time > c.stall_escape_time or self.progress.stuck(c)
         if stuck and near_goal:
             self.margin_held = max(0.0, self.margin_held - step)
         elif not stalled and not stuck:
             self.margin_held = min(1.0, self.margin_held + step)
-
-    def _displacement_speed(self, c, state) -> float:
-        """How fast the robot's position moved since the last period (m/s).
-
-        Stalled means this stays below a tenth of the preferred speed. It is
-        measured from positions, not from the velocity estimate: a cube that
-        spins in place under lag reports speeds of several cm/s from its
-        rounded readings while it goes nowhere. (For a robot whose velocity is
-        exactly its displacement, as in the world, the two are the same; the
-        first period, with no position before it, uses the estimate.)
-        """
-        last, self._last_position = self._last_position, state.position
-        if last is None:
-            return math.hypot(*state.velocity)
-        return math.dist(last, state.position) / c.time_step
 
 
 def _way_back(position: Vector2, target: Vector2, distance: float,

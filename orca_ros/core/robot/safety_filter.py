@@ -22,7 +22,7 @@ half-space (:func:`one_step_safety_half_space`) stays in Python.
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from ..geometry.linprog import HalfPlane, linear_program_2d, linear_program_3d
 from ..geometry.linprog3d import HalfSpace, solve_half_spaces
@@ -206,6 +206,18 @@ def filter_velocity(velocity: Vector2, max_speed: float,
     return result, False
 
 
+def filter_output(output, max_speed: float, hard_half_planes: Sequence[HalfPlane]):
+    """A method's output (:class:`~orca_ros.core.methods.base.MethodOutput`) kept within
+    ``hard_half_planes`` and ``max_speed`` (:func:`filter_velocity`): unchanged if its
+    velocity already is; else with the filter's velocity, ``used_fallback`` set when the
+    half-planes had to be relaxed, and no waypoint (the filter's velocity rules)."""
+    velocity, relaxed = filter_velocity(output.velocity, max_speed, hard_half_planes)
+    if velocity == output.velocity:
+        return output
+    return output._replace(velocity=velocity, used_fallback=output.used_fallback or relaxed,
+                           waypoint=None, waypoint_speed=None)
+
+
 def filter_velocity_3d(velocity: Vector3, max_speed: float,
                        hard_half_spaces: Sequence[HalfSpace]) -> Tuple[Vector3, bool]:
     """The velocity nearest ``velocity`` (within ``max_speed``) in every hard half-space:
@@ -244,6 +256,17 @@ def along_heading(heading: float, line: HalfPlane,
     return HalfPlane(hx * limit, hy * limit, -hy, hx)
 
 
+class SafetyConstraints(NamedTuple):
+    """What the safety filter holds a period's velocity to: ``safety``, the hard
+    half-planes against close neighbours and visible walls (the method's
+    ``hard_half_planes``), and ``driving``, a unicycle's limits on its forward motion
+    inside the tracking margin (:meth:`SafetyFilter.driving_half_planes`), which bind
+    what it drives (:mod:`.tracking`)."""
+
+    safety: List[HalfPlane]
+    driving: List[HalfPlane]
+
+
 class SafetyFilter:
     """The safety filter of one robot for one control period: ``config`` (its
     effective :class:`~orca_ros.core.robot.config.ControllerConfig`, the supervisor's
@@ -253,6 +276,15 @@ class SafetyFilter:
     def __init__(self, config, key: str = "") -> None:
         self.config = config
         self.key = key
+
+    def constraints(self, state, candidates: Sequence, edges: Sequence[ObstacleVertex],
+                    own_uncertainty: float = 0.0) -> SafetyConstraints:
+        """This period's constraints: the ``candidates`` that could be reached before both
+        robots stop (:meth:`within_one_step`), their and the ``edges``' hard half-planes
+        (:meth:`half_planes`) and, for a unicycle, its driving limits."""
+        close = self.within_one_step(state, candidates, own_uncertainty)
+        safety, inside = self.half_planes(state, close, edges, own_uncertainty)
+        return SafetyConstraints(safety, self.driving_half_planes(state, inside))
 
     def within_one_step(self, state, candidates: Sequence, own_uncertainty: float = 0.0
                         ) -> list:

@@ -41,12 +41,13 @@ toio cubes may instead follow the toio SDK's ``CubeHandle.Move2Target``
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
 from ..geometry.frames import wrap_angle
 from ..models.bodies import DiffDriveLimits
+from .safety_filter import filter_output
 
 if TYPE_CHECKING:
     from ..models.toio_cube import WheelModel
@@ -250,3 +251,49 @@ def move_to_target_command(c, state, output) -> Tuple[float, float]:
     v, omega = move_to_target(state.position, state.heading, target, cruise,
                               mm_per_unit=1000.0 * c.radius / CUBE_RADIUS_UNITS)
     return min(v, c.max_speed), max(-c.max_angular_speed, min(omega, c.max_angular_speed))
+
+
+class UnicycleTracking:
+    """The tracking stage of a unicycle: from the method's velocity to ``(v, omega)``.
+
+    It keeps the direction the robot drives in (:attr:`drive_sign`, +1 forward, -1 in
+    reverse, :func:`drive_direction`) from period to period. Each period
+    (:meth:`command`) it turns the robot's axis to the method's velocity
+    (:func:`turn_to`), plans what it drives within its kinematic half-planes
+    (:func:`kinematic_half_planes`: the method runs again with them, if it takes
+    constraints; else the velocity is projected onto the safety filter's driving
+    limits) and follows that with :func:`unicycle_command` or, for ``tracking:
+    move2target``, the toio SDK's follower (:func:`move_to_target_command`)."""
+
+    def __init__(self, drive_sign: int = 1) -> None:
+        self.drive_sign = drive_sign
+
+    def command(self, c, state, result, pref: Vector2, held: bool,
+                safety: Sequence[HalfPlane], driving: Sequence[HalfPlane],
+                replan: Callable[[List[HalfPlane]], object]) -> Tuple[object, float, float]:
+        """``(planned, v, omega)``: the method output the robot drives (``planned``) and
+        its twist. ``c``: the effective configuration; ``result``: the method's output
+        without the kinematic half-planes; ``pref``: the preferred velocity; ``held``:
+        the robot stands on or by its goal (:func:`turn_to`); ``safety``, ``driving``:
+        the safety filter's half-planes (:class:`~.safety_filter.SafetyConstraints`);
+        ``replan(hard_half_planes)``: the method's output under other hard half-planes."""
+        limits = c.limits
+        planned = result
+        facing = turn_to(c, state, result.velocity, pref, result, held)
+        self.drive_sign = drive_direction(state.heading, facing, self.drive_sign,
+                                          c.reverse_speed > 0.0, pref)
+        if c.method_spec.takes_constraints:
+            hard = safety + driving + kinematic_half_planes(
+                state.heading, state.linear_speed, limits, c.time_step, self.drive_sign,
+                c.reverse_speed)
+            planned = replan(hard)
+        elif driving:
+            planned = filter_output(result, c.max_speed, safety + driving)
+        if c.tracking == "move2target":
+            v, omega = move_to_target_command(c, state, planned)
+        else:
+            v, omega = unicycle_command(planned.velocity, facing, state.heading,
+                                        (state.linear_speed, state.angular_speed), limits,
+                                        c.time_step, c.heading_time_constant, self.drive_sign,
+                                        c.reverse_speed)
+        return planned, v, omega

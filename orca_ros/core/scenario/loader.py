@@ -19,7 +19,7 @@ import math
 import pathlib
 import random
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import yaml
@@ -27,6 +27,7 @@ import yaml
 from ..errors import InputError
 from ..geometry.polygons import point_polygon_signed_distance
 from ..geometry.types import Polygon, Segment, Vector2, Vector3, as_finite, as_vector2, as_vector3
+from ..robot.links import LinkParameterError, LinkSpec, link_groups  # noqa: F401 (the format's links)
 
 Point = Union[Vector2, Vector3]
 """A position in a scenario: ``(x, y)``, or ``(x, y, z)`` with ``dimensions: 3``."""
@@ -40,7 +41,6 @@ TOP_LEVEL_KEYS = {
 DIMENSIONS = (2, 3)
 FLOOR_ONLY_KEYS = ("obstacles", "links", "toio", "supervisor", "map", "unmapped_obstacles")
 """Top-level keys a 3D scenario may not have: nothing in 3D reads them."""
-LINK_KEYS = {"agents", "max_length", "rest_length"}
 AGENT_PARAMETER_KEYS = {"radius", "max_speed", "pref_speed", "neighbor_dist", "max_neighbors",
                         "time_horizon", "time_horizon_obst"}
 AGENT_KEYS = {"name", "start", "goal", "waypoints", "heading"} | AGENT_PARAMETER_KEYS
@@ -80,24 +80,6 @@ class AgentSpec:
         """Length of the polyline start -> waypoints -> goal."""
         points = (self.start,) + self.waypoints
         return sum(math.dist(a, b) for a, b in zip(points, points[1:]))
-
-
-@dataclass(frozen=True)
-class LinkSpec:
-    """Robots joined by a tether or a carried load: a pair, or a triad in which every
-    pair is linked. ``max_length`` (m): no linked pair's centres may be farther
-    apart; ``rest_length``: the distance they keep when nothing else matters
-    (None: as they start)."""
-
-    agents: Tuple[str, ...]
-    max_length: float
-    rest_length: Optional[float] = None
-
-    @property
-    def pairs(self) -> Tuple[Tuple[str, str], ...]:
-        """Every linked pair of the group: one for a pair, three for a triad."""
-        a = self.agents
-        return tuple((a[i], a[j]) for i in range(len(a)) for j in range(i + 1, len(a)))
 
 
 @dataclass(frozen=True)
@@ -346,60 +328,6 @@ def parse_scenario(data: Any, where: str = "<scenario>") -> Scenario:
     return scenario
 
 
-def link_groups(data: list, where: str = "", key: str = "links",
-                agents: Optional[Sequence[str]] = None) -> Tuple[LinkSpec, ...]:
-    """The ``links:`` list's groups, checked by the format's rules: each a mapping of
-    ``agents`` (2 or 3 distinct names, leading/trailing slashes dropped) and
-    ``max_length`` (optional ``rest_length``, at most ``max_length``), lengths
-    positive and finite, an agent in one group at most, no other keys, and, given
-    ``agents``, only those names. A :class:`ScenarioError` names the place
-    (``where``, then ``key[k]``) and the field. The scenario loader and orca_node's
-    ``links`` parameter (:mod:`~orca_ros.core.robot.links`) both read links with it."""
-    taken: Dict[str, int] = {}
-    known = None if agents is None else set(agents)
-    links = []
-    for k, group in enumerate(data):
-        here = f"{where}: {key}[{k}]" if where else f"{key}[{k}]"
-        if not isinstance(group, dict):
-            raise _fail(here, f"must be a mapping with 'agents' and 'max_length', "
-                              f"got {group!r}")
-        unknown = set(group) - LINK_KEYS
-        if unknown:
-            raise _fail(here, f"unknown key(s) {sorted(map(str, unknown))}; "
-                              f"allowed: {sorted(LINK_KEYS)}")
-        for field_name in ("agents", "max_length"):
-            if field_name not in group:
-                raise _fail(here, f"missing '{field_name}'")
-        names = group["agents"]
-        if not isinstance(names, list) or len(names) not in (2, 3):
-            raise _fail(here, f"agents must be a list of 2 or 3 names, got {names!r}")
-        names = [str(n).strip("/") for n in names]
-        if not all(names):
-            raise _fail(here, f"agents has an empty name: {group['agents']!r}")
-        if len(set(names)) != len(names):
-            raise _fail(here, f"agents names an agent twice: {names}")
-        for name in names:
-            if known is not None and name not in known:
-                raise _fail(here, f"agents: unknown agent {name!r}")
-            if name in taken:
-                raise _fail(here, f"agents: agent {name!r} is already in {key}[{taken[name]}]; "
-                                  f"an agent belongs to one group at most")
-            taken[name] = k
-        max_length = _length(group["max_length"], here, "max_length")
-        rest_length = None if group.get("rest_length") is None else \
-            _length(group["rest_length"], here, "rest_length")
-        if rest_length is not None and rest_length > max_length:
-            raise _fail(here, f"rest_length {rest_length} exceeds max_length {max_length}")
-        links.append(LinkSpec(tuple(names), max_length, rest_length))
-    return tuple(links)
-
-
-def _length(value: Any, where: str, key: str) -> float:
-    if isinstance(value, bool):
-        raise _fail(where, f"{key} must be a number, got {value!r}")
-    return _number(value, where, key, positive=True)
-
-
 def _links(raw: Any, agents: Tuple[AgentSpec, ...], where: str) -> Tuple[LinkSpec, ...]:
     """The ``links:`` list (:func:`link_groups`, with the scenario's agents), and starts
     within ``max_length`` of every partner (a tether cannot start over-stretched)."""
@@ -408,7 +336,10 @@ def _links(raw: Any, agents: Tuple[AgentSpec, ...], where: str) -> Tuple[LinkSpe
     if not isinstance(raw, list):
         raise _fail(where, "'links' must be a list of {agents: [...], max_length: ...}")
     starts = {a.name: a.start for a in agents}
-    links = link_groups(raw, where, agents=list(starts))
+    try:
+        links = link_groups(raw, where, agents=list(starts))
+    except LinkParameterError as error:
+        raise ScenarioError(str(error)) from None
     for k, link in enumerate(links):
         for a, b in link.pairs:
             apart = math.dist(starts[a], starts[b])

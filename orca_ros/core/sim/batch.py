@@ -50,7 +50,7 @@ def batch_pairs(world, active_idx: np.ndarray, neighbor_lists):
     others = world.radius[index] * (1.0 + margin[:, None]) + tracking[:, None]
     combined = own[:, None] + others
     # ControllerConfig.pair_margin_shortfall, in a batch
-    kept = np.array([world.controllers[i].path.margin_held for i in active_idx])[:, None]
+    kept = np.array([world.controllers[i].preferred.margin_held for i in active_idx])[:, None]
     speed_ratio = np.array([c.margin_speed_ratio for c in configs])
     if np.any(speed_ratio > 0.0):
         full_at = speed_ratio * np.array([c.max_speed for c in configs])

@@ -111,7 +111,7 @@ def test_a_new_path_resets_the_method(counting):
     controller = RobotController(ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0,
                                                   time_step=0.1, method="test_counting"))
     controller.set_path([(1.0, 0.0)])  # no method made yet: nothing to reset
-    assert controller._method is None and counting.resets == 0
+    assert controller.avoidance.instance is None and counting.resets == 0
     for _ in range(3):
         controller.compute(RobotState((0.0, 0.0)), [])
     method = controller.method

@@ -143,7 +143,7 @@ def _passage_blocked(own_key, blocker_key, unprogressed_s, behind=()):
     state = RobotState((0.0, 0.0), (0.0, 0.0), 0.0, 0.0, 0.0)
     path.stalled_time = config.stall_detour_time
     path.unprogressed_time = unprogressed_s
-    path._progress_mark = ((4.0, 0.0), 4.0)
+    path.progress.mark = ((4.0, 0.0), 4.0)
     path.compute(config, state, walls, [StandingRobot((0.5, 0.0), 0.48, blocker_key)]
                  + [StandingRobot(centre, 0.48, "q") for centre in behind])
     return path.target
