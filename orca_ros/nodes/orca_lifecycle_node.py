@@ -55,7 +55,7 @@ class OrcaLifecycleNode(OrcaNode, LifecycleNode):
     def on_cleanup(self, state) -> TransitionCallbackReturn:
         self.commanding = False
         self.goal, self.plan, self.cmd_vel_in = None, [], None
-        self._update_path()
+        self.core.update_path()
         return TransitionCallbackReturn.SUCCESS
 
     def on_shutdown(self, state) -> TransitionCallbackReturn:

@@ -1,43 +1,40 @@
 """orca_node: one robot's decentralized collision avoidance.
 
-Subscribes (in the robot's namespace): ``odom`` (own), every neighbour's
-``odom`` (the ``neighbors`` parameter, or discovery of ``*/odom`` topics),
-``/obstacles`` (LINE_LIST markers of any number of sources, kept by ns and id, as RViz
-keeps markers), ``goal_pose``, optionally ``plan``, and the
-supervisor's ``supervisor/speed_limit`` and ``supervisor/detour``. Publishes
-``cmd_vel`` at ``control_rate`` (``control_trigger``: on a timer, or as its own
-odometry arrives), ``orca/markers`` (when watched) and
-``/diagnostics``. With ``links`` (robots joined by a tether or a carried load, in
-the scenario format) the robot keeps within reach of its partners, off the other
-groups' links, and holds still while a partner's odometry is missing or stale. With
+Subscribes (in the robot's namespace): ``odom`` (own), every neighbour's ``odom`` (the
+``neighbors`` parameter, or discovery of ``*/odom`` topics), ``/obstacles`` (LINE_LIST
+markers of any number of sources, kept by ns and id, as RViz keeps markers),
+``goal_pose``, optionally ``plan``, and the supervisor's ``supervisor/speed_limit`` and
+``supervisor/detour``. Publishes ``cmd_vel`` at ``control_rate`` (``control_trigger``: on
+a timer, or as its own odometry arrives), ``orca/markers`` (when watched) and
+``/diagnostics``. With ``links`` (robots joined by a tether or a carried load, in the
+scenario format) the robot keeps within reach of its partners, off the other groups'
+links, and holds still while a partner's odometry is missing or stale. With
 ``share_predictions`` (toio cubes) a unicycle also publishes ``orca/prediction``
 (nav_msgs/Odometry stamped with the time its command starts to act: the pose it will
-have then, the command's twist, the pose covariance its uncertainty squared) and uses
-its neighbours'. With ``neighbor_cell_size`` (neighbour cells,
-:mod:`orca_ros.core.robot.cells`) it takes neighbours' odometry from the
-``/orca/cells/...`` topics of the floor's squares near its robot instead of every
-``/<other>/odom``, and publishes its own there.
+have then, the command's twist, the pose covariance its uncertainty squared) and uses its
+neighbours'. With ``neighbor_cell_size`` (neighbour cells, :mod:`orca_ros.core.robot.cells`)
+it takes neighbours' odometry from the ``/orca/cells/...`` topics of the floor's squares
+near its robot instead of every ``/<other>/odom``, and publishes its own there.
 
-The node converts and wires: messages become the inputs of the robot's control cycle
-(:class:`orca_ros.core.robot.cycle.RobotCycle`, the same cycle the simulated world
-runs), and its result becomes ``cmd_vel``, markers and diagnostics. Its parameters
-are one table (:mod:`orca_ros.nodes.params.orca_node`, ``doc/parameters.md``).
+The node converts and wires: messages become the inputs of the robot's control
+(:class:`orca_ros.core.robot.control.RobotControl`: its cycle, inputs, timing, walls and
+goal; the cycle, :class:`~orca_ros.core.robot.cycle.RobotCycle`, is the one the simulated
+world runs), and each control period's outcome becomes ``cmd_vel``, markers and
+diagnostics. Its parameters are one table (:mod:`orca_ros.nodes.params.orca_node`,
+``doc/parameters.md``).
 
-With ``dimensions: 3`` it flies an aerial robot (holonomic; the method's 3D
-version, :class:`orca_ros.core.robot.cycle.AerialCycle`): it reads the height and
-climb rate from every ``odom`` (``pose.position.z``, ``twist.linear.z``), goals and
-plans in 3D, and publishes ``cmd_vel.linear.z``. Walls, links, the supervisor's
-directives, the reciprocity monitor and the ORCA markers are 2D only and play no part
-there (a neighbour named in ``non_reciprocating`` still gets the whole avoidance).
-
-What is not conversion lives in :mod:`orca_ros.core.robot`: ``settings`` (from the
-parameters), ``inputs`` (readiness, neighbours), ``walls``, ``timing`` and ``report``.
+With ``dimensions: 3`` it flies an aerial robot (holonomic; the method's 3D version,
+:class:`orca_ros.core.robot.cycle.AerialCycle`): it reads the height and climb rate from
+every ``odom`` (``pose.position.z``, ``twist.linear.z``), goals and plans in 3D, and
+publishes ``cmd_vel.linear.z``. Walls, links, the supervisor's directives, the
+reciprocity monitor and the ORCA markers are 2D only and play no part there (a neighbour
+named in ``non_reciprocating`` still gets the whole avoidance).
 """
 
 from __future__ import annotations
 
-import math
 import sys
+from operator import attrgetter
 from typing import Dict, Optional, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -51,23 +48,20 @@ from sensor_msgs.msg import LaserScan
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..core.geometry.frames import Pose2, world_to_body
+from ..core.geometry.frames import Pose2
 from ..core.models.drive import drive_model
 from ..core.robot import settings
 from ..core.robot.cells import CellGrid
-from ..core.robot.cycle import AerialCycle, CycleResult, GoalState, RobotCycle, Status
-from ..core.robot.inputs import RobotInputs, command_twist, robots_publishing_odometry
+from ..core.robot.control import RobotControl
+from ..core.robot.inputs import robots_publishing_odometry
 from ..core.robot.links import linked_names
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS
 from ..core.robot.obstacle_registry import ObstacleUpdateError
 from ..core.robot.perception import NeighborReading
-from ..core.robot.report import RobotSnapshot, robot_report
-from ..core.robot.timing import CycleTiming
-from ..core.robot.walls import RobotWalls, scan_problem
 from . import markers
 from .neighbor_odometry import FOOTPRINTS_TOPIC, STATES_TOPIC, NeighborOdometry
-from .params import check_start, check_values, declare_table, removed_problem, table_by_name
-from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, method_parameters
+from .params import check_start, check_values, declare_table, removed_problem
+from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, declare_method
 from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
                          GuardedCallbacks, NodeParameters, announced_state, diagnostic_array,
                          diagnostic_status, header_seconds, localization_fix, obstacle_update,
@@ -75,7 +69,14 @@ from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, B
                          run_node, shared_prediction, twist_message, twist_of)
 
 FOOTPRINT_SIDES = 16  # the announced footprint: a polygon round the robot's disc
-WATCHDOG_PERIODS = 1.25  # control periods without a cycle before the timer starts one
+
+
+def _of(path: str, doc: Optional[str] = None) -> property:
+    """An attribute of the node's :class:`RobotControl` (``path``: dotted, through its
+    parts), read and set through the node."""
+    owner, _, name = f"core.{path}".rpartition(".")
+    return property(attrgetter(f"core.{path}"), doc=doc,
+                    fset=lambda self, value: setattr(attrgetter(owner)(self), name, value))
 
 
 class OrcaNode(GuardedCallbacks, Node):
@@ -88,8 +89,7 @@ class OrcaNode(GuardedCallbacks, Node):
             raise ValueError(gone)
         declare_table(self, PARAMETERS)
         self.method_declared = self._param("method")
-        declare_table(self, method_parameters(self.method_declared))
-        self.table = table_by_name(PARAMETERS + method_parameters(self.method_declared))
+        self.table = declare_method(self, self.method_declared)
         problem = check_start(self, self.table)
         if problem:
             raise ValueError(problem)
@@ -97,10 +97,10 @@ class OrcaNode(GuardedCallbacks, Node):
         self.params = NodeParameters(self)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self._config_dirty = False
-        self.scan_mount = Pose2(*(float(v) for v in self._param("scan_pose")))
         self.announcing = bool(self._param("announce"))
-        self.inputs = RobotInputs(self.robot, self.params, self.announcing)
-        self.timing = CycleTiming()  # cycles, late cycles, odom -> cmd_vel latencies
+        self.core = RobotControl(self.robot, self.params, self.announcing,
+                                 lambda: self.neighbor_odometry.radii,
+                                 drive_model(self._param("drive_model")))
         # Neighbours' odometry: the process's, one subscription per robot for all its nodes.
         self.neighbor_odometry = neighbor_odometry or NeighborOdometry()
         self.neighbor_odometry.join(self)
@@ -112,23 +112,11 @@ class OrcaNode(GuardedCallbacks, Node):
             self.neighbor_odometry.use_states()
         self.prediction_subscriptions: Dict[str, object] = {}
         self.obstacle_expiry_timer = None  # made when a marker with a lifetime comes
-        self.goal: Optional[Tuple[float, ...]] = None
-        self.plan = []
         self.rejected: Dict[str, int] = {}
         self.last_problem = ""
-        self.status = Status(GoalState.NO_GOAL)  # what the robot is doing, from its cycle
-        self.last_result: Optional[CycleResult] = None
-        self.reverse_limited = 0  # filter mode: cmd_vel_in reversing faster than allowed
-        self.dimensions = int(self._param("dimensions"))
-        self.cycle = RobotCycle(settings.controller_config(self.params), key=self.robot,
-                                perception=settings.perception_settings(self.params),
-                                radius_of=self._neighbor_radius,
-                                drive=drive_model(self._param("drive_model")))
-        # Every source's walls, by (ns, id); their union is self.edges.
-        self.walls = RobotWalls(self.robot, self.controller.roadmaps)
         self.obstacles = self.walls.registry
-        self._configure_cycle()
-        self.aerial, self.aerial_error = self._aerial_cycle()
+        for problem in self.core.problems():  # each holds the robot
+            self.get_logger().error(problem)
         self.stamped = bool(self._param("enable_stamped_cmd_vel"))
         self.cmd_pub = self.create_publisher(TwistStamped if self.stamped else Twist, "cmd_vel",
                                              RELIABLE_10)
@@ -178,9 +166,7 @@ class OrcaNode(GuardedCallbacks, Node):
 
     def _validate_parameters(self, params) -> SetParametersResult:
         values = {p.name: p.value for p in params}
-        problem = check_values(self.table, values)
-        if problem is None:
-            problem = settings.cross_check(values, self.params)
+        problem = check_values(self.table, values) or settings.cross_check(values, self.params)
         if problem is not None:
             return SetParametersResult(successful=False, reason=problem)
         if "control_rate" in values and self._param("control_rate") != \
@@ -189,94 +175,42 @@ class OrcaNode(GuardedCallbacks, Node):
         self._config_dirty = True
         return SetParametersResult(successful=True)
 
-    def _declare_method(self) -> None:
-        """Declare the chosen method's parameters (``method`` changed): only its own."""
-        method = self._param("method")
-        if method == self.method_declared:
-            return
-        for param in method_parameters(self.method_declared):
-            if self.has_parameter(param.name):
-                self.undeclare_parameter(param.name)
-        declare_table(self, method_parameters(method))
-        self.method_declared = method
-        self.table = table_by_name(PARAMETERS + method_parameters(method))
-
-    def _neighbor_radius(self, name: str) -> float:
-        """A neighbour's radius: listed in neighbor_radii, else as its footprint says,
-        else neighbor_radius."""
-        listed = self.radius_of.get(name)
-        if listed is not None:
-            return listed
-        return self.neighbor_odometry.radii.get(name, self._param("neighbor_radius"))
-
-    def _configure_cycle(self) -> None:
-        """The cycle takes the settings (it keeps its path); a bad ``links`` (one the node
-        started with: the parameter callback checks only later changes) holds the robot."""
-        self.radius_of = settings.neighbor_radii(self.params)  # once per change, not per cycle
-        self.cycle.reconfigure(settings.controller_config(self.params),
-                               settings.perception_settings(self.params),
-                               self._param("supervisor_timeout"))
-        error = self.cycle.set_links(self._param("links"))
-        if error:
-            self.get_logger().error(f"parameter {error}; holding the robot until a valid "
-                                    "'links' is set")
-
-    def _aerial_cycle(self) -> Tuple[Optional[AerialCycle], str]:
-        """With ``dimensions`` 3, the aerial robot's cycle (and ''), or, when the
-        settings it started with cannot fly (a method without a 3D version, a unicycle),
-        None and why: the node then holds the robot and reports it."""
-        if self._param("dimensions") != 3:
-            return None, ""
-        try:
-            return AerialCycle(self.cycle.config, key=self.robot,
-                               perception=self.cycle.perception,
-                               radius_of=self._neighbor_radius), ""
-        except ValueError as error:
-            self.get_logger().error(f"dimensions 3: {error}; holding the robot")
-            return None, f"dimensions 3: {error}"
-
     def _configure(self) -> None:
         """Parameters changed: the cycle takes the new settings (it keeps its path)."""
         self._config_dirty = False
-        self._declare_method()
+        method = self._param("method")
+        if method != self.method_declared:  # declare the chosen method's parameters only
+            self.table = declare_method(self, method, self.method_declared)
+            self.method_declared = method
         if self.footprint_pub is not None:
             self._publish_footprint()  # the radius may have changed
-        self._configure_cycle()
+        self.core.configure()
         self._discover()  # follow robots named in new links at once
-        changed = int(self._param("dimensions")) != self.dimensions
-        self.dimensions = int(self._param("dimensions"))
-        self.aerial, self.aerial_error = self._aerial_cycle()
-        if changed:  # a goal of the other kind means nothing now; positions neither
-            self.goal, self.plan = None, []
-            self.inputs.restart_3d()
-        if self.aerial is not None:
-            self._update_path()
+        self.core.redimension()
+        for problem in self.core.problems():  # each holds the robot
+            self.get_logger().error(problem)
 
     shared_frame = property(lambda self: self._param("world_frame"),
                             doc="The frame every robot plans in (``world_frame``).")
     odom_frame = property(lambda self: self._param("odom_frame") or self.shared_frame,
                           doc="The frame the robot's own odometry must be in.")
-    controller = property(lambda self: self.cycle.controller,
-                          doc="The robot's controller (path, method, tracking), in its cycle.")
+    cycle, inputs, timing, walls, aerial, aerial_error, dimensions, radius_of, scan_mount = map(
+        _of, ("cycle", "inputs", "timing", "walls", "aerial", "aerial_error", "dimensions",
+              "radius_of", "scan_mount"))
+    goal, plan, status, last_result, reverse_limited = map(
+        _of, ("goal", "plan", "status", "last_result", "reverse_limited"))
+    _neighbor_radius = _of("neighbor_radius")
+    controller = _of("cycle.controller", "The robot's controller (path, method, tracking).")
     goal_state = property(lambda self: str(self.status),
                           doc="What the robot is doing, as its diagnostics say it.")
-    own = property(lambda self: self.inputs.own,
-                   doc="The own odometry in the shared frame (OwnReading), None until then.")
+    own = _of("inputs.own", "The own odometry in the shared frame (OwnReading), None until then.")
     state = property(lambda self: self.own.state if self.own is not None else None,
                      doc="The robot's own state as its odometry last said.")
-    odometry_gate = property(lambda self: self.inputs.gate)
-    edges = property(lambda self: self.walls.edges, doc="Every source's walls, as edges.")
-    predictions = property(lambda self: self.cycle.predictions,
-                           doc="What the neighbours said they will do (``orca/prediction``).")
-
-    @property
-    def cmd_vel_in(self):
-        """Filter mode's latest ``cmd_vel_in``: ((vx, vy, omega), received s), or None."""
-        return self.inputs.cmd_vel_in
-
-    @cmd_vel_in.setter
-    def cmd_vel_in(self, value) -> None:
-        self.inputs.cmd_vel_in = value
+    odometry_gate = _of("inputs.gate")
+    edges = _of("walls.edges", "Every source's walls, as edges.")
+    predictions = _of("cycle.predictions", "What the neighbours said they will do.")
+    cmd_vel_in = _of("inputs.cmd_vel_in", "Filter mode's latest ``cmd_vel_in``: ((vx, vy, "
+                     "omega), received s), or None.")
 
     # --- inputs -------------------------------------------------------------------------
 
@@ -289,12 +223,9 @@ class OrcaNode(GuardedCallbacks, Node):
         return self.get_clock().now().nanoseconds
 
     def measured_ns(self, msg: Odometry) -> int:
-        """When an odometry message was measured: its stamp, unless that cannot be
-        on this node's clock (zero, in the future, or older than neighbor_forget_after)."""
-        now_ns = self._now_ns()
-        stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-        oldest_ns = now_ns - int(self._param("neighbor_forget_after") * 1e9)
-        return stamp_ns if oldest_ns < stamp_ns <= now_ns + 50_000_000 else now_ns
+        """When an odometry message was measured (:meth:`RobotControl.measured_ns`)."""
+        stamp = msg.header.stamp
+        return self.core.measured_ns(stamp.sec * 1_000_000_000 + stamp.nanosec, self._now_ns())
 
     def _on_own_odom(self, msg: Odometry) -> None:
         try:
@@ -306,13 +237,11 @@ class OrcaNode(GuardedCallbacks, Node):
             self._reject("own odom", str(error))
             return
         stamp_ns = self.measured_ns(msg)
-        if self.inputs.older(stamp_ns * 1e-9):
-            return  # older than what we have
-        problem = self.inputs.odometry(
-            stamp_ns * 1e-9, header_seconds(msg), Pose2(position[0], position[1], yaw),
-            velocity, v, omega, odometry_height(msg) if self.dimensions == 3 else None)
-        if problem is not None:
-            self._reject("own odom", problem)
+        problem = self.core.odometry(stamp_ns, header_seconds(msg), Pose2(
+            position[0], position[1], yaw), velocity, v, omega, lambda: odometry_height(msg))
+        if problem is not None:  # '': older than what we have
+            if problem:
+                self._reject("own odom", problem)
             return
         shared, state = self.inputs.shared_pose, None
         if shared is not None:
@@ -320,17 +249,14 @@ class OrcaNode(GuardedCallbacks, Node):
                                     self.inputs.localizer.uncertainty / UNCERTAINTY_DEVIATIONS
                                     ) if self.announcing else msg
         self.timing.odometry_heard()
-        if self._param("control_trigger") == "odom" and self.timing.odometry_starts(
-                stamp_ns, ODOM_TRIGGER_SPACING * 1e9 / self._param("control_rate")):
+        if self.core.odometry_starts(stamp_ns, ODOM_TRIGGER_SPACING):
             with self.timing.cpu():  # spaced by the odometry's own stamps
                 self._control()
         # After the command, not in its latency: this robot's state for the others.
         if state is not None and self.neighbor_odometry.grid is not None:
-            self.neighbor_odometry.share(self, state, shared.position,
-                                        self._param("neighbor_dist"), max(
-                                            self._param("max_speed"),
-                                            self.cycle.neighbor_max_speed),
-                                        self._param("neighbor_cell_match_time"))
+            reach = max(self._param("max_speed"), self.cycle.neighbor_max_speed)
+            self.neighbor_odometry.share(self, state, shared.position, self._param(
+                "neighbor_dist"), reach, self._param("neighbor_cell_match_time"))
         elif state is not None and self.state_pub is not None:
             self.state_pub.publish(state)
 
@@ -344,8 +270,9 @@ class OrcaNode(GuardedCallbacks, Node):
     def _show_footprint(self) -> None:
         """The footprint where the robot is, in the shared frame, on ``orca/footprint``
         (as Nav2's costmaps publish ``published_footprint``): what RViz draws in ``map``
-        with no TF of the robot's. Sent only while someone listens."""
-        if self.own is None or self.footprint_view_pub.get_subscription_count() == 0:
+        with no TF of the robot's. Sent only while someone listens, and not in 3D."""
+        if self.dimensions == 3 or self.own is None or \
+                self.footprint_view_pub.get_subscription_count() == 0:
             return
         self.footprint_view_pub.publish(markers.footprint(
             self.shared_frame, self.get_clock().now().to_msg(), self.own.state.position,
@@ -354,11 +281,10 @@ class OrcaNode(GuardedCallbacks, Node):
     def _on_localization(self, msg: PoseWithCovarianceStamped) -> None:
         """A localization fix (the pose in the shared frame), as AMCL publishes it."""
         try:
-            fix = localization_fix(msg, self.shared_frame)
+            report = self.inputs.localizer.fix(*localization_fix(msg, self.shared_frame))
         except BadMessage as error:
             self._reject(self._param("localization_topic"), str(error))
             return
-        report = self.inputs.localizer.fix(*fix)
         if report is not None:
             self.get_logger().warning(report, throttle_duration_sec=1.0)
 
@@ -366,28 +292,23 @@ class OrcaNode(GuardedCallbacks, Node):
         """The preferred velocity from outside (preferred_velocity: topic), body frame."""
         try:
             twist = twist_of(msg)
+            self.inputs.command_in((twist.linear.x, twist.linear.y, twist.angular.z),
+                                   self._now_ns() * 1e-9)
         except BadMessage as error:
             self._reject("cmd_vel_in", str(error))
-            return
-        self.inputs.command_in((twist.linear.x, twist.linear.y, twist.angular.z),
-                               self._now_ns() * 1e-9)
 
     def _on_control_timer(self) -> None:
-        """Every cycle under control_trigger 'timer'; under 'odom' only when no odometry
-        started one for WATCHDOG_PERIODS periods (it stopped, or comes too slowly): the
-        cycle then brakes or stops the robot as its odometry ages."""
-        if self._param("control_trigger") == "timer" or self.timing.due(
-                self._now_ns(), WATCHDOG_PERIODS, 1e9 / self._param("control_rate")):
+        """Every cycle under control_trigger 'timer'; under 'odom' only as a watchdog
+        (:meth:`RobotControl.timer_starts`)."""
+        if self.core.timer_starts(self._now_ns()):
             self._control()
 
     def report_bad_neighbor_odometry(self, name: str, reason: str) -> None:
         """A message of ``/<name>/odom`` was refused (:class:`NeighborOdometry`)."""
         self._reject(f"odom of {name}", reason)
 
-    @property
-    def neighbors(self) -> Dict[str, NeighborReading]:
-        """The followed robots' latest odometry now (see :meth:`_neighbors`)."""
-        return self._neighbors(self._now_ns())
+    neighbors = property(lambda self: self._neighbors(self._now_ns()),
+                         doc="The neighbours that count now (see :meth:`_neighbors`).")
 
     def _neighbors(self, now_ns: int) -> Dict[str, NeighborReading]:
         """The neighbours that count (:meth:`RobotInputs.neighbors`)."""
@@ -398,12 +319,11 @@ class OrcaNode(GuardedCallbacks, Node):
     def _on_neighbor_prediction(self, name: str, msg: Odometry) -> None:
         """A neighbour's :class:`SharedPrediction` (stamped when its command acts: the future)."""
         try:
-            prediction = shared_prediction(msg, self.inputs.gate.max_coordinate,
-                                           self._now_ns(), self._param("neighbor_timeout"))
+            self.cycle.share(name, shared_prediction(msg, self.inputs.gate.max_coordinate,
+                                                     self._now_ns(),
+                                                     self._param("neighbor_timeout")))
         except BadMessage as error:
             self._reject(f"prediction of {name}", str(error))
-            return
-        self.cycle.share(name, prediction)
 
     def _on_obstacles(self, msg: Marker) -> None:
         """One source's marker into the obstacle registry (RViz semantics, keyed by ns and id).
@@ -412,14 +332,12 @@ class OrcaNode(GuardedCallbacks, Node):
         one that adds walls in a frame other than the shared one (``world_frame``): its
         points would be taken as coordinates of a frame they are not in.
         """
-        now_s = self._now_ns() * 1e-9
         frame, shared = msg.header.frame_id, self._param("world_frame")
-        if msg.action == Marker.ADD and frame != shared:
-            self._reject("/obstacles", f"obstacles ns {msg.ns!r} id {msg.id}: in frame "
-                                       f"{frame!r}, not the shared frame {shared!r}")
-            return
         try:
-            self.walls.apply(obstacle_update(msg), now_s)
+            if msg.action == Marker.ADD and frame != shared:
+                raise BadMessage(f"obstacles ns {msg.ns!r} id {msg.id}: in frame {frame!r}, "
+                                 f"not the shared frame {shared!r}")
+            self.walls.apply(obstacle_update(msg), self._now_ns() * 1e-9)
         except (BadMessage, ObstacleUpdateError) as error:
             self._reject("/obstacles", str(error))
             return
@@ -427,30 +345,15 @@ class OrcaNode(GuardedCallbacks, Node):
 
     def _on_scan(self, msg) -> None:
         """The laser's returns that no known neighbour explains as this robot's walls
-        (:class:`~orca_ros.core.robot.walls.RobotWalls`), from its latest pose in the
-        shared frame and the laser's on the robot (``scan_pose``)."""
+        (:meth:`RobotControl.scan`), from its latest pose and ``scan_pose``."""
         if self.own is None:
             return
-        topic = self._param("scan_topic")
-        problem = scan_problem(msg.header.frame_id, (self.shared_frame,
-                                                     self._param("odom_frame")),
-                               msg.angle_min, msg.angle_increment, msg.range_min,
-                               msg.range_max)
-        if problem is not None:
-            self._reject(topic, problem)
-            return
         now_ns = self._now_ns()
-
-        def discs():
-            return [(r.position[0], r.position[1], self._neighbor_radius(name) + r.uncertainty)
-                    for name, r in self._neighbors(now_ns).items()]
-        try:
-            self.walls.scan(msg.ranges, msg.angle_min, msg.angle_increment, msg.range_min,
-                            msg.range_max, self.own.state, self.scan_mount, discs,
-                            self._param("scan_cluster_gap"), self._param("scan_tolerance"),
-                            self._param("scan_obstacle_lifetime"), now_ns * 1e-9)
-        except ObstacleUpdateError as error:  # a degenerate fit: this scan adds nothing
-            self._reject(topic, str(error))
+        problem = self.core.scan(msg.header.frame_id, msg.ranges, msg.angle_min,
+                                 msg.angle_increment, msg.range_min, msg.range_max,
+                                 now_ns * 1e-9, lambda: self._neighbors(now_ns))
+        if problem is not None:
+            self._reject(self._param("scan_topic"), problem)
             return
         self._arm_obstacle_expiry()
 
@@ -468,55 +371,31 @@ class OrcaNode(GuardedCallbacks, Node):
             self.obstacle_expiry_timer.cancel()
 
     def _on_goal(self, msg: PoseStamped) -> None:
-        if msg.header.frame_id not in ("", self.shared_frame):
-            self._reject("goal_pose", f"goal in frame {msg.header.frame_id!r}, expected the "
-                         f"shared frame {self.shared_frame!r}")
-            return
-        x, y, z = msg.pose.position.x, msg.pose.position.y, msg.pose.position.z
-        if not all(map(math.isfinite, (x, y, z))):
-            self._reject("goal_pose", f"non-finite goal ({x}, {y}, {z})")
-            return
-        self.goal = (x, y, z) if self.dimensions == 3 else (x, y)
-        self.plan = []
-        self._update_path()
+        p = msg.pose.position
+        problem = self.core.set_goal(msg.header.frame_id, (p.x, p.y, p.z))
+        if problem is not None:
+            self._reject("goal_pose", problem)
 
     def _on_plan(self, msg: Path) -> None:
-        if msg.header.frame_id not in ("", self.shared_frame):
-            self._reject("plan", f"plan in frame {msg.header.frame_id!r}, expected the "
-                         f"shared frame {self.shared_frame!r}")
-            return
         try:
-            points = path_points(msg, self.dimensions)
+            problem = self.core.frame_problem("plan", msg.header.frame_id)
+            if problem is None:
+                self.core.set_plan(path_points(msg, self.dimensions))
         except BadMessage as error:
-            self._reject("plan", str(error))
-            return
-        self.plan = points
-        if points:
-            self.goal = points[-1]
-        self._update_path()
+            problem = str(error)
+        if problem is not None:
+            self._reject("plan", problem)
 
     def _on_speed_limit(self, msg: Float64) -> None:
-        if not (math.isfinite(msg.data) and msg.data >= 0.0):
-            self._reject("supervisor/speed_limit", f"speed limit must be >= 0, got {msg.data}")
-            return
-        self.cycle.set_speed_limit(msg.data, self._now_ns() * 1e-9)
+        problem = self.core.set_speed_limit(msg.data, self._now_ns() * 1e-9)
+        if problem is not None:
+            self._reject("supervisor/speed_limit", problem)
 
     def _on_detour(self, msg: Path) -> None:
         try:
-            points = path_points(msg, what="detour")
+            self.cycle.set_detour(path_points(msg, what="detour"), self._now_ns() * 1e-9)
         except BadMessage as error:
             self._reject("supervisor/detour", str(error))
-            return
-        self.cycle.set_detour(points, self._now_ns() * 1e-9)
-
-    def _update_path(self) -> None:
-        path = list(self.plan) if self.plan else ([self.goal] if self.goal else [])
-        if self.dimensions == 3:
-            if self.aerial is not None:
-                self.aerial.set_path(path)
-        else:
-            self.cycle.set_path(path)
-        self.status = Status(GoalState.DRIVING if path else GoalState.NO_GOAL)
 
     def _discover(self) -> None:
         """Follow the odom of every other robot: listed, or found in the graph
@@ -530,81 +409,48 @@ class OrcaNode(GuardedCallbacks, Node):
                 lambda: robots_publishing_odometry(self.get_topic_names_and_types()),
                 shared.latest, shared.grid is not None, linked_names(self.cycle.link_groups)):
             shared.follow(name, self)
-        if self._param("share_predictions"):
-            for name in self.inputs.followed:
-                if name not in self.prediction_subscriptions:
-                    self.prediction_subscriptions[name] = self.create_subscription(
-                        Odometry, f"/{name}/orca/prediction",
-                        lambda msg, name=name: self._on_neighbor_prediction(name, msg), LATEST)
+        for name in self.inputs.followed if self._param("share_predictions") else ():
+            if name not in self.prediction_subscriptions:
+                self.prediction_subscriptions[name] = self.create_subscription(
+                    Odometry, f"/{name}/orca/prediction",
+                    lambda msg, name=name: self._on_neighbor_prediction(name, msg), LATEST)
 
     # --- control: the cycle, fed from messages --------------------------------------------
 
+    def _heard(self, name: str) -> bool:
+        return name in self.neighbor_odometry.states or name in self.neighbor_odometry.odometry
+
     def _input_hold(self, now: float) -> str:
         """Why the robot must hold for want of input (:meth:`RobotInputs.hold`)."""
-        heard = self.neighbor_odometry
-        return self.inputs.hold(now, lambda n: n in heard.states or n in heard.odometry)
+        return self.inputs.hold(now, self._heard)
 
     def _control(self) -> None:
+        """One control period (:meth:`RobotControl.control`), its outcome sent."""
         now_ns = self._now_ns()
-        self.timing.start(now_ns, 1e9 / self._param("control_rate"), self.own is not None)
+        self.core.start(now_ns)
         if self._config_dirty:
             self._configure()
         readings = self._neighbors(now_ns)
-        if self.dimensions == 3:
-            self._control_3d(now_ns, readings)
-            return
         self._show_footprint()
-        awaited = self.obstacles.missing_sources([n for n in self._param("obstacle_sources")
-                                                  if n])
-        now = now_ns * 1e-9
-        hold = self._input_hold(now)
-        if hold:
-            result = CycleResult(Status(GoalState.HOLDING, hold))
-        else:
-            result = self.cycle.step(now, self.own, readings, self.edges, awaited,
-                                     self.inputs.preferred())
-        self.last_result = result
-        self.status = result.status
-        if result.holds:
-            if not self.inputs.quiet(now):  # a filter with no input to pass stays quiet
-                self._publish_command(0.0, 0.0, 0.0)
-            return
-        self.inputs.quiet_stops = 0
-        command = result.command
-        self.timing.command_sent()
-        self.reverse_limited += command.reverse_limited if command.passed_through is not None else 0
-        self._publish_command(*command_twist(
-            command, self.own.state.heading, self.controller.effective_config.diff_drive))
-        if result.prediction is not None:
+        outcome = self.core.control(now_ns * 1e-9, readings, self._heard)
+        if outcome.twist is not None:
+            self._publish_command(*outcome.twist)
+        if outcome.prediction is not None:
             self.prediction_pub.publish(prediction_message(
-                result.prediction, self._param("world_frame"), self.robot))
-        if self.marker_pub.get_subscription_count() > 0:
-            perceived = result.perceived
-            neighbors = perceived.neighbors[:self.controller.effective_config.max_neighbors]
-            self.marker_pub.publish(markers.orca_markers(
-                self._param("world_frame"), self.get_clock().now().to_msg(), self.robot,
-                self.own.state, command, neighbors,
-                **({"tethers": perceived.tethers, "links": perceived.links,
-                    "tether_from": perceived.state.position}
-                   if self.cycle.link_groups else {}),
-                **({"scan_walls": self.obstacles.segments_of(self.walls.scan_key)}
-                   if self._param("scan_obstacles") else {})))
+                outcome.prediction, self._param("world_frame"), self.robot))
+        if self.dimensions != 3 and not outcome.result.holds and \
+                self.marker_pub.get_subscription_count() > 0:
+            self._publish_markers(outcome.result)
 
-    def _control_3d(self, now_ns: int, readings: Dict[str, NeighborReading]) -> None:
-        """One control cycle of an aerial robot (``dimensions`` 3): the velocity sent in
-        the body frame (x, y turned by the yaw; z up)."""
-        if self.aerial is None:
-            result = CycleResult(Status(GoalState.HOLDING, self.aerial_error))
-        else:
-            result = self.aerial.step(now_ns * 1e-9, self.own, self.inputs.position3,
-                                      self.inputs.velocity3, readings)
-        self.status = result.status
-        if result.holds:
-            self._publish_command(0.0, 0.0, 0.0)
-            return
-        self.timing.command_sent()
-        vx, vy, vz = result.command.velocity  # world frame -> body frame (turned about z)
-        self._publish_command(*world_to_body(self.own.state.heading, (vx, vy)), 0.0, vz)
+    def _publish_markers(self, result) -> None:
+        seen, linked = result.perceived, bool(self.cycle.link_groups)
+        self.marker_pub.publish(markers.orca_markers(
+            self._param("world_frame"), self.get_clock().now().to_msg(), self.robot,
+            self.own.state, result.command,
+            seen.neighbors[:self.controller.effective_config.max_neighbors],
+            *((seen.tethers, seen.links, seen.state.position) if linked else (None,) * 3),
+            self.obstacles.segments_of(self.walls.scan_key)
+            if self._param("scan_obstacles") else None))
 
     # --- outputs -------------------------------------------------------------------------
 
@@ -627,24 +473,18 @@ class OrcaNode(GuardedCallbacks, Node):
 
     def _publish_command(self, linear_x: float, linear_y: float, angular_z: float,
                          linear_z: float = 0.0) -> None:
-        if not self.commanding:
-            return
-        now = self.get_clock().now()
-        msg = twist_message(linear_x, linear_y, angular_z, self.stamped, now.to_msg(),
-                            f"{self.robot}/base_link", linear_z)
-        self.cmd_pub.publish(msg)
+        if self.commanding:
+            self.cmd_pub.publish(twist_message(linear_x, linear_y, angular_z, self.stamped,
+                                               self.get_clock().now().to_msg(),
+                                               f"{self.robot}/base_link", linear_z))
 
     def _publish_diagnostics(self) -> None:
         """The robot's diagnostics (:func:`~orca_ros.core.robot.report.robot_report`)."""
-        now_ns, shared = self._now_ns(), self.neighbor_odometry
-        level, message, values = robot_report(RobotSnapshot(
-            self.robot, now_ns * 1e-9, self.status, self.goal, self.dimensions, self.cycle,
-            self.aerial, self.aerial_error, self.inputs, self.timing, self._neighbors(now_ns),
-            self._param("neighbor_timeout"), shared.messages, len(shared.nodes),
-            len(self.edges), self.rejected, self.last_problem,
-            self.count_publishers(self.cmd_pub.topic_name), self.cmd_pub.topic_name,
-            self.reverse_limited, self._param("max_reverse_speed"), self.callback_errors,
-            self.walls.scan_report() if self._param("scan_obstacles") else None))
+        now_ns, shared, topic = self._now_ns(), self.neighbor_odometry, self.cmd_pub.topic_name
+        level, message, values = self.core.report(
+            now_ns * 1e-9, self._neighbors(now_ns), shared.messages, len(shared.nodes),
+            self.rejected, self.last_problem, self.count_publishers(topic), topic,
+            self.callback_errors)
         self.diag_pub.publish(diagnostic_array(
             self.get_clock().now().to_msg(),
             [diagnostic_status(f"orca_node: {self.robot}", level, message, values, self.robot)]))

@@ -10,14 +10,14 @@ when ``method`` changes.
 from __future__ import annotations
 
 import dataclasses
-from typing import Tuple
+from typing import Dict, Optional, Tuple
 
 from ...core.methods import TRACKING, method_names, method_spec, method_summary
 from ...core.models.bodies import FLEET_SIM_LIMITS, KINEMATICS
 from ...core.models.drive import DRIVE_MODELS
 from ...core.robot.settings import method_parameter_defaults
 from ...core.robot.localization import POSE_SOURCES
-from . import Param, Removed
+from . import Param, Removed, declare_table, table_by_name
 
 SAFETY_FILTER = ("method", "on", "off")
 CONTROL_TRIGGERS = ("timer", "odom")
@@ -233,3 +233,15 @@ def method_parameters(method: str) -> Tuple[Param, ...]:
     return tuple(Param(f"{method}.{name}", default,
                        docs[name] or f"{method}'s {name}")
                  for name, default in method_parameter_defaults(method).items())
+
+
+def declare_method(node, method: str, declared: Optional[str] = None) -> Dict[str, Param]:
+    """Declare ``method``'s parameters on an orca_node, first undeclaring those of the
+    method ``declared`` before (``method`` changed): only the chosen method's are
+    declared. Returns the table the node's values are then checked with."""
+    if declared is not None:
+        for param in method_parameters(declared):
+            if node.has_parameter(param.name):
+                node.undeclare_parameter(param.name)
+    declare_table(node, method_parameters(method))
+    return table_by_name(PARAMETERS + method_parameters(method))
