@@ -147,3 +147,18 @@ def test_a_bench_row_carries_the_set_with_collisions_split_robot_and_wall():
         assert result.motion_quality[agent.name].shortest_path_m == \
             pytest.approx(agent.reference_length)
     assert math.isfinite(row["acceleration_max_mps2"]) and row["jerk_max_mps3"] >= 0.0
+
+
+def test_the_observer_and_sim_print_the_set_on_one_line():
+    from orca_ros.testing.observer import social_line
+
+    line = social_line({"spl": 0.8, "timeouts": 1, "failed_to_progress": 0,
+                        "time_stalled_s": 2.34, "path_length_mean_m": 10.0,
+                        "acceleration_mean_mps2": 0.4, "acceleration_max_mps2": 5.0,
+                        "jerk_mean_mps3": 3.0, "jerk_max_mps3": 50.0,
+                        "robot_collisions": 2, "wall_collisions": 1})
+    assert line == ("social navigation: colliding pairs robot-robot 2, robot-wall 1, SPL "
+                    "0.80, 1 timed out, 0 failed to progress, 2.3 s stalled, path 10.00 m "
+                    "per robot, acceleration 0.40 mean / 5.00 max m/s^2, jerk 3.0 / 50.0 "
+                    "m/s^3")
+    assert social_line({}) == "social navigation: -"
