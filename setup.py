@@ -72,8 +72,8 @@ setup(
         "test": ["pytest<9", "hypothesis", "ruff", "rosbags"],
         # Real toio cubes over BLE (Linux: BlueZ).
         "toio": ["bleak"],
-        # Peer libraries for side-by-side figures (orca-ros bench-scaling): navground's C++
-        # ORCA, HRVO and HL.
+        # Peer libraries for side-by-side figures (orca-ros bench-scaling, bench --compare):
+        # navground's C++ ORCA, HRVO and HL.
         "peers": ["navground"],
         # The documentation site (doc/), as the ROS 2 buildfarm's rosdoc2 builds it.
         "doc": ["sphinx", "myst-parser"],

@@ -320,6 +320,9 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
         "kinematics": "diff_drive" if options.backend == "toio-sim" else
         (options.kinematics or "holonomic"), "agents": len(scenario.agents),
         "reached": int(arrived.sum()), "collisions": len(record.ledger.pairs),
+        "robot_collisions": len(record.ledger.pairs - record.ledger.wall_pairs),
+        "wall_collisions": len(record.ledger.wall_pairs),
+        "success_rate": rounded(float(arrived.mean())) if len(arrived) else None,
         "min_separation": rounded(record.ledger.min_separation),
         "makespan": rounded(float(np.nanmax(record.arrival_time))) if arrived.any() else None,
         "mean_time_to_goal": rounded(float(np.nanmean(record.arrival_time)))

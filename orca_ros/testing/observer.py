@@ -10,8 +10,10 @@ Poses are grouped by header stamp and only poses with the same stamp are compare
 (``orca_ros.testing.audit``), so its verdict does not depend on the simulator's own
 collision bookkeeping. It also listens to ``/diagnostics`` and notes fleet_sim's
 ``arrived`` value. From every pose it heard it reports how the robots drove
-(``motion_quality``: retreat, stops, time standing, turn reversals; see
-``orca_ros.core.sim.motion_quality``).
+(``motion_quality``: retreat, stops, time standing, turn reversals, and the
+social-navigation set: SPL, time-outs, failures to progress, stalled time, path length,
+acceleration and jerk; see ``orca_ros.core.sim.motion_quality``); its colliding pairs
+are split robot-robot (``robot_pairs``) and robot-wall (``obstacle_pairs``).
 For a scenario with ``links:`` it judges the links at the same stamps
 (:class:`LinkAudit`): ``link_crossings`` (robots whose disc touched another
 group's link, the segment between two linked robots' centres) and
@@ -367,7 +369,15 @@ def summary_line(report: Dict[str, object]) -> str:
             + (f", link crossings {report['link_crossings']}, over-stretched links "
                f"{report['link_overstretches']}" if report.get("max_link_stretch") is not None
                else "")
-            + f"; {motion_line(report.get('motion_quality'))}")
+            + f"; {motion_line(report.get('motion_quality'))}"
+            + f"; {social_line(_social_figures(report))}")
+
+
+def _social_figures(report: Dict[str, object]) -> Dict[str, object]:
+    """The observer's motion figures with its colliding pairs split by kind."""
+    return {**(report.get("motion_quality") or {}),
+            "robot_collisions": report.get("robot_pairs"),
+            "wall_collisions": report.get("obstacle_pairs")}
 
 
 def motion_line(figures: Optional[Dict[str, object]]) -> str:
@@ -388,6 +398,29 @@ def motion_line(figures: Optional[Dict[str, object]]) -> str:
             f"{number('turn_reversals_per_min_max', 1)}"
             + (f", {figures['turn_reversals_robot']}" if figures.get("turn_reversals_robot")
                else "") + ")")
+
+
+def social_line(figures: Optional[Dict[str, object]]) -> str:
+    """A run's social-navigation fields on one line: SPL, time-outs, failures to
+    progress, stalled time, path length, acceleration and jerk
+    (:func:`~orca_ros.core.sim.motion_quality.run_motion_summary`), and the colliding
+    pairs split robot-robot and robot-wall where given."""
+    if not figures or "spl" not in figures:
+        return "social navigation: -"
+
+    def number(key, digits=2):
+        value = figures.get(key)
+        return "-" if value is None else f"{value:.{digits}f}"
+    pairs = ""
+    if figures.get("robot_collisions") is not None:
+        pairs = (f"colliding pairs robot-robot {figures['robot_collisions']}, robot-wall "
+                 f"{figures.get('wall_collisions', 0)}, ")
+    return (f"social navigation: {pairs}SPL {number('spl')}, "
+            f"{number('timeouts', 0)} timed out, {number('failed_to_progress', 0)} failed to "
+            f"progress, {number('time_stalled_s', 1)} s stalled, path "
+            f"{number('path_length_mean_m')} m per robot, acceleration "
+            f"{number('acceleration_mean_mps2')} mean / {number('acceleration_max_mps2')} max "
+            f"m/s^2, jerk {number('jerk_mean_mps3', 1)} / {number('jerk_max_mps3', 1)} m/s^3")
 
 
 def observe(scenario_path: str, json_path: str, duration: Optional[float] = None,

@@ -19,7 +19,15 @@ The figures, per robot (:class:`MotionQuality`):
   (:data:`STOP_SPEED_MPS`, :data:`STOP_MIN_DURATION_S`);
 - :func:`time_standing`: how long those rests lasted together (s);
 - :func:`turn_reversals` and :func:`turn_reversals_per_minute`: how often its turning
-  changed side (:data:`TURN_RATE_RAD_S`), per minute of moving time.
+  changed side (:data:`TURN_RATE_RAD_S`), per minute of moving time;
+- the social-navigation set the crowd-navigation benchmarks report (Francis et al.,
+  *Principles and Guidelines for Evaluating Social Robot Navigation Algorithms*, 2023),
+  taken on the way (from the start of the record to the robot's first arrival within
+  its goal tolerance; its whole record if it never arrived), as one of their episodes
+  ends when the robot reaches its goal: success (it arrived), :func:`timed_out`,
+  :func:`failed_to_progress`, :func:`time_stalled`, :func:`path_length` and :func:`spl`
+  (Anderson et al. 2018), and the mean and largest acceleration and jerk
+  (:func:`accelerations_and_jerks`).
 
 The path-length ratio (path driven over the planned polyline) is not here: the world
 records it already (:attr:`~orca_ros.core.sim.world.RunResult.path_length_ratio`).
@@ -46,6 +54,13 @@ that turns back passes through zero speed) are not stops."""
 TURN_RATE_RAD_S = 0.1
 """A yaw rate (rad/s) must exceed this in magnitude on both sides of a sign change for
 the change to count as a turn reversal; smaller wobbles are not counted."""
+PROGRESS_WINDOW_S = 10.0
+""":func:`failed_to_progress` looks at the last this many seconds of a record (s)."""
+PROGRESS_MIN_M = 0.1
+"""Over :data:`PROGRESS_WINDOW_S` a robot must come at least this much (m) nearer to its
+goal than it had ever been before for it to be making progress."""
+MAX_TIME_SLACK_S = 1e-6
+"""A record whose last time is within this (s) of the scenario's ``max_time`` ran to it."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +74,16 @@ class MotionQuality:
     moved); ``off_goal_m``: :func:`off_goal` (0: it never reached its goal, or stayed);
     ``time_off_goal_s``: :func:`time_off_goal`; ``at_goal_at_end``: within its goal
     tolerance at the last sample.
+
+    The social-navigation set, on the way (to its first arrival): ``arrived``: it came
+    within its goal tolerance (success); ``timed_out``: :func:`timed_out` (None: the
+    scenario's ``max_time`` was not given); ``failed_to_progress``:
+    :func:`failed_to_progress`; ``time_stalled_s``: :func:`time_stalled`;
+    ``path_length_m``: :func:`path_length` on the way; ``shortest_path_m``: the
+    scenario's reference polyline length (None: not given); ``spl``: :func:`spl`;
+    ``acceleration_mean_mps2``, ``acceleration_max_mps2``, ``jerk_mean_mps3``,
+    ``jerk_max_mps3``: the mean and largest magnitudes of
+    :func:`accelerations_and_jerks` (None: too few samples).
 
     A figure that could not be computed is None, and ``unavailable`` names it with the
     reason (the figures are taken after a run from its record: one that fails must not
@@ -75,6 +100,17 @@ class MotionQuality:
     unavailable: Mapping[str, str] = field(default_factory=dict)
     time_off_goal_s: Optional[float] = 0.0
     at_goal_at_end: Optional[bool] = None
+    arrived: Optional[bool] = None
+    timed_out: Optional[bool] = None
+    failed_to_progress: Optional[bool] = None
+    time_stalled_s: Optional[float] = None
+    path_length_m: Optional[float] = None
+    shortest_path_m: Optional[float] = None
+    spl: Optional[float] = None
+    acceleration_mean_mps2: Optional[float] = None
+    acceleration_max_mps2: Optional[float] = None
+    jerk_mean_mps3: Optional[float] = None
+    jerk_max_mps3: Optional[float] = None
 
     def as_dict(self) -> Dict[str, object]:
         figures = {"retreat_m": _round(self.retreat_m), "off_goal_m": _round(self.off_goal_m),
@@ -85,13 +121,22 @@ class MotionQuality:
                    "turn_reversals_per_min": _round(self.turn_reversals_per_min),
                    "time_off_goal_s": _round(self.time_off_goal_s),
                    "at_goal_at_end": self.at_goal_at_end}
+        figures.update({name: getattr(self, name) for name in SOCIAL_FIGURES})
+        for name in SOCIAL_FIGURES:
+            if isinstance(figures[name], float):
+                figures[name] = _round(figures[name])
         if self.unavailable:
             figures["unavailable"] = dict(self.unavailable)
         return figures
 
 
+SOCIAL_FIGURES = ("arrived", "timed_out", "failed_to_progress", "time_stalled_s",
+                  "path_length_m", "shortest_path_m", "spl", "acceleration_mean_mps2",
+                  "acceleration_max_mps2", "jerk_mean_mps3", "jerk_max_mps3")
+"""The social-navigation set of :class:`MotionQuality`, by field name."""
 FIGURES = ("retreat_m", "off_goal_m", "stops", "time_standing_s", "turn_reversals",
-           "moving_time_s", "turn_reversals_per_min", "time_off_goal_s", "at_goal_at_end")
+           "moving_time_s", "turn_reversals_per_min", "time_off_goal_s",
+           "at_goal_at_end") + SOCIAL_FIGURES
 """The figures of :class:`MotionQuality`, by field name."""
 
 
@@ -561,13 +606,129 @@ def turn_reversals_per_minute(reversals: int, moving_time_s: float) -> Optional[
     return 60.0 * reversals / moving_time_s
 
 
+# --- the social-navigation set ------------------------------------------------------
+
+def path_length(positions: np.ndarray) -> float:
+    """The length of the polyline through ``positions`` (m): the path driven."""
+    positions = np.asarray(positions, dtype=float)
+    if len(positions) < 2:
+        return 0.0
+    return float(np.sum(np.linalg.norm(np.diff(positions, axis=0), axis=1)))
+
+
+def spl(arrived: bool, shortest: float, driven: float) -> float:
+    """Success weighted by path length, one robot's term (Anderson et al., *On Evaluation
+    of Embodied Navigation Agents*, 2018): ``S l / max(p, l)``, ``S`` 1 if it arrived
+    else 0, ``l`` the shortest path (here the scenario's reference polyline, start
+    through its waypoints to its goal), ``p`` the path it drove to its first arrival.
+    A robot that arrived along its shortest path scores 1, one that drove 1.25 times it
+    0.8, one that never arrived 0; a robot whose shortest and driven paths are both 0
+    (it starts on its goal) scores ``S``. A run's SPL is the mean over its robots."""
+    if not arrived:
+        return 0.0
+    longest = max(float(driven), float(shortest))
+    return 1.0 if longest <= 0.0 else float(shortest) / longest
+
+
+def timed_out(times: Sequence[float], arrived: bool, max_time: float) -> bool:
+    """Whether a robot timed out: it had not arrived when its record reached the run's
+    ``max_time`` (within :data:`MAX_TIME_SLACK_S`; the record's times are the run's
+    clock, 0 at its start). A record that ends earlier (a run stopped by hand) has no
+    time-outs; a robot that arrived did not time out."""
+    times = np.asarray(times, dtype=float)
+    return bool(not arrived and len(times) and times[-1] >= max_time - MAX_TIME_SLACK_S)
+
+
+def failed_to_progress(times: Sequence[float], distance_to_go: Sequence[float],
+                       arrived: bool, window: float = PROGRESS_WINDOW_S,
+                       min_progress: float = PROGRESS_MIN_M) -> bool:
+    """Whether a robot failed to progress: it never arrived, and over the last ``window``
+    seconds of its record it came less than ``min_progress`` (m) nearer to its goal than
+    it had ever been before them. ``distance_to_go`` is the distance still to go at each
+    sample (:func:`remaining_path_length`, round the walls where there are some), so a
+    robot going round a block is progressing. A robot that arrived, or whose record is
+    shorter than ``window``, has not failed.
+
+    Francis et al. (2023) name this outcome: "the robot has not made progress toward its
+    goal for a pre-specified time"; it is judged here once, at the end of the record,
+    so with :func:`timed_out` it tells a robot stuck (it failed to progress) from one
+    still on its way when time ran out (timed out, not failed)."""
+    times = np.asarray(times, dtype=float)
+    d = np.asarray(distance_to_go, dtype=float)
+    if arrived or not len(times) or times[-1] - times[0] < window:
+        return False
+    last = times >= times[-1] - window
+    if last.all():
+        return False
+    return bool(np.min(d[last]) > np.min(d[~last]) - min_progress)
+
+
+def time_stalled(times: Sequence[float], positions: np.ndarray, goal: Sequence[float],
+                 goal_tolerance: float, speed_threshold: float = STOP_SPEED_MPS) -> float:
+    """Time at rest away from the goal (s): every interval between samples whose speed is
+    below ``speed_threshold`` (m/s) and which ends farther than ``goal_tolerance`` from
+    ``goal``, however short, waiting before the first move included: the "stalled
+    time" of Francis et al. (2023) and SEAN 2.0's "time not moving". (:func:`time_standing`
+    counts only rests of :data:`STOP_MIN_DURATION_S` or more after the robot moved.)"""
+    times = np.asarray(times, dtype=float)
+    positions = np.asarray(positions, dtype=float)
+    speeds = interval_speeds(times, positions)
+    if not len(speeds):
+        return 0.0
+    away = np.linalg.norm(positions[1:] - np.asarray(goal, dtype=float), axis=1) > \
+        goal_tolerance
+    return float(np.sum(np.diff(times)[(speeds < speed_threshold) & away]))
+
+
+def accelerations_and_jerks(times: Sequence[float], positions: np.ndarray
+                            ) -> Tuple[np.ndarray, np.ndarray]:
+    """The magnitudes of a track's acceleration (m/s^2) and jerk (m/s^3), by finite
+    differences over the record's own times (which need not be evenly spaced):
+
+    - velocity: first differences, ``v_k = (x_{k+1} - x_k) / (t_{k+1} - t_k)``, at the
+      interval's middle ``m_k``;
+    - acceleration: first differences of those (second-order differences of the
+      positions), ``a_k = (v_{k+1} - v_k) / (m_{k+1} - m_k)``, at ``(m_k + m_{k+1}) / 2``;
+    - jerk: first differences of the accelerations over their times (third-order).
+
+    All exact for a polynomial track of the order: a track at constant acceleration
+    has that acceleration at every sample and zero jerk. Samples at a time no later
+    than the one before are left out. (T-2,) and (T-3,) values for T samples (none
+    for fewer); positions may have any number of columns."""
+    times = np.asarray(times, dtype=float).reshape(-1)
+    positions = np.asarray(positions, dtype=float)
+    if len(times) < 3 or not positions.size:
+        return np.zeros(0), np.zeros(0)
+    positions = positions.reshape(len(positions), -1)
+    if len(times):
+        keep = np.concatenate([[True], times[1:] > np.maximum.accumulate(times)[:-1]])
+        times, positions = times[keep], positions[keep]
+    if len(times) < 3:
+        return np.zeros(0), np.zeros(0)
+    velocity = np.diff(positions, axis=0) / np.diff(times)[:, None]
+    middles = 0.5 * (times[1:] + times[:-1])
+    acceleration = np.diff(velocity, axis=0) / np.diff(middles)[:, None]
+    at = 0.5 * (middles[1:] + middles[:-1])
+    jerk = np.diff(acceleration, axis=0) / np.diff(at)[:, None] if len(at) > 1 else \
+        np.zeros((0, positions.shape[1]))
+    return np.linalg.norm(acceleration, axis=1), np.linalg.norm(jerk, axis=1)
+
+
+def _mean_max(values: np.ndarray) -> Tuple[Optional[float], Optional[float]]:
+    if not len(values):
+        return None, None
+    return float(np.mean(values)), float(np.max(values))
+
+
 # --- one robot, all figures ----------------------------------------------------------
 
 def motion_quality(times: Sequence[float], positions: np.ndarray,
                    waypoints: Sequence[Sequence[float]], goal_tolerance: float,
                    waypoint_tolerance: float,
                    yaws: Optional[Sequence[float]] = None,
-                   round_walls: Optional[DistancesRoundWalls] = None) -> MotionQuality:
+                   round_walls: Optional[DistancesRoundWalls] = None,
+                   shortest_path: Optional[float] = None,
+                   max_time: Optional[float] = None) -> MotionQuality:
     """Every figure of one robot's track: ``times`` (T,) s, ``positions`` (T, D) m;
     samples with a non-finite position (a robot taken out at its goal) are left out.
     ``waypoints``: its path, the last one its goal; ``goal_tolerance`` and
@@ -575,7 +736,10 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
     yaw if it has one that matters (differential drive), else None. Turn reversals
     are counted on the way only: a rate whose interval (or, from the direction of
     motion, whose middle sample) ends within ``goal_tolerance`` of the goal is left
-    out.
+    out. ``shortest_path`` (m): its shortest way home for :func:`spl` (the scenario's
+    reference polyline; None: SPL is None); ``max_time`` (s): the run's, for
+    :func:`timed_out` (None: that is None). The social-navigation set is taken on the
+    way: up to and with the sample of its first arrival within ``goal_tolerance``.
 
     Each figure is computed on its own: one that raises is None, named in
     :attr:`MotionQuality.unavailable` with the error, and the others stand. A track
@@ -604,11 +768,35 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
             unavailable[name] = _reason(error)
             return None
 
-    def on_the_way_distance() -> float:
-        arrived = first_arrival(positions, goal, goal_tolerance)
-        on_the_way = positions if arrived is None else positions[:arrived + 1]
-        return retreat(remaining_path_length(on_the_way, waypoints, waypoint_tolerance,
-                                             round_walls))
+    arrival = figure("arrived", lambda: first_arrival(positions, goal, goal_tolerance))
+    arrived = None if "arrived" in unavailable else arrival is not None
+    way = len(positions) if arrival is None else arrival + 1
+    way_times, way_positions = times[:way], positions[:way]
+    to_go = figure("retreat_m", lambda: remaining_path_length(
+        way_positions, waypoints, waypoint_tolerance, round_walls))
+
+    def progress_failed() -> Optional[bool]:
+        if to_go is None:
+            raise ValueError(f"distance to go: {unavailable['retreat_m']}")
+        return None if arrived is None else \
+            failed_to_progress(way_times, to_go, arrived)
+
+    def driven() -> float:
+        return path_length(way_positions)
+
+    def success_weighted() -> Optional[float]:
+        if shortest_path is None or arrived is None:
+            return None
+        return spl(arrived, shortest_path, path_length(way_positions))
+
+    differences = figure("acceleration_mean_mps2",
+                         lambda: accelerations_and_jerks(way_times, way_positions))
+    if differences is None:
+        for name in ("acceleration_max_mps2", "jerk_mean_mps3", "jerk_max_mps3"):
+            unavailable[name] = unavailable["acceleration_mean_mps2"]
+        acceleration = jerk = (None, None)
+    else:
+        acceleration, jerk = _mean_max(differences[0]), _mean_max(differences[1])
 
     def reversals_on_the_way() -> int:
         rates = yaw_rates(times, positions, yaws)
@@ -629,7 +817,7 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
     if rests is None:
         unavailable["time_standing_s"] = unavailable["stops"]
     return MotionQuality(
-        retreat_m=figure("retreat_m", on_the_way_distance),
+        retreat_m=None if to_go is None else figure("retreat_m", lambda: retreat(to_go)),
         off_goal_m=figure("off_goal_m", lambda: off_goal(positions, goal, goal_tolerance)),
         stops=None if rests is None else len(rests),
         time_standing_s=None if rests is None else
@@ -639,7 +827,18 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
         time_off_goal_s=figure("time_off_goal_s",
                                lambda: time_off_goal(times, positions, goal, goal_tolerance)),
         at_goal_at_end=figure("at_goal_at_end", lambda: bool(
-            len(positions) and math.dist(positions[-1], goal) <= goal_tolerance)))
+            len(positions) and math.dist(positions[-1], goal) <= goal_tolerance)),
+        arrived=arrived,
+        timed_out=None if max_time is None or arrived is None else
+        figure("timed_out", lambda: timed_out(times, arrived, max_time)),
+        failed_to_progress=figure("failed_to_progress", progress_failed),
+        time_stalled_s=figure("time_stalled_s", lambda: time_stalled(
+            way_times, way_positions, goal, goal_tolerance)),
+        path_length_m=figure("path_length_m", driven),
+        shortest_path_m=None if shortest_path is None else float(shortest_path),
+        spl=figure("spl", success_weighted),
+        acceleration_mean_mps2=acceleration[0], acceleration_max_mps2=acceleration[1],
+        jerk_mean_mps3=jerk[0], jerk_max_mps3=jerk[1])
 
 
 BODY_YAW_MIN_RANGE_RAD = 0.05
@@ -695,7 +894,9 @@ def fleet_motion_quality(scenario, tracks: Mapping[str, "RobotTrack"],
     scenario's waypoints (round its walls, :func:`round_walls_of`), passed within its
     ``waypoint_tolerance`` (or ``waypoint_tolerances[name]``: a controller told
     otherwise), its goal tolerance; turning is the body yaw's where it turns
-    (:func:`body_yaw_turns`), the direction of motion's otherwise. Robots the scenario
+    (:func:`body_yaw_turns`), the direction of motion's otherwise; SPL against its
+    reference polyline (start, waypoints, goal), time-outs against the scenario's
+    ``max_time``. Robots the scenario
     names with at least two samples; others are left out.
 
     Never raises for a track or the walls: what cannot be computed is unavailable with
@@ -719,12 +920,14 @@ def fleet_motion_quality(scenario, tracks: Mapping[str, "RobotTrack"],
                 track.times, track.positions, agent.waypoints,
                 scenario.goal_tolerance_of(agent),
                 overrides.get(agent.name, scenario.waypoint_tolerance_of(agent)), yaws,
-                round_walls)
+                round_walls, shortest_path=agent.reference_length,
+                max_time=scenario.max_time)
         except Exception as error:  # analysis after the run: reported, never fatal
             quality = unavailable_figures(_reason(error))
         if walls_failed:
-            quality = replace(quality, retreat_m=None,
-                              unavailable={**quality.unavailable, "retreat_m": walls_failed})
+            quality = replace(quality, retreat_m=None, failed_to_progress=None,
+                              unavailable={**quality.unavailable, "retreat_m": walls_failed,
+                                           "failed_to_progress": walls_failed})
         figures[agent.name] = quality
     return figures
 
@@ -738,9 +941,19 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
     ``turn_reversals_per_min_max`` with ``turn_reversals_robot`` (the worst),
     ``time_off_goal_s`` (the total over robots of time beyond their goal tolerance after
     reaching it) and ``at_goal_at_end`` (how many robots were at their goals at the
-    end of the record). Figures
-    a robot has unavailable are left out of these, and ``motion_unavailable`` (present
-    only then) gives ``{robot: {figure: reason}}``."""
+    end of the record).
+
+    The social-navigation set (each robot's on its way, :class:`MotionQuality`):
+    ``spl`` (the mean over robots of their :func:`spl`, Anderson et al.'s SPL),
+    ``path_length_mean_m`` (the mean over robots of the path driven to the first
+    arrival), ``timeouts`` (robots that had not arrived when the record reached
+    ``max_time``), ``failed_to_progress`` (robots that never arrived and had stopped
+    getting nearer, :func:`failed_to_progress`; with ``timeouts`` they tell stuck from
+    slow), ``time_stalled_s`` (the total of :func:`time_stalled`),
+    ``acceleration_mean_mps2`` and ``jerk_mean_mps3`` (the mean over robots of each
+    robot's mean magnitude), ``acceleration_max_mps2`` and ``jerk_max_mps3`` (the
+    largest of any robot). Figures a robot has unavailable are left out of these, and
+    ``motion_unavailable`` (present only then) gives ``{robot: {figure: reason}}``."""
     def worst(field_name: str):
         values = [(getattr(f, field_name), name) for name, f in figures.items()
                   if getattr(f, field_name) is not None]
@@ -771,6 +984,28 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
         "time_off_goal_s": _round(total("time_off_goal_s")),
         "at_goal_at_end": sum(1 for f in figures.values() if f.at_goal_at_end),
     }
+
+    def mean(field_name: str):
+        values = [getattr(f, field_name) for f in figures.values()
+                  if getattr(f, field_name) is not None]
+        return _round(float(np.mean(values))) if values else None
+
+    def count(field_name: str):
+        values = [getattr(f, field_name) for f in figures.values()
+                  if getattr(f, field_name) is not None]
+        return sum(1 for v in values if v) if values else None
+
+    acceleration_worst, jerk_worst = worst("acceleration_max_mps2"), worst("jerk_max_mps3")
+    summary.update({
+        "spl": mean("spl"), "path_length_mean_m": mean("path_length_m"),
+        "timeouts": count("timed_out"), "failed_to_progress": count("failed_to_progress"),
+        "time_stalled_s": _round(total("time_stalled_s")),
+        "acceleration_mean_mps2": mean("acceleration_mean_mps2"),
+        "acceleration_max_mps2": _round(acceleration_worst[0]) if acceleration_worst
+        else None,
+        "jerk_mean_mps3": mean("jerk_mean_mps3"),
+        "jerk_max_mps3": _round(jerk_worst[0]) if jerk_worst else None,
+    })
     missing = {name: dict(f.unavailable) for name, f in figures.items() if f.unavailable}
     if missing:
         summary["motion_unavailable"] = missing

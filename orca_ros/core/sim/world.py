@@ -218,14 +218,23 @@ class RunResult:
     link_crossing_pairs: Tuple[Tuple[str, str], ...] = ()
     overstretched_links: Tuple[str, ...] = ()
     motion_quality: Optional[Dict[str, MotionQuality]] = None  # per robot, by name
+    wall_collisions: int = 0  # of ``collisions``: distinct (robot, wall) pairs
 
     def summary(self) -> Dict[str, object]:
         """The ``orca-ros bench --json`` row (the contract's fields; ``link_crossings``
         and ``link_overstretches`` for a scenario with ``links:``; the motion-quality
-        fields of :func:`~orca_ros.core.sim.motion_quality.run_motion_summary`)."""
+        fields of :func:`~orca_ros.core.sim.motion_quality.run_motion_summary`).
+
+        Of the social-navigation set, the run's own: ``success_rate`` (``reached`` over
+        ``agents``), and ``collisions`` split into ``robot_collisions`` (distinct pairs
+        of robots that overlapped) and ``wall_collisions`` (distinct robot-wall pairs,
+        a map's occupied cells one wall); the rest are the motion fields."""
         row = {
             "scenario": self.scenario, "method": self.method, "kinematics": self.kinematics,
             "agents": self.agents, "reached": self.reached, "collisions": self.collisions,
+            "robot_collisions": self.collisions - self.wall_collisions,
+            "wall_collisions": self.wall_collisions,
+            "success_rate": _round(self.reached / self.agents) if self.agents else None,
             "min_separation": _round(self.min_separation), "makespan": _round(self.makespan),
             "mean_time_to_goal": _round(self.mean_time_to_goal),
             "path_length_ratio": _round(self.path_length_ratio), "steps": self.steps,
@@ -370,6 +379,7 @@ class ScenarioRun:
             trajectory=np.array(self._frames), frame_times=np.array(self._frame_times),
             collision_points=list(self.ledger.points),
             collision_pairs=sorted(self.ledger.pairs),
+            wall_collisions=len(self.ledger.wall_pairs),
             motion_quality=self.motion_figures(), **self._result_extras())
 
     def motion_figures(self) -> Dict[str, MotionQuality]:

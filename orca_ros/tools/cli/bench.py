@@ -57,6 +57,13 @@ def add_parser(sub) -> None:
                             "--jitter-starts: with run and start_jitter)")
     bench.add_argument("--plot", metavar="DIR", help="write one PNG per scenario")
     bench.add_argument("--gif", action="store_true", help="with --plot, also an animated GIF")
+    bench.add_argument("--compare", nargs="+", action="extend", choices=["navground", "rvo2"],
+                       metavar="PEER",
+                       help="also run the peers on each file and print their rows beside "
+                            "ours in one table, judged by the same ledger and figures: "
+                            "navground (its ORCA, HRVO and HL; pip install .[peers]) and/or "
+                            "rvo2 (RVO2 through pyrvo, --method rvo2); holonomic, each file "
+                            "once as it is")
     bench.add_argument("--no-progress", action="store_true", help="no progress bars")
     bench.set_defaults(func=run)
 
@@ -82,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
                                command_validity_periods=args.command_validity_periods,
                                ros_timing=args.ros_timing)
         runs = Runs(args.runs, args.jitter_starts, args.full_time)
+        if args.compare and runs.repeated:
+            raise ValueError("--compare runs each file once as it is: not with --runs or "
+                             "--jitter-starts")
     except ValueError as error:
         return refused("bench", error)
     # Each scenario is read, run and written on its own (scenario_bench.bench): one that
@@ -99,6 +109,15 @@ def run(args: argparse.Namespace) -> int:
         lag = lag_prediction_summary(rows)
         if lag:
             print(lag)
+    if args.compare:
+        from ..compare import compare, comparison_table
+
+        comparison = compare(args.scenarios, rows, args.compare, progress=not args.no_progress)
+        for note in comparison.notes:
+            print(f"orca-ros bench: {note}", file=sys.stderr)
+        if comparison.rows:
+            print()
+            print(comparison_table(comparison.rows))
     for line in result.report_lines():
         print(line, file=sys.stderr)
     if any(f.kind == "internal" for f in result.failures):

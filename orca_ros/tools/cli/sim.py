@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from ...core.errors import InputError
     from ...core.scenario.loader import load_scenario, resolve_scenario
     from ...testing.faults import parse_faults, result_lines
-    from ...testing.observer import motion_line
+    from ...testing.observer import motion_line, social_line
     from ...fleet.plan import FleetOptions
     from ..harness import observer_available, run_fleet
     from ..plotting import plot_trajectories, run_title
@@ -150,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
           + (f", wall contacts {summary['wall_contacts']} (min wall gap "
              f"{summary['min_wall_gap']} m)" if "wall_contacts" in summary else ""))
     print(f"  {motion_line(summary)} (fleet_sim)")
+    print(f"  {social_line(summary)} (fleet_sim)")
     if "faults" in summary:
         print(f"faults {summary['faults']['spec']}:")
         for line in result_lines(summary["faults"]):

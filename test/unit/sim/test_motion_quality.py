@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from orca_ros.core.sim.motion_quality import (
-    STOP_MIN_DURATION_S, MotionQuality, body_yaw_turns, motion_quality, remaining_path_length,
+    FIGURES, STOP_MIN_DURATION_S, MotionQuality, body_yaw_turns, motion_quality,
+    remaining_path_length,
     retreat,
     run_motion_summary, stops, time_standing, turn_reversals, turn_reversals_per_minute,
     yaw_rates)
@@ -33,8 +34,13 @@ def run(*pieces):
 def test_a_straight_run_has_no_retreat_stop_reversal_or_standing():
     times, positions = track(run((10.0, 10.0)))
     figures = motion_quality(times, positions, [GOAL], 0.1, 0.1)
-    assert figures == MotionQuality(0.0, 0, 0.0, 0, pytest.approx(10.0), pytest.approx(0.0),
-                                    time_off_goal_s=0.0, at_goal_at_end=True)
+    assert figures == MotionQuality(
+        0.0, 0, 0.0, 0, pytest.approx(10.0), pytest.approx(0.0), time_off_goal_s=0.0,
+        at_goal_at_end=True, arrived=True, failed_to_progress=False,
+        time_stalled_s=0.0, path_length_m=pytest.approx(9.9),  # to x = 9.9: arrived
+        acceleration_mean_mps2=pytest.approx(0.0, abs=1e-9),
+        acceleration_max_mps2=pytest.approx(0.0, abs=1e-9),
+        jerk_mean_mps3=pytest.approx(0.0, abs=1e-9), jerk_max_mps3=pytest.approx(0.0, abs=1e-9))
 
 
 def test_a_robot_that_drives_two_metres_back_then_on_retreats_two_metres():
@@ -169,7 +175,11 @@ def test_the_run_summary_names_the_worst_robots():
                    "off_goal_max_m": 0.7, "off_goal_robot": "parked", "stops": 3,
                    "time_standing_s": 3.5, "turn_reversals_per_min": 12.0,
                    "turn_reversals_per_min_max": 30.0, "turn_reversals_robot": "nervous",
-                   "time_off_goal_s": 0.0, "at_goal_at_end": 0}
+                   "time_off_goal_s": 0.0, "at_goal_at_end": 0,
+                   "spl": None, "path_length_mean_m": None, "timeouts": None,
+                   "failed_to_progress": None, "time_stalled_s": None,
+                   "acceleration_mean_mps2": None, "acceleration_max_mps2": None,
+                   "jerk_mean_mps3": None, "jerk_max_mps3": None}
     assert run_motion_summary({"calm": calm})["retreat_robot"] is None
 
 
@@ -348,7 +358,8 @@ def test_fleet_figures_take_each_robots_track_the_one_way_for_every_record():
     assert figures["a"] == motion_quality(times, positions, [(4.0, 0.4), (10.0, 0.0)],
                                           scenario.goal_tolerance_of(scenario.agents[0]),
                                           scenario.waypoint_tolerance_of(scenario.agents[0]),
-                                          zigzag)
+                                          zigzag, shortest_path=math.hypot(4.0, 0.4) +
+                                          math.hypot(6.0, 0.4), max_time=30.0)
     assert figures["a"].turn_reversals > 0  # the body's turning, not the straight track's
     still = fleet_motion_quality(scenario, {"a": RobotTrack(times, positions,
                                                             np.zeros(len(times)))})
@@ -421,14 +432,17 @@ def test_a_figure_that_fails_is_unavailable_with_its_reason_and_the_others_stand
     times, positions = track(run((3.0, 3.0), (1.0, 2.0), (10.0, 9.0)))
     figures = motion_quality(times, positions, [GOAL], 0.1, 0.1, round_walls=Broken())
     assert figures.retreat_m is None
-    assert figures.unavailable == {"retreat_m": "RuntimeError: injected"}
+    assert figures.unavailable == {
+        "retreat_m": "RuntimeError: injected",
+        "failed_to_progress": "ValueError: distance to go: RuntimeError: injected"}
     assert figures.stops == 0 and figures.moving_time_s == pytest.approx(14.0)
     assert figures.off_goal_m == 0.0
     summary = run_motion_summary({"a": figures, "b": motion_quality(times, positions,
                                                                     [GOAL], 0.1, 0.1)})
     assert summary["retreat_max_m"] == pytest.approx(2.0)  # b's
-    assert summary["motion_unavailable"] == {"a": {"retreat_m": "RuntimeError: injected"}}
-    assert figures.as_dict()["unavailable"] == {"retreat_m": "RuntimeError: injected"}
+    assert summary["motion_unavailable"] == {"a": dict(figures.unavailable)}
+    assert figures.as_dict()["unavailable"] == dict(figures.unavailable)
+    assert figures.spl is None and figures.path_length_m == pytest.approx(13.9)  # 3 + 2 + 8.9
 
 
 def test_walls_whose_distances_cannot_be_laid_out_cost_only_the_retreat(monkeypatch):
@@ -449,14 +463,9 @@ def test_walls_whose_distances_cannot_be_laid_out_cost_only_the_retreat(monkeypa
 
 def test_a_track_that_cannot_be_read_has_every_figure_unavailable():
     figures = motion_quality(np.arange(3.0), np.zeros((5, 2)), [GOAL], 0.1, 0.1)
-    assert all(getattr(figures, name) is None for name in
-               ("retreat_m", "off_goal_m", "stops", "time_standing_s", "turn_reversals",
-                "moving_time_s", "turn_reversals_per_min", "time_off_goal_s",
-                "at_goal_at_end"))
-    assert set(figures.unavailable) == {"retreat_m", "off_goal_m", "stops", "time_standing_s",
-                                        "turn_reversals", "moving_time_s",
-                                        "turn_reversals_per_min", "time_off_goal_s",
-                                        "at_goal_at_end"}
+    assert all(getattr(figures, name) is None for name in FIGURES)
+    assert set(figures.unavailable) == set(FIGURES)
+    assert {"retreat_m", "spl", "jerk_max_mps3", "failed_to_progress"} <= set(FIGURES)
     assert "3 times for 5 positions" in figures.unavailable["stops"]
 
 
@@ -548,9 +557,11 @@ def test_a_map_and_empty_or_single_sample_tracks_have_their_figures():
     from orca_ros.core.sim.motion_quality import RobotTrack, fleet_motion_quality
 
     speckle = [((10.0 + 0.2 * i, 5.0), (10.1 + 0.2 * i, 5.0)) for i in range(MAP_EDGES)]
-    agents = [SimpleNamespace(name=n, radius=0.2, waypoints=[(1.0, 0.0), (1.5, 0.0), (4.0, 0.0)])
+    agents = [SimpleNamespace(name=n, radius=0.2, waypoints=[(1.0, 0.0), (1.5, 0.0), (4.0, 0.0)],
+                              reference_length=4.0)
               for n in ("one", "none", "inside")]
     scenario = SimpleNamespace(solid_outlines=speckle, dimensions=2, agents=agents,
+                               max_time=10.0,
                                goal_tolerance_of=lambda a: 0.1,
                                waypoint_tolerance_of=lambda a: 5.0)
     times, positions = track(run((4.0, 4.0)))
