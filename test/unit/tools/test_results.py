@@ -105,3 +105,18 @@ def test_list_names_every_section_with_its_command(capsys):
     for section in results.SECTIONS:
         assert section.name in out
     assert "orca-ros conformance test/data/rvo2_single_step.jsonl" in out
+
+
+def test_the_peers_section_takes_the_comparison_the_bench_prints_last():
+    """``bench --compare`` prints our tables first and the comparison last: the section
+    is that last table, whatever comes before it."""
+    from orca_ros.tools import results
+
+    printed = ("| scenario | method |\n|---|---|\n| a | orca |\n\n| motion |\n|---|\n| x |\n\n"
+               "| scenario | method | reached |\n|---|---|---:|\n| a | orca | 4/4 |\n"
+               "| a | navground-orca | 3/4 |\n")
+    section = results.find_section("peers")
+    assert "--compare navground rvo2" in section.commands[0] and not section.auto
+    assert results.render(section, lambda argv: printed) == (
+        "| scenario | method | reached |\n|---|---|---:|\n| a | orca | 4/4 |\n"
+        "| a | navground-orca | 3/4 |")
