@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..core.errors import InputError
 from ..core.models.toio_cube import CUBE_AGENT_DEFAULTS, CUBE_ROBOT_PARAMETERS
 from ..core.robot.config import COMMAND_VALIDITY_PERIODS
-from ..core.robot.links import links_text
+from ..core.robot.link_groups import links_text
 from ..core.methods import method_names, method_spec
 from ..core.scenario.loader import Scenario, load_scenario, resolve_scenario
 from .nodespec import NodeSpec

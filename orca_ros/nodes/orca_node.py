@@ -54,7 +54,7 @@ from ..core.robot import settings
 from ..core.robot.cells import CellGrid
 from ..core.robot.control import RobotControl
 from ..core.robot.inputs import robots_publishing_odometry
-from ..core.robot.links import linked_names
+from ..core.robot.link_groups import linked_names
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS
 from ..core.robot.obstacle_registry import ObstacleUpdateError
 from ..core.robot.perception import NeighborReading

@@ -39,7 +39,7 @@ from ..geometry.types import Vector2
 from ..methods import LinkView, TetherView
 from .config import ControllerConfig
 from .controller import RobotController
-from .links import LinkedViews, LinkSpec, linked_views, parse_links
+from .link_groups import LinkedViews, LinkSpec, linked_views, parse_links
 from .perception import (NeighborReading, ReciprocityMonitor, SentCommands, SharedPrediction,
                          beyond_reach, perceive_neighbor_best, select_neighbors)
 from .state import Command, Neighbor, RobotState, predict_state
@@ -436,7 +436,7 @@ class RobotCycle:
     def _link_views(self, config: ControllerConfig, state: RobotState, now: float,
                     readings: Mapping[str, NeighborReading]) -> LinkedViews:
         """This robot's partners and the other groups' links near it
-        (:func:`~.links.linked_views`); the partners it cannot see are noted for
+        (:func:`~.link_groups.linked_views`); the partners it cannot see are noted for
         :meth:`_link_hold`."""
         observed = {name: (s.position, s.velocity, now - s.stamp)
                     for name, s in readings.items()}

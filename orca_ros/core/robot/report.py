@@ -9,7 +9,7 @@ from typing import Dict, Mapping, Optional, Tuple
 
 from .cycle import AerialCycle, RobotCycle, Status
 from .inputs import RobotInputs
-from .links import group_of
+from .link_groups import group_of
 from .perception import NeighborReading
 from .timing import CycleTiming
 

@@ -18,7 +18,7 @@ from typing import Any, Dict, Mapping, Optional
 from ..methods import method_names, method_spec
 from .config import COMMAND_VALIDITY_PERIODS, ControllerConfig
 from .cycle import PerceptionSettings
-from .links import parse_links
+from .link_groups import parse_links
 
 Params = Mapping[str, Any]
 

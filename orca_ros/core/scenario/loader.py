@@ -27,7 +27,7 @@ import yaml
 from ..errors import InputError
 from ..geometry.polygons import point_polygon_signed_distance
 from ..geometry.types import Polygon, Segment, Vector2, Vector3, as_finite, as_vector2, as_vector3
-from ..robot.links import LinkParameterError, LinkSpec, link_groups  # noqa: F401 (the format's links)
+from ..robot.link_groups import LinkParameterError, LinkSpec, link_groups  # noqa: F401 (the format's links)
 
 Point = Union[Vector2, Vector3]
 """A position in a scenario: ``(x, y)``, or ``(x, y, z)`` with ``dimensions: 3``."""

@@ -2,7 +2,7 @@
 
 import yaml
 
-from orca_ros.core.robot.links import parse_links
+from orca_ros.core.robot.link_groups import parse_links
 from orca_ros.core.scenario.loader import parse_scenario
 
 from helpers.scenarios import linked_scenario

@@ -1,10 +1,10 @@
-"""orca_node's ``links`` parameter without ROS (``orca_ros.core.robot.links``): the text
+"""orca_node's ``links`` parameter without ROS (``orca_ros.core.robot.link_groups``): the text
 read and checked as the scenario's ``links:`` are, and the views of partners and other
 groups' links a robot's method gets from what it observed."""
 
 import pytest
 
-from orca_ros.core.robot.links import LinkParameterError, links_text, parse_links
+from orca_ros.core.robot.link_groups import LinkParameterError, links_text, parse_links
 from orca_ros.core.scenario.loader import LinkSpec
 
 
@@ -41,7 +41,7 @@ def test_parse_links_reads_yaml_or_json_and_checks_the_scenario_rules():
 
 def test_linked_views_carry_partners_forward_and_list_the_unseen_and_stale():
     """The pure core of orca_node's link handling (``core.link_params.linked_views``)."""
-    from orca_ros.core.robot.links import linked_views
+    from orca_ros.core.robot.link_groups import linked_views
 
     groups = parse_links("[{agents: [me, p1, p2], max_length: 1.5},"
                          " {agents: [b0, b1], max_length: 1.0},"
