@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..geometry.frames import Pose2, world_to_body
 from . import settings
+from .clocks import ClockOffset
 from .cycle import AerialCycle, CycleResult, GoalState, RobotCycle, Status
 from .inputs import RobotInputs, command_twist
 from .obstacle_registry import ObstacleUpdateError
@@ -26,7 +27,6 @@ from .walls import RobotWalls, scan_problem
 
 Twist4 = Tuple[float, float, float, float]  # body frame (linear x, linear y, angular z, linear z)
 STOP: Twist4 = (0.0, 0.0, 0.0, 0.0)
-FUTURE_STAMP_NS = 50_000_000  # odometry stamped this far ahead of the clock still counts
 WATCHDOG_PERIODS = 1.25  # control periods without a cycle before the timer starts one
 
 
@@ -54,6 +54,7 @@ class RobotControl:
         self.robot, self.params, self.heard_radii = robot, params, heard_radii
         self.inputs = RobotInputs(robot, params, announcing)
         self.timing = CycleTiming()  # cycles, late cycles, odom -> cmd_vel latencies
+        self.own_clock = ClockOffset()  # the own odometry's stamps (its driver's clock)
         self.goal: Optional[Tuple[float, ...]] = None
         self.plan: list = []
         self.status = Status(GoalState.NO_GOAL)  # what the robot is doing, from its cycle
@@ -128,11 +129,10 @@ class RobotControl:
     # --- inputs -------------------------------------------------------------------------------
 
     def measured_ns(self, stamp_ns: int, now_ns: int) -> int:
-        """When odometry stamped ``stamp_ns`` was measured on the clock at ``now_ns``: its
-        stamp, unless that cannot be on this clock (zero, in the future, or older than
-        neighbor_forget_after)."""
-        oldest_ns = now_ns - int(self.params["neighbor_forget_after"] * 1e9)
-        return stamp_ns if oldest_ns < stamp_ns <= now_ns + FUTURE_STAMP_NS else now_ns
+        """When the own odometry stamped ``stamp_ns`` (by its driver, maybe another
+        computer's clock), arriving at ``now_ns``, was measured on this clock: its stamp
+        corrected by the driver's clock offset (:meth:`.clocks.ClockOffset.measured_ns`)."""
+        return self.own_clock.measured_ns(stamp_ns, now_ns)
 
     def _period_ns(self) -> float:
         return 1e9 / self.params["control_rate"]
