@@ -484,7 +484,7 @@ class OrcaNode(GuardedCallbacks, Node):
         level, message, values = self.core.report(
             now_ns * 1e-9, self._neighbors(now_ns), shared.messages, len(shared.nodes),
             self.rejected, self.last_problem, self.count_publishers(topic), topic,
-            self.callback_errors)
+            self.callback_errors, shared.clocks)
         self.diag_pub.publish(diagnostic_array(
             self.get_clock().now().to_msg(),
             [diagnostic_status(f"orca_node: {self.robot}", level, message, values, self.robot)]))

@@ -77,3 +77,43 @@ def test_sender_clocks_put_stamps_on_this_clock_and_tell_large_offsets():
     offsets = {n: clocks.offset(n) for n in ("late", "synced")}
     assert offsets_beyond(offsets, 0.1) == {"late": 2.0}
     assert offsets_beyond(offsets, 0.0) == {}
+
+
+def report(**changed):
+    from orca_ros.core.robot.config import ControllerConfig
+    from orca_ros.core.robot.cycle import GoalState, RobotCycle, Status
+    from orca_ros.core.robot.inputs import RobotInputs
+    from orca_ros.core.robot.report import RobotSnapshot, robot_report
+    from orca_ros.core.robot.timing import CycleTiming
+    from orca_ros.nodes.params.orca_node import PARAMETERS
+
+    values = {p.name: p.default for p in PARAMETERS}
+    config = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1)
+    fields = dict(robot="me", now=10.0, status=Status(GoalState.DRIVING), goal=(1.0, 2.0),
+                  dimensions=2, cycle=RobotCycle(config, key="me"), aerial=None,
+                  aerial_error="", inputs=RobotInputs("me", values, False),
+                  timing=CycleTiming(), neighbors={}, neighbor_timeout=1.0,
+                  neighbor_messages=7, shared_by=2, obstacle_edges=4, rejected={},
+                  last_problem="", commanders=1, cmd_topic="/me/cmd_vel",
+                  reverse_limited=0, max_reverse_speed=0.1)
+    fields.update(changed)
+    return robot_report(RobotSnapshot(**fields))
+
+
+def test_the_diagnostics_name_a_neighbour_whose_clock_is_off_and_warn():
+    from orca_ros.core.robot.perception import NeighborReading
+    from orca_ros.core.robot.report import OK, WARN
+
+    neighbors = {"late": NeighborReading(9.97, (0.0, 0.0), (0.0, 0.0), sent=8.47),
+                 "synced": NeighborReading(9.99, (1.0, 0.0), (0.0, 0.0), sent=9.985)}
+    offsets = {"late": 1.502, "synced": 0.005}
+    level, message, values = report(neighbors=neighbors, clock_offsets=offsets)
+    assert level == WARN
+    assert "late +1.50 s" in message and "synced" not in message
+    assert "chrony" in message and "PTP" in message
+    assert values["clock_offsets"] == "late:+1.502s,synced:+0.005s"
+    assert values["neighbor_ages_s"] == "late:0.030,synced:0.010"
+    assert report(neighbors=neighbors, clock_offsets=offsets, clock_offset_warn=2.0)[0] == OK
+    level, message, values = report(own_clock_offset=-0.4)
+    assert level == WARN and "own odometry (me) -0.40 s" in message
+    assert values["own_odom_clock_offset_s"] == -0.4
