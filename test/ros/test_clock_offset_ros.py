@@ -70,7 +70,7 @@ def test_a_parked_neighbour_whose_clock_lags_neither_holds_the_robot_back_nor_go
     assert math.dist(pose[:2], PARKED) >= 0.6  # beside the neighbour, not into it
     # Its states were timed on the node's clock, not taken 1.5 s old at face value.
     reading = node.neighbors["other"]
-    assert reading.stamp - reading.sent > 1.0
+    assert reading.sent is not None and reading.stamp - reading.sent > 1.0
 
     def warned():
         status, values = latest_status(diagnostics, "orca_node: me")
