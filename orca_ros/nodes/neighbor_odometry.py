@@ -34,6 +34,11 @@ bound, in another frame, on a cell topic without a robot's name) is reported by 
 node following that robot, or every node of the process when no robot can be named
 (their diagnostics say which), and changes nothing; an older stamp than the one held
 is ignored.
+
+Each robot's stamps are its computer's clock, which may disagree with this one: a
+reading is aged from its arrival, its stamp corrected by the robot's estimated clock
+offset (:attr:`NeighborOdometry.clocks`, :mod:`orca_ros.core.robot.clocks`), while the
+stamps as sent order its stream.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from __future__ import annotations
 import math
 from typing import Dict, List, Optional, Tuple
 
+from ..core.robot.clocks import SenderClocks
 from ..core.robot.cells import (Cell, CellGrid, cell_topic, publication_reach,
                                 subscription_reach)
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, position_deviation
@@ -56,8 +62,7 @@ class NeighborOdometry:
     """The latest odometry of each followed robot, for the orca_nodes of one process.
 
     The subscriptions belong to the first node that follows a robot (``owner``);
-    ``max_coordinate`` (m) and ``max_age`` (s, a stamp older than that, zero or in
-    the future counts as received now) are that node's bounds.
+    ``max_coordinate`` (m) is that node's bound, and its clock times the arrivals.
     """
 
     def __init__(self) -> None:
@@ -79,6 +84,7 @@ class NeighborOdometry:
         self.state_subscription = None
         self.footprint_subscription = None
         self.announced = False  # the robots announce themselves (states, or cells of states)
+        self.clocks = SenderClocks()  # each robot's clock offset to the process's clock
 
     def join(self, node) -> None:
         """``node`` reads from here (the first one owns the subscriptions)."""
@@ -163,7 +169,7 @@ class NeighborOdometry:
         reading = self._reading(name, msg, announced=True)
         if reading is not None:
             previous = self.states.get(name)
-            if previous is None or reading.stamp >= previous.stamp:
+            if previous is None or reading.order >= previous.order:
                 self.states[name] = reading
 
     def on_footprint(self, msg) -> None:
@@ -280,7 +286,7 @@ class NeighborOdometry:
         reading = self._reading(name, msg, announced=False)
         if reading is not None:
             previous = self.odometry.get(name)
-            if previous is None or reading.stamp >= previous.stamp:
+            if previous is None or reading.order >= previous.order:
                 self.odometry[name] = reading
 
     def _reading(self, name: str, msg, announced: bool) -> Optional[NeighborReading]:
@@ -310,6 +316,8 @@ class NeighborOdometry:
             return None
         self.messages += 1
         self.messages_from[name] = self.messages_from.get(name, 0) + 1
-        stamp_ns = self.owner.measured_ns(msg)
+        # Aged from its arrival: its stamp on this clock (:mod:`..core.robot.clocks`).
+        sent_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        stamp_ns = self.clocks.measured_ns(name, sent_ns, self.owner._now_ns())
         return NeighborReading(stamp_ns * 1e-9, position, velocity, z, vz, uncertainty,
-                               announced)
+                               announced, sent_ns * 1e-9)

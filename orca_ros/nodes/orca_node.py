@@ -246,8 +246,8 @@ class OrcaNode(GuardedCallbacks, Node):
         shared, state = self.inputs.shared_pose, None
         if shared is not None:
             state = announced_state(msg, self.shared_frame, self.robot, shared,
-                                    self.inputs.localizer.uncertainty / UNCERTAINTY_DEVIATIONS
-                                    ) if self.announcing else msg
+                                    self.inputs.localizer.uncertainty / UNCERTAINTY_DEVIATIONS,
+                                    stamp_ns) if self.announcing else msg
         self.timing.odometry_heard()
         if self.core.odometry_starts(stamp_ns, ODOM_TRIGGER_SPACING):
             with self.timing.cpu():  # spaced by the odometry's own stamps
@@ -319,9 +319,9 @@ class OrcaNode(GuardedCallbacks, Node):
     def _on_neighbor_prediction(self, name: str, msg: Odometry) -> None:
         """A neighbour's :class:`SharedPrediction` (stamped when its command acts: the future)."""
         try:
-            self.cycle.share(name, shared_prediction(msg, self.inputs.gate.max_coordinate,
-                                                     self._now_ns(),
-                                                     self._param("neighbor_timeout")))
+            self.cycle.share(name, shared_prediction(  # stamped by its sender's clock
+                msg, self.inputs.gate.max_coordinate, self._now_ns(),
+                self._param("neighbor_timeout"), self.neighbor_odometry.clocks.offset(name) or 0.0))
         except BadMessage as error:
             self._reject(f"prediction of {name}", str(error))
 
@@ -484,7 +484,7 @@ class OrcaNode(GuardedCallbacks, Node):
         level, message, values = self.core.report(
             now_ns * 1e-9, self._neighbors(now_ns), shared.messages, len(shared.nodes),
             self.rejected, self.last_problem, self.count_publishers(topic), topic,
-            self.callback_errors)
+            self.callback_errors, shared.clocks)
         self.diag_pub.publish(diagnostic_array(
             self.get_clock().now().to_msg(),
             [diagnostic_status(f"orca_node: {self.robot}", level, message, values, self.robot)]))

@@ -490,13 +490,21 @@ def header_seconds(msg) -> float:
     return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
-def announced_state(msg: Odometry, frame: str, robot: str, pose, deviation: float) -> Odometry:
+def announced_state(msg: Odometry, frame: str, robot: str, pose, deviation: float,
+                    stamp_ns: Optional[int] = None) -> Odometry:
     """A robot's state in the shared ``frame``, named by its robot (``child_frame_id``):
     what orca_node announces on /orca/states (or on the cell topics). ``msg``: its own
     odometry (stamp, height, body-frame twist); ``pose``: its pose in the shared frame
-    (Pose2); ``deviation`` (m): its localization's, as the position covariance."""
+    (Pose2); ``deviation`` (m): its localization's, as the position covariance;
+    ``stamp_ns``: when it was measured on the node's clock (default: the odometry's
+    stamp), so that its states and predictions carry one clock."""
     state = Odometry()
     state.header.stamp = msg.header.stamp
+    if stamp_ns is not None:
+        from builtin_interfaces.msg import Time
+
+        sec, nanosec = divmod(stamp_ns, 1_000_000_000)
+        state.header.stamp = Time(sec=sec, nanosec=nanosec)
     state.header.frame_id = frame
     state.child_frame_id = robot
     state.pose.pose.position.x, state.pose.pose.position.y = pose.position
@@ -525,11 +533,13 @@ def prediction_message(prediction, frame: str, robot: str) -> Odometry:
     return msg
 
 
-def shared_prediction(msg: Odometry, max_coordinate: float, now_ns: int, timeout: float):
+def shared_prediction(msg: Odometry, max_coordinate: float, now_ns: int, timeout: float,
+                      offset: float = 0.0):
     """A neighbour's ``orca/prediction`` as a
-    :class:`~orca_ros.core.robot.perception.SharedPrediction`; BadMessage when its
-    variance is not finite in [0, 1e6], it lies beyond ``max_coordinate`` (m), or it is
-    stamped more than ``timeout`` (s) from ``now_ns``."""
+    :class:`~orca_ros.core.robot.perception.SharedPrediction`, its stamp put on this
+    clock by its sender's clock ``offset`` (s, :mod:`orca_ros.core.robot.clocks`);
+    BadMessage when its variance is not finite in [0, 1e6], it lies beyond
+    ``max_coordinate`` (m), or it is stamped more than ``timeout`` (s) from ``now_ns``."""
     from ..core.robot.perception import SharedPrediction
 
     position, _, yaw, v, omega = odometry_state(msg)
@@ -538,7 +548,8 @@ def shared_prediction(msg: Odometry, max_coordinate: float, now_ns: int, timeout
         raise BadMessage(f"pose variance {variance} is not a finite number in [0, 1e6]")
     if max(abs(position[0]), abs(position[1])) > max_coordinate:
         raise BadMessage(f"position {position} is beyond {max_coordinate:g} m")
-    stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+    stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec + \
+        int(round(offset * 1e9))
     if abs(stamp_ns - now_ns) > timeout * 1e9:
         raise BadMessage(f"stamped {(stamp_ns - now_ns) * 1e-9:+.3f} s from now, beyond "
                          "neighbor_timeout")

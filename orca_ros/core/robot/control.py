@@ -16,17 +16,18 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..geometry.frames import Pose2, world_to_body
 from . import settings
+from .clocks import ClockOffset, SenderClocks
 from .cycle import AerialCycle, CycleResult, GoalState, RobotCycle, Status
 from .inputs import RobotInputs, command_twist
 from .obstacle_registry import ObstacleUpdateError
 from .perception import NeighborReading
+from .progress import ProgressWatch, nearest_reason, remaining_path
 from .report import RobotSnapshot, robot_report
 from .timing import CycleTiming
 from .walls import RobotWalls, scan_problem
 
 Twist4 = Tuple[float, float, float, float]  # body frame (linear x, linear y, angular z, linear z)
 STOP: Twist4 = (0.0, 0.0, 0.0, 0.0)
-FUTURE_STAMP_NS = 50_000_000  # odometry stamped this far ahead of the clock still counts
 WATCHDOG_PERIODS = 1.25  # control periods without a cycle before the timer starts one
 
 
@@ -54,6 +55,8 @@ class RobotControl:
         self.robot, self.params, self.heard_radii = robot, params, heard_radii
         self.inputs = RobotInputs(robot, params, announcing)
         self.timing = CycleTiming()  # cycles, late cycles, odom -> cmd_vel latencies
+        self.own_clock = ClockOffset()  # the own odometry's stamps (its driver's clock)
+        self.progress = ProgressWatch()  # how long it has got no nearer its goal
         self.goal: Optional[Tuple[float, ...]] = None
         self.plan: list = []
         self.status = Status(GoalState.NO_GOAL)  # what the robot is doing, from its cycle
@@ -128,11 +131,10 @@ class RobotControl:
     # --- inputs -------------------------------------------------------------------------------
 
     def measured_ns(self, stamp_ns: int, now_ns: int) -> int:
-        """When odometry stamped ``stamp_ns`` was measured on the clock at ``now_ns``: its
-        stamp, unless that cannot be on this clock (zero, in the future, or older than
-        neighbor_forget_after)."""
-        oldest_ns = now_ns - int(self.params["neighbor_forget_after"] * 1e9)
-        return stamp_ns if oldest_ns < stamp_ns <= now_ns + FUTURE_STAMP_NS else now_ns
+        """When the own odometry stamped ``stamp_ns`` (by its driver, maybe another
+        computer's clock), arriving at ``now_ns``, was measured on this clock: its stamp
+        corrected by the driver's clock offset (:meth:`.clocks.ClockOffset.measured_ns`)."""
+        return self.own_clock.measured_ns(stamp_ns, now_ns)
 
     def _period_ns(self) -> float:
         return 1e9 / self.params["control_rate"]
@@ -207,6 +209,7 @@ class RobotControl:
         else:
             self.cycle.set_path(path)
         self.status = Status(GoalState.DRIVING if path else GoalState.NO_GOAL)
+        self.progress = ProgressWatch()
 
     def scan(self, frame: str, ranges: Sequence[float], angle_min: float,
              angle_increment: float, range_min: float, range_max: float, now: float,
@@ -254,6 +257,7 @@ class RobotControl:
                                      awaited, self.inputs.preferred())
         self.last_result = result
         self.status = result.status
+        self._note_progress(now, result)
         if result.holds:  # a filter with no input to pass stays quiet
             return ControlOutcome(result, None if self.inputs.quiet(now) else STOP)
         self.inputs.quiet_stops = 0
@@ -263,6 +267,22 @@ class RobotControl:
         twist = command_twist(command, self.inputs.own.state.heading,
                               self.cycle.controller.effective_config.diff_drive)
         return ControlOutcome(result, tuple(twist) + (0.0,), result.prediction)
+
+    def _note_progress(self, now: float, result: CycleResult) -> None:
+        """:class:`~.progress.ProgressWatch` after a 2D period; what is nearest the robot
+        (a neighbour or wall) is worked out only once it is stuck for no_progress_warn."""
+        own, watch = self.inputs.own, self.progress
+        if result.status.state is not GoalState.DRIVING or own is None:
+            watch.note(now, False, None)
+            return
+        position, controller = own.state.position, self.cycle.controller
+        watch.note(now, True, remaining_path(position, controller.waypoints,
+                                             controller.preferred.waypoint_index), watch.reason)
+        limit = self.params["no_progress_warn"]
+        if 0.0 < limit <= watch.stuck_for(now):
+            seen = result.perceived.neighbors if result.perceived is not None else ()
+            watch.reason = nearest_reason(position, self.params["radius"], seen,
+                                          self.walls.edges)
 
     def _control_3d(self, now: float, neighbors: Mapping[str, NeighborReading]
                     ) -> ControlOutcome:
@@ -286,13 +306,20 @@ class RobotControl:
     def report(self, now: float, neighbors: Mapping[str, NeighborReading],
                neighbor_messages: int, shared_by: int, rejected: Mapping[str, int],
                last_problem: str, commanders: int, cmd_topic: str,
-               failed: Mapping[str, int]) -> Tuple[int, str, Dict[str, object]]:
+               failed: Mapping[str, int], clocks: Optional[SenderClocks] = None
+               ) -> Tuple[int, str, Dict[str, object]]:
         """The diagnostics' level, message and values (:func:`~.report.robot_report`);
-        the arguments are what the node alone knows (:class:`~.report.RobotSnapshot`)."""
+        the arguments are what the node alone knows (:class:`~.report.RobotSnapshot`;
+        ``clocks``: the neighbours' clock offsets)."""
         p = self.params
+        offsets = {} if clocks is None else {
+            name: clocks.offset(name) for name in neighbors if clocks.offset(name) is not None}
+        own_offset = self.own_clock.estimate_ns
         return robot_report(RobotSnapshot(
             self.robot, now, self.status, self.goal, self.dimensions, self.cycle, self.aerial,
             self.aerial_error, self.inputs, self.timing, neighbors, p["neighbor_timeout"],
             neighbor_messages, shared_by, len(self.walls.edges), rejected, last_problem,
             commanders, cmd_topic, self.reverse_limited, p["max_reverse_speed"], failed,
-            self.walls.scan_report() if p["scan_obstacles"] else None))
+            self.walls.scan_report() if p["scan_obstacles"] else None, offsets,
+            None if own_offset is None else own_offset * 1e-9, p["clock_offset_warn"],
+            self.progress.stuck_for(now), self.progress.reason, p["no_progress_warn"]))

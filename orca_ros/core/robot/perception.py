@@ -31,10 +31,11 @@ from ..geometry.types import Vector2
 class NeighborReading:
     """A neighbour as measured: its odometry, or the state it announced (``announced``:
     then it runs orca_node, and its ``uncertainty`` is its localization's), when it was
-    measured (``stamp``, s on the receiving robot's clock: a stamp it cannot trust counts
-    as received now), the position and world velocity on the floor, and the height ``z``
-    and climb rate ``vz`` of an aerial robot. orca_node keeps the latest per neighbour;
-    the world hands its cycles the same, timed as the ROS path times them."""
+    measured (``stamp``, s on the receiving robot's clock: its own stamp corrected by its
+    sender's clock offset, :mod:`~.clocks`; ``sent``: that stamp as sent, on the sender's
+    clock, which orders its stream), the position and world velocity on the floor, and
+    the height ``z`` and climb rate ``vz`` of an aerial robot. orca_node keeps the
+    latest per neighbour; the world hands its cycles the same, timed as the ROS path times them."""
 
     stamp: float
     position: Tuple[float, float]
@@ -43,6 +44,12 @@ class NeighborReading:
     vz: float = 0.0
     uncertainty: float = 0.0  # m it may be off where it was measured (announced covariance)
     announced: bool = False  # the robot announced itself (it runs the cycle: it reciprocates)
+    sent: Optional[float] = None  # s on the sender's clock (None: as ``stamp``)
+
+    @property
+    def order(self) -> float:
+        """What orders one sender's readings: its own stamp."""
+        return self.stamp if self.sent is None else self.sent
 
 
 def stopped_reading(reading: NeighborReading, now: float, command_validity: float,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple
 
+from .clocks import offset_text, offsets_beyond
 from .cycle import AerialCycle, RobotCycle, Status
 from .inputs import RobotInputs
 from .link_groups import group_of
@@ -22,7 +23,11 @@ class RobotSnapshot:
     count; ``neighbor_messages`` and ``shared_by``: the neighbours' odometry taken in by
     the node's process and by how many nodes it is shared; ``commanders``: publishers
     on ``cmd_topic``; ``failed``: callbacks that raised, and how often; ``scan``: the
-    laser's figures (None without ``scan_obstacles``)."""
+    laser's figures (None without ``scan_obstacles``); ``clock_offsets``: the
+    neighbours' clock offsets (s, this clock minus theirs, :mod:`~.clocks`),
+    ``own_clock_offset`` the own odometry's, warned of beyond ``clock_offset_warn``;
+    ``stuck_for``: s the robot has driven no nearer its goal (:mod:`~.progress`), warned
+    of from ``no_progress_warn`` (0: never) with ``stuck_reason``."""
 
     robot: str
     now: float
@@ -47,6 +52,12 @@ class RobotSnapshot:
     max_reverse_speed: float
     failed: Mapping[str, int] = field(default_factory=dict)
     scan: Optional[dict] = None
+    clock_offsets: Mapping[str, float] = field(default_factory=dict)
+    own_clock_offset: Optional[float] = None
+    clock_offset_warn: float = 0.1
+    stuck_for: float = 0.0
+    stuck_reason: str = ""
+    no_progress_warn: float = 0.0
 
 
 def _fallback_used(s: RobotSnapshot) -> bool:
@@ -82,6 +93,11 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         level = ERROR
         message = (f"{message}; internal error in {', '.join(sorted(s.failed))} (a bug, its "
                    f"traceback logged once; the robot was stopped each time)")
+    level, message = _clocks(s, level, message)
+    if 0.0 < s.no_progress_warn <= s.stuck_for:
+        level = max(level, WARN)
+        held = f" (nearest: {s.stuck_reason})" if s.stuck_reason else ""
+        message = f"{message}; no progress towards the goal for {s.stuck_for:.0f} s{held}"
     group = group_of(cycle.link_groups, s.robot)
     stale = sorted(n for n, r in s.neighbors.items() if now - r.stamp > s.neighbor_timeout)
     localizer, own = inputs.localizer, inputs.own
@@ -122,8 +138,31 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         "departed_robots": ",".join(sorted(inputs.departed)),
         "cmd_vel_in_age_s": round(now - inputs.cmd_vel_in[1], 3)
         if inputs.cmd_vel_in is not None else "",
+        # Each neighbour's clock offset (this clock minus its: positive, its clock lags)
+        # and its data's age, aged from arrival; the own odometry's (its driver's clock).
+        "clock_offsets": ",".join(offset_text(n, o) for n, o in sorted(s.clock_offsets.items())),
+        "neighbor_ages_s": ",".join(f"{n}:{max(now - r.stamp, 0.0):.3f}"
+                                    for n, r in sorted(s.neighbors.items())),
+        "own_odom_clock_offset_s": round(s.own_clock_offset, 3)
+        if s.own_clock_offset is not None else "",
+        "no_progress_s": round(s.stuck_for, 1), "no_progress_nearest": s.stuck_reason,
         **s.timing.figures(),
     }
     if s.scan is not None:
         values.update(s.scan)
     return level, message, values
+
+
+def _clocks(s: RobotSnapshot, level: int, message: str) -> Tuple[int, str]:
+    """WARN, naming them, for the neighbours (and the own odometry) whose clock is off by
+    more than ``clock_offset_warn``."""
+    off = offsets_beyond(dict(s.clock_offsets), s.clock_offset_warn)
+    if s.own_clock_offset is not None and \
+            offsets_beyond({"": s.own_clock_offset}, s.clock_offset_warn):
+        off[f"own odometry ({s.robot})"] = s.own_clock_offset
+    if not off:
+        return level, message
+    named = ", ".join(f"{n} {o:+.2f} s" for n, o in sorted(off.items()))
+    return max(level, WARN), (f"{message}; clocks off by more than clock_offset_warn "
+                              f"{s.clock_offset_warn:g} s: {named} (synchronise the "
+                              "computers' clocks: chrony or PTP)")

@@ -119,6 +119,15 @@ PARAMETERS: Tuple[Param, ...] = (
           'growing at neighbor_max_speed (s)'), range=(0.01, 60.0)),
     Param('neighbor_forget_after', 10.0,
           'forget a neighbour silent this long (s)', range=(0.01, 3600.0)),
+    Param('clock_offset_warn', 0.1,
+          ("diagnostics warn, naming it, of a neighbour (or the own odometry's driver) "
+          'whose clock is off from this one by more than this, as its messages show '
+          '(s; 0 = never); its data is aged from arrival whatever its clock says'),
+          range=(0.0, 3600.0)),
+    Param('no_progress_warn', 8.0,
+          ('diagnostics warn when the robot has driven this long without getting nearer '
+          'its goal, naming the nearest neighbour or wall (s; 0 = never)'),
+          range=(0.0, 3600.0)),
     Param('neighbor_max_speed', 0.0,
           'how fast neighbours can move, for data that is old (m/s); 0 = max_speed',
           range=(0.0, 100.0)),

@@ -73,3 +73,14 @@ def test_stale_and_announced_neighbours_and_the_held_readings_ages():
     assert values["neighbors_announced"] == 1 and values["departed_robots"] == "c,z"
     assert values["cmd_vel_in_age_s"] == 0.25 and values["control_cycles"] == 1
     assert values["scans"] == 4
+
+
+def test_a_robot_stuck_past_no_progress_warn_warns_with_what_is_nearest():
+    level, message, values = robot_report(snapshot(
+        stuck_for=9.0, stuck_reason="neighbor parked at 0.05 m", no_progress_warn=8.0))
+    assert level == WARN
+    assert "no progress towards the goal for 9 s (nearest: neighbor parked at 0.05 m)" in message
+    assert values["no_progress_s"] == 9.0
+    assert values["no_progress_nearest"] == "neighbor parked at 0.05 m"
+    assert robot_report(snapshot(stuck_for=7.0, no_progress_warn=8.0))[0] == OK
+    assert robot_report(snapshot(stuck_for=90.0, no_progress_warn=0.0))[0] == OK

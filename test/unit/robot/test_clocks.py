@@ -1,0 +1,119 @@
+"""Neighbours' data aged from its arrival, whatever their clocks say (core.robot.clocks)."""
+
+import random
+
+from orca_ros.core.robot.clocks import ClockOffset, SenderClocks, offsets_beyond
+
+S = 1_000_000_000
+MS = 1_000_000
+
+
+def ages(offset_ns, latencies_ns, period_ns=100 * MS, start_ns=100 * S, window=5.0):
+    """Each message's (true age, estimated age) when it arrives, the sender's clock
+    ``offset_ns`` behind this one, message ``i`` measured at ``start + i period``."""
+    clock = ClockOffset(window)
+    out = []
+    for i, latency in enumerate(latencies_ns):
+        measured = start_ns + i * period_ns  # this clock
+        arrival = measured + latency
+        stamp = measured - offset_ns  # the sender's clock
+        out.append((arrival - measured, arrival - clock.measured_ns(stamp, arrival)))
+    return out
+
+
+def test_lagging_and_leading_senders_are_aged_as_a_synchronised_one():
+    rng = random.Random(4)
+    latencies = [rng.randrange(2 * MS, 40 * MS) for _ in range(120)]
+    synchronised = ages(0, latencies)
+    for offset in (2 * S, -2 * S):
+        assert ages(offset, latencies)[60:] == synchronised[60:]  # once the window fills
+
+
+def test_the_age_is_bounded_by_the_true_age_and_the_least_latency():
+    rng = random.Random(7)
+    latencies = [rng.randrange(1 * MS, 80 * MS) for _ in range(300)]
+    for offset in (0, 500 * MS, -1500 * MS):
+        for i, (true_age, age) in enumerate(ages(offset, latencies, window=2.0)):
+            window = latencies[max(0, i - 19):i + 1]  # 2 s of 100 ms messages
+            assert 0 <= age <= true_age  # never older than it is, never in the future
+            assert true_age - age <= min(window)  # off by at most the least latency
+
+
+def test_a_step_of_the_senders_clock_is_followed_within_the_window():
+    clock, latency, window = ClockOffset(2.0), 10 * MS, 2.0
+    for i in range(50):  # the sender 1 s behind
+        t = 100 * S + i * 100 * MS
+        clock.measured_ns(t - S, t + latency)
+    assert clock.estimate_ns == S + latency
+    # Its clock jumps back 0.5 s more (it lags 1.5 s): the older samples leave the window.
+    start = 105 * S
+    for i in range(40):
+        t = start + i * 100 * MS
+        clock.measured_ns(t - 1500 * MS, t + latency)
+        if i * 100 * MS > window * S:
+            assert clock.estimate_ns == 1500 * MS + latency
+    # It jumps ahead (it lags 0.2 s): followed at once.
+    t = 110 * S
+    clock.measured_ns(t - 200 * MS, t + latency)
+    assert clock.estimate_ns == 200 * MS + latency
+
+
+def test_no_stamp_or_no_clock_counts_as_arrival_and_a_clock_going_back_starts_anew():
+    clock = ClockOffset()
+    assert clock.measured_ns(0, 7 * S) == 7 * S and clock.estimate_ns is None
+    assert clock.measured_ns(50 * S, 0) == 0 and clock.estimate_ns is None
+    clock.measured_ns(40 * S, 50 * S)
+    assert clock.estimate_ns == 10 * S
+    clock.measured_ns(40 * S, 45 * S)  # this clock went back (a simulation restarted)
+    assert clock.estimate_ns == 5 * S
+
+
+def test_sender_clocks_put_stamps_on_this_clock_and_tell_large_offsets():
+    clocks = SenderClocks()
+    clocks.measured_ns("late", 10 * S, 12 * S)
+    clocks.measured_ns("synced", 12 * S - MS, 12 * S)
+    assert clocks.to_local("late", 11.0) == 13.0
+    assert clocks.to_local("unheard", 11.0) == 11.0
+    offsets = {n: clocks.offset(n) for n in ("late", "synced")}
+    assert offsets_beyond(offsets, 0.1) == {"late": 2.0}
+    assert offsets_beyond(offsets, 0.0) == {}
+
+
+def report(**changed):
+    from orca_ros.core.robot.config import ControllerConfig
+    from orca_ros.core.robot.cycle import GoalState, RobotCycle, Status
+    from orca_ros.core.robot.inputs import RobotInputs
+    from orca_ros.core.robot.report import RobotSnapshot, robot_report
+    from orca_ros.core.robot.timing import CycleTiming
+    from orca_ros.nodes.params.orca_node import PARAMETERS
+
+    values = {p.name: p.default for p in PARAMETERS}
+    config = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1)
+    fields = dict(robot="me", now=10.0, status=Status(GoalState.DRIVING), goal=(1.0, 2.0),
+                  dimensions=2, cycle=RobotCycle(config, key="me"), aerial=None,
+                  aerial_error="", inputs=RobotInputs("me", values, False),
+                  timing=CycleTiming(), neighbors={}, neighbor_timeout=1.0,
+                  neighbor_messages=7, shared_by=2, obstacle_edges=4, rejected={},
+                  last_problem="", commanders=1, cmd_topic="/me/cmd_vel",
+                  reverse_limited=0, max_reverse_speed=0.1)
+    fields.update(changed)
+    return robot_report(RobotSnapshot(**fields))
+
+
+def test_the_diagnostics_name_a_neighbour_whose_clock_is_off_and_warn():
+    from orca_ros.core.robot.perception import NeighborReading
+    from orca_ros.core.robot.report import OK, WARN
+
+    neighbors = {"late": NeighborReading(9.97, (0.0, 0.0), (0.0, 0.0), sent=8.47),
+                 "synced": NeighborReading(9.99, (1.0, 0.0), (0.0, 0.0), sent=9.985)}
+    offsets = {"late": 1.502, "synced": 0.005}
+    level, message, values = report(neighbors=neighbors, clock_offsets=offsets)
+    assert level == WARN
+    assert "late +1.50 s" in message and "synced" not in message
+    assert "chrony" in message and "PTP" in message
+    assert values["clock_offsets"] == "late:+1.502s,synced:+0.005s"
+    assert values["neighbor_ages_s"] == "late:0.030,synced:0.010"
+    assert report(neighbors=neighbors, clock_offsets=offsets, clock_offset_warn=2.0)[0] == OK
+    level, message, values = report(own_clock_offset=-0.4)
+    assert level == WARN and "own odometry (me) -0.40 s" in message
+    assert values["own_odom_clock_offset_s"] == -0.4
