@@ -80,24 +80,10 @@ def test_sender_clocks_put_stamps_on_this_clock_and_tell_large_offsets():
 
 
 def report(**changed):
-    from orca_ros.core.robot.config import ControllerConfig
-    from orca_ros.core.robot.cycle import GoalState, RobotCycle, Status
-    from orca_ros.core.robot.inputs import RobotInputs
-    from orca_ros.core.robot.report import RobotSnapshot, robot_report
-    from orca_ros.core.robot.timing import CycleTiming
-    from orca_ros.nodes.params.orca_node import PARAMETERS
+    from orca_ros.core.robot.report import robot_report
 
-    values = {p.name: p.default for p in PARAMETERS}
-    config = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1)
-    fields = dict(robot="me", now=10.0, status=Status(GoalState.DRIVING), goal=(1.0, 2.0),
-                  dimensions=2, cycle=RobotCycle(config, key="me"), aerial=None,
-                  aerial_error="", inputs=RobotInputs("me", values, False),
-                  timing=CycleTiming(), neighbors={}, neighbor_timeout=1.0,
-                  neighbor_messages=7, shared_by=2, obstacle_edges=4, rejected={},
-                  last_problem="", commanders=1, cmd_topic="/me/cmd_vel",
-                  reverse_limited=0, max_reverse_speed=0.1)
-    fields.update(changed)
-    return robot_report(RobotSnapshot(**fields))
+    from helpers.reports import snapshot
+    return robot_report(snapshot(**changed))
 
 
 def test_the_diagnostics_name_a_neighbour_whose_clock_is_off_and_warn():

@@ -1,28 +1,13 @@
 """orca_node's diagnostics' content (core.robot.report) from a snapshot, with no ROS."""
 
-from orca_ros.core.robot.config import ControllerConfig
-from orca_ros.core.robot.cycle import GoalState, RobotCycle, Status
+from orca_ros.core.robot.cycle import RobotCycle
 from orca_ros.core.robot.inputs import RobotInputs
 from orca_ros.core.robot.perception import NeighborReading
-from orca_ros.core.robot.report import ERROR, OK, WARN, RobotSnapshot, robot_report
+from orca_ros.core.robot.report import ERROR, OK, WARN, robot_report
 from orca_ros.core.robot.timing import CycleTiming
 from orca_ros.nodes.params.orca_node import PARAMETERS
 
-CONFIG = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1)
-
-
-def snapshot(**changed):
-    values = {p.name: p.default for p in PARAMETERS}
-    fields = dict(robot="me", now=10.0, status=Status(GoalState.DRIVING), goal=(1.0, 2.0),
-                  dimensions=2, cycle=RobotCycle(CONFIG, key="me"), aerial=None,
-                  aerial_error="", inputs=RobotInputs("me", values, False),
-                  timing=CycleTiming(), neighbors={}, neighbor_timeout=1.0,
-                  neighbor_messages=7, shared_by=2, obstacle_edges=4, rejected={},
-                  last_problem="", commanders=1, cmd_topic="/me/cmd_vel",
-                  reverse_limited=0, max_reverse_speed=0.1)
-    fields.update(changed)
-    return RobotSnapshot(**fields)
-
+from helpers.reports import CONFIG, snapshot
 
 def test_a_driving_robot_with_nothing_wrong_is_ok_and_says_what_it_does():
     level, message, values = robot_report(snapshot())
