@@ -20,8 +20,9 @@ on this clock, so its age is ``now - measured``: its arrival time plus the laten
 had beyond the least one. Bounds, while the sender's offset holds still over the
 window: the age is at most the true age and at least the true age less ``L_min``
 (which is at most the latency of this very message), and never less than the time since
-it arrived. With agreeing clocks ``estimate = L_min``: the age is the stamp's age less
-the least latency, as before up to that. A sender whose clock jumps ahead (its
+it arrived. An estimate in ``[0, AGREEMENT]`` is taken as latency on agreeing clocks
+(:data:`AGREEMENT`): the stamp is used as it is, so with synchronised clocks (and in
+one simulation) ages are exactly the stamps' ages. A sender whose clock jumps ahead (its
 ``arrival - stamp`` falls) is followed at its next message; one whose clock jumps back
 (it rises) is followed once the older samples leave the window, within :data:`WINDOW`
 s, its data meanwhile looking older than it is (the safe side).
@@ -41,7 +42,20 @@ import collections
 from typing import Deque, Dict, Optional, Tuple
 
 WINDOW = 10.0  # s of messages whose least arrival - stamp is the offset estimate
+AGREEMENT = 0.2
+"""s: a least ``arrival - stamp`` in ``[0, AGREEMENT]`` is taken as latency on clocks
+that agree (a slow network, a busy host, a simulator's reading delay), and the stamp as
+it is; beyond (or below 0: the sender's clock runs ahead) it is a clock offset and
+corrected. So where clocks agree ages are the stamps' own, as in one simulation."""
 NS = 1_000_000_000
+AGREEMENT_NS = int(AGREEMENT * NS)
+
+
+def _correction_ns(estimate_ns: Optional[int]) -> int:
+    """What a stamp is moved by: the estimate, unless it says the clocks agree."""
+    if estimate_ns is None or 0 <= estimate_ns <= AGREEMENT_NS:
+        return 0
+    return estimate_ns
 
 
 class ClockOffset:
@@ -79,12 +93,11 @@ class ClockOffset:
         if stamp_ns <= 0 or arrival_ns <= 0:
             return arrival_ns
         self.add(stamp_ns, arrival_ns)
-        return min(stamp_ns + self.estimate_ns, arrival_ns)
+        return min(stamp_ns + _correction_ns(self.estimate_ns), arrival_ns)
 
     def to_local_ns(self, stamp_ns: int) -> int:
         """A stamp of the sender's clock on this clock (unchanged before any sample)."""
-        estimate = self.estimate_ns
-        return stamp_ns if estimate is None else stamp_ns + estimate
+        return stamp_ns + _correction_ns(self.estimate_ns)
 
 
 class SenderClocks:
@@ -105,9 +118,9 @@ class SenderClocks:
     def to_local(self, sender: str, stamp: float) -> float:
         """A stamp of ``sender``'s clock (s) on this clock (s)."""
         clock = self.offsets.get(sender)
-        if clock is None or clock.estimate_ns is None:
+        if clock is None:
             return stamp
-        return stamp + clock.estimate_ns * 1e-9
+        return stamp + _correction_ns(clock.estimate_ns) * 1e-9
 
     def offset(self, sender: str) -> Optional[float]:
         """``sender``'s estimated offset (s: this clock minus its; least latency

@@ -21,12 +21,27 @@ def ages(offset_ns, latencies_ns, period_ns=100 * MS, start_ns=100 * S, window=5
     return out
 
 
-def test_lagging_and_leading_senders_are_aged_as_a_synchronised_one():
+def test_a_synchronised_sender_keeps_its_stamps_and_one_off_by_2_s_is_aged_by_arrival():
+    """Clocks that agree (the least delay within AGREEMENT): each age is the stamp's.
+    A sender 2 s behind or ahead: once the window fills, each age is the true one less at
+    most the least latency of the window, not 2 s off."""
     rng = random.Random(4)
     latencies = [rng.randrange(2 * MS, 40 * MS) for _ in range(120)]
-    synchronised = ages(0, latencies)
+    assert all(age == true for true, age in ages(0, latencies))
     for offset in (2 * S, -2 * S):
-        assert ages(offset, latencies)[60:] == synchronised[60:]  # once the window fills
+        for i, (true, age) in enumerate(ages(offset, latencies)):
+            if i >= 50:  # 5 s of 100 ms messages: the window is full
+                assert 0 <= true - age <= min(latencies[i - 49:i + 1])
+
+
+def test_a_least_delay_beyond_the_agreement_is_taken_as_an_offset():
+    from orca_ros.core.robot.clocks import AGREEMENT
+
+    within = ClockOffset()
+    beyond = ClockOffset()
+    t = 100 * S
+    assert within.measured_ns(t - int(0.9 * AGREEMENT * S), t) == t - int(0.9 * AGREEMENT * S)
+    assert beyond.measured_ns(t - int(1.5 * AGREEMENT * S), t) == t  # all of it an offset
 
 
 def test_the_age_is_bounded_by_the_true_age_and_the_least_latency():
