@@ -37,7 +37,8 @@ is ignored.
 
 Each robot's stamps are its computer's clock, which may disagree with this one: a
 reading is aged from its arrival, its stamp corrected by the robot's estimated clock
-offset (:attr:`NeighborOdometry.clocks`, :mod:`orca_ros.core.robot.clocks`), while the
+offset where that is beyond what latency explains (:attr:`NeighborOdometry.clocks`,
+:mod:`orca_ros.core.robot.clocks`: within 0.2 s the stamp stands), while the
 stamps as sent order its stream.
 """
 

@@ -9,7 +9,7 @@ separate processes with the same executables, parameters files and shutdown
 environment that launch gives them. The independent observer
 (:mod:`orca_ros.testing.observer`) judges collisions and arrivals from the odometry
 alone and gathers the orca_nodes' control-loop figures from ``/diagnostics``.
-The run ends when every robot has arrived or at the wall limit; then every
+The run ends when every robot is at its goal at once or at the wall limit; then every
 process gets SIGINT (SIGTERM and SIGKILL after launch's timeouts) and its exit
 code is kept.
 
