@@ -133,6 +133,8 @@ SECTIONS: Tuple[Section, ...] = (
             auto=False),
     Section("bench-step", "One velocity computation beside RVO2 and navground",
             ("orca-ros bench-step",), "markdown"),
+    Section("bench-start", "What a node costs to start",
+            ("orca-ros bench-start",), "markdown"),
     Section("bench-scaling", "One world step per agent at 100, 1,000 and 5,000 agents",
             ("orca-ros bench-scaling",), "markdown", auto=False),
     _columns("toio-world", "The toio cube scenes in the world", (

@@ -14,7 +14,8 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import (bench, bench_rfunction, bench_ros, bench_scaling, bench_step, conformance,
+from . import (bench, bench_rfunction, bench_ros, bench_scaling, bench_start, bench_step,
+               conformance,
                fault_suite, import_steersuite, link_pairs, map_segments, plot, results, sim)
 from .common import internal_error
 
@@ -23,7 +24,7 @@ from .common import internal_error
 # arguments (``add_parser``) and its work (``run``), and imports what the work needs only
 # when it runs.
 VERBS = (conformance, bench, sim, link_pairs, import_steersuite, map_segments, plot, fault_suite,
-         bench_ros, bench_scaling, bench_step, bench_rfunction, results)
+         bench_ros, bench_scaling, bench_step, bench_start, bench_rfunction, results)
 
 
 def build_parser() -> argparse.ArgumentParser:

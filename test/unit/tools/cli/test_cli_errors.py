@@ -49,6 +49,8 @@ REFUSALS = {
                   "is not NAME=VALUE"),
     "bench-scaling": (lambda t: ["bench-scaling", "--agents", "0"], "0 is not >= 1"),
     "bench-step": (lambda t: ["bench-step", "--cases", "-3"], "-3 is not >= 1"),
+    "bench-start": (lambda t: ["bench-start", "--programs", "gazebo"],
+                    "unknown start programs ['gazebo']"),
     "results": (lambda t: ["results", "--page", _results_page(t), "--only", "nope"],
                 "no section 'nope'"),
 }
@@ -76,6 +78,8 @@ INJECTIONS = {
     "bench-scaling": (lambda t: ["bench-scaling", "--agents", "4"],
                       "orca_ros.tools.timing.scaling_benchmark"),
     "bench-step": (lambda t: ["bench-step"], "orca_ros.tools.timing.step_benchmark"),
+    "bench-start": (lambda t: ["bench-start", "--runs", "1"],
+                    "orca_ros.tools.start_cost.measure"),
     "results": (lambda t: ["results", "--page", _results_page(t), "--only", "conformance"],
                 "orca_ros.tools.results.render"),
 }
