@@ -44,6 +44,7 @@ from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data, qos_profile_system_default
+from rclpy.time import Time
 from sensor_msgs.msg import LaserScan
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
@@ -434,7 +435,7 @@ class OrcaNode(GuardedCallbacks, Node):
         self._show_footprint()
         outcome = self.core.control(now_ns * 1e-9, readings, self._heard)
         if outcome.twist is not None:
-            self._publish_command(*outcome.twist)
+            self._publish_command(*outcome.twist, stamp_ns=now_ns)
         if outcome.prediction is not None:
             self.prediction_pub.publish(prediction_message(
                 outcome.prediction, self._param("world_frame"), self.robot))
@@ -472,11 +473,17 @@ class OrcaNode(GuardedCallbacks, Node):
     commanding = True  # a managed orca_node (orca_lifecycle_node): only while active
 
     def _publish_command(self, linear_x: float, linear_y: float, angular_z: float,
-                         linear_z: float = 0.0) -> None:
+                         linear_z: float = 0.0, stamp_ns: Optional[int] = None) -> None:
+        """A command on ``cmd_vel``. A TwistStamped carries the time the cycle decided it
+        (``stamp_ns``: what it perceived was predicted to then), not the time it went
+        out: a cycle held up between deciding and sending (a busy CPU) leaves a command
+        that a driver counting its validity from the stamp (fleet_sim's
+        ``command_validity``) expires that much sooner."""
         if self.commanding:
+            stamp = self.get_clock().now() if stamp_ns is None else Time(nanoseconds=stamp_ns)
             self.cmd_pub.publish(twist_message(linear_x, linear_y, angular_z, self.stamped,
-                                               self.get_clock().now().to_msg(),
-                                               f"{self.robot}/base_link", linear_z))
+                                               stamp.to_msg(), f"{self.robot}/base_link",
+                                               linear_z))
 
     def _publish_diagnostics(self) -> None:
         """The robot's diagnostics (:func:`~orca_ros.core.robot.report.robot_report`)."""

@@ -1,6 +1,7 @@
 """The ROS 2 nodes, run in-process with rclpy over real DDS."""
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from helpers.ros_helpers import params  # first: skips the module without rclpy
 from helpers.orca_rig import Rig, goal, odom  # noqa: E402
 
 from geometry_msgs.msg import Point, PoseStamped, Twist, TwistStamped  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
 from visualization_msgs.msg import Marker  # noqa: E402
 
 from orca_ros.nodes.fleet_sim import FleetSim  # noqa: E402
@@ -132,6 +134,39 @@ def test_stale_own_odometry_stops_the_robot_and_silent_neighbours_grow_then_go(r
                               3.0)
     rig.drive(1.2, odom(0.0, 0.0))  # past neighbor_forget_after
     assert "other" not in rig.node.neighbors
+
+
+def test_a_stamped_command_carries_the_time_its_cycle_decided_it(ros, monkeypatch):
+    """A cycle held up between deciding and sending (a busy CPU) must not hand the
+    simulator a fresh validity window: the stamp is the decision's time."""
+    node = ros.add(OrcaNode(context=ros.context, namespace="late", parameter_overrides=params(
+        neighbors=["nobody"], control_rate=20.0, enable_stamped_cmd_vel=True)))
+    tester = ros.node("late_tester")
+    own = tester.create_publisher(Odometry, "/late/odom", RELIABLE_10)
+    target = tester.create_publisher(PoseStamped, "/late/goal_pose", RELIABLE_10)
+    ros.spin_until(lambda: own.get_subscription_count() > 0
+                   and target.get_subscription_count() > 0, 10.0)
+    sent, publish = [], node.cmd_pub.publish
+    monkeypatch.setattr(node.cmd_pub, "publish", lambda msg: (sent.append(msg), publish(msg)))
+    decided, control = [], node.core.control
+
+    def held_up(now, *args, **kwargs):
+        outcome = control(now, *args, **kwargs)
+        decided.append(now)
+        time.sleep(0.25)
+        return outcome
+
+    monkeypatch.setattr(node.core, "control", held_up)
+    target.publish(goal(6.0, 0.0))
+    for _ in range(12):
+        own.publish(odom(0.0, 0.0))
+        ros.spin_for(0.05)
+    moving = [m for m in sent if m.twist.linear.x > 0.0]
+    assert moving, "orca_node sent no command towards its goal"
+    for msg in moving:
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        assert any(abs(stamp - d) < 1e-6 for d in decided), \
+            f"stamp {stamp:.3f} is none of the cycles' times {decided}"
 
 
 def test_a_robot_at_its_goal_stays_there_and_still_steps_aside(ros):

@@ -167,9 +167,16 @@ class RobotInputs:
                   max_speed: float) -> Dict[str, NeighborReading]:
         """The neighbours' readings that count at ``now`` (s): of the followed robots
         (with ``cells``, and no listed ``neighbors``: of whoever is heard in them, a robot
-        met for the first time at once), and of every robot ``announced``; none silent for
-        ``neighbor_forget_after``. A departed robot (:meth:`departures`), silent, stands
-        where its driver stops it, moving at most at ``max_speed`` until then."""
+        met for the first time at once), and of every robot ``announced``.
+
+        A robot that runs orca_node (its reading ``announced``) is never forgotten: while
+        its node is in the graph but silent here (a starved process, lost messages) it
+        may still be driving, so its reading stays as it was and perception grows its
+        disc with its age (:func:`~.perception.position_uncertainty`); once its node
+        has left the graph (:meth:`departures`) its driver stops it, and it stands
+        where that leaves it, having moved at most at ``max_speed`` until then. Other
+        robots (odometry only) are forgotten after ``neighbor_forget_after`` of
+        silence."""
         p = self.params
         names = list(self.followed)
         if cells and not any(p["neighbors"]):
@@ -185,7 +192,7 @@ class RobotInputs:
                 # Its orca_node has left the graph: its driver stops it; it stands.
                 seen[name] = stopped_reading(s, now, command_validity(p), max_speed,
                                              p["max_linear_accel"])
-            elif now - s.stamp <= p["neighbor_forget_after"]:
+            elif s.announced or now - s.stamp <= p["neighbor_forget_after"]:
                 seen[name] = s
         return seen
 

@@ -118,7 +118,10 @@ PARAMETERS: Tuple[Param, ...] = (
           ('a neighbour silent this long is reported stale; it is still avoided, as a disc '
           'growing at neighbor_max_speed (s)'), range=(0.01, 60.0)),
     Param('neighbor_forget_after', 10.0,
-          'forget a neighbour silent this long (s)', range=(0.01, 3600.0)),
+          ('forget a neighbour known only by its odometry once silent this long (s); a robot '
+           'that runs orca_node is never forgotten: while its node is up its disc grows, '
+           'once its node has left it stands where its driver stops it'),
+          range=(0.01, 3600.0)),
     Param('clock_offset_warn', 0.1,
           ("diagnostics warn, naming it, of a neighbour (or the own odometry's driver) "
           'whose clock is off from this one by more than this, as its messages show '

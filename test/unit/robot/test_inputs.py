@@ -113,6 +113,18 @@ def test_neighbors_are_the_followed_and_the_announced_none_forgotten():
     assert set(cells.neighbors(10.0, latest, [], True, 1.0)) == {"a", "b", "c"}
 
 
+def test_a_silent_robot_whose_node_is_still_there_is_never_forgotten():
+    """Its process may be starved or its messages lost while it drives on: it stays as
+    last heard, for perception to grow its disc with the age (not standing, not gone)."""
+    robot = inputs(announcing=True, neighbor_forget_after=5.0, neighbor_timeout=1.0)
+    robot.departures(["b", "me"], present={"b", "me"})
+    latest = {"b": reading(1.0, True), "odometry_only": reading(1.0)}
+    robot.followed = ["odometry_only"]
+    seen = robot.neighbors(60.0, latest, ["b"], False, 1.0)
+    assert set(seen) == {"b"}  # the odometry-only robot is forgotten after 5 s
+    assert seen["b"] is latest["b"]  # as heard: its age tells perception how far it may be
+
+
 def test_a_departed_silent_robot_stands_where_its_driver_stops_it():
     robot = inputs(announcing=True, neighbor_timeout=1.0, neighbor_forget_after=5.0,
                    command_validity=0.2, max_linear_accel=100.0)
