@@ -45,7 +45,7 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..core.errors import InputError
 
