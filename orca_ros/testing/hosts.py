@@ -292,10 +292,13 @@ def odometry_driver_class():
 
 
 def run_host(specs: List[Dict[str, Any]], status_path: Optional[str] = None,
-             summary_path: Optional[str] = None) -> int:
+             summary_path: Optional[str] = None, faults: str = "", scenario: str = "",
+             faults_path: Optional[str] = None) -> int:
     """Run one host's nodes until SIGINT/SIGTERM. On the sim host, fleet_sim's progress goes
     to ``status_path`` every :data:`STATUS_PERIOD` s, and the run's summary (ground truth:
-    arrivals, makespan, contacts) to ``summary_path`` at the end."""
+    arrivals, makespan, contacts) to ``summary_path`` at the end. ``faults`` (a fault
+    spec of ``scenario``) are injected into this host's nodes, their count written to
+    ``faults_path`` at the end (:func:`host_injector`)."""
     from ..nodes import stop
 
     stop.install()
@@ -324,9 +327,12 @@ def run_host(specs: List[Dict[str, Any]], status_path: Optional[str] = None,
         for node in nodes:
             executor.add_node(node)
         sim = next((n for n in nodes if hasattr(n, "record")), None)
+        injector = host_injector(faults, scenario, context, executor, nodes, specs, sim)
         next_status = 0.0
         while not stop.requested():
             executor.spin_once(timeout_sec=0.05)
+            if injector is not None:
+                injector.poll()
             if sim is not None and status_path and time.perf_counter() >= next_status:
                 next_status = time.perf_counter() + STATUS_PERIOD
                 record = sim.record
@@ -343,6 +349,8 @@ def run_host(specs: List[Dict[str, Any]], status_path: Optional[str] = None,
                                FleetOptions(kinematics=kinematics, speed_factor=1.0),
                                time.perf_counter() - started)
             _write_json(summary_path, summary)
+        if injector is not None and faults_path:
+            _write_json(faults_path, fault_counts(injector))
         return 0
     finally:
         if executor is not None:
@@ -350,6 +358,72 @@ def run_host(specs: List[Dict[str, Any]], status_path: Optional[str] = None,
         for node in reversed(nodes):
             node.destroy_node()
         rclpy.try_shutdown(context=context)
+
+
+HOST_FAULTS = ("drop_odom", "drop_cmd", "delay")
+"""The faults a host injects (into its own nodes' deliveries; see
+:mod:`orca_ros.testing.faults.injector`): the others act on the run as one process."""
+
+
+def check_host_faults(text: str, robots: Sequence[str]):
+    """The fault spec ``text`` as the hosts run it; refuses, naming them, faults other than
+    :data:`HOST_FAULTS` and robots not in the scenario."""
+    from .faults import parse_faults
+
+    spec = parse_faults(text)
+    spec.check(list(robots), False)
+    others = [entry for entry in spec.entries(with_seed=False)
+              if entry.split("=")[0].split("@")[0] not in HOST_FAULTS]
+    if others:
+        raise InputError(f"faults {', '.join(others)}: the hosts inject only "
+                         f"{', '.join(HOST_FAULTS)} (each host into its own nodes)")
+    return spec
+
+
+class _NoSimulator:
+    """The simulator a robot host does not have: no cmd_vel subscriptions to tap."""
+
+    subscriptions: List[Any] = []
+
+
+def host_injector(faults: str, scenario: str, context, executor, nodes: List[Any],
+                  specs: List[Dict[str, Any]], sim):
+    """The fault injector of one host, hooked into its nodes, or None without faults: on
+    the sim host fleet_sim's cmd_vel deliveries (``drop_cmd``, ``delay``), on a robot's
+    host its orca_node's odometry and announced states (``drop_odom``, ``delay``, held by
+    the robot's own clock)."""
+    if not faults:
+        return None
+    from ..core.scenario.loader import load_scenario, resolve_scenario
+    from .faults.injector import FaultInjector
+
+    loaded = load_scenario(resolve_scenario(scenario))
+    spec = check_host_faults(faults, [a.name for a in loaded.agents])
+    robots = {data["namespace"]: node for data, node in zip(specs, nodes)
+              if data["executable"] == "orca_node"}
+    if sim is not None:
+        def now():
+            return sim.record.sim_time
+    else:
+        robot = next(iter(robots.values()))
+
+        def now():
+            return robot.get_clock().now().nanoseconds * 1e-9
+    injector = FaultInjector(spec, loaded, now)
+    injector.attach(context, executor, nodes, sim if sim is not None else _NoSimulator(),
+                    robots)
+    return injector
+
+
+def fault_counts(injector) -> Dict[str, Dict[str, int]]:
+    """Deliveries received, dropped, delayed and passed on, by kind (odom, cmd)."""
+    counts: Dict[str, Dict[str, int]] = {}
+    for tap in injector.taps:
+        kind = counts.setdefault(tap.kind, {"received": 0, "dropped": 0, "delayed": 0,
+                                            "delivered": 0})
+        for key in kind:
+            kind[key] += getattr(tap, key)
+    return counts
 
 
 def _write_json(path: str, data: Dict[str, Any]) -> None:
@@ -376,7 +450,7 @@ class HostProcess:
 
 def run_hosts(scenario_path: str, options=None, clock_offsets: str = "",
               max_time: Optional[float] = None, wall_limit: Optional[float] = None,
-              keep_dir: Optional[str] = None,
+              keep_dir: Optional[str] = None, faults: str = "",
               should_stop: Callable[[], bool] = lambda: False,
               progress: Optional[Callable[[Dict[str, Any]], None]] = None) -> Dict[str, Any]:
     """Run ``scenario_path`` with every robot on its own host (module docstring); the
@@ -391,6 +465,7 @@ def run_hosts(scenario_path: str, options=None, clock_offsets: str = "",
     scenario = load_scenario(resolve_scenario(scenario_path))
     robots = [a.name for a in scenario.agents]
     offsets = parse_clock_offsets(clock_offsets, robots)
+    check_host_faults(faults, robots)
     hosts = host_plan(fleet_plan(scenario_path, options))
     reason = unavailable(need_faketime=any(offsets.values()))
     if reason:
@@ -417,9 +492,12 @@ def run_hosts(scenario_path: str, options=None, clock_offsets: str = "",
             raise HostsUnavailable(f"the observer did not start: {_tail(observer.log)}")
         for host, specs in hosts.items():
             spec_path = os.path.join(folder, f"{host}.json")
-            _write_json(spec_path, {"nodes": specs})
+            _write_json(spec_path, {"nodes": specs, "faults": faults,
+                                    "scenario": str(resolve_scenario(scenario_path))})
             extra = ["--status", status_path, "--summary", summary_path] \
                 if host == SIM_HOST else []
+            if faults:
+                extra += ["--faults-out", os.path.join(folder, f"{host}_faults.json")]
             processes.append(_start(network, host, folder, host,
                                     host_environment(offsets.get(host, 0.0)),
                                     ["-m", "orca_ros.testing.hosts", "host", spec_path,
@@ -460,6 +538,8 @@ def run_hosts(scenario_path: str, options=None, clock_offsets: str = "",
                         "observer": _observer_entry(report),
                         "diagnostics": report.get("clock_diagnostics", {}),
                         "exit_codes": {p.host: p.proc.returncode for p in processes}})
+        if faults:
+            summary["faults"] = {"spec": faults, **_fault_totals(folder, hosts)}
         if stop_reason == "interrupted":
             summary["interrupted"] = True
         return summary
@@ -469,6 +549,18 @@ def run_hosts(scenario_path: str, options=None, clock_offsets: str = "",
         network.down()
         if keep_dir is None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _fault_totals(folder: str, hosts: Dict[str, Any]) -> Dict[str, Dict[str, int]]:
+    """The hosts' fault counts summed by kind."""
+    totals: Dict[str, Dict[str, int]] = {}
+    for host in hosts:
+        for kind, counts in (_read_json(os.path.join(folder, f"{host}_faults.json"))
+                             or {}).items():
+            into = totals.setdefault(kind, {})
+            for key, value in counts.items():
+                into[key] = into.get(key, 0) + value
+    return totals
 
 
 def _start(network: HostNetwork, host: str, folder: str, label: str, env: Dict[str, str],
@@ -536,6 +628,10 @@ def summary_text(summary: Dict[str, Any]) -> str:
              f"{observer.get('robots')} reached their goals",
              "  clocks: " + ", ".join(f"{name} {offset:+g} s" for name, offset
                                       in summary.get("clock_offsets_s", {}).items())]
+    if "faults" in summary:
+        lines.append(f"  faults {summary['faults']['spec']}: " + "; ".join(
+            f"{kind} " + ", ".join(f"{k} {v}" for k, v in counts.items())
+            for kind, counts in summary["faults"].items() if kind != "spec"))
     for robot, values in sorted(summary.get("diagnostics", {}).items()):
         lines.append(f"  {robot} sees: {values.get('clock_offsets') or '-'}"
                      + (f" [{values['level']}]" if values.get("level") else ""))
@@ -549,9 +645,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.add_argument("specs")
         parser.add_argument("--status")
         parser.add_argument("--summary")
+        parser.add_argument("--faults-out")
         args = parser.parse_args(argv[1:])
-        specs = json.loads(pathlib.Path(args.specs).read_text(encoding="utf-8"))["nodes"]
-        return run_host(specs, args.status, args.summary)
+        data = json.loads(pathlib.Path(args.specs).read_text(encoding="utf-8"))
+        return run_host(data["nodes"], args.status, args.summary, data.get("faults", ""),
+                        data.get("scenario", ""), args.faults_out)
     parser = argparse.ArgumentParser(prog="python -m orca_ros.testing.hosts",
                                      description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -560,6 +658,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--clock-offsets", default="", metavar="SPEC",
                         help="per robot NAME=S,... or a spread S[:N] (N robots alternately "
                              "+S and -S)")
+    parser.add_argument("--faults", default="", metavar="SPEC",
+                        help="drop_odom, drop_cmd, delay (orca_ros/testing/faults/spec.py), "
+                             "each host into its own nodes")
     parser.add_argument("--max-time", type=float, default=None)
     parser.add_argument("--json", default=None)
     parser.add_argument("--keep", default=None, metavar="DIR",
@@ -572,6 +673,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         summary = run_hosts(args.scenario, FleetOptions(kinematics=args.kinematics),
                             args.clock_offsets, args.max_time, keep_dir=args.keep,
+                            faults=args.faults,
                             should_stop=stop.requested)
     except (InputError, HostsUnavailable, ValueError) as error:
         print(f"hosts: {error}", file=sys.stderr)

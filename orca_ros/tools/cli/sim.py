@@ -85,7 +85,7 @@ def add_parser(sub) -> None:
     sim.set_defaults(func=run)
 
 
-HOSTS_EXCLUDE = ("faults", "record", "plot", "supervisor", "scan_obstacles", "unstamped")
+HOSTS_EXCLUDE = ("record", "plot", "supervisor", "scan_obstacles", "unstamped")
 """Options ``--hosts`` does not run with (each is one process's, or in-process, work)."""
 
 
@@ -242,7 +242,8 @@ def run_hosts(args: argparse.Namespace) -> int:
         options = FleetOptions(method=method_choice(args, "sim"), kinematics=args.kinematics,
                                robot_parameters=robot_parameters)
         summary = hosts.run_hosts(args.scenario, options, args.clock_offsets, args.max_time,
-                                  keep_dir=args.keep, should_stop=stop.requested)
+                                  keep_dir=args.keep, faults=args.faults,
+                                  should_stop=stop.requested)
     except (ValueError, InputError, hosts.HostsUnavailable) as error:
         return refused("sim", error)
     print(hosts.summary_text(summary))

@@ -59,3 +59,10 @@ def test_host_processes_talk_udp_only(monkeypatch):
     assert env["FASTDDS_BUILTIN_TRANSPORTS"] == "UDPv4"  # no shared memory across hosts
     assert env["ROS_AUTOMATIC_DISCOVERY_RANGE"] == "SUBNET"
     assert "ROS_LOCALHOST_ONLY" not in env
+
+
+def test_hosts_inject_only_what_acts_on_their_own_deliveries():
+    spec = hosts.check_host_faults("drop_odom=a:0.1,delay=0.2,seed=3", ROBOTS)
+    assert spec.value("drop_odom", "a") == 0.1 and spec.value("delay", "f") == 0.2
+    with pytest.raises(InputError, match="faults starve=0.5: the hosts inject only"):
+        hosts.check_host_faults("starve=0.5", ROBOTS)

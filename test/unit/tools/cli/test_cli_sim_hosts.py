@@ -9,7 +9,8 @@ from orca_ros.tools.cli import main
 
 @pytest.mark.parametrize("arguments, named", [
     (["--clock-offsets", "1"], "go with --hosts"),
-    (["--hosts", "--faults", "drop_odom=0.1"], "--hosts does not run with --faults"),
+    (["--hosts", "--record", "run.mcap"], "--hosts does not run with --record"),
+    (["--hosts", "--faults", "kill=north@3"], "the hosts inject only drop_odom"),
     (["--hosts", "--odom-frame", "per_robot"], "--odom-frame"),
     (["--hosts", "--clock-offsets", "nobody=1"], "'nobody=1' is not ROBOT=SECONDS"),
     (["--hosts", "--clock-offsets", "0.5:7"], "7 robots, the scenario has 4"),
