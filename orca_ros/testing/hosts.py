@@ -12,7 +12,7 @@ The processes come from the fleet plan (:func:`~orca_ros.fleet.plan.fleet_plan`)
 
 - host ``sim``: fleet_sim and obstacle_server in one process (the world, on the true
   clock), and the independent observer (:mod:`.observer`) beside them, judging contact
-  from fleet_sim's odometry;
+  from fleet_sim's odometry (``/<robot>/world_odom``);
 - one host per robot: its orca_node and its driver (:class:`OdometryDriver`) in one
   process, under libfaketime (``faketime``) with the robot's clock offset, so that
   everything that process stamps (the robot's odometry, the states it announces, its
@@ -21,9 +21,11 @@ The processes come from the fleet plan (:func:`~orca_ros.fleet.plan.fleet_plan`)
 Everything runs on wall time (``use_sim_time`` off, fleet_sim at speed factor 1):
 a simulated clock (``/clock``) would be one clock for every host. fleet_sim stamps every
 robot's odometry with its own (simulated) clock; a real robot's driver stamps its
-odometry with the robot computer's clock, so on each robot host the driver republishes
-its robot's odometry (``/<robot>/odom``) stamped with the host's clock on
-``/<robot>/driver/odom``, which that robot's orca_node reads. The commands go straight
+odometry with the robot computer's clock. So fleet_sim's odometry of each robot goes to
+``/<robot>/world_odom`` (remapped), and on each robot host the driver republishes it on
+``/<robot>/odom`` stamped with the host's clock: what that robot's orca_node reads, and
+what any other orca_node reads of it (one that follows a neighbour's odometry once the
+neighbour's orca_node has gone). The commands go straight
 to fleet_sim, which times a command stamped by a clock other than its own from its
 arrival (:mod:`orca_ros.nodes.fleet_sim`).
 
@@ -50,7 +52,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from ..core.errors import InputError
 
 DRIVER = "odometry_driver"  # the executable name of the driver node in a host's specs
-DRIVER_TOPIC = "driver/odom"  # where a robot's driver republishes its odometry
+WORLD_TOPIC = "world_odom"  # where fleet_sim publishes a robot's odometry on its own clock
 SIM_HOST = "sim"
 STATUS_PERIOD = 0.5  # wall s between the sim host's status files
 OBSERVER_CATCH_UP = 3.0  # wall s the observer gets to see what fleet_sim counts
@@ -233,21 +235,26 @@ def host_environment(offset: float) -> Dict[str, str]:
 
 def host_plan(plan: Sequence[Any]) -> Dict[str, List[Dict[str, Any]]]:
     """The plan's nodes by host: every orca_node on its robot's host beside the driver
-    of its odometry (read from :data:`DRIVER_TOPIC`), the rest on :data:`SIM_HOST`. Each
-    node as a dict of its :class:`~orca_ros.fleet.nodespec.NodeSpec` fields."""
+    of its odometry, the rest on :data:`SIM_HOST`, fleet_sim's odometry of each robot
+    on :data:`WORLD_TOPIC`. Each node as a dict of its
+    :class:`~orca_ros.fleet.nodespec.NodeSpec` fields."""
     hosts: Dict[str, List[Dict[str, Any]]] = {SIM_HOST: []}
+    robots = [spec.namespace for spec in plan if spec.executable == "orca_node"]
     for spec in plan:
         if spec.hosted:
             raise InputError("the hosts run one orca_node per process, not orca_robots")
+        if spec.remappings:
+            raise InputError(f"{spec.namespace}/{spec.name}: the hosts' drivers publish "
+                             f"'odom'; remapped topics ({spec.remappings}) are not run on "
+                             f"hosts")
+        if spec.executable == "fleet_sim":
+            spec = replace(spec, remappings=tuple((f"/{name}/odom", f"/{name}/{WORLD_TOPIC}")
+                                                  for name in robots))
         if spec.executable != "orca_node":
             hosts[SIM_HOST].append(_spec_dict(spec))
             continue
-        if spec.remappings:
-            raise InputError(f"{spec.namespace}: the hosts' drivers republish 'odom'; "
-                             f"remapped topics ({spec.remappings}) are not run on hosts")
-        robot = replace(spec, remappings=(("odom", DRIVER_TOPIC),))
         hosts[spec.namespace] = [
-            _spec_dict(robot),
+            _spec_dict(spec),
             {"executable": DRIVER, "name": "odometry_driver", "namespace": spec.namespace,
              "parameters": {}, "remappings": []}]
     return hosts
@@ -276,13 +283,13 @@ def odometry_driver_class():
 
     class OdometryDriver(Node):
         """A robot's driver as far as its odometry goes: fleet_sim's odometry of this
-        robot (``odom``) republished on ``driver/odom`` stamped by this host's clock
+        robot (:data:`WORLD_TOPIC`) republished on ``odom`` stamped by this host's clock
         at its arrival, as a driver stamps what it measures."""
 
         def __init__(self, **kwargs) -> None:
             super().__init__("odometry_driver", **kwargs)
-            self.publisher = self.create_publisher(Odometry, DRIVER_TOPIC, RELIABLE_10)
-            self.create_subscription(Odometry, "odom", self._on_odom, RELIABLE_10)
+            self.publisher = self.create_publisher(Odometry, "odom", RELIABLE_10)
+            self.create_subscription(Odometry, WORLD_TOPIC, self._on_odom, RELIABLE_10)
 
         def _on_odom(self, msg) -> None:
             msg.header.stamp = self.get_clock().now().to_msg()
@@ -485,7 +492,8 @@ def run_hosts(scenario_path: str, options=None, clock_offsets: str = "",
         observer_json = os.path.join(folder, "observer.json")
         observer = _start(network, SIM_HOST, folder, "observer", host_environment(0.0), [
             "-m", "orca_ros.testing.observer", str(resolve_scenario(scenario_path)),
-            "--json", observer_json, "--status", observer_status])
+            "--json", observer_json, "--status", observer_status,
+            "--pose-topic", WORLD_TOPIC])
         from .observer import wait_ready
 
         if not wait_ready(observer_status, observer.proc, timeout=60.0):

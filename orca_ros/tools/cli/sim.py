@@ -72,6 +72,9 @@ def add_parser(sub) -> None:
     sim.add_argument("--observer", action=argparse.BooleanOptionalAction, default=None,
                      help="run the independent observer process beside the run and report "
                           "its verdict (default: on with --faults)")
+    sim.add_argument("--stress", type=int, default=0, metavar="N",
+                     help="run N busy-loop processes beside the run (safety on a machine "
+                          "whose CPU is taken)")
     sim.add_argument("--hosts", action="store_true",
                      help="every robot on a host of its own: network namespaces on a bridge, "
                           "DDS over UDP, each robot's orca_node and odometry driver on its "
@@ -85,7 +88,7 @@ def add_parser(sub) -> None:
     sim.set_defaults(func=run)
 
 
-HOSTS_EXCLUDE = ("record", "plot", "supervisor", "scan_obstacles", "unstamped")
+HOSTS_EXCLUDE = ("stress", "record", "plot", "supervisor", "scan_obstacles", "unstamped")
 """Options ``--hosts`` does not run with (each is one process's, or in-process, work)."""
 
 
@@ -149,12 +152,19 @@ def run(args: argparse.Namespace) -> int:
                 interrupted.append(sim_time)
             return bool(interrupted)
 
+        from ...testing.launch_run import start_hogs, stop_hogs
+
+        hogs = start_hogs(args.stress)
         try:
             run = run_fleet(args.scenario, options, progress=progress, max_time=args.max_time,
                             faults=faults, observer=args.observer, record=args.record)
         except InputError as error:  # a node refused its parameters, a bag cannot be written
             return refused("sim", error)
+        finally:
+            stop_hogs(hogs)
     summary = run.summary
+    if args.stress:
+        summary["stress_processes"] = args.stress
     if interrupted:
         summary["interrupted"] = True
         print(f"{summary['scenario']}: interrupted at {interrupted[0]:.1f} s (sim); "

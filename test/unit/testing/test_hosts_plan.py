@@ -36,7 +36,8 @@ def test_every_robot_gets_a_host_with_its_driver_and_the_world_one_of_its_own():
     assert [n["executable"] for n in plan["sim"]] == ["fleet_sim", "obstacle_server"]
     robot, driver = plan["left1"]
     assert (robot["executable"], robot["namespace"]) == ("orca_node", "left1")
-    assert robot["remappings"] == [["odom", hosts.DRIVER_TOPIC]]
+    assert robot["remappings"] == []  # the driver's odometry, on the host's clock
+    assert ["/left1/odom", "/left1/world_odom"] in plan["sim"][0]["remappings"]
     assert robot["parameters"]["use_sim_time"] is False  # each host's own clock
     assert (driver["executable"], driver["namespace"]) == (hosts.DRIVER, "left1")
     sim = plan["sim"][0]["parameters"]
