@@ -56,7 +56,12 @@ WORLD_TOPIC = "world_odom"  # where fleet_sim publishes a robot's odometry on it
 SIM_HOST = "sim"
 STATUS_PERIOD = 0.5  # wall s between the sim host's status files
 OBSERVER_CATCH_UP = 3.0  # wall s the observer gets to see what fleet_sim counts
-STOP_TIMEOUT = 15.0  # wall s a host process gets to end after SIGINT before SIGKILL
+STOP_TIMEOUT = 15.0  # wall s the host processes get to end after SIGINT before SIGKILL
+OBSERVER_TIMEOUT = 20.0  # wall s the observer gets to write its report after SIGINT
+WIND_DOWN = 2 * STOP_TIMEOUT + OBSERVER_TIMEOUT + 10.0
+"""Wall s this process may take from a SIGINT/SIGTERM to its end (``ORCA_ROS_STOP_WITHIN``,
+:mod:`orca_ros.nodes.stop`): the hosts stop in order, then namespaces and bridge go.
+Its host processes keep the usual deadline."""
 MULTICAST = "224.0.0.0/4"
 
 
@@ -171,6 +176,7 @@ class HostNetwork:
         return f"{self.subnet}.{self.hosts.index(host) + 2}"
 
     def up(self) -> None:
+        sweep_stale()
         self.subnet = self.subnet or _free_subnet()
         _ip("link", "add", self.bridge, "type", "bridge")
         self.made.append(f"link:{self.bridge}")
@@ -202,10 +208,36 @@ class HostNetwork:
         return ["ip", "netns", "exec", self.namespace(host), *argv]
 
 
-def _ip(*args: str, check: bool = True) -> None:
+def sweep_stale() -> List[str]:
+    """Remove the namespaces and bridges of runs whose process is gone (one killed before
+    it could clean up: SIGKILL, a power cut); returns what it removed."""
+    import re
+
+    removed = []
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    for kind, pattern, text in (("netns", r"^orca(\d+)_\d+", names),
+                                ("link", r"^\d+: (oh(\d+)_\d+)[:@]", links),
+                                ("link", r"^\d+: (obr(\d+))[:@]", links)):
+        for line in text.splitlines():
+            match = re.match(pattern, line.strip())
+            if not match:
+                continue
+            name, pid = (match.group(0), match.group(1)) if kind == "netns" \
+                else (match.group(1), match.group(2))
+            if not pathlib.Path(f"/proc/{pid}").exists() and _ip(
+                    *(("netns", "del", name) if kind == "netns" else ("link", "del", name)),
+                    check=False):  # a veth goes with its peer: that one is gone already
+                removed.append(name)
+    return removed
+
+
+def _ip(*args: str, check: bool = True) -> bool:
+    """``ip`` with ``args``; whether it succeeded (``check``: raise if not)."""
     done = subprocess.run(["ip", *args], capture_output=True, text=True)
     if check and done.returncode != 0:
         raise HostsUnavailable(f"ip {' '.join(args)}: {done.stderr.strip()}")
+    return done.returncode == 0
 
 
 def _free_subnet() -> str:
@@ -221,8 +253,10 @@ def _free_subnet() -> str:
 def host_environment(offset: float) -> Dict[str, str]:
     """A host process's environment: DDS over UDPv4 with multicast discovery across the
     subnet, and the host's clock offset."""
+    from ..nodes.stop import STOP_WITHIN_ENV
+
     env = dict(os.environ)
-    for key in ("ROS_LOCALHOST_ONLY", "ROS_STATIC_PEERS", "ROS_DISCOVERY_SERVER",
+    for key in (STOP_WITHIN_ENV, "ROS_LOCALHOST_ONLY", "ROS_STATIC_PEERS", "ROS_DISCOVERY_SERVER",
                 "FASTRTPS_DEFAULT_PROFILES_FILE", "FASTDDS_DEFAULT_PROFILES_FILE", "LD_PRELOAD"):
         env.pop(key, None)
     env.update(FASTDDS_BUILTIN_TRANSPORTS="UDPv4", ROS_AUTOMATIC_DISCOVERY_RANGE="SUBNET",
@@ -480,6 +514,10 @@ def run_hosts(scenario_path: str, options=None, clock_offsets: str = "",
     limit = scenario.max_time if max_time is None else max_time
     wall_limit = wall_limit if wall_limit is not None else limit + 60.0
     network = HostNetwork(list(hosts))
+    from ..nodes.stop import STOP_WITHIN_ENV
+
+    former_stop_within = os.environ.get(STOP_WITHIN_ENV)
+    os.environ[STOP_WITHIN_ENV] = str(WIND_DOWN)  # read at the first signal
     folder = keep_dir or tempfile.mkdtemp(prefix="orca_hosts_")
     os.makedirs(folder, exist_ok=True)
     processes: List[HostProcess] = []
@@ -534,11 +572,11 @@ def run_hosts(scenario_path: str, options=None, clock_offsets: str = "",
             elif now - started >= wall_limit:
                 stop_reason = f"wall limit {wall_limit:g} s"
         wall_s = time.monotonic() - started
-        for process in reversed(processes):  # robots first, the world last
-            _stop(process)
+        _stop(processes[1:])  # the robots first, together
+        _stop(processes[:1])  # then the world
         from .observer import stop_observer
 
-        report = stop_observer(observer.proc, observer_json)
+        report = stop_observer(observer.proc, observer_json, timeout=OBSERVER_TIMEOUT)
         summary = _read_json(summary_path) or {"error": f"no summary from the sim host: "
                                                         f"{_tail(processes[0].log)}"}
         summary.update({"hosts": len(hosts), "clock_offsets_s": offsets,
@@ -557,6 +595,10 @@ def run_hosts(scenario_path: str, options=None, clock_offsets: str = "",
         network.down()
         if keep_dir is None:
             shutil.rmtree(folder, ignore_errors=True)
+        if former_stop_within is None:
+            os.environ.pop(STOP_WITHIN_ENV, None)
+        else:
+            os.environ[STOP_WITHIN_ENV] = former_stop_within
 
 
 def _fault_totals(folder: str, hosts: Dict[str, Any]) -> Dict[str, Dict[str, int]]:
@@ -586,11 +628,15 @@ def _start(network: HostNetwork, host: str, folder: str, label: str, env: Dict[s
     return HostProcess(host, proc, log)
 
 
-def _stop(process: HostProcess) -> None:
-    if process.proc.poll() is None:
-        _signal(process, signal.SIGINT)
+def _stop(processes: List[HostProcess]) -> None:
+    """SIGINT to each, then up to :data:`STOP_TIMEOUT` s for them all; SIGKILL after."""
+    for process in processes:
+        if process.proc.poll() is None:
+            _signal(process, signal.SIGINT)
+    end = time.monotonic() + STOP_TIMEOUT
+    for process in processes:
         try:
-            process.proc.wait(timeout=STOP_TIMEOUT)
+            process.proc.wait(timeout=max(0.1, end - time.monotonic()))
         except subprocess.TimeoutExpired:
             _kill(process)
 

@@ -57,3 +57,19 @@ def test_a_stopped_run_removes_its_namespaces_and_bridge():
     assert summary["interrupted"] and summary["stop_reason"] == "interrupted"
     assert all(code == 0 for code in summary["exit_codes"].values())
     assert not _left_over()
+
+
+@needs_hosts
+def test_the_namespaces_of_a_run_killed_before_its_cleanup_are_swept():
+    gone = 2 ** 22 + 1  # above Linux's largest pid: no such process
+    subprocess.run(["ip", "netns", "add", f"orca{gone}_0"], check=True)
+    subprocess.run(["ip", "link", "add", f"obr{gone}", "type", "bridge"], check=True)
+    subprocess.run(["ip", "link", "add", f"oh{gone}_1", "type", "veth", "peer", "name",
+                    f"oh{gone}_2"], check=True)
+    removed = hosts.sweep_stale()
+    assert {f"obr{gone}", f"orca{gone}_0"} < set(removed)
+    assert len({f"oh{gone}_1", f"oh{gone}_2"} & set(removed)) == 1  # one takes its peer
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    assert str(gone) not in names + links
+    assert hosts.sweep_stale() == []
