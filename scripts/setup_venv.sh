@@ -64,6 +64,16 @@ if [ -n "$missing" ]; then
   fi
 fi
 
+# The multi-host harness (orca_ros/testing/hosts.py, test/system/test_hosts.py) puts
+# robots in network namespaces (iproute2) with clocks set off by libfaketime; as root
+# with apt-get they are installed here, elsewhere its test skips naming what is missing.
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+    && { ! command -v faketime >/dev/null || ! command -v ip >/dev/null; }; then
+  echo "installing faketime and iproute2: the multi-host harness needs them"
+  (apt-get update -qq && apt-get install -y -qq faketime iproute2) \
+    || echo "note: faketime/iproute2 did not install; the multi-host test is skipped" >&2
+fi
+
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e ".[$ros_extra,bag,test,toio]"
 # The RVO2 reference for side-by-side benchmarks. --no-deps: its declared

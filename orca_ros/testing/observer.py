@@ -52,6 +52,7 @@ from ..core.sim.motion_quality import RobotTrack, fleet_motion_quality, run_moti
 
 ODOM_DEPTH = 50
 STATUS_PERIOD = 1.0  # wall seconds between status files
+LEVELS = {0: "OK", 1: "WARN", 2: "ERROR", 3: "STALE"}  # diagnostic_msgs levels
 LINK_SLACK = 1e-3  # m a linked pair may exceed max_length before it counts as over-stretched
 
 
@@ -235,6 +236,9 @@ class Watch:
             elif status.name.startswith("orca_node: "):
                 stamp = msg.header.stamp  # the node's clock: simulated time under fleet_sim
                 values["clock_s"] = str(stamp.sec + stamp.nanosec * 1e-9)
+                level = status.level
+                values["level"] = LEVELS.get(level[0] if isinstance(level, bytes) else level,
+                                             str(level))
                 self.controllers[status.name[len("orca_node: "):]] = values
 
     def control_figures(self, wall_s: float) -> Dict[str, object]:
@@ -281,6 +285,13 @@ class Watch:
             "real_time_factor": real_time,
             "control_rate_hz": round(rates[len(rates) // 2], 2) if rates else None,
         }
+
+    def clock_diagnostics(self) -> Dict[str, Dict[str, str]]:
+        """What each orca_node said last of the clocks (its neighbours' offsets, its own
+        odometry's, its neighbours' data ages) and its diagnostics level then."""
+        keys = ("clock_offsets", "own_odom_clock_offset_s", "neighbor_ages_s", "level")
+        return {robot: {key: values[key] for key in keys if key in values}
+                for robot, values in sorted(self.controllers.items())}
 
     def fleet_sim_commands(self) -> Dict[str, float]:
         """fleet_sim's last word on the commands: how many it took, the robot-steps braked
@@ -341,6 +352,7 @@ class Watch:
                   "fleet_sim_commands": self.fleet_sim_commands(),
                   "odom_rate_hz": self.rates(), "wall_time_s": round(wall_s, 3),
                   "control": self.control_figures(wall_s),
+                  "clock_diagnostics": self.clock_diagnostics(),
                   "motion_quality": self.motion_figures()}
         rates = list(report["odom_rate_hz"].values())
         report["odom_rate_hz_mean"] = round(sum(rates) / len(rates), 3) if rates else 0.0

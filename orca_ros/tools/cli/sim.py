@@ -72,10 +72,31 @@ def add_parser(sub) -> None:
     sim.add_argument("--observer", action=argparse.BooleanOptionalAction, default=None,
                      help="run the independent observer process beside the run and report "
                           "its verdict (default: on with --faults)")
+    sim.add_argument("--stress", type=int, default=0, metavar="N",
+                     help="run N busy-loop processes beside the run (safety on a machine "
+                          "whose CPU is taken)")
+    sim.add_argument("--hosts", action="store_true",
+                     help="every robot on a host of its own: network namespaces on a bridge, "
+                          "DDS over UDP, each robot's orca_node and odometry driver on its "
+                          "host's clock; on wall time at real speed (needs root, iproute2, "
+                          "faketime; see doc/deployment.md)")
+    sim.add_argument("--clock-offsets", metavar="SPEC", default="",
+                     help="with --hosts: each robot host's clock offset, NAME=S,... or a "
+                          "spread S[:N] (the first N robots alternately +S and -S s)")
+    sim.add_argument("--keep", metavar="DIR",
+                     help="with --hosts: keep every host's log and the run's files here")
     sim.set_defaults(func=run)
 
 
+HOSTS_EXCLUDE = ("stress", "record", "plot", "supervisor", "scan_obstacles", "unstamped")
+"""Options ``--hosts`` does not run with (each is one process's, or in-process, work)."""
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.hosts:
+        return run_hosts(args)
+    if args.clock_offsets or args.keep:
+        return refused("sim", ValueError("--clock-offsets and --keep go with --hosts"))
     from ...nodes import stop
 
     stop.install()  # from here on a signal ends the run at its next step (progress, below)
@@ -131,12 +152,19 @@ def run(args: argparse.Namespace) -> int:
                 interrupted.append(sim_time)
             return bool(interrupted)
 
+        from ...testing.launch_run import start_hogs, stop_hogs
+
+        hogs = start_hogs(args.stress)
         try:
             run = run_fleet(args.scenario, options, progress=progress, max_time=args.max_time,
                             faults=faults, observer=args.observer, record=args.record)
         except InputError as error:  # a node refused its parameters, a bag cannot be written
             return refused("sim", error)
+        finally:
+            stop_hogs(hogs)
     summary = run.summary
+    if args.stress:
+        summary["stress_processes"] = args.stress
     if interrupted:
         summary["interrupted"] = True
         print(f"{summary['scenario']}: interrupted at {interrupted[0]:.1f} s (sim); "
@@ -196,3 +224,40 @@ def _observer_line(result: dict) -> str:
             + (f"\n  {motion_line(result['motion_quality'])} (observer's odometry)"
                if "motion_quality" in result else ""))
 
+
+
+def run_hosts(args: argparse.Namespace) -> int:
+    """``orca-ros sim --hosts``: :func:`orca_ros.testing.hosts.run_hosts`, its summary."""
+    from ...nodes import stop
+
+    stop.install()
+    import json
+    import pathlib
+
+    from ...core.errors import InputError
+    from ...fleet.plan import FleetOptions
+    from ...testing import hosts
+
+    given = [f"--{name.replace('_', '-')}" for name in HOSTS_EXCLUDE if getattr(args, name)]
+    if args.backend != "sim" or args.topics != "ros" or args.odom_frame != "shared" \
+            or args.preferred_velocity != "goal":
+        given.append("--backend/--topics/--odom-frame/--preferred-velocity other than "
+                     "their defaults")
+    if given:
+        return refused("sim", ValueError(f"--hosts does not run with {', '.join(given)}"))
+    try:
+        robot_parameters = name_values(args.robot_param)
+        if args.safety_filter is not None:
+            robot_parameters += (("safety_filter", "on" if args.safety_filter else "off"),)
+        options = FleetOptions(method=method_choice(args, "sim"), kinematics=args.kinematics,
+                               robot_parameters=robot_parameters)
+        summary = hosts.run_hosts(args.scenario, options, args.clock_offsets, args.max_time,
+                                  keep_dir=args.keep, faults=args.faults,
+                                  should_stop=stop.requested)
+    except (ValueError, InputError, hosts.HostsUnavailable) as error:
+        return refused("sim", error)
+    print(hosts.summary_text(summary))
+    if args.json:
+        pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
+    return 0

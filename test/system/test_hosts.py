@@ -1,0 +1,75 @@
+"""Robots on hosts of their own (network namespaces, UDP only), their clocks off by
+libfaketime (orca_ros.testing.hosts): the fleet still arrives without contact, and each
+orca_node's diagnostics show its neighbours' clock offsets. Runs where the machine
+allows network namespaces (root, iproute2, faketime), as CI does; skips naming what is
+missing elsewhere."""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
+
+from orca_ros.testing import hosts  # noqa: E402
+
+pytestmark = pytest.mark.ros
+
+REASON = hosts.unavailable()
+needs_hosts = pytest.mark.skipif(REASON is not None, reason=f"no hosts here: {REASON}")
+
+
+def _left_over():
+    """Namespaces and links of this process's runs still there."""
+    tag = f"{os.getpid()}_"
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    return [line for line in (names + links).splitlines()
+            if f"orca{tag}" in line or f"oh{tag}" in line or f"obr{os.getpid()}" in line]
+
+
+@needs_hosts
+def test_robots_on_their_own_hosts_with_clocks_half_a_second_off_arrive_apart():
+    summary = hosts.run_hosts("crossing_4", clock_offsets="0.5")
+    offsets = summary["clock_offsets_s"]
+    assert sorted(offsets.values()) == [-0.5, -0.5, 0.5, 0.5]
+    assert summary["reached"] == summary["agents"] == 4, summary["stop_reason"]
+    assert summary["collisions"] == 0  # fleet_sim's ground truth
+    assert summary["observer"]["colliding_pairs"] == 0
+    assert summary["observer"]["reached"] == 4
+    for robot, values in summary["diagnostics"].items():
+        seen = dict(re.findall(r"(\w+):([-+][\d.]+)s", values["clock_offsets"]))
+        assert sorted(seen) == sorted(set(offsets) - {robot})
+        for other, text in seen.items():  # this clock minus the neighbour's
+            assert float(text) == pytest.approx(offsets[robot] - offsets[other], abs=0.1)
+        assert values["level"] == "WARN"  # a neighbour 1 s off is named
+    assert not _left_over()
+
+
+@needs_hosts
+def test_a_stopped_run_removes_its_namespaces_and_bridge():
+    import time
+
+    asked = time.monotonic() + 8.0
+    summary = hosts.run_hosts("crossing_4", clock_offsets="north=1",
+                              should_stop=lambda: time.monotonic() > asked)
+    assert summary["interrupted"] and summary["stop_reason"] == "interrupted"
+    assert all(code == 0 for code in summary["exit_codes"].values())
+    assert not _left_over()
+
+
+@needs_hosts
+def test_the_namespaces_of_a_run_killed_before_its_cleanup_are_swept():
+    gone = 2 ** 22 + 1  # above Linux's largest pid: no such process
+    subprocess.run(["ip", "netns", "add", f"orca{gone}_0"], check=True)
+    subprocess.run(["ip", "link", "add", f"obr{gone}", "type", "bridge"], check=True)
+    subprocess.run(["ip", "link", "add", f"oh{gone}_1", "type", "veth", "peer", "name",
+                    f"oh{gone}_2"], check=True)
+    removed = hosts.sweep_stale()
+    assert {f"obr{gone}", f"orca{gone}_0"} < set(removed)
+    assert len({f"oh{gone}_1", f"oh{gone}_2"} & set(removed)) == 1  # one takes its peer
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    assert str(gone) not in names + links
+    assert hosts.sweep_stale() == []
