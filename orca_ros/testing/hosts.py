@@ -188,6 +188,9 @@ class HostNetwork:
             _ip("netns", "add", ns)
             self.made.append(f"netns:{ns}")
             _ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
+            # Removed before its namespace: the kernel drops a namespace's veth pairs
+            # some time after the namespace goes, so this end would outlive the run.
+            self.made.append(f"link:{veth}")
             _ip("link", "set", veth, "master", self.bridge, "up")
             _ip("-n", ns, "addr", "add", f"{self.address(host)}/24", "dev", "eth0")
             _ip("-n", ns, "link", "set", "eth0", "up")
@@ -195,7 +198,7 @@ class HostNetwork:
             _ip("-n", ns, "route", "add", MULTICAST, "dev", "eth0")
 
     def down(self) -> None:
-        """Remove what :meth:`up` made (a namespace takes its veth end along)."""
+        """Remove what :meth:`up` made, last first (each veth before its namespace)."""
         for item in reversed(self.made):
             kind, name = item.split(":", 1)
             if kind == "netns":
