@@ -52,6 +52,27 @@ def test_a_robot_driven_at_a_wall_is_stopped_by_the_contact_and_it_is_counted(ki
     assert engine.contacts.robot_pairs == set()
 
 
+@pytest.mark.parametrize("kinematics", ["diff_drive", "holonomic"])
+@pytest.mark.parametrize("heading", [math.pi / 2, -2.5])
+def test_a_robot_drives_where_its_body_frame_command_says(kinematics, heading):
+    """Forward is the robot's heading, left is left, whatever its start heading."""
+    world = scenario([("r0", (0.0, 0.0), (3.0, 0.0), heading)])
+    engine = fleet(world, kinematics)
+    for _ in range(10):
+        engine.step([(0.3, 0.0, 0.0)])
+    x, y = engine.positions()[0]
+    assert math.atan2(y, x) == pytest.approx(heading, abs=0.02)
+    assert math.hypot(x, y) == pytest.approx(0.3 * 1.0 - 0.3 ** 2 / (2 * 4.0), abs=0.02)
+    if kinematics == "holonomic":
+        for _ in range(5):  # sideways: to its left, once the forward speed is gone
+            engine.step([(0.0, 0.3, 0.0)])
+        x, y = engine.positions()[0]
+        for _ in range(5):
+            engine.step([(0.0, 0.3, 0.0)])
+        dx, dy = engine.positions()[0] - (x, y)
+        assert math.atan2(dy, dx) == pytest.approx(heading + math.pi / 2, abs=0.05)
+
+
 def test_a_free_robot_touches_nothing():
     world = scenario([("r0", (-2.0, 0.0), (0.0, 0.0), 0.0)], [WALL])
     engine = fleet(world)

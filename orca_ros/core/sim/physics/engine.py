@@ -7,9 +7,9 @@ one copy of the robot model per agent at its start pose, fitted to its radius,
 * moves each robot's velocity target toward its command at the acceleration limits, as
   :func:`~orca_ros.core.models.bodies.step_body` moves the kinematic body's velocity
   (speeds clipped to the limits), and gives the actuators that target: a diff-drive
-  robot's wheel rates ``(v -+ omega b / 2) / r``, a holonomic robot's world-frame
-  velocity and yaw rate. The motors then follow as far as their torque limits and the
-  tyres' grip allow;
+  robot's wheel rates ``(v -+ omega b / 2) / r``, a holonomic robot's world velocity
+  along each of its slide joints' axes (as the engine has them now) and its yaw rate.
+  The motors then follow as far as their torque limits and the tyres' grip allow;
 * takes ``round(dt / timestep)`` engine steps, reading the engine's contact list after
   each: a contact between two robots' geoms, or a robot's geom and a wall's, is counted
   (:class:`ContactTally`);
@@ -121,7 +121,8 @@ class PhysicsFleet:
                                     for a in ACTUATORS[self.kind]] for name in self.names],
                                   dtype=int).reshape(n, -1)
         joints = m.actuator_trnid[self.actuators.ravel(), 0].reshape(self.actuators.shape)
-        self.qpos_of = m.jnt_qposadr[joints]  # (n, actuators)
+        self.joints = joints  # (n, actuators)
+        self.qpos_of = m.jnt_qposadr[joints]
         self.dof_of = m.jnt_dofadr[joints]
         # who owns each geom: robot k (>= 0), wall outline k (as -2 - k), or nobody (-1)
         self.geom_robot = np.full(m.ngeom, -1)
@@ -182,12 +183,14 @@ class PhysicsFleet:
             d.ctrl[self.actuators[:, 0]] = (v - w * b / 2.0) / r
             d.ctrl[self.actuators[:, 1]] = (v + w * b / 2.0) / r
         for _ in range(self.substeps):
-            if self.kind == "holonomic":  # the body-frame target in the world frame, now
-                yaw = self.yaws()
+            if self.kind == "holonomic":  # the body-frame target in the world frame, now,
+                yaw = self.yaws()  # along each slide joint's axis (the engine's xaxis)
                 c, s = np.cos(yaw), np.sin(yaw)
                 vx, vy = self.targets[:, 0], self.targets[:, 1]
-                d.ctrl[self.actuators[:, 0]] = c * vx - s * vy
-                d.ctrl[self.actuators[:, 1]] = s * vx + c * vy
+                world = np.column_stack([c * vx - s * vy, s * vx + c * vy])
+                for a in (0, 1):
+                    axis = d.xaxis[self.joints[:, a], :2]
+                    d.ctrl[self.actuators[:, a]] = np.einsum("ij,ij->i", world, axis)
                 d.ctrl[self.actuators[:, 2]] = self.targets[:, 2]
             mujoco.mj_step(m, d)
             self._tally()

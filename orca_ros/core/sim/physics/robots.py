@@ -8,8 +8,9 @@ Conventions (the shipped models in ``models/`` keep them; a user's model must to
   ``left`` and ``right`` on the wheels' hinge joints (positive: forward), and numerics
   ``wheel_radius`` and ``wheel_separation`` (m), what the odometry and the command
   conversion use;
-* ``holonomic``: velocity actuators named ``vx``, ``vy`` (slide joints along world x and
-  y) and ``wz`` (hinge about z);
+* ``holonomic``: velocity actuators named ``vx``, ``vy`` (two perpendicular slide joints
+  in the floor's plane, not turning with the robot: the engine gives each the world
+  velocity along its axis) and ``wz`` (hinge about z);
 * the numeric ``laser_height`` (m above the robot's origin) where its laser casts rays
   (optional; default 0.1 m);
 * the numeric ``orca_fit_radius`` (optional): the footprint radius the model is drawn
