@@ -49,7 +49,8 @@ setup(
     package_data={package_name: ["scenarios/*.yaml", "scenarios/maps/*.yaml",
                                  "scenarios/maps/*.pgm", "scenarios/public/*.yaml",
                                  "scenarios/public/NOTICE.md",
-                                 "scenarios/public/cocoon/*.yaml"]},
+                                 "scenarios/public/cocoon/*.yaml",
+                                 "core/sim/physics/models/*.xml"]},
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),
@@ -57,6 +58,8 @@ setup(
         ("share/" + package_name + "/config", glob("config/*.yaml") + glob("config/*.rviz")),
         ("share/" + package_name + "/config/nav2", glob("config/nav2/*")),
         ("share/" + package_name + "/config/gazebo", glob("config/gazebo/*")),
+        # fleet_sim engine mujoco's robot models, to copy and adapt (robot_model_*)
+        ("share/" + package_name + "/mujoco", glob("orca_ros/core/sim/physics/models/*.xml")),
     ],
     python_requires=">=3.10",
     # scikit-image, shapely and Pillow: walls from occupancy maps (orca_ros/core/maps).
@@ -70,6 +73,8 @@ setup(
         # rosbags: an independent reader and writer of bags, for the tests.
         # pytest < 9: launch_testing's pytest plugin (3.7, Kilted) breaks with pytest 9.
         "test": ["pytest<9", "hypothesis", "ruff", "rosbags"],
+        # The physics engine behind fleet_sim (engine: mujoco, orca-ros sim --engine mujoco).
+        "physics": ["mujoco"],
         # Real toio cubes over BLE (Linux: BlueZ).
         "toio": ["bleak"],
         # Peer libraries for side-by-side figures (orca-ros bench-scaling, bench --compare):

@@ -5,6 +5,8 @@
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 robots_per_process:=1
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 supervisor:=true rviz:=true
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 odom_frame:=per_robot
+    ros2 launch orca_ros fleet_sim.launch.py scenario:=corridor_wall kinematics:=diff_drive \
+        engine:=mujoco
     ros2 launch orca_ros fleet_sim.launch.py scenario:=crossing_4 preferred_velocity:=topic \
         driver:=straight
 
@@ -18,7 +20,7 @@ from launch.substitutions import LaunchConfiguration
 
 from orca_ros.core.methods import method_names
 from orca_ros.fleet.launch import launch_actions
-from orca_ros.fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, DRIVERS, ODOM_FRAMES,
+from orca_ros.fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, DRIVERS, ENGINES, ODOM_FRAMES,
                                  PREFERRED_VELOCITY_SOURCES, FleetOptions, fleet_plan,
                                  process_plan, shutdown_grace)
 from orca_ros.tools.rviz import rviz_actions
@@ -48,6 +50,11 @@ ARGUMENTS = {
     "scan_obstacles": ("false", "fleet_sim's lasers on ('/<robot>/scan'), and every "
                                 "orca_node avoids what its laser sees that no map, wall "
                                 "or neighbour explains"),
+    "engine": ("kinematic", "what moves fleet_sim's robots: kinematic bodies, or mujoco (a "
+                            "physics engine: mass, wheel slip, motor torque limits, contacts "
+                            "that push; needs the 'physics' extra)"),
+    "robot_model": ("", "with engine:=mujoco, the robots' MJCF file (empty: orca_ros's model "
+                        "of their type, fitted to each robot's radius)"),
     "neighbor_cell_size": ("0.0", "neighbours' states from the floor's squares of this "
                            "side (m) near each robot, not every robot's on /orca/states "
                            "(orca_node's neighbor_cell_size); 0: off"),
@@ -55,7 +62,8 @@ ARGUMENTS = {
 
 
 CHOICES = {"method": method_names(ros=True), "odom_frame": ODOM_FRAMES,
-           "preferred_velocity": PREFERRED_VELOCITY_SOURCES, "driver": DRIVERS}
+           "preferred_velocity": PREFERRED_VELOCITY_SOURCES, "driver": DRIVERS,
+           "engine": ENGINES}
 
 
 def _truthy(text: str) -> bool:
@@ -79,7 +87,8 @@ def _nodes(context):
                            odom_frame=value["odom_frame"],
                            preferred_velocity=value["preferred_velocity"],
                            driver=value["driver"],
-                           scan_obstacles=_truthy(value["scan_obstacles"]))
+                           scan_obstacles=_truthy(value["scan_obstacles"]),
+                           engine=value["engine"], robot_model=value["robot_model"])
     plan = fleet_plan(value["scenario"], options)
     processes = process_plan(plan, int(value["robots_per_process"]))
     # launch's own argument sigterm_timeout:=S wins; otherwise the fleet's size sets it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create (or reuse) the virtual environment .venv with orca_ros, ROS 2 from PyPI
-# wheels, the MCAP bag libraries, the test tools and the RVO2 references (pyrvo, and
-# rvo23d for RVO2-3D).
+# wheels, the MCAP bag libraries, the test tools, MuJoCo (the `physics` extra: fleet_sim's
+# engine mujoco) and the RVO2 references (pyrvo, and rvo23d for RVO2-3D).
 # Needs python3 >= 3.10, a C compiler and the Python headers (installed with apt-get when
 # run as root on Debian or Ubuntu, else asked for).
 #
@@ -75,7 +75,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 fi
 
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e ".[$ros_extra,bag,test,toio]"
+"$VENV/bin/python" -m pip install -q -e ".[$ros_extra,bag,test,toio,physics]"
 # The RVO2 reference for side-by-side benchmarks. --no-deps: its declared
 # dependency (a simulator) is not needed for the bindings. x86_64 wheels only.
 "$VENV/bin/python" -m pip install -q --no-deps pyrvo \

@@ -30,6 +30,7 @@ ODOM_FRAMES = ("shared", "per_robot")
 TOPIC_NAMES = ("ros", "gazebo")
 PREFERRED_VELOCITY_SOURCES = ("goal", "topic")
 DRIVERS = ("none", "straight")
+ENGINES = ("kinematic", "mujoco")
 
 
 def _check_robots_per_process(value: Any) -> None:
@@ -58,12 +59,15 @@ class FleetOptions:
     topics: str = "ros"  # gazebo: fleet_sim under gz-sim's topic names and frames
     # fleet_sim's lasers on, and every orca_node reads its scan for walls nobody told of
     scan_obstacles: bool = False
+    # what moves fleet_sim's robots: kinematic bodies, or the MuJoCo physics engine
+    engine: str = "kinematic"
+    robot_model: str = ""  # engine mujoco: the robots' MJCF file (empty: orca_ros's)
 
     def __post_init__(self) -> None:
         _check_robots_per_process(self.robots_per_process)
         for name, allowed in (("odom_frame", ODOM_FRAMES), ("topics", TOPIC_NAMES),
                               ("preferred_velocity", PREFERRED_VELOCITY_SOURCES),
-                              ("driver", DRIVERS)):
+                              ("driver", DRIVERS), ("engine", ENGINES)):
             if getattr(self, name) not in allowed:
                 raise InputError(f"{name} must be one of {', '.join(allowed)}, "
                                  f"got {getattr(self, name)!r}")
@@ -73,6 +77,12 @@ class FleetOptions:
         if self.scan_obstacles and self.backend != "sim":
             raise InputError("scan_obstacles needs fleet_sim's lasers (backend 'sim'), not "
                              f"{self.backend!r}")
+        if self.engine != "kinematic" and self.backend != "sim":
+            raise InputError(f"engine {self.engine!r} moves fleet_sim's robots (backend "
+                             f"'sim'), not {self.backend!r}")
+        if self.robot_model and self.engine != "mujoco":
+            raise InputError(f"robot_model {self.robot_model!r} is a MuJoCo model: it needs "
+                             f"engine 'mujoco', not {self.engine!r}")
         if self.topics == "gazebo" and self.backend != "sim":
             raise InputError("topics 'gazebo' rehearses gz-sim with fleet_sim "
                              f"(backend 'sim'), not {self.backend!r}")
@@ -186,7 +196,7 @@ def fleet_plan(scenario_path: str, options: FleetOptions = FleetOptions()) -> Li
             "enable_stamped_cmd_vel": options.enable_stamped_cmd_vel,
             "send_goals": options.preferred_velocity == "goal",
             "goal_subscribers": goal_subscribers, "laser": options.scan_obstacles,
-            **_simulator_frames(options)})
+            **_simulator_frames(options), **_engine(scenario, options)})
     walls = NodeSpec("obstacle_server", "obstacle_server",
                      parameters={"scenario": path, "use_sim_time": options.use_sim_time})
     plan = [simulator, walls]
@@ -227,6 +237,20 @@ def truth_topic(options: FleetOptions) -> str:
     ``ground_truth`` when each robot's odometry is in a frame of its own."""
     return "ground_truth" if options.odom_frame == "per_robot" or options.topics == "gazebo" \
         else "odom"
+
+
+def _engine(scenario: Scenario, options: FleetOptions) -> Dict[str, Any]:
+    """fleet_sim's engine parameters: none for the kinematic one (its default); the
+    robots' model file, when one is given, as the parameter of their robot type."""
+    if options.engine == "kinematic":
+        return {}
+    parameters: Dict[str, Any] = {"engine": options.engine}
+    if options.robot_model:
+        from ..core.sim.physics import robot_kind
+
+        kind = robot_kind(options.kinematics or "holonomic", bool(scenario.toio))
+        parameters[f"robot_model_{kind}"] = options.robot_model
+    return parameters
 
 
 def _simulator_frames(options: FleetOptions) -> Dict[str, Any]:

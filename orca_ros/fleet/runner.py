@@ -335,6 +335,13 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
     if record.obstacles:  # the walls' share of the collisions, ground truth
         summary["wall_contacts"] = len(record.ledger.wall_pairs)
         summary["min_wall_gap"] = rounded(record.ledger.min_wall_gap)
+    contacts = getattr(record, "engine_contacts", None)
+    if contacts is not None:  # a physics engine's own contact list (fleet_sim engine mujoco)
+        summary["engine"] = "mujoco"
+        summary["engine_contacts"] = len(contacts.pairs)
+        summary["engine_robot_contacts"] = len(contacts.robot_pairs)
+        summary["engine_wall_contacts"] = len(contacts.wall_pairs)
+        summary["engine_contact_pairs"] = sorted("-".join(p) for p in contacts.pairs)
     if scenario.links:  # as orca-ros bench's rows
         summary["link_crossings"] = len(record.link_ledger.crossings)
         summary["link_overstretches"] = len(record.link_ledger.overstretched)

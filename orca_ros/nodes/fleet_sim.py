@@ -35,6 +35,16 @@ QoS, frame ``<robot>/base_scan``, at the robot's centre unless ``laser_pose`` pu
 elsewhere on the robot), ray-cast against the walls,
 the scenario's ``unmapped_obstacles`` and the other robots' discs; the cost of a step's
 scans is on ``/diagnostics`` (``laser_round_ms_median``).
+
+With ``engine: mujoco`` a physics engine moves the robots instead
+(:class:`~orca_ros.core.sim.physics.engine.PhysicsFleet`, imported only then): the same
+topics, clock and command validity, but bodies with mass on wheels that slip, motors
+that saturate, and contacts that push. Ground truth is the engine's; a diff-drive
+robot's ``per_robot`` odometry is integrated from its wheel joints (``odom_scale_error``
+as a wrong wheel radius; ``odom_heading_drift`` is left to the tyres), lasers are the
+engine's rays, and the engine's robot-robot and robot-wall contacts are on
+``/diagnostics`` (``engine_contacts``) beside the geometric ledger's. The robot models
+are MJCF files (``robot_model_*``; empty: orca_ros's own).
 """
 
 from __future__ import annotations
@@ -107,7 +117,13 @@ class FleetSim(GuardedCallbacks, Node):
         self.taken = 0  # commands accepted
         self.last_problem = ""
         self.expired = 0  # robot-steps braked because the last command was no longer valid
+        self.physics = None
+        if self._param("engine") == "mujoco":
+            self.physics = self._physics()
+            self.bodies = self.physics.bodies()
         self.record = FleetRecord(self.scenario, self.positions(), self.yaws())
+        if self.physics is not None:
+            self.record.engine_contacts = self.physics.contacts
 
         stamped = bool(self._param("enable_stamped_cmd_vel"))
         self.per_robot = self._param("odom_frame") == "per_robot"
@@ -170,6 +186,24 @@ class FleetSim(GuardedCallbacks, Node):
             self.create_timer(0.1, lambda: self.goal_sender.send(self._stamp()), clock=wall)
         self._publish_state()
 
+    def _physics(self):
+        """The physics engine of ``engine: mujoco`` (imported here: only then)."""
+        if self.aerial:
+            raise ValueError(f"fleet_sim: engine mujoco simulates robots on a floor, not the "
+                             f"aerial robots of {self.scenario.name}")
+        from ..core.sim.physics.engine import PhysicsFleet, engine_models
+
+        n = len(self.names)
+        scale_error = self._param("odom_scale_error") if self._param("odom_frame") == \
+            "per_robot" else 0.0
+        return PhysicsFleet(
+            self.scenario, self.kinematics, self.limits, self.dt,
+            engine_models(self._param("robot_model_diff_drive"),
+                          self._param("robot_model_holonomic"),
+                          self._param("robot_model_toio")),
+            timestep=self._param("mujoco_timestep"),
+            odom_scale_error=[scale_error * (1.0 if k % 2 == 0 else -1.0) for k in range(n)])
+
     @staticmethod
     def _check_parameters(params) -> SetParametersResult:
         reason = check_values(BY_NAME, {p.name: p.value for p in params})
@@ -210,18 +244,24 @@ class FleetSim(GuardedCallbacks, Node):
     def step(self) -> None:
         """Advance every robot by one time step and publish the new state."""
         validity = self._param("command_validity")
+        physics_commands = []
         for k, name in enumerate(self.names):
             command, stamp = self.commands.get(name, ((0.0, 0.0, 0.0, 0.0), -math.inf))
             if self.sim_time + self.dt - stamp > validity + 1e-9:
                 if stamp > -math.inf:
                     self.expired += 1
                 command = (0.0, 0.0, 0.0, 0.0)  # no valid command: brake at the limits
-            if self.aerial:
+            if self.physics is not None:
+                physics_commands.append((command[0], command[1], command[3]))
+            elif self.aerial:
                 self.bodies[k] = step_body_3d(self.bodies[k], command, self.limits[k], self.dt)
             else:
                 vx, vy, _, omega = command  # a floor robot ignores linear.z
                 self.bodies[k] = step_body(self.bodies[k], (vx, vy, omega), self.kinematics,
                                            self.limits[k], self.dt)
+        if self.physics is not None:
+            self.physics.step(physics_commands)
+            self.bodies = self.physics.bodies()
         self.sim_time = (self.record.steps + 1) * self.dt
         self.record.record(self.sim_time, self.positions(), self.yaws())
         self._publish_state()
@@ -231,7 +271,7 @@ class FleetSim(GuardedCallbacks, Node):
         if self.clock_pub is not None:
             self.clock_pub.publish(ClockMsg(clock=stamp))
         frame = self._param("world_frame")
-        for name, body in zip(self.names, self.bodies):
+        for k, (name, body) in enumerate(zip(self.names, self.bodies)):
             odom = Odometry()
             odom.header.stamp = stamp
             odom.header.frame_id = frame
@@ -246,7 +286,7 @@ class FleetSim(GuardedCallbacks, Node):
                 odom.pose.pose.position.z = body.z
                 odom.twist.twist.linear.z = body.vz
             if self.per_robot:
-                self._publish_per_robot(name, body, odom, stamp, frame)
+                self._publish_per_robot(k, name, body, odom, stamp, frame)
             else:
                 self.odom_pubs[name].publish(odom)
         if self.lasers is not None and self.record.steps % self.scan_every == 0:
@@ -265,7 +305,14 @@ class FleetSim(GuardedCallbacks, Node):
         positions, headings = self.positions(), self.yaws()
         frame = self._param("laser_frame")
         for k, name in enumerate(self.names):
-            ranges = self.lasers.scan(positions, headings, self.radii, k)
+            if self.physics is not None:  # the engine's rays
+                ranges = self.physics.scan(k, spec.angles, spec.mount, spec.range_max)
+                finite = np.isfinite(ranges)
+                if spec.noise > 0.0:
+                    ranges[finite] += self.lasers.rng.normal(0.0, spec.noise,
+                                                             int(finite.sum()))
+            else:
+                ranges = self.lasers.scan(positions, headings, self.radii, k)
             scan = LaserScan()
             scan.header.stamp = stamp
             scan.header.frame_id = f"{name}/{frame}"
@@ -278,13 +325,19 @@ class FleetSim(GuardedCallbacks, Node):
             self.scan_pubs[name].publish(scan)
         self.scan_ms = (self.scan_ms + [(time.perf_counter() - started) * 1e3])[-100:]
 
-    def _publish_per_robot(self, name: str, body, truth: Odometry, stamp, frame: str) -> None:
+    def _publish_per_robot(self, k: int, name: str, body, truth: Odometry, stamp,
+                           frame: str) -> None:
         """odom_frame per_robot: the truth on ground_truth, the drifting odometry in the
-        robot's own frame, and a localization fix when one is due."""
+        robot's own frame (the wheels' under engine mujoco), and a localization fix when
+        one is due."""
         self.truth_pubs[name].publish(truth)
         true_pose = Pose2(body.x, body.y, body.heading)
-        pose = self.odometers[name].step(true_pose)
-        vx, vy, omega = self.odometers[name].twist(body.vx, body.vy, body.omega)
+        wheels = self.physics.odometry(k) if self.physics is not None else None
+        if wheels is not None:
+            pose, (vx, vy, omega) = wheels
+        else:
+            pose = self.odometers[name].step(true_pose)
+            vx, vy, omega = self.odometers[name].twist(body.vx, body.vy, body.omega)
         odom = Odometry()
         odom.header.stamp = stamp
         odom.header.frame_id = f"{name}/odom"
@@ -312,9 +365,14 @@ class FleetSim(GuardedCallbacks, Node):
         ledger = self.record.ledger
         collisions = len(ledger.pairs)
         walls = len(ledger.wall_pairs)
-        level = LEVEL_ERROR if collisions else LEVEL_OK
+        contacts = self.physics.contacts if self.physics is not None else None
+        touched = len(contacts.pairs) if contacts is not None else 0
+        level = LEVEL_ERROR if collisions or touched else LEVEL_OK
         message = (f"{collisions} colliding pairs ({walls} of a robot and a wall)"
                    if collisions else "no collisions")
+        if contacts is not None:
+            message += (f"; engine: {touched} pairs in contact ({len(contacts.wall_pairs)} "
+                        "of a robot and a wall)" if touched else "; engine: no contacts")
         values = {"sim_time": round(self.sim_time, 3), "robots": len(self.names),
                   "arrived": self.record.arrived,
                   # at their goals now: one pushed off after arriving is not, till back
@@ -330,6 +388,14 @@ class FleetSim(GuardedCallbacks, Node):
                   "taken_commands": self.taken,
                   "rejected_commands": self.rejected, "last_rejection": self.last_problem,
                   "expired_command_steps": self.expired}
+        if contacts is not None:  # the physics engine's own contact list
+            values.update({
+                "engine": "mujoco", "engine_contacts": touched,
+                "engine_robot_contacts": len(contacts.robot_pairs),
+                "engine_wall_contacts": len(contacts.wall_pairs),
+                "engine_contact_pairs": ";".join("-".join(p) for p in sorted(contacts.pairs)),
+                "engine_contact_steps": contacts.contact_steps,
+                "engine_deepest_penetration_m": round(contacts.deepest, 6)})
         if self.scan_ms:  # the lasers' cost: all robots' scans of one step, wall ms
             values["laser_round_ms_median"] = round(float(np.median(self.scan_ms)), 3)
         self.diag_pub.publish(diagnostic_array(self._stamp(), [

@@ -142,13 +142,14 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
              speed_factor: float = 1.0, kinematics: str = "holonomic",
              control_trigger: Optional[str] = None,
              neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
-             robot_parameters: tuple = ()) -> Dict[str, object]:
+             robot_parameters: tuple = (), engine: str = "kinematic") -> Dict[str, object]:
     """One fleet size: start, watch until all arrive or ``wall_limit``, stop; the row.
     ``control_trigger``: the orca_nodes' (default: the fleet plan's, ``odom``);
     ``neighbor_cell_size``: theirs (m; 0: each neighbour's odom topic); ``odom_frame``:
     ``per_robot`` puts each robot's odometry in its own frame, so the robots know each
     other from their announced states alone (``shared``: from those and each other's
-    odometry topics); ``robot_parameters``: more orca_node parameters for every robot."""
+    odometry topics); ``robot_parameters``: more orca_node parameters for every robot;
+    ``engine``: what moves fleet_sim's robots (``kinematic`` or ``mujoco``)."""
     scenario = pathlib.Path(folder, f"circle_{robots}.yaml")
     scenario.write_text(circle_scenario_yaml(robots), encoding="utf-8")
     overrides = () if control_trigger is None else (("control_trigger", control_trigger),)
@@ -157,7 +158,7 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
     overrides += tuple(robot_parameters)
     options = FleetOptions(kinematics=kinematics, speed_factor=speed_factor,
                            robots_per_process=robots_per_process, robot_parameters=overrides,
-                           odom_frame=odom_frame)
+                           odom_frame=odom_frame, engine=engine)
     plan = fleet_plan(str(scenario), options)
     specs = process_plan(plan, robots_per_process)
     status_path = os.path.join(folder, f"status_{robots}.json")
@@ -212,7 +213,7 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         "control_trigger": next(s.parameters.get("control_trigger", "timer") for s in plan
                                 if s.executable == "orca_node"),
         "neighbor_cell_size": float(neighbor_cell_size), "odom_frame": odom_frame,
-        "robot_parameters": {name: value for name, value in robot_parameters},
+        "engine": engine, "robot_parameters": {name: value for name, value in robot_parameters},
         # wall s from the start of the processes: until the observer had heard every
         # robot; until every orca_node saw every other robot (its diagnostics, each second)
         "all_heard_s": None if heard_s is None else round(heard_s, 1),
@@ -243,7 +244,8 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
                    kinematics: str = "holonomic", keep: Optional[str] = None,
                    progress=None, control_trigger: Optional[str] = None,
                    neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
-                   robot_parameters: tuple = ()) -> List[Dict[str, object]]:
+                   robot_parameters: tuple = (),
+                   engine: str = "kinematic") -> List[Dict[str, object]]:
     """:func:`run_size` for each fleet size in turn (files in ``keep`` or a temporary folder)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_ros_") as scratch:
@@ -252,7 +254,7 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
         for count in counts:
             row = run_size(count, robots_per_process, folder, wall_limit, speed_factor,
                            kinematics, control_trigger, neighbor_cell_size, odom_frame,
-                           robot_parameters)
+                           robot_parameters, engine)
             rows.append(row)
             if progress is not None:
                 progress(row)

@@ -216,6 +216,8 @@ class FleetRecord:
         self.at_goal_now = np.zeros(len(self.names), dtype=bool)
         self.sim_time = 0.0
         self.steps = 0
+        # a physics engine's own contacts (fleet_sim engine mujoco: its ContactTally)
+        self.engine_contacts = None
 
     def record(self, sim_time: float, positions: np.ndarray,
                yaws: Optional[Sequence[float]] = None) -> None:

@@ -12,6 +12,27 @@ PARAMETERS = (
           "how the robots move: holonomic (any direction) or diff_drive (forward speed and "
           "turn rate); a 3D scenario's aerial robots are holonomic only",
           choices=KINEMATICS, read_only=True),
+    Param("engine", "kinematic",
+          "what moves the robots: kinematic (bodies follow their commands within the "
+          "acceleration limits, never slip, never push) or mujoco (a physics engine: mass, "
+          "wheels on hinge joints driven by velocity motors with torque limits, tyre "
+          "friction, contacts that push; odometry from the wheel joints; needs the "
+          "'physics' extra)", choices=("kinematic", "mujoco"), read_only=True),
+    Param("mujoco_timestep", 0.002,
+          "engine mujoco: the engine's step (s); each simulation step is split into "
+          "steps of about this length", range=(1e-5, 0.1), read_only=True),
+    Param("robot_model_diff_drive", "",
+          "engine mujoco: the MJCF file of a diff_drive robot (empty: orca_ros's, "
+          "share/orca_ros/mujoco/diff_drive.xml, fitted to each robot's radius)",
+          read_only=True),
+    Param("robot_model_holonomic", "",
+          "engine mujoco: the MJCF file of a holonomic robot (empty: orca_ros's, "
+          "share/orca_ros/mujoco/holonomic.xml, fitted to each robot's radius)",
+          read_only=True),
+    Param("robot_model_toio", "",
+          "engine mujoco: the MJCF file of a toio cube, for diff_drive robots of a scenario "
+          "with a toio: block (empty: orca_ros's, share/orca_ros/mujoco/toio.xml)",
+          read_only=True),
     Param("speed_factor", 1.0,
           "simulated seconds per wall-clock second (2 = twice as fast as real time)",
           range=(0.01, 1000.0), read_only=True),

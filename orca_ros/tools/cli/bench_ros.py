@@ -44,6 +44,9 @@ def add_parser(sub) -> None:
                            help="sim seconds per run (--in-process)")
     bench_ros.add_argument("--speed-factor", type=POSITIVE, default=1.0)
     bench_ros.add_argument("--kinematics", default="holonomic", choices=KINEMATICS)
+    bench_ros.add_argument("--engine", choices=("kinematic", "mujoco"), default="kinematic",
+                           help="what moves fleet_sim's robots: kinematic bodies (default) "
+                                "or the MuJoCo physics engine (the 'physics' extra)")
     bench_ros.add_argument("--json", default=None, help="write the rows here")
     bench_ros.add_argument("--keep", default=None, metavar="DIR",
                            help="keep the scenario, parameters files and logs here")
@@ -55,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
     import pathlib
 
     if args.in_process:
+        if args.engine != "kinematic":
+            return refused("bench-ros", ValueError("--engine mujoco runs with the nodes in "
+                                                   "their processes, not --in-process"))
         from ..timing import format_ros_table, ros_fleet_benchmark
 
         rows = ros_fleet_benchmark(args.robots, duration=args.duration,
@@ -76,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         rows = plan_benchmark(args.robots, args.robots_per_process, args.wall_limit,
                               args.speed_factor, args.kinematics, args.keep, progress,
                               args.control_trigger, args.neighbor_cell_size,
-                              args.odom_frame, robot_parameters)
+                              args.odom_frame, robot_parameters, args.engine)
         print(format_plan_table(rows))
     if args.json:
         pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)

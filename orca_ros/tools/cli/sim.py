@@ -24,6 +24,13 @@ def add_parser(sub) -> None:
                      help="run the one-step safety filter behind the method, or not "
                           "(default: as the method says)")
     sim.add_argument("--kinematics", default="holonomic", choices=KINEMATICS)
+    sim.add_argument("--engine", default="kinematic", choices=["kinematic", "mujoco"],
+                     help="what moves fleet_sim's robots: kinematic bodies (default), or the "
+                          "MuJoCo physics engine (mass, wheel slip, motor torque limits, "
+                          "contacts that push; needs the 'physics' extra)")
+    sim.add_argument("--robot-model", metavar="MODEL.xml", default="",
+                     help="with --engine mujoco: the robots' MJCF file (default: orca_ros's "
+                          "model of their type, fitted to each robot's radius)")
     sim.add_argument("--speed-factor", type=POSITIVE, default=4.0,
                      help="sim seconds per wall second (default 4)")
     sim.add_argument("--supervisor", action="store_true", help="also run the cocoon supervisor")
@@ -129,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
                                preferred_velocity=args.preferred_velocity,
                                driver=args.driver or ("straight" if args.preferred_velocity
                                                       == "topic" else "none"),
-                               scan_obstacles=args.scan_obstacles)
+                               scan_obstacles=args.scan_obstacles,
+                               engine=args.engine, robot_model=args.robot_model)
         faults = parse_faults(args.faults)
         faults.check([a.name for a in scenario.agents], args.supervisor)
         if args.record and not args.record.endswith(".mcap"):
@@ -177,6 +185,12 @@ def run(args: argparse.Namespace) -> int:
              f"{summary['link_overstretches']}" if "link_crossings" in summary else "")
           + (f", wall contacts {summary['wall_contacts']} (min wall gap "
              f"{summary['min_wall_gap']} m)" if "wall_contacts" in summary else ""))
+    if "engine_contacts" in summary:
+        print(f"  engine mujoco: {summary['engine_contacts']} pairs in contact "
+              f"({summary['engine_robot_contacts']} of two robots, "
+              f"{summary['engine_wall_contacts']} of a robot and a wall)"
+              + (f": {', '.join(summary['engine_contact_pairs'])}"
+                 if summary['engine_contact_pairs'] else ""))
     print(f"  {motion_line(summary)} (fleet_sim)")
     print(f"  {social_line(summary)} (fleet_sim)")
     if "faults" in summary:

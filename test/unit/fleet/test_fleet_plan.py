@@ -244,3 +244,23 @@ def test_a_cube_without_a_scenario_drives_as_a_scenes_cube():
     assert (cube.parameters["max_speed"], cube.parameters["pref_speed"],
             cube.parameters["radius"]) == (0.12, 0.1, 0.023)
     assert all(cube.parameters[key] == value for key, value in DEFAULTS.items())
+
+
+def test_the_engine_reaches_fleet_sim_and_a_model_goes_to_its_robot_type():
+    plan = fleet_plan("corridor_wall", FleetOptions(kinematics="diff_drive", engine="mujoco",
+                                                    robot_model="/models/mine.xml"))
+    simulator = next(s for s in plan if s.executable == "fleet_sim").parameters
+    assert simulator["engine"] == "mujoco"
+    assert simulator["robot_model_diff_drive"] == "/models/mine.xml"
+    cubes = fleet_plan("toio_cross_4v4", FleetOptions(kinematics="diff_drive", engine="mujoco",
+                                                      robot_model="/models/cube.xml"))
+    assert next(s for s in cubes if s.executable == "fleet_sim").parameters[
+        "robot_model_toio"] == "/models/cube.xml"
+    kinematic = next(s for s in fleet_plan("crossing_4") if s.executable == "fleet_sim")
+    assert "engine" not in kinematic.parameters  # fleet_sim's default
+    with pytest.raises(ValueError, match="engine must be one of"):
+        FleetOptions(engine="bullet")
+    with pytest.raises(ValueError, match="needs engine 'mujoco'"):
+        FleetOptions(robot_model="/models/mine.xml")
+    with pytest.raises(ValueError, match="backend 'sim'"):
+        FleetOptions(engine="mujoco", backend="toio-sim")
