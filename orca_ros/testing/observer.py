@@ -186,6 +186,16 @@ class Watch:
             self.node.create_subscription(Odometry, f"/{name}/{pose_topic.strip('/')}",
                                           lambda msg, name=name: self.on_odom(name, msg), qos)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, 50)
+        self.nodes_seen: set = set()  # every node met on the domain ("/namespace/name")
+
+    def look_at_graph(self) -> None:
+        """Note the nodes on the domain now: a run's harness tells its own from others',
+        whose traffic (a second fleet's clock, odometry or states) can mix into the run."""
+        try:
+            for name, namespace in self.node.get_node_names_and_namespaces():
+                self.nodes_seen.add(f"{namespace.rstrip('/')}/{name}")
+        except Exception:  # the graph is gone (shutting down): nothing to learn
+            pass
 
     def on_odom(self, name: str, msg) -> None:
         now = time.monotonic()
@@ -353,7 +363,8 @@ class Watch:
                   "odom_rate_hz": self.rates(), "wall_time_s": round(wall_s, 3),
                   "control": self.control_figures(wall_s),
                   "clock_diagnostics": self.clock_diagnostics(),
-                  "motion_quality": self.motion_figures()}
+                  "motion_quality": self.motion_figures(),
+                  "nodes_seen": sorted(self.nodes_seen)}
         rates = list(report["odom_rate_hz"].values())
         report["odom_rate_hz_mean"] = round(sum(rates) / len(rates), 3) if rates else 0.0
         report["odom_rate_hz_min"] = min(rates) if rates else 0.0
@@ -459,6 +470,7 @@ def observe(scenario_path: str, json_path: str, duration: Optional[float] = None
         while not stop and (duration is None or time.monotonic() - started < duration):
             executor.spin_once(timeout_sec=0.1)
             if status_path and time.monotonic() >= next_status:
+                watch.look_at_graph()
                 write_json(status_path, watch.status())
                 next_status = time.monotonic() + STATUS_PERIOD
     finally:

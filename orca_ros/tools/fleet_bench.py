@@ -235,8 +235,20 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         if robot_steps > 0 and "expired_command_steps" in commands else None,
         "odom_rate_hz_mean": report.get("odom_rate_hz_mean"),
         "nonzero_exits": {name: code for name, code in processes.exit_codes.items() if code},
+        "other_nodes_on_domain": foreign_nodes(report.get("nodes_seen", ()), specs),
         "shutdown_s": round(processes.shutdown_s, 1),
     }
+
+
+def foreign_nodes(seen: Sequence[str], specs: Sequence[NodeSpec]) -> List[str]:
+    """The nodes ``seen`` on the domain that are neither the plan's (its processes and the
+    orca_nodes they host) nor the observer: another run's, whose clock, odometry or
+    states may have mixed into this one (set ``ROS_DOMAIN_ID`` apart)."""
+    ours = {"/orca_observer"}
+    for spec in specs:
+        for node in (spec, *spec.hosted):
+            ours.add(f"/{node.namespace}/{node.name}" if node.namespace else f"/{node.name}")
+    return sorted(name for name in seen if name not in ours)
 
 
 def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBOTS_PER_PROCESS,

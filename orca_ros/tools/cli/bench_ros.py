@@ -78,6 +78,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"bench-ros: {row['robots']} robots, {row['robots_per_process']} per process: "
                   f"{row['arrived']}/{row['robots']} arrived, {row['colliding_pairs']} "
                   f"colliding pairs ({row['stop_reason']})", file=sys.stderr, flush=True)
+            if row.get("other_nodes_on_domain"):
+                others = row["other_nodes_on_domain"]
+                print(f"warning: {len(others)} nodes of another run on this ROS domain "
+                      f"(their traffic can mix in; set ROS_DOMAIN_ID): "
+                      f"{', '.join(others[:8])}{' ...' if len(others) > 8 else ''}",
+                      file=sys.stderr, flush=True)
 
         rows = plan_benchmark(args.robots, args.robots_per_process, args.wall_limit,
                               args.speed_factor, args.kinematics, args.keep, progress,
