@@ -1,8 +1,8 @@
 """What a node costs to start: whole-process CPU time and peak memory.
 
 Each program runs in a fresh Python process (the bytecode compiled first, as an install
-leaves it); :func:`os.wait4` gives the child's user + system CPU time and its peak
-resident memory. Three programs, so the node's own share can be read off:
+leaves it); :func:`os.wait4` gives the child's user + system CPU time, and the program
+reports its own peak resident memory (``VmHWM``) as it ends. Three programs, so the node's own share can be read off:
 
 - ``empty``: rclpy, one node with nothing on it: what any rclpy node costs here;
 - ``floor``: rclpy, numpy and the message packages orca_node uses, one node with the
@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Sequence
 
@@ -79,19 +80,34 @@ class StartCost:
     rss_mb_max: float
 
 
+# Printed by every program as it ends: its own peak memory. The rusage's ru_maxrss
+# would not do: Linux carries a process's peak across exec, so a child forked from a
+# large parent (a test run) would report the parent's size.
+PEAK = """
+for _line in open("/proc/self/status"):
+    if _line.startswith("VmHWM:"):
+        print("VmHWM_kB", _line.split()[1])
+"""
+
+
 def run_once(source: str, env: Dict[str, str]) -> tuple:
     """(CPU seconds, peak resident MB) of one fresh process running ``source``; a
     program that fails raises RuntimeError with its stderr."""
-    child = subprocess.Popen([sys.executable, "-c", source], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    errors = child.stderr.read()
-    child.stderr.close()
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as errors:
+        child = subprocess.Popen([sys.executable, "-c", source + PEAK], env=env,
+                                 stdout=out, stderr=errors)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        errors.seek(0)
+        printed, error_text = out.read().decode(errors="replace"), errors.read().decode(
+            errors="replace")
     if child.returncode != 0:
         raise RuntimeError(f"start program failed ({child.returncode}): "
-                           f"{errors.decode(errors='replace').strip()[-400:]}")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0  # Linux: KiB
+                           f"{error_text.strip()[-400:]}")
+    peak_kb = [int(line.split()[1]) for line in printed.splitlines()
+               if line.startswith("VmHWM_kB ")]
+    return usage.ru_utime + usage.ru_stime, peak_kb[-1] / 1024.0
 
 
 def measure(programs: Sequence[str] = tuple(PROGRAMS), runs: int = 9) -> List[StartCost]:
