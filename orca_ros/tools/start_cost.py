@@ -2,7 +2,8 @@
 
 Each program runs in a fresh Python process (the bytecode compiled first, as an install
 leaves it); :func:`os.wait4` gives the child's user + system CPU time, and the program
-reports its own peak resident memory (``VmHWM``) as it ends. Three programs, so the node's own share can be read off:
+reports its own peak resident memory (``VmHWM``) as it ends. Three programs, so the
+node's own share can be read off:
 
 - ``empty``: rclpy, one node with nothing on it: what any rclpy node costs here;
 - ``floor``: rclpy, numpy and the message packages orca_node uses, one node with the
