@@ -19,10 +19,11 @@ odometry, a goal, the walls it was told to wait for, or a linked partner.
 
 orca_node turns messages into :class:`~.perception.NeighborReading` and
 :class:`OwnReading` and the :class:`CycleResult` into ``cmd_vel``, markers and
-diagnostics. The world (:mod:`orca_ros.core.sim.world`) hands its cycles readings
-timed as the ROS path times them (``orca-ros bench --ros-timing``), so that it
-predicts what the nodes do; with ideal timing it perceives the ground truth and calls
-:meth:`RobotCycle.decide` directly.
+diagnostics. The world (:mod:`orca_ros.core.sim.world`) steps every robot through
+:meth:`RobotCycle.step` too: with readings timed as the ROS path times them
+(``orca-ros bench --ros-timing``) or as toio_bridge reports them, so that it predicts
+what the nodes do; with ideal timing, with readings of zero age, which it perceives
+for all robots at once and hands each cycle as its :class:`NeighborsNow`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import enum
 import math
 from dataclasses import dataclass, field
 from typing import (TYPE_CHECKING, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence,
-                    Tuple)
+                    Tuple, Union)
 
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2
@@ -78,6 +79,10 @@ class Status:
     def warns(self) -> bool:
         return self.state in (GoalState.WAITING_FOR_ODOM, GoalState.OWN_ODOM_STALE,
                               GoalState.HOLDING)
+
+
+DRIVING = Status(GoalState.DRIVING)
+GOAL_REACHED = Status(GoalState.GOAL_REACHED)
 
 
 class OwnReading(NamedTuple):
@@ -134,6 +139,30 @@ class Perceived(NamedTuple):
     state: RobotState
     own_uncertainty: float
     neighbors: List[Neighbor]
+    tethers: Sequence[TetherView] = ()
+    links: Sequence[LinkView] = ()
+
+
+class NeighborsNow(NamedTuple):
+    """The neighbours read at the cycle's ``now`` (readings of zero age), perceived
+    already: what a simulator that knows the ground truth hands :meth:`RobotCycle.step`
+    in place of the readings to perceive (the world with ideal timing,
+    :mod:`orca_ros.core.sim.world`). A reading of zero age for a robot without command
+    lag is perceived as it is, so the simulator can perceive them for all its robots at
+    once (a k-d tree, ORCA's half-planes in one batch) and give each cycle its slice.
+
+    ``neighbors``: nearest first, the ones ORCA reasons about (at most
+    ``max_neighbors``, strictly inside ``neighbor_dist``: RVO2's ``computeNeighbors``);
+    ``close``: every robot within one period's reach, for the hard safety half-planes
+    (None: the ``neighbors``); ``half_planes``: ORCA's against ``neighbors`` built in a
+    batch (None: the method builds its own); the linked partners (``tethers``: every
+    partner still in the world) and the other groups' ``links`` near the robot. Each
+    neighbour's ``reciprocates`` is as given: the reciprocity monitor plays no part (the
+    simulator knows which robots run the cycle)."""
+
+    neighbors: List[Neighbor]
+    close: Optional[List[Neighbor]] = None
+    half_planes: Optional[list] = None
     tethers: Sequence[TetherView] = ()
     links: Sequence[LinkView] = ()
 
@@ -248,15 +277,16 @@ class RobotCycle:
     # --- the cycle ------------------------------------------------------------------------
 
     def step(self, now: float, own: Optional[OwnReading],
-             neighbors: Mapping[str, NeighborReading],
+             neighbors: Union[Mapping[str, NeighborReading], NeighborsNow],
              obstacle_edges: Sequence[ObstacleVertex] = (),
              awaited_obstacles: Sequence[str] = (),
              preferred: Optional[Preferred] = None) -> CycleResult:
         """One control period at ``now`` (s, the robot's clock): perceive, decide, and
-        keep what the next periods need (module docstring). ``awaited_obstacles``: the
-        obstacle sources not heard from yet (the robot holds until they are).
-        ``preferred``: a preferred velocity from outside (filter mode), instead of the
-        robot's own path."""
+        keep what the next periods need (module docstring). ``neighbors``: the latest
+        reading of each neighbour by name, or, read at ``now`` and perceived already,
+        :class:`NeighborsNow`. ``awaited_obstacles``: the obstacle sources not heard
+        from yet (the robot holds until they are). ``preferred``: a preferred velocity
+        from outside (filter mode), instead of the robot's own path."""
         result = self._step(now, own, neighbors, obstacle_edges, awaited_obstacles,
                             preferred)
         command = result.command
@@ -265,7 +295,7 @@ class RobotCycle:
         return result
 
     def _step(self, now: float, own: Optional[OwnReading],
-              neighbors: Mapping[str, NeighborReading],
+              neighbors: Union[Mapping[str, NeighborReading], NeighborsNow],
               obstacle_edges: Sequence[ObstacleVertex],
               awaited_obstacles: Sequence[str],
               preferred: Optional[Preferred]) -> CycleResult:
@@ -273,34 +303,48 @@ class RobotCycle:
             return CycleResult(Status(GoalState.WAITING_FOR_ODOM))
         if now - own.stamp > self.perception.odom_timeout:
             return CycleResult(Status(GoalState.OWN_ODOM_STALE))
-        self.forget([n for n in self.observed if n not in neighbors])
+        given = isinstance(neighbors, NeighborsNow)
+        if not given:
+            self.forget([n for n in self.observed if n not in neighbors])
         if not self.controller.waypoints and preferred is None:
             return CycleResult(Status(GoalState.NO_GOAL))
         if awaited_obstacles:
             return CycleResult(Status(GoalState.HOLDING, "waiting for obstacles from "
                                       + ", ".join(awaited_obstacles)))
-        self._apply_directives(now)
+        self.apply_directives(now)
         config = self.controller.effective_config
         state, own_uncertainty = self._own_state(config, own, now)
-        views = self._link_views(config, state, now, neighbors)
-        hold = self._link_hold()
-        if hold:
-            return CycleResult(Status(GoalState.HOLDING, hold))
-        seen = self._perceived_neighbors(config, state, now, neighbors)
-        perceived = Perceived(state, own_uncertainty + own.uncertainty, seen, views.tethers,
-                              views.links)
-        command = self.decide(perceived, obstacle_edges,
-                              pref_velocity=None if preferred is None else preferred.velocity)
-        self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors, now)
+        if given:  # every partner still in the world is among the tethers
+            tethers, links = neighbors.tethers, neighbors.links
+            if self.link_missing or self.link_stale:
+                self.link_missing, self.link_stale = [], []
+            self.links_seen = len(links)
+        else:
+            tethers, links = self._link_views(config, state, now, neighbors)[:2]
+        if self.links_error or self.link_missing or self.link_stale:
+            return CycleResult(Status(GoalState.HOLDING, self._link_hold()))
+        pref_velocity = None if preferred is None else preferred.velocity
+        if given:
+            perceived = Perceived(state, own_uncertainty + own.uncertainty,
+                                  neighbors.neighbors, tethers, links)
+            command = self.decide(perceived, obstacle_edges, neighbors.half_planes,
+                                  neighbors.close, pref_velocity)
+        else:
+            seen = self._perceived_neighbors(config, state, now, neighbors)
+            perceived = Perceived(state, own_uncertainty + own.uncertainty, seen, tethers,
+                                  links)
+            command = self.decide(perceived, obstacle_edges, pref_velocity=pref_velocity)
+            self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors,
+                                     now)
         if preferred is not None:
             command = self._pass_through(config, command, preferred)
-            status = Status(GoalState.DRIVING)
-        else:
-            status = Status(GoalState.GOAL_REACHED
-                            if self.controller.at_goal(own.state.position)
-                            else GoalState.DRIVING)
+            status = DRIVING
+        else:  # planned from where the robot is: at its goal as the path just said
+            at_goal = command.arrived if state is own.state else \
+                self.controller.at_goal(own.state.position)
+            status = GOAL_REACHED if at_goal else DRIVING
         prediction = None
-        if config.diff_drive:
+        if config.kinematics == "diff_drive":
             if self.perception.share_predictions:
                 # Until the sent commands reach back over the lag (just started), the
                 # prediction is partly a constant-velocity guess: say so.
@@ -363,6 +407,8 @@ class RobotCycle:
         a lagging unicycle by replaying the commands it sent, anything else at constant
         velocity over the odometry's age and the lag; ``a age**2 / 2`` of uncertainty."""
         own_age = max(0.0, now - own.stamp)
+        if own_age <= 0.0 and config.command_lag <= 0.0:  # measured now, acting now
+            return own.state, 0.0
         if config.diff_drive and config.lag_error is not None and config.command_lag > 0.0:
             state = self.sent.predict(own.state, own.stamp, now + config.command_lag,
                                       config.limits)
@@ -419,15 +465,19 @@ class RobotCycle:
             self.reciprocity.expect(neighbor.key, readings[neighbor.key].stamp,
                                     line, state.velocity, neighbor.velocity, now)
 
-    def _apply_directives(self, now: float) -> None:
+    def apply_directives(self, now: float) -> None:
         """Hand the supervisor's unexpired directives to the controller. Directives
         expire ``directive_timeout`` after their last message, so a dead supervisor
-        leaves the robot running on its method alone."""
+        leaves the robot running on its method alone. (:meth:`step` does this; a world
+        whose library moves the robots instead calls it alone.)"""
         timeout = self.directive_timeout
         if self.speed_limit and now - self.speed_limit[1] > timeout:
             self.speed_limit = None
         if self.detour and now - self.detour[1] > timeout:
             self.detour = None
+        if self.speed_limit is None and self.detour is None and \
+                self.controller.speed_limit is None and not self.controller.preferred.detour:
+            return  # none in force, none to lift
         self.controller.set_directive(self.speed_limit[0] if self.speed_limit else None,
                                       self.detour[0] if self.detour else ())
 
