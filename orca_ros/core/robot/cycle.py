@@ -538,9 +538,12 @@ class AerialCycle:
     def step(self, now: float, own: Optional[OwnReading],
              position: Optional[Tuple[float, float, float]],
              velocity: Tuple[float, float, float],
-             neighbors: Mapping[str, NeighborReading]) -> CycleResult:
+             neighbors: Union[Mapping[str, NeighborReading], NeighborsNow]) -> CycleResult:
         """One control period from the own odometry (``own``, with its ``position`` and
-        ``velocity`` in 3D); the command's ``velocity`` is 3D (world frame)."""
+        ``velocity`` in 3D); the command's ``velocity`` is 3D (world frame).
+        ``neighbors``: the latest reading of each neighbour by name, or, read at ``now``
+        and perceived already, :class:`NeighborsNow` (of
+        :class:`~.aerial.Neighbor3D`: the 3D world's)."""
         from .aerial import Neighbor3D, perceive_neighbor_3d
 
         if own is None:
@@ -553,6 +556,11 @@ class AerialCycle:
         own_age = now - own.stamp
         carried = tuple(p + v * own_age for p, v in zip(position, velocity))
         own_uncertainty = 0.5 * config.max_linear_accel * own_age * own_age
+        if isinstance(neighbors, NeighborsNow):
+            command = self.controller.compute(carried, velocity, neighbors.neighbors,
+                                              close=neighbors.close,
+                                              own_uncertainty=own_uncertainty)
+            return self._result(command, position)
         max_speed = self.perception.neighbor_max_speed or config.max_speed
         declared = self.perception.non_reciprocating
         perceived = []
@@ -566,7 +574,10 @@ class AerialCycle:
         close = select_neighbors(carried, perceived, config.neighbor_dist)
         command = self.controller.compute(carried, velocity, close[:config.max_neighbors],
                                           close=close, own_uncertainty=own_uncertainty)
+        return self._result(command, position)
+
+    def _result(self, command: AerialCommand, position: Tuple[float, float, float]
+                ) -> CycleResult:
         self.last_command = command
-        status = Status(GoalState.GOAL_REACHED if self.controller.at_goal(position)
-                        else GoalState.DRIVING)
-        return CycleResult(status, command)
+        return CycleResult(GOAL_REACHED if self.controller.at_goal(position) else DRIVING,
+                           command)

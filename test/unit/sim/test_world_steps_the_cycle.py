@@ -22,6 +22,15 @@ SCENARIO = {
     "obstacles": [{"vertices": [[-0.6, 1.6], [0.6, 1.6], [0.6, 2.0], [-0.6, 2.0]]}],
 }
 PERIODS = 60
+SCENARIO_3D = {  # no two neighbours ever equally far: the same order by any rule
+    "name": "three_meet_3d", "dimensions": 3, "time_step": 0.1, "max_time": 30.0,
+    "defaults": {"radius": 0.25, "max_speed": 1.0, "pref_speed": 0.8, "neighbor_dist": 6.0,
+                 "max_neighbors": 10, "time_horizon": 2.0},
+    "agents": [{"name": "a", "start": [-3.0, 0.1, 1.5], "goal": [3.0, 0.0, 1.6]},
+               {"name": "b", "start": [3.2, -0.1, 1.45], "goal": [-3.0, 0.0, 1.5]},
+               {"name": "c", "start": [0.1, -2.7, 1.7], "goal": [0.0, 3.0, 1.4]}],
+    "obstacles": [],
+}
 
 
 def _twin(world, index):
@@ -96,3 +105,45 @@ def test_a_robot_whose_cycle_holds_stands_still_in_the_world():
         assert expected.holds and expected.status.state is GoalState.HOLDING
     assert (world.positions[0] == start).all()
     assert (world.positions[1] != SCENARIO["agents"][1]["start"]).any()  # b drove on
+
+
+def test_an_aerial_robot_in_the_3d_world_sends_what_its_cycle_fed_by_hand_sends():
+    from orca_ros.core.robot.cycle import AerialCycle
+    from orca_ros.core.sim.world3d import World3D
+
+    world = World3D(parse_scenario(SCENARIO_3D), WorldOptions())
+    agent = world.scenario.agents[0]
+    radius = {a.name: a.radius for a in world.scenario.agents}
+    twin = AerialCycle(world.options.controller_config(agent, world.scenario), key=agent.name,
+                       perception=world.options.perception_settings(), radius_of=radius.get)
+    twin.set_path(agent.waypoints)
+    cycle = world.cycles[0]
+    stepped = []
+    step = AerialCycle.step
+
+    def recording(*args):
+        result = step(cycle, *args)
+        stepped.append(result)
+        return result
+
+    cycle.step = recording
+    avoided = 0
+    for period in range(80):
+        now = world.time
+        position = tuple(world.positions[0].tolist())
+        velocity = tuple(world.velocities[0].tolist())
+        own = OwnReading(RobotState(position[:2], velocity[:2]), now)
+        neighbors = {name: NeighborReading(now, tuple(world.positions[j, :2].tolist()),
+                                           tuple(world.velocities[j, :2].tolist()),
+                                           z=float(world.positions[j, 2]),
+                                           vz=float(world.velocities[j, 2]), announced=True)
+                     for j, name in enumerate(world.names) if j and world.active[j]}
+        expected = twin.step(now, own, position, velocity, neighbors)
+        world.step()
+        assert len(stepped) == period + 1, "the world did not step the robot's cycle"
+        got = stepped[-1]
+        assert got.status == expected.status, f"period {period}"
+        assert got.command.velocity == expected.command.velocity, f"period {period}"
+        assert got.command.pref_velocity == expected.command.pref_velocity
+        avoided += got.command.velocity != got.command.pref_velocity
+    assert avoided > 0  # the robots met
