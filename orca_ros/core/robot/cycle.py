@@ -311,9 +311,15 @@ class RobotCycle:
         if awaited_obstacles:
             return CycleResult(Status(GoalState.HOLDING, "waiting for obstacles from "
                                       + ", ".join(awaited_obstacles)))
-        self.apply_directives(now)
-        config = self.controller.effective_config
-        state, own_uncertainty = self._own_state(config, own, now)
+        controller = self.controller
+        if self.speed_limit or self.detour or controller.speed_limit is not None or \
+                controller.preferred.detour:  # (none in force, none to lift: nothing to do)
+            self.apply_directives(now)
+        config = controller.effective_config
+        if own.stamp == now and config.command_lag <= 0.0:  # measured now, acting now
+            state, own_uncertainty = own.state, 0.0
+        else:
+            state, own_uncertainty = self._own_state(config, own, now)
         if given:  # every partner still in the world is among the tethers
             tethers, links = neighbors.tethers, neighbors.links
             if self.link_missing or self.link_stale:
@@ -325,8 +331,8 @@ class RobotCycle:
             return CycleResult(Status(GoalState.HOLDING, self._link_hold()))
         pref_velocity = None if preferred is None else preferred.velocity
         if given:
-            perceived = Perceived(state, own_uncertainty + own.uncertainty,
-                                  neighbors.neighbors, tethers, links)
+            perceived = Perceived._make((state, own_uncertainty + own.uncertainty,
+                                         neighbors.neighbors, tethers, links))
             command = self.decide(perceived, obstacle_edges, neighbors.half_planes,
                                   neighbors.close, pref_velocity)
         else:
@@ -407,8 +413,6 @@ class RobotCycle:
         a lagging unicycle by replaying the commands it sent, anything else at constant
         velocity over the odometry's age and the lag; ``a age**2 / 2`` of uncertainty."""
         own_age = max(0.0, now - own.stamp)
-        if own_age <= 0.0 and config.command_lag <= 0.0:  # measured now, acting now
-            return own.state, 0.0
         if config.diff_drive and config.lag_error is not None and config.command_lag > 0.0:
             state = self.sent.predict(own.state, own.stamp, now + config.command_lag,
                                       config.limits)
@@ -475,9 +479,6 @@ class RobotCycle:
             self.speed_limit = None
         if self.detour and now - self.detour[1] > timeout:
             self.detour = None
-        if self.speed_limit is None and self.detour is None and \
-                self.controller.speed_limit is None and not self.controller.preferred.detour:
-            return  # none in force, none to lift
         self.controller.set_directive(self.speed_limit[0] if self.speed_limit else None,
                                       self.detour[0] if self.detour else ())
 
