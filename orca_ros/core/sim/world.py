@@ -138,9 +138,12 @@ class WorldOptions:
             odom_timeout=float(CUBE_ROBOT_PARAMETERS["odom_timeout"]))
 
 
+# --- the world's parts: how each robot's readings are timed, how its body moves ---------------
+
 class RosTiming:
     """How the ROS path through fleet_sim times a robot's cycle, as ``orca-ros sim``
-    runs it (orca_node's ``control_trigger: odom``, the fleet plan's settings):
+    runs it (orca_node's ``control_trigger: odom``, the fleet plan's settings), the
+    world's readings under ``ros_timing``:
 
     - fleet_sim steps every body, then publishes ``/clock`` and every robot's
       odometry, in the scenario's order, stamped with the new time;
@@ -180,8 +183,6 @@ class RosTiming:
             yield i, bodies.own(i, now), {names[j]: fresh[j] if j < i else before[j]
                                           for j in active if j != i}
 
-
-# --- the world's parts: how each robot's readings are timed, how its body moves ---------------
 
 class IdealTiming:
     """Readings of zero age: every robot reads itself and every other at the step's start,
