@@ -289,9 +289,10 @@ class RobotCycle:
         from outside (filter mode), instead of the robot's own path."""
         result = self._step(now, own, neighbors, obstacle_edges, awaited_obstacles,
                             preferred)
-        command = result.command
-        self.sent.record(now, command.linear if command else 0.0,
-                         command.angular if command else 0.0)
+        if self.sent.lag > 0.0:  # replayed over the lag; without one, nothing reads them
+            command = result.command
+            self.sent.record(now, command.linear if command else 0.0,
+                             command.angular if command else 0.0)
         return result
 
     def _step(self, now: float, own: Optional[OwnReading],
