@@ -6,7 +6,7 @@ and by the simulated cube behind ``toio_bridge``
 apart. The numbers come from doc/how_it_works/toio.md (the toio Core Cube
 communication specification, toio SDK for Unity, toio.py).
 
-Wheels (:class:`WheelModel`). A wheel speed command ``c`` is an integer in
+Wheels (:class:`~.cube_wheels.WheelModel`). A wheel speed command ``c`` is an integer in
 -115..115 (the sign is the direction). Its steady wheel speed is::
 
     s(c) = 0                                  if |c| < 8      (dead zone: 0-7 stop)
@@ -58,6 +58,8 @@ from types import MappingProxyType
 from typing import Deque, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from .bodies import unicycle_step
+from .cube_wheels import (CUBE_RADIUS_M, CUBE_RADIUS_UNITS, DEFAULT_MM_PER_UNIT,  # noqa: F401
+                          TOIO, WheelModel)
 from ..geometry.frames import wrap_angle
 from ..geometry.types import Segment, as_finite
 
@@ -71,11 +73,6 @@ PHYSICS_STEP_S = 0.01
 """Longest step the world advances a cube by (the bridge's ``sim_step``)."""
 MAX_TIMED_MS = 2550
 """Longest duration of a timed motor command (a u8 in 10 ms units)."""
-DEFAULT_MM_PER_UNIT = 1.3625  # toio SDK for Unity: 560 mm / 411 units
-CUBE_RADIUS_M = 0.023
-"""The disc our toio cubes are planned as (a 31.8 mm square fits in 22.5 mm)."""
-CUBE_RADIUS_UNITS = CUBE_RADIUS_M * 1000.0 / DEFAULT_MM_PER_UNIT
-"""That disc in mat units (16.88): the toio SDK's lengths scale with a robot's size by it."""
 
 CUBE_AGENT_DEFAULTS: Mapping[str, object] = MappingProxyType({
     # A toio Core Cube as an agent: 31.8 mm square (a 23 mm disc covers it); about
@@ -127,24 +124,6 @@ and the controller settings of the world's cubes (``kinematics="toio"``)."""
 
 
 # --- wheels --------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class WheelModel:
-    track_m: float = 0.0266
-    mps_per_unit: float = 0.002814
-    dead_zone: int = 8  # smallest value that moves the wheel
-    saturation: int = 115
-
-    def wheel_speed(self, command: int) -> float:
-        """m/s of a wheel for a command value (dead zone and saturation applied)."""
-        magnitude = min(abs(command), self.saturation)
-        if magnitude < self.dead_zone:
-            return 0.0
-        return math.copysign(magnitude * self.mps_per_unit, command)
-
-
-TOIO = WheelModel()
-
 
 def twist_to_wheels(linear: float, angular: float, model: WheelModel = TOIO) -> Tuple[int, int]:
     """``(left, right)`` commands for a body twist (m/s, rad/s).

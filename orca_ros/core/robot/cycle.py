@@ -19,10 +19,11 @@ odometry, a goal, the walls it was told to wait for, or a linked partner.
 
 orca_node turns messages into :class:`~.perception.NeighborReading` and
 :class:`OwnReading` and the :class:`CycleResult` into ``cmd_vel``, markers and
-diagnostics. The world (:mod:`orca_ros.core.sim.world`) hands its cycles readings
-timed as the ROS path times them (``orca-ros bench --ros-timing``), so that it
-predicts what the nodes do; with ideal timing it perceives the ground truth and calls
-:meth:`RobotCycle.decide` directly.
+diagnostics. The world (:mod:`orca_ros.core.sim.world`) steps every robot through
+:meth:`RobotCycle.step` too: with readings timed as the ROS path times them
+(``orca-ros bench --ros-timing``) or as toio_bridge reports them, so that it predicts
+what the nodes do; with ideal timing, with readings of zero age, which it perceives
+for all robots at once and hands each cycle as its :class:`NeighborsNow`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import enum
 import math
 from dataclasses import dataclass, field
 from typing import (TYPE_CHECKING, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence,
-                    Tuple)
+                    Tuple, Union)
 
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2
@@ -78,6 +79,10 @@ class Status:
     def warns(self) -> bool:
         return self.state in (GoalState.WAITING_FOR_ODOM, GoalState.OWN_ODOM_STALE,
                               GoalState.HOLDING)
+
+
+DRIVING = Status(GoalState.DRIVING)
+GOAL_REACHED = Status(GoalState.GOAL_REACHED)
 
 
 class OwnReading(NamedTuple):
@@ -134,6 +139,30 @@ class Perceived(NamedTuple):
     state: RobotState
     own_uncertainty: float
     neighbors: List[Neighbor]
+    tethers: Sequence[TetherView] = ()
+    links: Sequence[LinkView] = ()
+
+
+class NeighborsNow(NamedTuple):
+    """The neighbours read at the cycle's ``now`` (readings of zero age), perceived
+    already: what a simulator that knows the ground truth hands :meth:`RobotCycle.step`
+    in place of the readings to perceive (the world with ideal timing,
+    :mod:`orca_ros.core.sim.world`). A reading of zero age for a robot without command
+    lag is perceived as it is, so the simulator can perceive them for all its robots at
+    once (a k-d tree, ORCA's half-planes in one batch) and give each cycle its slice.
+
+    ``neighbors``: nearest first, the ones ORCA reasons about (at most
+    ``max_neighbors``, strictly inside ``neighbor_dist``: RVO2's ``computeNeighbors``);
+    ``close``: every robot within one period's reach, for the hard safety half-planes
+    (None: the ``neighbors``); ``half_planes``: ORCA's against ``neighbors`` built in a
+    batch (None: the method builds its own); the linked partners (``tethers``: every
+    partner still in the world) and the other groups' ``links`` near the robot. Each
+    neighbour's ``reciprocates`` is as given: the reciprocity monitor plays no part (the
+    simulator knows which robots run the cycle)."""
+
+    neighbors: List[Neighbor]
+    close: Optional[List[Neighbor]] = None
+    half_planes: Optional[list] = None
     tethers: Sequence[TetherView] = ()
     links: Sequence[LinkView] = ()
 
@@ -248,24 +277,26 @@ class RobotCycle:
     # --- the cycle ------------------------------------------------------------------------
 
     def step(self, now: float, own: Optional[OwnReading],
-             neighbors: Mapping[str, NeighborReading],
+             neighbors: Union[Mapping[str, NeighborReading], NeighborsNow],
              obstacle_edges: Sequence[ObstacleVertex] = (),
              awaited_obstacles: Sequence[str] = (),
              preferred: Optional[Preferred] = None) -> CycleResult:
         """One control period at ``now`` (s, the robot's clock): perceive, decide, and
-        keep what the next periods need (module docstring). ``awaited_obstacles``: the
-        obstacle sources not heard from yet (the robot holds until they are).
-        ``preferred``: a preferred velocity from outside (filter mode), instead of the
-        robot's own path."""
+        keep what the next periods need (module docstring). ``neighbors``: the latest
+        reading of each neighbour by name, or, read at ``now`` and perceived already,
+        :class:`NeighborsNow`. ``awaited_obstacles``: the obstacle sources not heard
+        from yet (the robot holds until they are). ``preferred``: a preferred velocity
+        from outside (filter mode), instead of the robot's own path."""
         result = self._step(now, own, neighbors, obstacle_edges, awaited_obstacles,
                             preferred)
-        command = result.command
-        self.sent.record(now, command.linear if command else 0.0,
-                         command.angular if command else 0.0)
+        if self.sent.lag > 0.0:  # replayed over the lag; without one, nothing reads them
+            command = result.command
+            self.sent.record(now, command.linear if command else 0.0,
+                             command.angular if command else 0.0)
         return result
 
     def _step(self, now: float, own: Optional[OwnReading],
-              neighbors: Mapping[str, NeighborReading],
+              neighbors: Union[Mapping[str, NeighborReading], NeighborsNow],
               obstacle_edges: Sequence[ObstacleVertex],
               awaited_obstacles: Sequence[str],
               preferred: Optional[Preferred]) -> CycleResult:
@@ -273,34 +304,54 @@ class RobotCycle:
             return CycleResult(Status(GoalState.WAITING_FOR_ODOM))
         if now - own.stamp > self.perception.odom_timeout:
             return CycleResult(Status(GoalState.OWN_ODOM_STALE))
-        self.forget([n for n in self.observed if n not in neighbors])
+        given = isinstance(neighbors, NeighborsNow)
+        if not given:
+            self.forget([n for n in self.observed if n not in neighbors])
         if not self.controller.waypoints and preferred is None:
             return CycleResult(Status(GoalState.NO_GOAL))
         if awaited_obstacles:
             return CycleResult(Status(GoalState.HOLDING, "waiting for obstacles from "
                                       + ", ".join(awaited_obstacles)))
-        self._apply_directives(now)
-        config = self.controller.effective_config
-        state, own_uncertainty = self._own_state(config, own, now)
-        views = self._link_views(config, state, now, neighbors)
-        hold = self._link_hold()
-        if hold:
-            return CycleResult(Status(GoalState.HOLDING, hold))
-        seen = self._perceived_neighbors(config, state, now, neighbors)
-        perceived = Perceived(state, own_uncertainty + own.uncertainty, seen, views.tethers,
-                              views.links)
-        command = self.decide(perceived, obstacle_edges,
-                              pref_velocity=None if preferred is None else preferred.velocity)
-        self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors, now)
+        controller = self.controller
+        if self.speed_limit or self.detour or controller.speed_limit is not None or \
+                controller.preferred.detour:  # (none in force, none to lift: nothing to do)
+            self.apply_directives(now)
+        config = controller.effective_config
+        if own.stamp == now and config.command_lag <= 0.0:  # measured now, acting now
+            state, own_uncertainty = own.state, 0.0
+        else:
+            state, own_uncertainty = self._own_state(config, own, now)
+        if given:  # every partner still in the world is among the tethers
+            tethers, links = neighbors.tethers, neighbors.links
+            if self.link_missing or self.link_stale:
+                self.link_missing, self.link_stale = [], []
+            self.links_seen = len(links)
+        else:
+            tethers, links = self._link_views(config, state, now, neighbors)[:2]
+        if self.links_error or self.link_missing or self.link_stale:
+            return CycleResult(Status(GoalState.HOLDING, self._link_hold()))
+        pref_velocity = None if preferred is None else preferred.velocity
+        if given:
+            perceived = Perceived._make((state, own_uncertainty + own.uncertainty,
+                                         neighbors.neighbors, tethers, links))
+            command = self.decide(perceived, obstacle_edges, neighbors.half_planes,
+                                  neighbors.close, pref_velocity)
+        else:
+            seen = self._perceived_neighbors(config, state, now, neighbors)
+            perceived = Perceived(state, own_uncertainty + own.uncertainty, seen, tethers,
+                                  links)
+            command = self.decide(perceived, obstacle_edges, pref_velocity=pref_velocity)
+            self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors,
+                                     now)
         if preferred is not None:
             command = self._pass_through(config, command, preferred)
-            status = Status(GoalState.DRIVING)
-        else:
-            status = Status(GoalState.GOAL_REACHED
-                            if self.controller.at_goal(own.state.position)
-                            else GoalState.DRIVING)
+            status = DRIVING
+        else:  # planned from where the robot is: at its goal as the path just said
+            at_goal = command.arrived if state is own.state else \
+                self.controller.at_goal(own.state.position)
+            status = GOAL_REACHED if at_goal else DRIVING
         prediction = None
-        if config.diff_drive:
+        if config.kinematics == "diff_drive":
             if self.perception.share_predictions:
                 # Until the sent commands reach back over the lag (just started), the
                 # prediction is partly a constant-velocity guess: say so.
@@ -419,10 +470,11 @@ class RobotCycle:
             self.reciprocity.expect(neighbor.key, readings[neighbor.key].stamp,
                                     line, state.velocity, neighbor.velocity, now)
 
-    def _apply_directives(self, now: float) -> None:
+    def apply_directives(self, now: float) -> None:
         """Hand the supervisor's unexpired directives to the controller. Directives
         expire ``directive_timeout`` after their last message, so a dead supervisor
-        leaves the robot running on its method alone."""
+        leaves the robot running on its method alone. (:meth:`step` does this; a world
+        whose library moves the robots instead calls it alone.)"""
         timeout = self.directive_timeout
         if self.speed_limit and now - self.speed_limit[1] > timeout:
             self.speed_limit = None
@@ -488,9 +540,12 @@ class AerialCycle:
     def step(self, now: float, own: Optional[OwnReading],
              position: Optional[Tuple[float, float, float]],
              velocity: Tuple[float, float, float],
-             neighbors: Mapping[str, NeighborReading]) -> CycleResult:
+             neighbors: Union[Mapping[str, NeighborReading], NeighborsNow]) -> CycleResult:
         """One control period from the own odometry (``own``, with its ``position`` and
-        ``velocity`` in 3D); the command's ``velocity`` is 3D (world frame)."""
+        ``velocity`` in 3D); the command's ``velocity`` is 3D (world frame).
+        ``neighbors``: the latest reading of each neighbour by name, or, read at ``now``
+        and perceived already, :class:`NeighborsNow` (of
+        :class:`~.aerial.Neighbor3D`: the 3D world's)."""
         from .aerial import Neighbor3D, perceive_neighbor_3d
 
         if own is None:
@@ -503,6 +558,11 @@ class AerialCycle:
         own_age = now - own.stamp
         carried = tuple(p + v * own_age for p, v in zip(position, velocity))
         own_uncertainty = 0.5 * config.max_linear_accel * own_age * own_age
+        if isinstance(neighbors, NeighborsNow):
+            command = self.controller.compute(carried, velocity, neighbors.neighbors,
+                                              close=neighbors.close,
+                                              own_uncertainty=own_uncertainty)
+            return self._result(command, position)
         max_speed = self.perception.neighbor_max_speed or config.max_speed
         declared = self.perception.non_reciprocating
         perceived = []
@@ -516,7 +576,10 @@ class AerialCycle:
         close = select_neighbors(carried, perceived, config.neighbor_dist)
         command = self.controller.compute(carried, velocity, close[:config.max_neighbors],
                                           close=close, own_uncertainty=own_uncertainty)
+        return self._result(command, position)
+
+    def _result(self, command: AerialCommand, position: Tuple[float, float, float]
+                ) -> CycleResult:
         self.last_command = command
-        status = Status(GoalState.GOAL_REACHED if self.controller.at_goal(position)
-                        else GoalState.DRIVING)
-        return CycleResult(status, command)
+        return CycleResult(GOAL_REACHED if self.controller.at_goal(position) else DRIVING,
+                           command)

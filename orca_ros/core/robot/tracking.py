@@ -41,16 +41,14 @@ toio cubes may instead follow the toio SDK's ``CubeHandle.Move2Target``
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
 from ..geometry.frames import wrap_angle
 from ..models.bodies import DiffDriveLimits
+from ..models.cube_wheels import CUBE_RADIUS_UNITS, DEFAULT_MM_PER_UNIT, TOIO, WheelModel
 from .safety_filter import filter_output
-
-if TYPE_CHECKING:
-    from ..models.toio_cube import WheelModel
 
 def tracking_error_bound(limits: DiffDriveLimits, dt: float) -> float:
     """Largest distance between the driven and the planned position after one period (m)."""
@@ -174,10 +172,8 @@ def move_to_target(position: Tuple[float, float], heading: float,
     ``uL = forward + turn / 2``, ``uR = forward - turn / 2`` as the SDK (our frame is
     counter-clockwise, the mat's clockwise: the signs follow). Prediction is off, as
     the SDK's default. ``mm_per_unit`` and ``model``: a standard mat's and a toio cube's
-    (:mod:`orca_ros.core.models.toio_cube`) unless given.
+    (:mod:`orca_ros.core.models.cube_wheels`) unless given.
     """
-    from ..models.toio_cube import DEFAULT_MM_PER_UNIT, TOIO  # toio cubes' tracking only
-
     dot = (DEFAULT_MM_PER_UNIT if mm_per_unit is None else mm_per_unit) / 1000.0
     model = TOIO if model is None else model
     units_per_mps = 1.0 / model.mps_per_unit
@@ -232,10 +228,8 @@ def move_to_target_command(c, state, output) -> Tuple[float, float]:
     method's waypoint at its ``waypoint_speed`` (without a waypoint, or when the safety
     filter changed the velocity: one second along the velocity, at its speed); the
     robot's mat units are its radius over a cube's
-    (:data:`~orca_ros.core.models.toio_cube.CUBE_RADIUS_UNITS`). ``c``: the robot's
+    (:data:`~orca_ros.core.models.cube_wheels.CUBE_RADIUS_UNITS`). ``c``: the robot's
     effective configuration; ``output``: the method's."""
-    from ..models.toio_cube import CUBE_RADIUS_UNITS
-
     speed = math.hypot(*output.velocity)
     if output.waypoint is not None:
         # Towards the waypoint even at a speed limit of 0: the SDK's cube then turns

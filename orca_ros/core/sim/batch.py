@@ -12,7 +12,8 @@ robot would have built alone, at a fraction of the cost.
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+import operator
+from typing import Callable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -43,17 +44,14 @@ def batch_pairs(world, active_idx: np.ndarray, neighbor_lists):
         index[row, :len(neighbors)] = neighbors
         valid[row, :len(neighbors)] = True
     index = np.where(valid, index, active_idx[:, None])  # padding: any agent, dropped below
-    configs = [world.controllers[i].config for i in active_idx]
-    margin = np.array([c.margin_ratio for c in configs])
-    tracking = np.array([c.tracking_error for c in configs])
-    own = np.array([c.avoidance_radius(c.radius) for c in configs])
+    settings = _settings(world, active_idx)
+    margin, tracking, own, speed_ratio, max_speed, inv_horizon = settings.arrays
     others = world.radius[index] * (1.0 + margin[:, None]) + tracking[:, None]
     combined = own[:, None] + others
     # ControllerConfig.pair_margin_shortfall, in a batch
     kept = np.array([world.controllers[i].preferred.margin_held for i in active_idx])[:, None]
-    speed_ratio = np.array([c.margin_speed_ratio for c in configs])
     if np.any(speed_ratio > 0.0):
-        full_at = speed_ratio * np.array([c.max_speed for c in configs])
+        full_at = speed_ratio * max_speed
         relative = np.linalg.norm(world.velocities[active_idx, None] - world.velocities[index],
                                   axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -63,8 +61,37 @@ def batch_pairs(world, active_idx: np.ndarray, neighbor_lists):
                                                   + world.radius[index])
     return (world.velocities[active_idx],
             world.positions[index] - world.positions[active_idx, None],
-            world.velocities[index], combined,
-            np.array([1.0 / c.time_horizon for c in configs]), 1.0 / world.dt)
+            world.velocities[index], combined, inv_horizon, 1.0 / world.dt)
+
+
+class _Settings(NamedTuple):
+    """The active robots' configurations, and what the batch takes of them: margin
+    ratios, tracking errors, own avoidance radii, margin speed ratios, top speeds,
+    inverse horizons (arrays, in ``active_idx``'s order), and each method's parameters."""
+
+    configs: List[object]
+    arrays: Tuple[np.ndarray, ...]
+    params: List[object]
+
+
+def _settings(world, active_idx: np.ndarray) -> _Settings:
+    """The batch's per-robot settings, made anew only when a robot's configuration (a
+    frozen :class:`~orca_ros.core.robot.config.ControllerConfig`) or the active robots
+    changed: kept on the world between steps."""
+    configs = [world.controllers[i].config for i in active_idx.tolist()]
+    kept = getattr(world, "_batch_settings", None)
+    if kept is not None and len(kept.configs) == len(configs) and \
+            all(map(operator.is_, kept.configs, configs)):
+        return kept
+    arrays = (np.array([c.margin_ratio for c in configs]),
+              np.array([c.tracking_error for c in configs]),
+              np.array([c.avoidance_radius(c.radius) for c in configs]),
+              np.array([c.margin_speed_ratio for c in configs]),
+              np.array([c.max_speed for c in configs]),
+              np.array([1.0 / c.time_horizon for c in configs]))
+    world._batch_settings = _Settings(configs, arrays,
+                                      [world.controllers[i].method.params for i in active_idx])
+    return world._batch_settings
 
 
 def half_planes(world, active_idx: np.ndarray, neighbor_lists, function) -> List[list]:
@@ -77,7 +104,7 @@ def half_planes(world, active_idx: np.ndarray, neighbor_lists, function) -> List
     pairs = batch_pairs(world, active_idx, neighbor_lists)
     if pairs is None:
         return [[] for _ in range(len(active_idx))]
-    params = [world.controllers[i].method.params for i in active_idx]
+    params = _settings(world, active_idx).params
     lines, kept = function(params, *pairs)
     if not isinstance(lines, list):  # an (N, K, 4) array; a list holds the rows already
         lines = np.asarray(lines).tolist()

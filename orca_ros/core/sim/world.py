@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 from collections import deque
-from typing import Callable, Deque, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -21,7 +21,7 @@ from scipy.spatial import cKDTree
 from ..supervisor.cocoon import CocoonConfig, CocoonSupervisor, Track
 from ..robot.config import COMMAND_VALIDITY_PERIODS, ControllerConfig
 from ..robot.controller import RobotController
-from ..robot.cycle import OwnReading, Perceived, PerceptionSettings, RobotCycle
+from ..robot.cycle import CycleResult, NeighborsNow, OwnReading, PerceptionSettings, RobotCycle
 from ..robot.state import Neighbor, RobotState
 from ..models.toio_cube import (CUBE_ROBOT_PARAMETERS, DEFAULT_MM_PER_UNIT, PHYSICS_STEP_S,
                                 CubeBody, CubeOdometry, MatFrame, timed_duration_ms,
@@ -138,9 +138,12 @@ class WorldOptions:
             odom_timeout=float(CUBE_ROBOT_PARAMETERS["odom_timeout"]))
 
 
+# --- the world's parts: how each robot's readings are timed, how its body moves ---------------
+
 class RosTiming:
     """How the ROS path through fleet_sim times a robot's cycle, as ``orca-ros sim``
-    runs it (orca_node's ``control_trigger: odom``, the fleet plan's settings):
+    runs it (orca_node's ``control_trigger: odom``, the fleet plan's settings), the
+    world's readings under ``ros_timing``:
 
     - fleet_sim steps every body, then publishes ``/clock`` and every robot's
       odometry, in the scenario's order, stamped with the new time;
@@ -161,6 +164,261 @@ class RosTiming:
 
     COMMAND_VALIDITY_PERIODS = COMMAND_VALIDITY_PERIODS
 
+    def __init__(self) -> None:
+        self._published: Optional[List[NeighborReading]] = None  # the last step's odometry
+
+    def inputs(self, world: "World", active_idx: np.ndarray
+               ) -> Iterator[Tuple[int, OwnReading, Dict[str, NeighborReading]]]:
+        """Per active robot, in the scenario's order: ``(i, its own reading, its
+        neighbours' readings by name)``, from fleet_sim's bodies (:class:`FleetSimBodies`):
+        its own and those published before it fresh, those after it one step old."""
+        now = world.time
+        bodies = world.bodies
+        fresh = [bodies.reading(i, now) for i in range(len(world.names))]
+        before = self._published or fresh
+        self._published = fresh
+        active = active_idx.tolist()
+        names = world.names
+        for i in active:
+            yield i, bodies.own(i, now), {names[j]: fresh[j] if j < i else before[j]
+                                          for j in active if j != i}
+
+
+class IdealTiming:
+    """Readings of zero age: every robot reads itself and every other at the step's start,
+    as they are. Perceiving such a reading leaves it as it is, so the world perceives for
+    all its robots at once and hands each cycle its slice
+    (:class:`~orca_ros.core.robot.cycle.NeighborsNow`): the ORCA neighbours and the close
+    ones from one k-d tree (:meth:`ScenarioRun._neighbors`), ORCA's half-planes in one
+    batch (:mod:`.batch`), the linked partners and other groups' links."""
+
+    def inputs(self, world: "World", active_idx: np.ndarray
+               ) -> Iterator[Tuple[int, OwnReading, NeighborsNow]]:
+        """Per active robot, in order: ``(i, its own reading, its neighbours)``."""
+        now = world.time
+        neighbor_lists, close_lists = world._neighbors(active_idx)
+        positions = [tuple(p) for p in world.positions.tolist()]
+        velocities = [tuple(v) for v in world.velocities.tolist()]
+        # (_make: a thousand robots' tuples at a third of the keyword constructors' cost)
+        seen = [Neighbor._make((p, v, r, name, 0.0, True, 0.0)) for p, v, r, name in
+                zip(positions, velocities, world.radius.tolist(), world.names)]
+        of = seen.__getitem__
+        headings = world.headings.tolist()
+        linear, angular = world.linear_speed.tolist(), world.angular_speed.tolist()
+        batch = None if world._batch is None else world._batch(world, active_idx,
+                                                                neighbor_lists)
+        linked = bool(world.link_pairs)
+        for row, i in enumerate(active_idx.tolist()):
+            state = RobotState._make((positions[i], velocities[i], headings[i], linear[i],
+                                      angular[i]))
+            yield i, OwnReading._make((state, now, 0.0)), NeighborsNow._make((
+                list(map(of, neighbor_lists[row])),
+                None if close_lists is None else list(map(of, close_lists[row])),
+                None if batch is None else batch[row],
+                world._tethers(i) if linked else (), world._links(i) if linked else ()))
+
+
+class IdealBodies:
+    """Bodies that do what they are told at once: a holonomic robot moves at its
+    command's velocity for the step, a unicycle along the arc of its ``(v, omega)``
+    (:func:`~orca_ros.core.models.bodies.unicycle_step`); one that holds stands."""
+
+    def __init__(self, unicycle: bool) -> None:
+        self.unicycle = unicycle
+
+    def move(self, world: "World", active_idx: np.ndarray, results: Dict[int, CycleResult]
+             ) -> Tuple[np.ndarray, np.ndarray]:
+        """The active robots' positions and velocities after the step under their
+        cycles' ``results`` (headings and unicycle speeds set on the world)."""
+        positions, dt = world.positions, world.dt
+        new_positions = positions.copy()
+        new_velocities = np.zeros_like(world.velocities)
+        moved = list(results)
+        if not moved:
+            return new_positions, new_velocities
+        commands = [results[i].command for i in moved]
+        if not self.unicycle:
+            new_velocities[moved] = [(0.0, 0.0) if c is None else c.velocity for c in commands]
+            new_positions[moved] = positions[moved] + new_velocities[moved] * dt
+            return new_positions, new_velocities
+        x, y = positions[moved, 0].tolist(), positions[moved, 1].tolist()
+        headings = world.headings[moved].tolist()
+        twists = [(0.0, 0.0) if c is None else (c.linear, c.angular) for c in commands]
+        poses = [unicycle_step(*pose, v, omega, dt)
+                 for pose, (v, omega) in zip(zip(x, y, headings), twists)]
+        new_positions[moved] = [pose[:2] for pose in poses]
+        new_velocities[moved] = (new_positions[moved] - positions[moved]) / dt
+        world.headings[moved] = [pose[2] for pose in poses]
+        world.linear_speed[moved] = [v for v, _ in twists]
+        world.angular_speed[moved] = [omega for _, omega in twists]
+        return new_positions, new_velocities
+
+
+class FleetSimBodies:
+    """fleet_sim's bodies (:func:`~orca_ros.core.models.bodies.step_body`, at
+    :data:`FLEET_SIM_LIMITS`), taking each command as orca_node sends it: ``(v, 0,
+    omega)`` for a unicycle, a holonomic robot's world velocity in its body frame; a robot
+    that holds is sent a stop. They report the odometry :class:`RosTiming` times."""
+
+    def __init__(self, world: "World") -> None:
+        self.kinematics = world.options.kinematics
+        self.bodies = [Body(float(x), float(y), float(h))
+                       for (x, y), h in zip(world.positions, world.headings)]
+        self.limits = [DiffDriveLimits(c.config.max_speed, **FLEET_SIM_LIMITS)
+                       for c in world.cycles]
+
+    def reading(self, i: int, stamp: float) -> NeighborReading:
+        """Robot ``i``'s odometry as its neighbours get it (announced: every robot of the
+        world runs the cycle)."""
+        body = self.bodies[i]
+        return NeighborReading(stamp, (body.x, body.y), body.world_velocity, announced=True)
+
+    def own(self, i: int, stamp: float) -> OwnReading:
+        """Robot ``i``'s odometry as its own cycle gets it."""
+        body = self.bodies[i]
+        return OwnReading(RobotState((body.x, body.y), body.world_velocity, body.heading,
+                                     body.vx, body.omega), stamp)
+
+    def twist(self, i: int, command) -> Tuple[float, float, float]:
+        """A command as orca_node sends it (class docstring)."""
+        if self.kinematics == "diff_drive":
+            return (command.linear, 0.0, command.angular)
+        return (*world_to_body(self.bodies[i].heading, command.velocity), 0.0)
+
+    def move(self, world: "World", active_idx: np.ndarray, results: Dict[int, CycleResult]
+             ) -> Tuple[np.ndarray, np.ndarray]:
+        """Every active body one step under its command (:meth:`IdealBodies.move`)."""
+        new_positions = world.positions.copy()
+        new_velocities = np.zeros_like(world.velocities)
+        for i, result in results.items():
+            command = (0.0, 0.0, 0.0) if result.holds else self.twist(i, result.command)
+            body = step_body(self.bodies[i], command, self.kinematics, self.limits[i],
+                             world.dt)
+            self.bodies[i] = body
+            new_positions[i] = (body.x, body.y)
+            new_velocities[i] = body.world_velocity
+            world.headings[i] = body.heading
+            world.linear_speed[i], world.angular_speed[i] = body.vx, body.omega
+        return new_positions, new_velocities
+
+
+class Cubes:
+    """toio Core Cubes, as orca_node and toio_bridge run them: the cubes' timing and their
+    bodies in one, since a cube's readings come from its body as its physics runs.
+
+    Each cube's cycle gets its own last reading and every other cube's, each with the
+    time it was taken (what toio_bridge reports: rounded to mat units and degrees in the
+    scenario's ``toio:`` mat frame, its velocity finite-differenced), and what each
+    neighbour said one period ago it would do (with ``share_predictions``). The command
+    reaches the cube as toio_bridge sends it:
+    :func:`~orca_ros.core.models.toio_cube.twist_to_wheels`, timed to end when the
+    command's validity does. Then the cubes' physics
+    (:class:`~orca_ros.core.models.toio_cube.CubeBody`) runs in sub-steps of at most
+    :data:`~orca_ros.core.models.toio_cube.PHYSICS_STEP_S`, readings arriving as they fall
+    due. Perception is O(N^2): fine for the cubes a mat holds."""
+
+    def __init__(self, world: "World") -> None:
+        frame = MatFrame(float(world.scenario.toio.get("mm_per_unit", DEFAULT_MM_PER_UNIT)))
+        self.cubes = [CubeBody.at_world_pose(float(x), float(y), float(yaw), frame)
+                      for (x, y), yaw in zip(world.positions, world.headings)]
+        self.odometry = [CubeOdometry(frame, cube.reading(), 0.0) for cube in self.cubes]
+        self.predictions: Dict[int, SharedPrediction] = {}
+        # Where each cube's controller planned it to be when its command acts, and how
+        # far off that was (RunResult.lag_prediction_error).
+        self._planned_at: List[Deque[Tuple[float, Tuple[float, float]]]] = \
+            [deque() for _ in self.cubes]
+        self._covered: Dict[int, bool] = {}  # this period: the sent commands cover the lag
+        self.lag_prediction_errors: List[float] = []
+        for i, cube in enumerate(self.cubes):  # the true pose, as the cube holds it
+            x, y, world.headings[i] = cube.world_pose()
+            world.positions[i] = (x, y)
+
+    def state(self, i: int) -> RobotState:
+        """Cube ``i`` as its odometry says (what orca_node gets from toio_bridge)."""
+        odometry = self.odometry[i]
+        x, y, yaw = odometry.pose
+        return RobotState((x, y), odometry.world_velocity, yaw, *odometry.velocity)
+
+    def inputs(self, world: "World", active_idx: np.ndarray
+               ) -> Iterator[Tuple[int, OwnReading, Dict[str, NeighborReading]]]:
+        """Per active cube, in order: ``(i, its own reading, its neighbours' readings by
+        name)``, its cycle told first what each neighbour said last period."""
+        shared = dict(self.predictions)  # what each said last period (orca_node's topic)
+        readings = {}
+        active = active_idx.tolist()
+        for i in active:
+            state = self.state(i)
+            readings[i] = NeighborReading(self.odometry[i].time, state.position,
+                                          state.velocity, announced=True)
+        names = world.names
+        for i in active:
+            cycle = world.cycles[i]
+            for j, prediction in shared.items():
+                if j != i:
+                    cycle.share(names[j], prediction)
+            self._covered[i] = cycle.sent.covers(self.odometry[i].time)
+            yield i, OwnReading(self.state(i), readings[i].stamp), \
+                {names[j]: readings[j] for j in active if j != i}
+
+    def move(self, world: "World", active_idx: np.ndarray, results: Dict[int, CycleResult]
+             ) -> Tuple[np.ndarray, np.ndarray]:
+        """Every active cube commanded and moved one step (class docstring); where each
+        was planned to be when its command acts is compared with where it is then."""
+        now, dt = world.time, world.dt
+        for i, result in results.items():
+            config = world.cycles[i].controller.effective_config
+            if result.holds:
+                linear = angular = 0.0
+            else:
+                linear, angular = result.command.linear, result.command.angular
+                if self._covered[i]:  # else a guess, uncertain as one
+                    self._planned_at[i].append((now + config.command_lag,
+                                                result.perceived.state.position))
+                if result.prediction is not None:
+                    self.predictions[i] = result.prediction
+            left, right = twist_to_wheels(linear, angular)  # at its goal too: it yields
+            self.cubes[i].command(left, right,
+                                  timed_duration_ms(config.command_horizon) / 1000.0)
+        active = active_idx.tolist()
+        substeps = max(1, math.ceil(dt / PHYSICS_STEP_S - 1e-9))
+        for _ in range(substeps):
+            for i in active:
+                cube = self.cubes[i]
+                cube.advance(dt / substeps)
+                planned = self._planned_at[i]
+                while planned and planned[0][0] <= cube.time + 1e-6:
+                    _, position = planned.popleft()
+                    self.lag_prediction_errors.append(math.dist(position,
+                                                                cube.world_pose()[:2]))
+                reading = cube.poll_reading()
+                if reading is not None:
+                    self.odometry[i].update(reading, cube.time)
+        new_positions = world.positions.copy()
+        new_velocities = np.zeros_like(world.velocities)
+        for i in active:
+            x, y, world.headings[i] = self.cubes[i].world_pose()
+            new_positions[i] = (x, y)
+            new_velocities[i] = (new_positions[i] - world.positions[i]) / dt
+            world.linear_speed[i], world.angular_speed[i] = self.cubes[i].twist
+        return new_positions, new_velocities
+
+
+def reaches_goal(path, position: Sequence[float]) -> bool:
+    """Whether a robot following ``path`` (a
+    :class:`~orca_ros.core.robot.preferred_velocity.FollowsWaypoints`) stands at its goal
+    at ``position``: on its last waypoint, once those within ``lookahead_m`` of
+    ``position`` count as passed, and within ``goal_tolerance_m`` of it. What
+    ``at_goal`` says after ``current_target(position)``, read without moving the path
+    on: the world counts arrivals without touching its robots' controllers."""
+    waypoints = path.waypoints
+    if not waypoints:
+        return False
+    last = len(waypoints) - 1
+    index = path.waypoint_index
+    tolerance = path.config.lookahead_m
+    while index < last and math.dist(position, waypoints[index]) <= tolerance:
+        index += 1
+    return index == last and math.dist(position, waypoints[-1]) <= path.config.goal_tolerance_m
 
 
 @dataclass(frozen=True)
@@ -298,15 +556,18 @@ class ScenarioRun:
         # Only agents within goal tolerance of their final goal can have arrived.
         near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
         for i in np.flatnonzero(waiting & near):
-            controller = self.controllers[i]
             position = tuple(float(x) for x in self.positions[i])
-            controller.current_target(position)
-            if controller.at_goal(position):
+            if reaches_goal(self._follower(i), position):
                 self.arrival_time[i] = self.time
                 if self.scenario.on_goal == "remove":
                     self.active[i] = False
                     if self._backend is not None:
                         self._backend.remove(i)
+
+    def _follower(self, i: int):
+        """What agent ``i`` follows its waypoints with (a
+        :class:`~orca_ros.core.robot.preferred_velocity.FollowsWaypoints`)."""
+        return self.controllers[i]
 
     def _advance(self, new_positions: np.ndarray, new_velocities: np.ndarray) -> None:
         """The step's bookkeeping once its motion is known: the active agents move (path
@@ -441,11 +702,23 @@ class World(ScenarioRun):
     (:class:`~orca_ros.core.robot.cycle.RobotCycle`, the one orca_node runs), stepped
     together.
 
-    With ideal timing (the default) every cycle perceives the ground truth of the
-    step's start and decides at once (:meth:`RobotCycle.decide`). With ``ros_timing``
-    each cycle gets readings timed as the ROS path through fleet_sim times them
-    (:class:`RosTiming`) and runs whole (:meth:`RobotCycle.step`); so do toio cubes,
-    from the readings toio_bridge would report.
+    Every step, every active robot runs its cycle whole (:meth:`RobotCycle.step`), on
+    one path; the world holds as parts how the readings it hands the cycles are timed
+    (:attr:`timing`) and how the bodies carry out the commands (:attr:`bodies`):
+
+    - ideal timing (the default): readings of zero age, perceived for all robots at
+      once (:class:`IdealTiming`), and bodies that do what they are told
+      (:class:`IdealBodies`);
+    - ``ros_timing``: readings timed as the ROS path through fleet_sim times them
+      (:class:`RosTiming`), fleet_sim's bodies (:class:`FleetSimBodies`);
+    - ``kinematics: toio``: the readings toio_bridge reports and the cubes' dynamics
+      (:class:`Cubes`).
+
+    The supervisor's directives reach the robots through their cycles, as orca_node
+    gets them; arrivals are counted from the positions and the controllers' paths,
+    read and never moved on (:func:`reaches_goal`). A world backend (``rvo2``, the
+    reference library) is its own path: it moves the robots itself from their
+    preferred velocities, as the library's own examples do.
     """
 
     def __init__(self, scenario: Scenario, options: WorldOptions = WorldOptions()) -> None:
@@ -479,17 +752,16 @@ class World(ScenarioRun):
         self.headings = np.array([a.start_heading for a in agents], dtype=float)
         self.linear_speed = np.zeros(n)
         self.angular_speed = np.zeros(n)
-        self.cubes: Optional[List[CubeBody]] = None
-        self.odometry: List[CubeOdometry] = []
+        # How each robot's readings are timed, and how its body carries out its commands.
+        self.timing: Union[IdealTiming, RosTiming, Cubes]
+        self.bodies: Union[IdealBodies, FleetSimBodies, Cubes]
         if options.kinematics == "toio":
-            self._place_cubes()
-        self.bodies: Optional[List[Body]] = None  # fleet_sim's, under ros_timing
-        self._published: Optional[List[NeighborReading]] = None  # the last step's odometry
-        if options.ros_timing:
-            self.bodies = [Body(float(x), float(y), float(h))
-                           for (x, y), h in zip(self.positions, self.headings)]
-            self._body_limits = [DiffDriveLimits(c.config.max_speed, **FLEET_SIM_LIMITS)
-                                 for c in self.cycles]
+            self.timing = self.bodies = Cubes(self)
+        elif options.ros_timing:
+            self.timing, self.bodies = RosTiming(), FleetSimBodies(self)
+        else:
+            self.timing = IdealTiming()
+            self.bodies = IdealBodies(unicycle=options.kinematics == "diff_drive")
         # The k-d tree's radius for SafetyFilter.within_one_step's candidates.
         self._close_reach = 2.0 * max(c.config.safety_radius(c.config.radius)
                                       for c in self.controllers) \
@@ -522,43 +794,61 @@ class World(ScenarioRun):
 
     # --- stepping --------------------------------------------------------------
 
+    @property
+    def cubes(self) -> Optional[List[CubeBody]]:
+        """The toio cubes' bodies (``kinematics: toio``), else None."""
+        return self.bodies.cubes if isinstance(self.bodies, Cubes) else None
+
+    @property
+    def odometry(self) -> List[CubeOdometry]:
+        """What each toio cube last reported (``kinematics: toio``), else empty."""
+        return self.bodies.odometry if isinstance(self.bodies, Cubes) else []
+
+    @property
+    def predictions(self) -> Dict[int, SharedPrediction]:
+        """What each toio cube last said it will do (``kinematics: toio``), else empty."""
+        return self.bodies.predictions if isinstance(self.bodies, Cubes) else {}
+
     def supervise(self) -> None:
-        """One supervisor tick on the start-of-step state; directives go to the controllers."""
+        """One supervisor tick on the start-of-step state; its directives reach each robot
+        as orca_node gets them: through its cycle, received now."""
         tracks = []
         for i in np.flatnonzero(self.active):
             controller = self.controllers[i]
             position = (float(self.positions[i, 0]), float(self.positions[i, 1]))
-            goal = None if controller.at_goal(position) else controller.goal_of_base_path
+            goal = None if reaches_goal(controller.preferred, position) \
+                else controller.goal_of_base_path
             tracks.append(Track(self.names[i], position, float(self.radius[i]),
                                 controller.config.pref_speed, goal))
         directives = self.supervisor.update(self.time, tracks)
-        for i, controller in enumerate(self.controllers):
+        for i, cycle in enumerate(self.cycles):
             directive = directives.get(self.names[i])
-            speed = None if directive is None else \
-                directive.speed_limit(controller.config.pref_speed)
-            detour = () if directive is None else directive.detour
-            if self.bodies is not None:  # as orca_node gets them: through its cycle
-                self.cycles[i].set_speed_limit(speed, self.time)
-                self.cycles[i].set_detour(detour, self.time)
-            elif directive is None:
-                controller.set_directive()
-            else:
-                controller.set_directive(speed, detour)
+            cycle.set_speed_limit(None if directive is None else
+                                  directive.speed_limit(cycle.controller.config.pref_speed),
+                                  self.time)
+            cycle.set_detour(() if directive is None else directive.detour, self.time)
 
     def step(self) -> None:
+        """One time step: every active robot's cycle (:meth:`RobotCycle.step`) with its
+        readings as :attr:`timing` gives them, then :attr:`bodies` move under the
+        commands. A world backend (``rvo2``) moves the robots itself instead, from their
+        preferred velocities (the reference library's own loop)."""
         started = time.perf_counter()
         if self.supervisor is not None:
             self.supervise()
+        active_idx = np.flatnonzero(self.active)
         if self._backend is not None:
-            pref = np.array([c.preferred_velocity(self._state(i)) if self.active[i] else (0.0, 0.0)
-                             for i, c in enumerate(self.controllers)])
+            pref = np.zeros((len(self.names), 2))
+            for i in active_idx.tolist():
+                if self.supervisor is not None:
+                    self.cycles[i].apply_directives(self.time)
+                pref[i] = self.controllers[i].preferred_velocity(self._state(i))
             new_positions, new_velocities = self._backend.step(pref)
-        elif self.cubes is not None:
-            new_positions, new_velocities = self._cube_step()
-        elif self.bodies is not None:
-            new_positions, new_velocities = self._timed_step()
         else:
-            new_positions, new_velocities = self._controller_step()
+            now, edges, cycles = self.time, self.edges, self.cycles
+            results = {i: cycles[i].step(now, own, neighbors, edges)
+                       for i, own, neighbors in self.timing.inputs(self, active_idx)}
+            new_positions, new_velocities = self.bodies.move(self, active_idx, results)
         self.compute_seconds += time.perf_counter() - started
         self._previous_positions = self.positions.copy()
         self._advance(new_positions, new_velocities)
@@ -569,18 +859,22 @@ class World(ScenarioRun):
                           float(self.headings[i]), float(self.linear_speed[i]),
                           float(self.angular_speed[i]))
 
-    def _tethers(self, i: int, positions: np.ndarray, velocities: np.ndarray
-                 ) -> List[TetherView]:
+    def _follower(self, i: int):
+        return self.controllers[i].preferred
+
+    def _tethers(self, i: int) -> List[TetherView]:
         """Agent ``i``'s partners as its method sees them (scenario ``links:``)."""
+        positions, velocities = self.positions, self.velocities
         return [TetherView(self.names[j], (float(positions[j, 0]), float(positions[j, 1])),
                            (float(velocities[j, 0]), float(velocities[j, 1])),
                            float(self.radius[j]), link.max_length, link.rest_length)
                 for j, link in self._partners[i] if self.active[j]]
 
-    def _links(self, i: int, positions: np.ndarray, velocities: np.ndarray) -> List[LinkView]:
+    def _links(self, i: int) -> List[LinkView]:
         """Other groups' links within agent ``i``'s ``neighbor_dist``, nearest first."""
         if not self.link_pairs:
             return []
+        positions, velocities = self.positions, self.velocities
         views = [LinkView((float(positions[a, 0]), float(positions[a, 1])),
                           (float(positions[b, 0]), float(positions[b, 1])),
                           (float(velocities[a, 0]), float(velocities[a, 1])),
@@ -589,177 +883,6 @@ class World(ScenarioRun):
                  for a, b, _ in self.link_pairs
                  if self._group[a] != self._group[i] and self.active[a] and self.active[b]]
         return links_within(positions[i], views, float(self.neighbor_dist[i]))
-
-    def _controller_step(self) -> Tuple[np.ndarray, np.ndarray]:
-        """Every active agent's command from the start-of-step state, then the motion."""
-        active_idx = np.flatnonzero(self.active)
-        neighbor_lists, close_lists = self._neighbors(active_idx)
-        positions = [tuple(p) for p in self.positions.tolist()]
-        velocities = [tuple(v) for v in self.velocities.tolist()]
-        seen = [Neighbor(p, v, r, name) for p, v, r, name in
-                zip(positions, velocities, self.radius.tolist(), self.names)]
-        headings = self.headings.tolist()
-        linear, angular = self.linear_speed.tolist(), self.angular_speed.tolist()
-        batch = self._batch(self, active_idx, neighbor_lists) if self._batch is not None \
-            else [None] * len(active_idx)
-        commands = {}
-        for row, i in enumerate(active_idx.tolist()):
-            close = None if close_lists is None else [seen[j] for j in close_lists[row]]
-            state = RobotState(positions[i], velocities[i], headings[i], linear[i], angular[i])
-            perceived = Perceived(state, 0.0, [seen[j] for j in neighbor_lists[row]],
-                                  self._tethers(i, self.positions, self.velocities),
-                                  self._links(i, self.positions, self.velocities))
-            commands[i] = self.cycles[i].decide(perceived, self.edges, batch[row], close)
-        new_positions = self.positions.copy()
-        new_velocities = np.zeros_like(self.velocities)
-        diff_drive = self.options.kinematics == "diff_drive"
-        for i, command in commands.items():
-            if not diff_drive:
-                new_velocities[i] = command.velocity
-                new_positions[i] = self.positions[i] + new_velocities[i] * self.dt
-                continue
-            x, y, heading = unicycle_step(float(self.positions[i, 0]),
-                                          float(self.positions[i, 1]), float(self.headings[i]),
-                                          command.linear, command.angular, self.dt)
-            new_positions[i] = (x, y)
-            new_velocities[i] = (new_positions[i] - self.positions[i]) / self.dt
-            self.headings[i] = heading
-            self.linear_speed[i] = command.linear
-            self.angular_speed[i] = command.angular
-        return new_positions, new_velocities
-
-    # --- the ROS path's timing (ros_timing) ----------------------------------------------
-
-    def _reading(self, i: int, stamp: float) -> NeighborReading:
-        body = self.bodies[i]  # announced: every robot of the world runs the cycle
-        return NeighborReading(stamp, (body.x, body.y), body.world_velocity, announced=True)
-
-    def _timed_step(self) -> Tuple[np.ndarray, np.ndarray]:
-        """One step as fleet_sim and the orca_nodes run it (:class:`RosTiming`): each
-        robot's cycle with its own odometry and the neighbours published before it
-        fresh, those after it one step old; then fleet_sim's bodies under the commands."""
-        now = self.time
-        fresh = [self._reading(i, now) for i in range(len(self.names))]
-        before = self._published or fresh
-        active_idx = np.flatnonzero(self.active).tolist()
-        commands = {}
-        for i in active_idx:
-            body = self.bodies[i]
-            own = OwnReading(RobotState((body.x, body.y), body.world_velocity, body.heading,
-                                        body.vx, body.omega), now)
-            readings = {self.names[j]: fresh[j] if j < i else before[j]
-                        for j in active_idx if j != i}
-            result = self.cycles[i].step(now, own, readings, self.edges)
-            commands[i] = (0.0, 0.0, 0.0) if result.holds else \
-                self._body_twist(i, result.command)
-        self._published = fresh
-        new_positions = self.positions.copy()
-        new_velocities = np.zeros_like(self.velocities)
-        kinematics = self.options.kinematics
-        for i in active_idx:
-            body = step_body(self.bodies[i], commands[i], kinematics, self._body_limits[i],
-                             self.dt)
-            self.bodies[i] = body
-            new_positions[i] = (body.x, body.y)
-            new_velocities[i] = body.world_velocity
-            self.headings[i] = body.heading
-            self.linear_speed[i], self.angular_speed[i] = body.vx, body.omega
-        return new_positions, new_velocities
-
-    def _body_twist(self, i: int, command) -> Tuple[float, float, float]:
-        """A command as orca_node sends it: ``(v, 0, omega)`` for a unicycle, a holonomic
-        robot's world velocity turned into its body frame."""
-        if self.options.kinematics == "diff_drive":
-            return (command.linear, 0.0, command.angular)
-        return (*world_to_body(self.bodies[i].heading, command.velocity), 0.0)
-
-    # --- toio cubes ------------------------------------------------------------------------
-
-    def _place_cubes(self) -> None:
-        """One :class:`CubeBody` per agent at its start pose, and the reading it starts with."""
-        frame = MatFrame(float(self.scenario.toio.get("mm_per_unit", DEFAULT_MM_PER_UNIT)))
-        self.cubes = [CubeBody.at_world_pose(float(x), float(y), float(yaw), frame)
-                      for (x, y), yaw in zip(self.positions, self.headings)]
-        self.odometry = [CubeOdometry(frame, cube.reading(), 0.0) for cube in self.cubes]
-        self.predictions: Dict[int, SharedPrediction] = {}
-        # Where each cube's controller planned it to be when its command acts, and how
-        # far off that was (RunResult.lag_prediction_error).
-        self._planned_at: List[Deque[Tuple[float, Tuple[float, float]]]] = \
-            [deque() for _ in self.cubes]
-        self.lag_prediction_errors: List[float] = []
-        for i, cube in enumerate(self.cubes):  # the true pose, as the cube holds it
-            x, y, self.headings[i] = cube.world_pose()
-            self.positions[i] = (x, y)
-
-    def _cube_state(self, i: int) -> RobotState:
-        """Agent ``i`` as its odometry says (what orca_node gets from toio_bridge)."""
-        odometry = self.odometry[i]
-        x, y, yaw = odometry.pose
-        return RobotState((x, y), odometry.world_velocity, yaw, *odometry.velocity)
-
-    def _cube_step(self) -> Tuple[np.ndarray, np.ndarray]:
-        """One control period of toio cubes, as orca_node and toio_bridge run them.
-
-        Each cube's cycle (:meth:`RobotCycle.step`, as in its orca_node) gets its own
-        last reading and every other cube's, each with the time it was taken, and what
-        each neighbour said one period ago it would do (with ``share_predictions``).
-        The command reaches the cube as toio_bridge sends it:
-        :func:`~orca_ros.core.models.toio_cube.twist_to_wheels`, timed to end when the
-        command's validity does. Then the cubes' physics runs in sub-steps of at
-        most :data:`~orca_ros.core.models.toio_cube.PHYSICS_STEP_S`, readings arriving
-        as they fall due. Perception is O(N^2): fine for the cubes a mat holds.
-        """
-        active_idx = np.flatnonzero(self.active).tolist()
-        now = self.time
-        shared = dict(self.predictions)  # what each said last period (orca_node's topic)
-        readings = {}
-        for i in active_idx:
-            state = self._cube_state(i)
-            readings[i] = NeighborReading(self.odometry[i].time, state.position,
-                                          state.velocity, announced=True)
-        for i in active_idx:
-            cycle = self.cycles[i]
-            config = cycle.controller.effective_config
-            for j, prediction in shared.items():
-                if j != i:
-                    cycle.share(self.names[j], prediction)
-            covered = cycle.sent.covers(self.odometry[i].time)
-            own = OwnReading(self._cube_state(i), readings[i].stamp)
-            result = cycle.step(now, own,
-                                {self.names[j]: readings[j] for j in active_idx if j != i},
-                                self.edges)
-            if result.holds:
-                linear = angular = 0.0
-            else:
-                linear, angular = result.command.linear, result.command.angular
-                if covered:  # else a guess, uncertain as one
-                    self._planned_at[i].append((now + config.command_lag,
-                                                result.perceived.state.position))
-                if result.prediction is not None:
-                    self.predictions[i] = result.prediction
-            left, right = twist_to_wheels(linear, angular)  # at its goal too: it yields
-            self.cubes[i].command(left, right, timed_duration_ms(config.command_horizon) / 1000.0)
-        substeps = max(1, math.ceil(self.dt / PHYSICS_STEP_S - 1e-9))
-        for _ in range(substeps):
-            for i in active_idx:
-                cube = self.cubes[i]
-                cube.advance(self.dt / substeps)
-                planned = self._planned_at[i]
-                while planned and planned[0][0] <= cube.time + 1e-6:
-                    _, position = planned.popleft()
-                    self.lag_prediction_errors.append(math.dist(position,
-                                                                cube.world_pose()[:2]))
-                reading = cube.poll_reading()
-                if reading is not None:
-                    self.odometry[i].update(reading, cube.time)
-        new_positions = self.positions.copy()
-        new_velocities = np.zeros_like(self.velocities)
-        for i in active_idx:
-            x, y, self.headings[i] = self.cubes[i].world_pose()
-            new_positions[i] = (x, y)
-            new_velocities[i] = (new_positions[i] - self.positions[i]) / self.dt
-            self.linear_speed[i], self.angular_speed[i] = self.cubes[i].twist
-        return new_positions, new_velocities
 
     # --- bookkeeping -------------------------------------------------------------
 
@@ -781,5 +904,5 @@ class World(ScenarioRun):
             link_overstretches=len(self.link_ledger.overstretched),
             link_crossing_pairs=tuple(sorted(self.link_ledger.crossings)),
             overstretched_links=tuple(sorted(self.link_ledger.overstretched)),
-            lag_prediction_error=(LagPredictionError.of(self.lag_prediction_errors)
-                                  if self.cubes else None))
+            lag_prediction_error=(LagPredictionError.of(self.bodies.lag_prediction_errors)
+                                  if isinstance(self.bodies, Cubes) else None))

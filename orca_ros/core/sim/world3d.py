@@ -2,7 +2,9 @@
 
 Like :class:`~orca_ros.core.sim.world.World` (and RVO2-3D's ``doStep``): every
 agent's new velocity is computed from the same start-of-step state, then all
-agents move. Each agent has an :class:`~orca_ros.core.robot.aerial.AerialController`;
+agents move. Each agent runs the aerial robot's cycle, the one orca_node runs
+(:class:`~orca_ros.core.robot.cycle.AerialCycle`, its
+:class:`~orca_ros.core.robot.aerial.AerialController`), on readings of zero age;
 neighbours come from a k-d tree (scipy's cKDTree, in 3D). A world-only method
 (``rvo2``: RVO2-3D itself) steps the agents instead, the controllers still
 giving each its preferred velocity. Collisions are accounted exactly by the
@@ -23,6 +25,8 @@ from typing import List, Optional, Union
 import numpy as np
 
 from ..robot.aerial import AerialController, Neighbor3D
+from ..robot.cycle import AerialCycle, NeighborsNow, OwnReading
+from ..robot.state import RobotState
 from ..methods import method_names, world_spec
 from ..scenario.loader import Scenario
 from .backends import start_world_backend
@@ -57,14 +61,19 @@ class World3D(ScenarioRun):
         agents = scenario.agents
         spec = world_spec(options.method)
         self.controllers: List[AerialController] = []
+        self.cycles: List[AerialCycle] = []
         self._backend = None
         if spec.world_only:  # a world backend (rvo2: RVO2-3D)
             self.controllers = [_PreferenceOnly(options.controller_config(a, scenario))
                                 for a in agents]
             self._backend = start_world_backend(options.method, self, dimensions=3)
         else:
-            self.controllers = [AerialController(options.controller_config(a, scenario),
-                                                 key=a.name) for a in agents]
+            radius_of = {a.name: a.radius for a in agents}.get
+            perception = options.perception_settings()
+            self.cycles = [AerialCycle(options.controller_config(a, scenario), key=a.name,
+                                       perception=perception, radius_of=radius_of)
+                           for a in agents]
+            self.controllers = [cycle.controller for cycle in self.cycles]
         for agent, controller in zip(agents, self.controllers):
             controller.set_path(agent.waypoints)
         self.strict = spec.strict
@@ -92,20 +101,31 @@ class World3D(ScenarioRun):
         self._advance(new_positions, new_velocities)
 
     def _controller_step(self):
+        """Every active robot's cycle (:meth:`AerialCycle.step`) with readings of zero
+        age, perceived for all at once (one k-d tree) and handed to each as its
+        :class:`~orca_ros.core.robot.cycle.NeighborsNow`; then every robot moves at its
+        command's velocity (one that holds stands)."""
         active_idx = np.flatnonzero(self.active)
         neighbor_lists, close_lists = self._neighbors(active_idx)
         seen = [Neighbor3D(tuple(p.tolist()), tuple(v.tolist()), float(r), name)
                 for p, v, r, name in zip(self.positions, self.velocities, self.radius,
                                          self.names)]
+        now = self.time
+        moved = active_idx.tolist()
+        velocities = []
+        for row, i in enumerate(moved):
+            close = None if close_lists is None else [seen[j] for j in close_lists[row]]
+            own = seen[i]
+            result = self.cycles[i].step(
+                now, OwnReading(RobotState(own.position[:2], own.velocity[:2]), now),
+                own.position, own.velocity,
+                NeighborsNow([seen[j] for j in neighbor_lists[row]], close))
+            velocities.append((0.0, 0.0, 0.0) if result.holds else result.command.velocity)
         new_positions = self.positions.copy()
         new_velocities = np.zeros_like(self.velocities)
-        for row, i in enumerate(active_idx.tolist()):
-            close = None if close_lists is None else [seen[j] for j in close_lists[row]]
-            command = self.controllers[i].compute(
-                seen[i].position, seen[i].velocity, [seen[j] for j in neighbor_lists[row]],
-                close)
-            new_velocities[i] = command.velocity
-            new_positions[i] = self.positions[i] + new_velocities[i] * self.dt
+        if moved:
+            new_velocities[moved] = velocities
+            new_positions[moved] = self.positions[moved] + new_velocities[moved] * self.dt
         return new_positions, new_velocities
 
     # --- bookkeeping -------------------------------------------------------------------
