@@ -223,6 +223,12 @@ class BenchResult:
                          f"--json's motion_unavailable): {'; '.join(unavailable[:10])}"
                          + (f" and {len(unavailable) - 10} more" if len(unavailable) > 10
                             else ""))
+        blind = [str(row["scenario"]) for row in self.rows if row.get("unmapped_obstacles")]
+        if blind:
+            lines.append("orca-ros bench: obstacles on no map, which only a laser sees, in "
+                         f"{', '.join(dict.fromkeys(blind))}: the world gives its robots no "
+                         "laser, so they drive into them blind (their wall contacts count); "
+                         "through the nodes: orca-ros sim SCENARIO --scan-obstacles")
         for failure in self.failures:
             where = failure.scenario + (f" run {failure.run}" if failure.run is not None
                                         else "")
@@ -276,6 +282,8 @@ def bench(paths: Sequence[str], options: WorldOptions, json_out: Optional[str] =
                     summary.update(run=k, start_jitter=runs.jitter)
                 if run.conflicts is not None:
                     summary["conflicts"] = run.conflicts
+                if scenario.unmapped_obstacles:  # only a laser sees them; the world has none
+                    summary["unmapped_obstacles"] = len(scenario.unmapped_obstacles)
             except Exception:
                 if stop.requested():  # a signal's KeyboardInterrupt in another guise
                     raise

@@ -61,3 +61,20 @@ def test_bench_writes_each_row_as_it_completes(tmp_path, monkeypatch):
     assert main(["bench", "crossing_4", "crossing_4", "--no-progress", "--json", str(out)]) == 0
     assert seen[0] is None and [row["scenario"] for row in seen[1]] == ["crossing_4"]
     assert len(json.loads(out.read_text())) == 2
+
+
+def test_bench_says_when_a_scenario_has_obstacles_only_a_laser_sees(tmp_path, capsys):
+    """The world has no laser: a box on no map is driven into blind, and bench says so
+    rather than leave its wall contacts unexplained."""
+    scenario = tmp_path / "box.yaml"
+    scenario.write_text(
+        "name: box\ntime_step: 0.1\nmax_time: 3.0\n"
+        "defaults: {radius: 0.2, max_speed: 1.0, pref_speed: 1.0}\n"
+        "agents:\n  - {name: a, start: [0, 0], goal: [4, 0]}\n"
+        "unmapped_obstacles:\n  - vertices: [[1.5, -0.5], [2.0, -0.5], [2.0, 0.5], [1.5, 0.5]]\n")
+    rows = tmp_path / "rows.json"
+    assert main(["bench", str(scenario), "--no-progress", "--json", str(rows)]) == 0
+    assert "obstacles on no map, which only a laser sees, in box" in capsys.readouterr().err
+    assert json.loads(rows.read_text())[0]["unmapped_obstacles"] == 1
+    assert main(["bench", "crossing_4", "--no-progress"]) == 0
+    assert "only a laser sees" not in capsys.readouterr().err
