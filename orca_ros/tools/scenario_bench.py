@@ -158,12 +158,15 @@ def motion_table(rows: Sequence[Dict[str, object]]) -> str:
     (:func:`~orca_ros.core.sim.motion_quality.run_motion_summary`)."""
     return _table(
         ["scenario", "worst retreat m:", "robot", "pushed off its goal m:", "stops:",
-         "time standing s:", "turn reversals /min:", "worst /min:"], rows,
+         "time standing s:", "turn reversals /min:", "worst /min:",
+         "steering reversals /min (median):", "worst /min:"], rows,
         lambda row: [_row_name(row), _number(row.get("retreat_max_m")),
                      row.get("retreat_robot") or "-", _number(row.get("off_goal_max_m")),
                      _number(row.get("stops"), 0), _number(row.get("time_standing_s"), 1),
                      _number(row.get("turn_reversals_per_min"), 1),
-                     _number(row.get("turn_reversals_per_min_max"), 1)])
+                     _number(row.get("turn_reversals_per_min_max"), 1),
+                     _number(row.get("steering_reversals_per_min_median"), 1),
+                     _number(row.get("steering_reversals_per_min_max"), 1)])
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,9 @@ The figures, per robot (:class:`MotionQuality`):
 - :func:`time_standing`: how long those rests lasted together (s);
 - :func:`turn_reversals` and :func:`turn_reversals_per_minute`: how often its turning
   changed side (:data:`TURN_RATE_RAD_S`), per minute of moving time;
+- :func:`steering_reversals`: how often its steering command changed side
+  (:func:`steering_signal`, :data:`STEER_DEAD_BAND`), per minute of moving time: the
+  controller's choice flipping, apart from honest turns along a curved route;
 - the social-navigation set the crowd-navigation benchmarks report (Francis et al.,
   *Principles and Guidelines for Evaluating Social Robot Navigation Algorithms*, 2023),
   taken on the way (from the start of the record to the robot's first arrival within
@@ -54,6 +57,11 @@ that turns back passes through zero speed) are not stops."""
 TURN_RATE_RAD_S = 0.1
 """A yaw rate (rad/s) must exceed this in magnitude on both sides of a sign change for
 the change to count as a turn reversal; smaller wobbles are not counted."""
+STEER_DEAD_BAND = 0.1
+"""The steering signal (:func:`steering_signal`: rad/s for a unicycle's commanded turn
+rate, rad for a holonomic robot's commanded direction off its preferred one) must exceed
+this in magnitude on both sides of a sign change for the change to count as a steering
+reversal: noise-level flips are not counted."""
 PROGRESS_WINDOW_S = 10.0
 """:func:`failed_to_progress` looks at the last this many seconds of a record (s)."""
 PROGRESS_MIN_M = 0.1
@@ -85,6 +93,10 @@ class MotionQuality:
     ``jerk_max_mps3``: the mean and largest magnitudes of
     :func:`accelerations_and_jerks` (None: too few samples).
 
+    ``steering_reversals``: :func:`steering_reversals` of its recorded steering command on
+    the way, and ``steering_reversals_per_min`` per minute of moving time (None: no
+    steering command was recorded, or it never moved).
+
     A figure that could not be computed is None, and ``unavailable`` names it with the
     reason (the figures are taken after a run from its record: one that fails must not
     cost the run or the other figures).
@@ -111,6 +123,8 @@ class MotionQuality:
     acceleration_max_mps2: Optional[float] = None
     jerk_mean_mps3: Optional[float] = None
     jerk_max_mps3: Optional[float] = None
+    steering_reversals: Optional[int] = None
+    steering_reversals_per_min: Optional[float] = None
 
     def as_dict(self) -> Dict[str, object]:
         figures = {"retreat_m": _round(self.retreat_m), "off_goal_m": _round(self.off_goal_m),
@@ -120,7 +134,9 @@ class MotionQuality:
                    "moving_time_s": _round(self.moving_time_s),
                    "turn_reversals_per_min": _round(self.turn_reversals_per_min),
                    "time_off_goal_s": _round(self.time_off_goal_s),
-                   "at_goal_at_end": self.at_goal_at_end}
+                   "at_goal_at_end": self.at_goal_at_end,
+                   "steering_reversals": self.steering_reversals,
+                   "steering_reversals_per_min": _round(self.steering_reversals_per_min)}
         figures.update({name: getattr(self, name) for name in SOCIAL_FIGURES})
         for name in SOCIAL_FIGURES:
             if isinstance(figures[name], float):
@@ -599,6 +615,36 @@ def turn_reversals(rates: Sequence[float], rate_threshold: float = TURN_RATE_RAD
     return int(np.count_nonzero(signs[1:] != signs[:-1])) if len(signs) > 1 else 0
 
 
+def steering_signal(linear_command: bool, angular: float, velocity: Sequence[float],
+                    preferred: Sequence[float],
+                    speed_threshold: float = STOP_SPEED_MPS) -> float:
+    """The side a robot's steering command turns it to, signed (left positive), for
+    :func:`steering_reversals`: for a unicycle (``linear_command``) its commanded turn
+    rate ``angular`` (rad/s); for a holonomic robot the angle (rad, in [-pi, pi]) from
+    its preferred velocity to its commanded ``velocity`` (m/s), NaN where either is
+    slower than ``speed_threshold`` (no direction to compare).
+
+    Why not the heading: along a planned curve (guidance corners, waypoints) the
+    heading turns honestly, and its rate changes sign at every bend; the preferred
+    velocity follows the curve, so the command's angle off it does not. What stays is
+    the avoidance's choice of side (ORCA's velocity left or right of the preferred
+    one), whose flips are what make a robot look undecided."""
+    if linear_command:
+        return float(angular)
+    vx, vy = float(velocity[0]), float(velocity[1])
+    px, py = float(preferred[0]), float(preferred[1])
+    if math.hypot(vx, vy) < speed_threshold or math.hypot(px, py) < speed_threshold:
+        return math.nan
+    return math.atan2(px * vy - py * vx, px * vx + py * vy)
+
+
+def steering_reversals(signal: Sequence[float], dead_band: float = STEER_DEAD_BAND) -> int:
+    """Sign changes of a steering signal (:func:`steering_signal`) whose magnitude exceeds
+    ``dead_band`` on both sides, as :func:`turn_reversals` counts the yaw rate's: values
+    within the dead band and undefined ones (NaN) are skipped."""
+    return turn_reversals(signal, dead_band)
+
+
 def turn_reversals_per_minute(reversals: int, moving_time_s: float) -> Optional[float]:
     """Turn reversals per minute of moving time; None for a robot that never moved."""
     if moving_time_s <= 0.0:
@@ -728,7 +774,8 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
                    yaws: Optional[Sequence[float]] = None,
                    round_walls: Optional[DistancesRoundWalls] = None,
                    shortest_path: Optional[float] = None,
-                   max_time: Optional[float] = None) -> MotionQuality:
+                   max_time: Optional[float] = None,
+                   steering: Optional[Sequence[float]] = None) -> MotionQuality:
     """Every figure of one robot's track: ``times`` (T,) s, ``positions`` (T, D) m;
     samples with a non-finite position (a robot taken out at its goal) are left out.
     ``waypoints``: its path, the last one its goal; ``goal_tolerance`` and
@@ -740,6 +787,10 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
     reference polyline; None: SPL is None); ``max_time`` (s): the run's, for
     :func:`timed_out` (None: that is None). The social-navigation set is taken on the
     way: up to and with the sample of its first arrival within ``goal_tolerance``.
+    ``steering`` (T,): the robot's :func:`steering_signal` at every sample (the command
+    that brought it there; NaN where none), for :func:`steering_reversals`, counted
+    where the robot is farther than ``goal_tolerance`` from its goal (None: those are
+    None).
 
     Each figure is computed on its own: one that raises is None, named in
     :attr:`MotionQuality.unavailable` with the error, and the others stand. A track
@@ -756,6 +807,11 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
         times, positions = times[keep], positions[keep]
         if yaws is not None:
             yaws = np.asarray(yaws, dtype=float).reshape(-1)[keep]
+        if steering is not None:
+            steering = np.asarray(steering, dtype=float).reshape(-1)
+            if len(steering) != len(keep):
+                raise ValueError(f"{len(steering)} steering values for {len(keep)} times")
+            steering = steering[keep]
         goal = np.asarray(waypoints[-1], dtype=float)
     except (ValueError, TypeError, IndexError) as error:
         return unavailable_figures(_reason(error))
@@ -805,8 +861,16 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
         rates[~away[1:1 + len(rates)]] = np.nan
         return turn_reversals(rates)
 
+    def steering_on_the_way() -> int:
+        away = np.linalg.norm(positions - goal, axis=1) > goal_tolerance
+        return steering_reversals(np.where(away, steering, np.nan))
+
     moving = figure("moving_time_s", lambda: moving_time(times, positions))
     reversals = figure("turn_reversals", reversals_on_the_way)
+    steered = None if steering is None else \
+        figure("steering_reversals", steering_on_the_way)
+    steered_per_minute = None if steered is None or moving is None else \
+        turn_reversals_per_minute(steered, moving)
     rests = figure("stops", lambda: stops_and_rests(times, positions, goal, goal_tolerance))
     per_minute = None
     if reversals is not None and moving is not None:
@@ -838,7 +902,8 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
         shortest_path_m=None if shortest_path is None else float(shortest_path),
         spl=figure("spl", success_weighted),
         acceleration_mean_mps2=acceleration[0], acceleration_max_mps2=acceleration[1],
-        jerk_mean_mps3=jerk[0], jerk_max_mps3=jerk[1])
+        jerk_mean_mps3=jerk[0], jerk_max_mps3=jerk[1],
+        steering_reversals=steered, steering_reversals_per_min=steered_per_minute)
 
 
 BODY_YAW_MIN_RANGE_RAD = 0.05
@@ -879,11 +944,13 @@ def body_yaw_turns(yaws: Sequence[float]) -> bool:
 
 class RobotTrack(NamedTuple):
     """One robot's recorded track: ``times`` (T,) s, ``positions`` (T, D) m and, where the
-    record has them, body ``yaws`` (T,) rad."""
+    record has them, body ``yaws`` (T,) rad and the ``steering`` command
+    (:func:`steering_signal`) (T,)."""
 
     times: np.ndarray
     positions: np.ndarray
     yaws: Optional[np.ndarray] = None
+    steering: Optional[np.ndarray] = None
 
 
 def fleet_motion_quality(scenario, tracks: Mapping[str, "RobotTrack"],
@@ -921,7 +988,7 @@ def fleet_motion_quality(scenario, tracks: Mapping[str, "RobotTrack"],
                 scenario.goal_tolerance_of(agent),
                 overrides.get(agent.name, scenario.waypoint_tolerance_of(agent)), yaws,
                 round_walls, shortest_path=agent.reference_length,
-                max_time=scenario.max_time)
+                max_time=scenario.max_time, steering=track.steering)
         except Exception as error:  # analysis after the run: reported, never fatal
             quality = unavailable_figures(_reason(error))
         if walls_failed:
@@ -941,7 +1008,10 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
     ``turn_reversals_per_min_max`` with ``turn_reversals_robot`` (the worst),
     ``time_off_goal_s`` (the total over robots of time beyond their goal tolerance after
     reaching it) and ``at_goal_at_end`` (how many robots were at their goals at the
-    end of the record).
+    end of the record); ``steering_reversals_per_min_median`` (the median over robots
+    that moved of their steering reversals per minute, :func:`steering_reversals`) and
+    ``steering_reversals_per_min_max`` with ``steering_reversals_robot`` (the worst);
+    None where no steering command was recorded.
 
     The social-navigation set (each robot's on its way, :class:`MotionQuality`):
     ``spl`` (the mean over robots of their :func:`spl`, Anderson et al.'s SPL),
@@ -984,6 +1054,16 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
         "time_off_goal_s": _round(total("time_off_goal_s")),
         "at_goal_at_end": sum(1 for f in figures.values() if f.at_goal_at_end),
     }
+    steer_worst = worst("steering_reversals_per_min")
+    steer_rates = [f.steering_reversals_per_min for f in figures.values()
+                   if f.steering_reversals_per_min is not None]
+    summary.update({
+        "steering_reversals_per_min_median": _round(float(np.median(steer_rates)))
+        if steer_rates else None,
+        "steering_reversals_per_min_max": _round(steer_worst[0]) if steer_worst else None,
+        "steering_reversals_robot": steer_worst[1] if steer_worst and steer_worst[0] > 0.0
+        else None,
+    })
 
     def mean(field_name: str):
         values = [getattr(f, field_name) for f in figures.values()

@@ -31,7 +31,8 @@ from ..models.bodies import (FLEET_SIM_LIMITS, WORLD_KINEMATICS, Body, DiffDrive
                              unicycle_step)
 from ..methods.links import links_within
 from .metrics import CollisionLedger, LinkLedger, linked_pairs
-from .motion_quality import MotionQuality, RobotTrack, fleet_motion_quality, run_motion_summary
+from .motion_quality import (MotionQuality, RobotTrack, fleet_motion_quality,
+                             run_motion_summary, steering_signal)
 from .backends import start_world_backend
 from .batch import batch_for
 from ..methods import LinkView, TetherView, method_names, world_spec
@@ -550,6 +551,10 @@ class ScenarioRun:
         self._goals = np.array([a.goal for a in agents], dtype=float)
         self._goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in agents])
         self._yaw_frames: Optional[List[np.ndarray]] = None  # body yaws, where they matter
+        # Each robot's steering command of the last step (motion_quality.steering_signal),
+        # NaN where no controller command was seen (a backend's method), and its frames.
+        self._steering = np.full(n, np.nan)
+        self._steer_frames: List[np.ndarray] = [self._steering.copy()]
 
     def _check_arrivals(self) -> None:
         waiting = self.active & np.isnan(self.arrival_time)
@@ -590,6 +595,9 @@ class ScenarioRun:
             self._frame_times.append(self.time)
             if self._yaw_frames is not None:
                 self._yaw_frames.append(self.headings.copy())
+            steering = self._steering.copy()
+            steering[~self.active] = np.nan
+            self._steer_frames.append(steering)
 
     @property
     def all_arrived(self) -> bool:
@@ -650,8 +658,11 @@ class ScenarioRun:
         trajectory = np.array(self._frames)
         times = np.array(self._frame_times)
         yaws = None if self._yaw_frames is None else np.array(self._yaw_frames)
+        steering = np.array(self._steer_frames)
+        steered = np.any(np.isfinite(steering), axis=0)
         tracks = {agent.name: RobotTrack(times, trajectory[:, i],
-                                         None if yaws is None else yaws[:, i])
+                                         None if yaws is None else yaws[:, i],
+                                         steering[:, i] if steered[i] else None)
                   for i, agent in enumerate(self.scenario.agents)}
         lookahead = {agent.name: self.options.controller_config(agent, self.scenario).lookahead_m
                      for agent in self.scenario.agents}
@@ -848,10 +859,22 @@ class World(ScenarioRun):
             now, edges, cycles = self.time, self.edges, self.cycles
             results = {i: cycles[i].step(now, own, neighbors, edges)
                        for i, own, neighbors in self.timing.inputs(self, active_idx)}
+            for i, result in results.items():
+                self._note_steering(i, None if result.holds else result.command)
             new_positions, new_velocities = self.bodies.move(self, active_idx, results)
         self.compute_seconds += time.perf_counter() - started
         self._previous_positions = self.positions.copy()
         self._advance(new_positions, new_velocities)
+
+    def _note_steering(self, i: int, command) -> None:
+        """Keep robot ``i``'s steering command of this step for the motion figures
+        (:func:`~orca_ros.core.sim.motion_quality.steering_signal`); None: it held still."""
+        if command is None:
+            self._steering[i] = np.nan
+            return
+        self._steering[i] = steering_signal(
+            self.options.kinematics != "holonomic", command.angular, command.velocity,
+            command.pref_velocity)
 
     def _state(self, i: int) -> RobotState:
         return RobotState((float(self.positions[i, 0]), float(self.positions[i, 1])),

@@ -90,7 +90,7 @@ def test_the_orca_variant_is_orcas_half_plane(v, p, other_v, r, tau, share):
 def test_overlapping_robots_take_orcas_collision_branch(v, p, other_v, r, share):
     """No cone when |p| <= r: ORCA's one-time-step branch (with the whole u the pair is r
     apart after one step of 0.1 s), the variant's share (paper: all of u)."""
-    assume(math.hypot(*p) <= r)
+    assume(p[0] * p[0] + p[1] * p[1] <= r * r)  # the code's test (RVO2's distSq), not hypot's
     rel = (v[0] - other_v[0], v[1] - other_v[1])
     for variant, taken in (("orca", share), ("paper", 1.0)):
         line = rfunction_half_plane(v, p, other_v, r, 0.5, 10.0, share, variant=variant)

@@ -9,8 +9,8 @@ from orca_ros.core.sim.motion_quality import (
     FIGURES, STOP_MIN_DURATION_S, MotionQuality, body_yaw_turns, motion_quality,
     remaining_path_length,
     retreat,
-    run_motion_summary, stops, time_standing, turn_reversals, turn_reversals_per_minute,
-    yaw_rates)
+    run_motion_summary, steering_reversals, steering_signal, stops, time_standing,
+    turn_reversals, turn_reversals_per_minute, yaw_rates)
 
 DT = 0.1
 GOAL = (10.0, 0.0)
@@ -179,7 +179,9 @@ def test_the_run_summary_names_the_worst_robots():
                    "spl": None, "path_length_mean_m": None, "timeouts": None,
                    "failed_to_progress": None, "time_stalled_s": None,
                    "acceleration_mean_mps2": None, "acceleration_max_mps2": None,
-                   "jerk_mean_mps3": None, "jerk_max_mps3": None}
+                   "jerk_mean_mps3": None, "jerk_max_mps3": None,
+                   "steering_reversals_per_min_median": None,
+                   "steering_reversals_per_min_max": None, "steering_reversals_robot": None}
     assert run_motion_summary({"calm": calm})["retreat_robot"] is None
 
 
@@ -598,3 +600,58 @@ def test_random_tracks_round_a_maps_walls_always_have_every_figure():
         assert figures.retreat_m >= 0.0 and figures.off_goal_m >= 0.0
 
     check()
+
+
+def test_the_steering_signal_is_the_turn_rate_or_the_side_of_the_preferred_velocity():
+    assert steering_signal(True, -0.4, (1.0, 0.0), (1.0, 0.0)) == -0.4  # a unicycle's omega
+    # holonomic: the commanded velocity 30 degrees left of the preferred one
+    left = (math.cos(math.radians(30)), math.sin(math.radians(30)))
+    assert steering_signal(False, 0.0, left, (2.0, 0.0)) == pytest.approx(math.radians(30))
+    assert abs(steering_signal(False, 0.0, (0.0, -1.0), (0.0, 1.0))) == pytest.approx(math.pi)
+    assert steering_signal(False, 0.0, (1.0, -1.0), (1.0, 0.0)) == pytest.approx(-math.pi / 4)
+    assert math.isnan(steering_signal(False, 0.0, (0.01, 0.0), (1.0, 0.0)))  # at rest
+    assert math.isnan(steering_signal(False, 0.0, (1.0, 0.0), (0.0, 0.0)))  # nowhere to go
+
+
+def test_steering_reversals_count_changes_of_side_beyond_the_dead_band():
+    assert steering_reversals([0.3, -0.3, 0.3]) == 2
+    assert steering_reversals([0.3, 0.05, -0.05, 0.04, 0.3]) == 0  # noise within the band
+    assert steering_reversals([0.3, np.nan, -0.3]) == 1
+    assert steering_reversals([0.3, -0.3], dead_band=0.5) == 0
+
+
+def test_a_curved_route_followed_as_planned_turns_but_does_not_steer_back():
+    """A holonomic robot that weaves along a planned zigzag with its command on its
+    preferred velocity: its heading turns back ten times, its steering never."""
+    times, positions = zigzag()
+    on_plan = np.zeros(len(times))  # commanded = preferred: angle 0
+    figures = motion_quality(times, positions, [(100.0, 0.0)], 0.1, 0.1, steering=on_plan)
+    assert figures.turn_reversals == 10
+    assert figures.steering_reversals == 0 and figures.steering_reversals_per_min == 0.0
+    # ORCA's choice flipping sides of the preferred velocity every second
+    flipping = 0.3 * np.sign(np.sin(math.pi * (times + 0.05)))
+    figures = motion_quality(times, positions, [(100.0, 0.0)], 0.1, 0.1, steering=flipping)
+    assert figures.steering_reversals == 10
+    assert figures.steering_reversals_per_min == pytest.approx(60.0)
+
+
+def test_steering_is_counted_on_the_way_and_its_absence_or_bad_length_is_said():
+    times, positions = track(run((10.0, 10.0), (10.0, 2.0)))
+    settling = np.where(np.arange(len(times)) % 2 == 0, 0.5, -0.5)
+    settling[: len(times) - 20] = 0.5  # steady on the way, flipping on the goal
+    figures = motion_quality(times, positions, [GOAL], 0.2, 0.1, steering=settling)
+    assert figures.steering_reversals == 0
+    assert motion_quality(times, positions, [GOAL], 0.2, 0.1).steering_reversals is None
+    short = motion_quality(times, positions, [GOAL], 0.2, 0.1, steering=settling[:-1])
+    assert short.retreat_m is None and "steering" in short.unavailable["retreat_m"]
+
+
+def test_the_run_summary_takes_the_median_robot_steering():
+    def steering(rate):
+        return MotionQuality(0.0, 0, 0.0, 0, 10.0, 0.0, steering_reversals=0,
+                             steering_reversals_per_min=rate)
+    row = run_motion_summary({"a": steering(2.0), "b": steering(30.0), "c": steering(4.0),
+                              "d": MotionQuality(0.0, 0, 0.0, 0, 0.0, None)})
+    assert row["steering_reversals_per_min_median"] == 4.0
+    assert (row["steering_reversals_per_min_max"], row["steering_reversals_robot"]) == \
+        (30.0, "b")

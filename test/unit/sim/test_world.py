@@ -302,6 +302,10 @@ def test_bench_rows_carry_the_motion_quality_figures(tmp_path, capsys):
     assert (row["stops"] == 0) == (row["time_standing_s"] == 0.0)
     assert 0.0 <= row["turn_reversals_per_min"] <= row["turn_reversals_per_min_max"] < 60.0
     assert row["turn_reversals_robot"] in names | {None}
+    # the steering command's reversals: the median robot's at most the worst's
+    assert 0.0 <= row["steering_reversals_per_min_median"] <= \
+        row["steering_reversals_per_min_max"] < 60.0
+    assert row["steering_reversals_robot"] in names | {None}
     printed = capsys.readouterr().out
     assert "| corridor_wall | orca | diff_drive | 6/6 | 0 |" in printed
     # and in the table of how the robots drove, as in the row
@@ -311,7 +315,9 @@ def test_bench_rows_carry_the_motion_quality_figures(tmp_path, capsys):
                       f"{row['retreat_robot'] or '-'} | {row['off_goal_max_m']:.2f} | "
                       f"{row['stops']} | {row['time_standing_s']:.1f} | "
                       f"{row['turn_reversals_per_min']:.1f} | "
-                      f"{row['turn_reversals_per_min_max']:.1f} |"]
+                      f"{row['turn_reversals_per_min_max']:.1f} | "
+                      f"{row['steering_reversals_per_min_median']:.1f} | "
+                      f"{row['steering_reversals_per_min_max']:.1f} |"]
     # the row's figures are the robots': the worst retreat, the total of stops
     result = run_scenario("corridor_wall", WorldOptions(kinematics="diff_drive"),
                           progress=False)
