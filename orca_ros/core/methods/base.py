@@ -203,11 +203,6 @@ class Capabilities:
 
     ``holonomic_only`` (default False): it has no unicycle version.
 
-    ``steer_hold`` (default False): the controller keeps the method's velocity on the
-    side of the preferred velocity it took last period unless the other side is better
-    by more than a margin (``ControllerConfig.steer_hold_ratio``), choosing between two
-    of the method's answers (``orca``).
-
     ``cube_tracking`` (default ``unicycle``): how a toio cube follows the method's
     velocity by default, ``unicycle`` (ours: NH-ORCA style tracking) or
     ``move2target`` (the toio SDK's ``CubeHandle.Move2Target``).
@@ -221,7 +216,6 @@ class Capabilities:
     collision_free: bool = False
     holonomic_only: bool = False
     cube_tracking: str = "unicycle"
-    steer_hold: bool = False
 
     def __post_init__(self) -> None:
         if self.cube_tracking not in TRACKING:
@@ -247,7 +241,6 @@ class CapabilityFlags:
     collision_free = property(lambda self: self.capabilities.collision_free)
     holonomic_only = property(lambda self: self.capabilities.holonomic_only)
     cube_tracking = property(lambda self: self.capabilities.cube_tracking)
-    steer_hold = property(lambda self: self.capabilities.steer_hold)
 
 
 HalfPlanesBatch = Callable[..., Tuple[Any, Any]]

@@ -158,7 +158,7 @@ def orca_half_planes_batch(params, velocity, other_position_rel, other_velocity,
 ORCA = MethodSpec(
     "orca", "ORCA with guidance, keep-right, planning margin and the one-step safety filter",
     Orca, OrcaParameters, factory_3d=Orca3D,
-    capabilities=Capabilities(takes_constraints=True, collision_free=True, steer_hold=True),
+    capabilities=Capabilities(takes_constraints=True, collision_free=True),
     half_planes_batch=orca_half_planes_batch)
 ORCA_STRICT = MethodSpec(
     "orca_strict", "exactly RVO2's ORCA: no guidance, keep-right, margin or safety filter",

@@ -45,10 +45,6 @@ class ControllerConfig:
     safety_margin_ratio: float = 0.1
     margin_speed_ratio: float = 0.0  # full margin at this share of max_speed apart; 0: always
     keep_right_deg: float = 8.0
-    # the method's velocity keeps last period's side of the preferred velocity unless the
-    # other side is nearer it by more than this share of pref_speed; 0: never held
-    # (methods that hold their side only, Capabilities.steer_hold)
-    steer_hold_ratio: float = 0.2
     stall_escape_deg: float = 75.0
     stall_escape_time: float = 3.0
     stall_detour_time: float = 0.5  # s stalled before detouring round standing robots; 0: never
@@ -93,7 +89,6 @@ class ControllerConfig:
         if self.method_spec.holonomic_only and self.kinematics != "holonomic":
             raise ValueError(f"method {self.method} is holonomic only, "
                              f"got kinematics {self.kinematics!r}")
-        as_finite(self.steer_hold_ratio, "steer_hold_ratio", minimum=0.0)
         if self.max_neighbors < 0 or self.guidance_period < 1:
             raise ValueError("max_neighbors must be >= 0 and guidance_period >= 1")
         if self.lag_error is not None:

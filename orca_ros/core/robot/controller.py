@@ -45,31 +45,6 @@ from .state import Command, Neighbor, RobotState
 from .tracking import UnicycleTracking
 
 
-STEER_SIDE_DEAD_BAND_RAD = 0.05
-"""A velocity within this angle (rad) of the preferred velocity is on neither side of it
-(:func:`steer_side`)."""
-
-
-def steer_side(pref: Vector2, velocity: Vector2) -> int:
-    """The side of the preferred velocity ``pref`` a velocity lies on: +1 left, -1 right,
-    0 within :data:`STEER_SIDE_DEAD_BAND_RAD` of it, backwards or either at rest."""
-    cross = pref[0] * velocity[1] - pref[1] * velocity[0]
-    dot = pref[0] * velocity[0] + pref[1] * velocity[1]
-    if dot <= 0.0 or math.hypot(*pref) < 1e-9 or math.hypot(*velocity) < 1e-9:
-        return 0
-    angle = math.atan2(cross, dot)
-    return 0 if abs(angle) <= STEER_SIDE_DEAD_BAND_RAD else (1 if angle > 0.0 else -1)
-
-
-def held_side_preference(pref: Vector2, last: Vector2) -> Vector2:
-    """``pref`` moved sideways by the sideways part of ``last`` (its part across
-    ``pref``): where the method looks for a velocity on ``last``'s side."""
-    speed = math.hypot(*pref)
-    ux, uy = pref[0] / speed, pref[1] / speed
-    lateral = ux * last[1] - uy * last[0]
-    return (pref[0] - uy * lateral, pref[1] + ux * lateral)
-
-
 class AvoidanceStage:
     """The method stage: the robot's instance of its avoidance method, made on first use
     and anew when the configuration names another method or other parameters."""
@@ -125,7 +100,6 @@ class RobotController:
         self.speed_limit = speed_limit
         self.avoidance = AvoidanceStage()
         self.tracking = UnicycleTracking(drive_sign)
-        self.last_velocity: Optional[Vector2] = None  # the method's last velocity (steer hold)
 
     @property
     def config(self) -> ControllerConfig:
@@ -154,7 +128,6 @@ class RobotController:
         The method forgets what it kept for the old path (:meth:`AvoidanceMethod.reset`)."""
         self.preferred.set_path(waypoints)
         self.avoidance.reset()
-        self.last_velocity = None
 
     def set_directive(self, speed_limit: Optional[float] = None,
                       detour: Sequence[Vector2] = ()) -> None:
@@ -256,41 +229,6 @@ class RobotController:
         """The method stage's answer for ``view`` (:meth:`AvoidanceStage.run`)."""
         return self.avoidance.run(self.config, view)
 
-    def _hold_side(self, c: ControllerConfig, view: RobotView,
-                   result: MethodOutput) -> MethodOutput:
-        """The method's answer, or the one on the side of the preferred velocity it took
-        last period when the answer flips to the other side for a marginal gain:
-        hysteresis on the side chosen (``steer_hold_ratio``).
-
-        Why: ORCA takes the velocity nearest the preferred one in its half-planes (van
-        den Berg et al. 2011, eq. 5). Where the way round a neighbour (or a cluster)
-        is about as long on either side, both answers are about as near the preferred
-        velocity, a small change of the neighbours' velocities flips the choice, and
-        the robot steers left, right, left. When this period's answer lies on the other
-        side of the preferred velocity from last period's (:func:`steer_side`), the
-        method runs again towards the preferred velocity moved sideways to last period's
-        side (:func:`held_side_preference`); its answer is taken if it lies on that side
-        and is no more than ``steer_hold_ratio`` times the preferred speed farther from
-        the preferred velocity than the flipped one. Both answers come from the same
-        half-planes, the safety filter's among them: the choice is among the same safe
-        velocities. Not where either answer is the linear program's least violation
-        (eq. 7: no velocity meets them all)."""
-        last = self.last_velocity
-        pref = view.pref_velocity
-        if last is None or c.steer_hold_ratio <= 0.0 or result.used_fallback:
-            return result
-        held = steer_side(pref, last)
-        if held == 0 or steer_side(pref, result.velocity) != -held:
-            return result
-        other = self._run_method(view._replace(
-            pref_velocity=held_side_preference(pref, last)))
-        if other.used_fallback or steer_side(pref, other.velocity) != held:
-            return result
-        cost = math.dist(result.velocity, pref)
-        if math.dist(other.velocity, pref) <= cost + c.steer_hold_ratio * c.pref_speed:
-            return other
-        return result
-
     def compute(self, state: RobotState, neighbors: Sequence[Neighbor],
                 obstacle_edges: Sequence[ObstacleVertex] = (),
                 close: Optional[Sequence[Neighbor]] = None,
@@ -338,7 +276,6 @@ class RobotController:
         else:
             pref, arrived = path.step(c, state, obstacle_edges, own_radius, neighbors, views)
             if not path.waypoints:
-                self.last_velocity = None
                 return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
         # 3. the safety filter's constraints, which 2. the method takes in (or is filtered by)
         constraints = SafetyFilter(c, self.key).constraints(
@@ -349,10 +286,7 @@ class RobotController:
                          agent_half_planes, path.goal, self.key, path.target,
                          state.angular_speed, tuple(tethers), tuple(links))
         result = self._run_method(view)
-        if c.method_spec.steer_hold and pref_velocity is None:
-            result = self._hold_side(c, view, result)
         free = result.velocity
-        self.last_velocity = free
         if not c.diff_drive:
             return Command(free, math.hypot(*free), 0.0, pref, free, result, arrived,
                            path.guide_target, path.stalled_time)

@@ -496,8 +496,7 @@ class Detour(NamedTuple):
 def detour_around_discs(position: Vector2, target: Vector2,
                         discs: Sequence[tuple], side: int = 0,
                         offset: float = 0.0, walls: Sequence[tuple] = (),
-                        clearance: float = 0.0,
-                        max_turn: float = math.pi) -> Optional[Detour]:
+                        clearance: float = 0.0) -> Optional[Detour]:
     """Where to head to get round the robots standing between ``position`` and ``target``.
 
     ORCA is local: a robot whose target lies behind robots that stand still
@@ -521,14 +520,6 @@ def detour_around_discs(position: Vector2, target: Vector2,
     line meets first), the robot stands in a passage too narrow to pass it, and the
     answer says so (``walled``: the caller may give way). Returns a :class:`Detour`,
     or None when the way is clear or the cluster surrounds the robot.
-
-    ``max_turn`` (rad): the most the way may turn off the bearing to ``target``; a
-    tangent point further round (behind the robot, round a cluster that spreads wide
-    beside it) is brought back to that angle on its side, at its distance. Sideways
-    rather than back: the robot follows the cluster's edge from where it is instead
-    of giving ground back to reach the edge as it sees it now (the way is worked out
-    anew every period, and the edge moves as the robot does). The choice of side is
-    by the true tangent points.
     """
     px, py = position
     tx, ty = target
@@ -576,27 +567,14 @@ def detour_around_discs(position: Vector2, target: Vector2,
             wx, wy = wx + offset * ox / norm, wy + offset * oy / norm
         length = math.hypot(wx - px, wy - py) + math.hypot(tx - wx, ty - wy)
         ways[way] = ((wx, wy), length, _shut_by_a_wall(position, (cx, cy), radii[i], (wx, wy),
-                                                       walls, clearance), angle)
+                                                       walls, clearance))
     if not all(way[2] for way in ways.values()):
         ways = {s: way for s, way in ways.items() if not way[2]}
     walled = _walls_either_side(centres[blocker], bearing, radii[blocker] + clearance, walls)
-    if not (side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1])):
-        side = min(ways, key=lambda s: ways[s][1])
-    return Detour(_turned_at_most(position, bearing, ways[side][0], ways[side][3], max_turn),
-                  side, walled, blocker)
-
-
-def _turned_at_most(position: Vector2, bearing: float, waypoint: Vector2, turn: float,
-                    max_turn: float) -> Vector2:
-    """``waypoint``, whose way turns ``turn`` (rad, anticlockwise positive, not wrapped)
-    off ``bearing``; where that is further than ``max_turn``, the point at its distance
-    from ``position`` turned ``max_turn`` off ``bearing`` on the same side."""
-    if abs(turn) <= max_turn:
-        return waypoint
-    distance = math.hypot(waypoint[0] - position[0], waypoint[1] - position[1])
-    heading = bearing + math.copysign(max_turn, turn)
-    return (position[0] + distance * math.cos(heading),
-            position[1] + distance * math.sin(heading))
+    if side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
+        return Detour(ways[side][0], side, walled, blocker)
+    way = min(ways, key=lambda s: ways[s][1])
+    return Detour(ways[way][0], way, walled, blocker)
 
 
 def _walls_either_side(centre: Vector2, bearing: float, reach: float,

@@ -30,10 +30,6 @@ from .guidance import (MAP_EDGES, SIGHT_LINE, VisibilityRoadmap, WallQueries,
                        detour_around_discs, guidance_walls, unplanned_walls)
 from .navigation_grid import NavigationGrid
 
-DETOUR_MAX_TURN_RAD = 0.5 * math.pi
-"""The way round standing robots turns at most this far off the way to the target (rad):
-sideways along the cluster, never back (:func:`~orca_ros.core.robot.guidance.detour_around_discs`,
-``max_turn``)."""
 DOOR_CLOSING_SHARE = 0.1
 """A robot heads into a door when it closes on the door's node faster than this share of
 the preferred speed (:meth:`PreferredVelocity._door_share`)."""
@@ -421,8 +417,7 @@ class PreferredVelocity(FollowsWaypoints):
             + c.avoidance_radius(c.radius)) if edge.next is not None]
         way = detour_around_discs(position, target, standing, self._detour_side,
                                   offset=0.25 * c.radius, walls=walls,
-                                  clearance=c.avoidance_radius(c.radius),
-                                  max_turn=DETOUR_MAX_TURN_RAD)
+                                  clearance=c.avoidance_radius(c.radius))
         if way is None:
             self._detour_side = 0
             return target

@@ -72,7 +72,6 @@ def controller_config(params: Params) -> ControllerConfig:
         method_parameters=tuple(method_arguments(method, p).items()),
         safety_filter=p["safety_filter"], safety_margin_ratio=p["safety_margin_ratio"],
         margin_speed_ratio=p["margin_speed_ratio"], keep_right_deg=p["keep_right_deg"],
-        steer_hold_ratio=p["steer_hold_ratio"],
         stall_escape_deg=p["stall_escape_deg"], stall_escape_time=p["stall_escape_time"],
         stall_detour_time=p["stall_detour_time"],
         progress_escape_time=p["progress_escape_time"], goal_tolerance=p["goal_tolerance"],

@@ -120,35 +120,10 @@ def kinematic_half_planes(heading: float, linear_speed: float, limits: DiffDrive
     ]
 
 
-TURN_BACK_DEAD_BAND_RAD = 0.1
-"""A unicycle that steady-steers (:func:`unicycle_command`, ``steady``) turns back
-against the way it is turning only for a heading error beyond this (rad)."""
-
-
-TURNING_RATE_RAD_S = 0.05
-"""A unicycle turning faster than this (rad/s) turns one way (:attr:`UnicycleTracking.turning`)."""
-
-
-def braking_turn_rate(error: float, max_angular_accel: float, dt: float) -> float:
-    """The fastest turn rate (rad/s) from which a unicycle, slowing its turn by
-    ``max_angular_accel * dt`` every period of ``dt`` s, stops turning within a heading
-    error of ``error`` (rad): ``a dt m`` with ``m (m + 1) / 2 = |error| / (a dt^2)``
-    (the periods' turns ``a dt^2 (m + (m - 1) + ... + 1)`` add up to the error).
-    Turning faster, it overshoots and turns back (a turn reversal); at or below an
-    error of ``a dt^2`` this is at least ``|error| / dt``, the rate that closes the
-    error in one period."""
-    step = max_angular_accel * dt
-    if step <= 0.0 or dt <= 0.0:
-        return math.inf
-    m = -0.5 + math.sqrt(0.25 + 2.0 * abs(error) / (step * dt))
-    return step * m
-
-
 def unicycle_command(planned: Vector2, free: Vector2, heading: float,
                      current: Tuple[float, float], limits: DiffDriveLimits,
                      dt: float, heading_time_constant: float = 0.0, direction: int = 1,
-                     reverse_speed: float = 0.0, steady: bool = False,
-                     turning: int = 0) -> Tuple[float, float]:
+                     reverse_speed: float = 0.0) -> Tuple[float, float]:
     """Map ORCA's velocities to ``(v, omega)`` for a unicycle.
 
     ``planned`` is ORCA's velocity with the kinematic half-planes (what the
@@ -159,19 +134,6 @@ def unicycle_command(planned: Vector2, free: Vector2, heading: float,
     The heading error is closed in ``max(dt, heading_time_constant)`` seconds:
     robots that answer late (toio cubes, ~0.14 s) need a longer time constant
     or they overshoot and circle.
-
-    ``steady``: steering without needless reversals. The turn rate is held to what the
-    angular acceleration limit can stop within the heading error left
-    (:func:`braking_turn_rate`), so a turn ends on the heading instead of overshooting
-    it and turning back; and a heading error of at most
-    :data:`TURN_BACK_DEAD_BAND_RAD` against the way the robot last turned (``turning``:
-    +1 left, -1 right, 0 none; by default the sign of the present omega) stops the
-    turn (omega 0 within the acceleration limit) instead of reversing it: the
-    avoidance's velocity wobbling by a degree or two from one period to the next then
-    no longer sets the robot turning left, right, left. Neither touches ``v`` or the
-    planned velocity, which the kinematic half-planes keep trackable from the present
-    heading whatever omega is (:func:`kinematic_half_planes`); the tracking error bound
-    takes the largest omega (:func:`tracking_error_bound`), which this only lowers.
     """
     v_now, omega_now = current
     hx, hy = math.cos(heading), math.sin(heading)
@@ -183,14 +145,7 @@ def unicycle_command(planned: Vector2, free: Vector2, heading: float,
 
     if free[0] * free[0] + free[1] * free[1] > 1e-12:
         facing = heading if direction > 0 else heading + math.pi
-        error = wrap_angle(math.atan2(free[1], free[0]) - facing)
-        omega = error / max(dt, heading_time_constant)
-        if steady:
-            way = turning or (1 if omega_now > 0.0 else -1 if omega_now < 0.0 else 0)
-            if error * way < 0.0 and abs(error) <= TURN_BACK_DEAD_BAND_RAD:
-                omega = 0.0
-            cap = braking_turn_rate(error, limits.max_angular_accel, dt)
-            omega = max(-cap, min(omega, cap))
+        omega = wrap_angle(math.atan2(free[1], free[0]) - facing) / max(dt, heading_time_constant)
     else:
         omega = 0.0
     step = limits.max_angular_accel * dt
@@ -306,7 +261,6 @@ class UnicycleTracking:
 
     def __init__(self, drive_sign: int = 1) -> None:
         self.drive_sign = drive_sign
-        self.turning = 0  # the way the robot last turned: +1 left, -1 right, 0 not yet
 
     def command(self, c, state, result, pref: Vector2, held: bool,
                 safety: Sequence[HalfPlane], driving: Sequence[HalfPlane],
@@ -332,29 +286,8 @@ class UnicycleTracking:
         if c.tracking == "move2target":
             v, omega = move_to_target_command(c, state, planned)
         else:
-            # Steady steering only where the method met all its half-planes and what the
-            # robot drives along its heading keeps the safety filter's: a heading held a
-            # few degrees off the velocity would otherwise carry it on towards what the
-            # least violation let it near (a wall beside a door: 8 mm into it).
-            steady = c.method_spec.steer_hold and not planned.used_fallback
-
-            def follow(steady: bool) -> Tuple[float, float]:
-                return unicycle_command(planned.velocity, facing, state.heading,
+            v, omega = unicycle_command(planned.velocity, facing, state.heading,
                                         (state.linear_speed, state.angular_speed), limits,
-                                        c.time_step, c.heading_time_constant,
-                                        self.drive_sign, c.reverse_speed, steady=steady,
-                                        turning=self.turning)
-            v, omega = follow(steady)
-            if steady and not _drives_within(v, state.heading, list(safety) + list(driving)):
-                v, omega = follow(False)
-            if abs(omega) > TURNING_RATE_RAD_S:
-                self.turning = 1 if omega > 0.0 else -1
+                                        c.time_step, c.heading_time_constant, self.drive_sign,
+                                        c.reverse_speed)
         return planned, v, omega
-
-
-def _drives_within(v: float, heading: float, half_planes: Sequence[HalfPlane]) -> bool:
-    """Whether the velocity ``v`` along ``heading`` lies in every half-plane (to the left
-    of each directed line, within a micrometre per second)."""
-    ux, uy = v * math.cos(heading), v * math.sin(heading)
-    return all(line.direction_x * (uy - line.point_y) - line.direction_y * (ux - line.point_x)
-               >= -1e-6 for line in half_planes)

@@ -53,10 +53,6 @@ PARAMETERS: Tuple[Param, ...] = (
           'max_speed (0: full at any speed)'), range=(0.0, 10.0)),
     Param('keep_right_deg', 8.0,
           'turn of the preferred velocity to the right (deg)', range=(0.0, 45.0)),
-    Param('steer_hold_ratio', 0.2,
-          ("orca: the velocity keeps the side of the preferred velocity it took last "
-           'period unless the other side is nearer it by more than this share of '
-           'pref_speed (0: never held)'), range=(0.0, 2.0)),
     Param('stall_escape_deg', 75.0,
           'a stalled robot turns its preferred velocity right by up to this (deg)',
           range=(0.0, 120.0)),

@@ -22,7 +22,7 @@ from helpers.paths import REPO
 
 # What each built-in name promised before the flags became a record of their own.
 BUILT_IN_CAPABILITIES = {
-    "orca": dict(takes_constraints=True, collision_free=True, steer_hold=True),
+    "orca": dict(takes_constraints=True, collision_free=True),
     "orca_strict": dict(strict=True, keep_right=False, safety_filter=False,
                         takes_constraints=True, collision_free=True),
     "direct": dict(keep_right=False, safety_filter=False, avoids=False),
@@ -40,7 +40,7 @@ def test_the_capabilities_defaults_and_record():
     assert Capabilities() == Capabilities(strict=False, keep_right=True, safety_filter=True,
                                           takes_constraints=False, avoids=True,
                                           collision_free=False, holonomic_only=False,
-                                          cube_tracking="unicycle", steer_hold=False)
+                                          cube_tracking="unicycle")
     with pytest.raises(dataclasses.FrozenInstanceError):
         Capabilities().strict = True
     with pytest.raises(ValueError, match="cube_tracking"):

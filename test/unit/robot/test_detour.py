@@ -2,8 +2,6 @@
 
 import math
 
-import pytest
-
 from orca_ros.core.robot.guidance import detour_around_discs
 from orca_ros.core.scenario.loader import load_scenario, parse_scenario, resolve_scenario
 from orca_ros.core.sim.world import World, WorldOptions
@@ -273,24 +271,3 @@ def test_a_laser_that_sees_the_mapped_walls_too_still_finds_the_way_round_a_box(
     way = detour_around_discs(position, guide_corner, discs, 0, offset=0.05, walls=walls,
                               clearance=avoidance)
     assert way is not None and way[1] == 1
-
-
-def test_round_a_cluster_spreading_back_beside_the_robot_the_way_goes_sideways_not_back():
-    """A row of standing robots across the way that bends back past the robot on both
-    sides (a robot caught in the middle of a crowd): the clusters' edges as seen from the
-    robot lie behind it. Without a limit the way heads back to them; with a right angle
-    it goes along the row from where the robot is, and no further back."""
-    discs = [((1.0, 0.0), 0.6)] + [((1.0 - 0.7 * k, s * 0.7 * k), 0.6)
-                                    for k in (1, 2, 3) for s in (-1, 1)]
-    position, target = (0.0, 0.0), (5.0, 0.0)
-    free = detour_around_discs(position, target, discs)
-    assert free.waypoint[0] < -0.5  # behind the robot: giving ground back
-    held = detour_around_discs(position, target, discs, max_turn=0.5 * math.pi)
-    assert held.side == free.side
-    assert held.waypoint[0] == pytest.approx(0.0, abs=1e-9)  # straight across the way
-    assert math.copysign(1.0, held.waypoint[1]) == held.side  # on the chosen side
-    assert math.dist(held.waypoint, position) == pytest.approx(math.dist(free.waypoint, position))
-    # a way that turns less than the limit is as it was
-    row = [((2.0, y), 0.6) for y in (-1.0, 0.0, 1.0)]
-    assert detour_around_discs(position, (4.0, 0.1), row, max_turn=0.5 * math.pi) == \
-        detour_around_discs(position, (4.0, 0.1), row)
