@@ -71,9 +71,13 @@ def test_a_new_path_starts_the_behaviours_over():
     stage = _stage([(5.0, 0.0)])
     for _ in range(5):
         _step(stage, (0.0, 0.0))
+    stage.margin.held, stage.round_standing.side = 0.5, 1
+    stage.give_way.backing, stage.guidance.corner = ((-1.0, 0.0), 2.0), (1.0, 1.0)
     stage.set_path([(0.0, 5.0)])
     assert (stage.stalled_time, stage.unprogressed_time, stage.margin.held,
             stage.waypoint_index, stage.goal_reached) == (0.0, 0.0, 1.0, 0, False)
+    assert (stage.round_standing.side, stage.give_way.backing, stage.guidance.corner) == \
+        (0, None, None)
 
 
 def test_a_strict_method_gets_the_straight_line():
