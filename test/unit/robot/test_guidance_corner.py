@@ -30,11 +30,19 @@ def test_between_plans_the_corner_is_kept_and_without_one_nothing_is_planned():
     assert idle.roadmaps == {}  # no planner built between plans
 
 
-def test_near_the_corner_it_plans_again_and_a_clear_line_drops_the_corner():
+def test_within_half_the_lookahead_of_the_corner_it_plans_again():
     guidance = Guidance()
     corner = guidance.target(CONFIG, True, (0.0, 0.0), TARGET, WALL)
-    at_corner = guidance.target(CONFIG, False, corner, TARGET, WALL)
-    assert math.dist(corner, at_corner) > 0.5 * CONFIG.lookahead_m  # the next one, or TARGET
+    short = (corner[0] - 0.6 * CONFIG.lookahead_m, corner[1])
+    assert guidance.target(CONFIG, False, short, TARGET, WALL) == corner
+    near = (corner[0] - 0.3 * CONFIG.lookahead_m, corner[1])
+    following = guidance.target(CONFIG, False, near, TARGET, WALL)
+    assert math.dist(corner, following) > 0.5 * CONFIG.lookahead_m  # the next one, or TARGET
+
+
+def test_a_clear_line_drops_the_corner():
+    guidance = Guidance()
+    guidance.target(CONFIG, True, (0.0, 0.0), TARGET, WALL)
     assert guidance.target(CONFIG, True, (3.0, 0.0), TARGET, WALL) == TARGET
     assert guidance.corner is None
 
