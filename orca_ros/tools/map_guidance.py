@@ -34,12 +34,12 @@ def guidance_cost(occupancy, segments, radius: float) -> GuidanceCost:
     from ..core.geometry.obstacles import build_obstacle_edges
     from ..core.robot.config import ControllerConfig
     from ..core.robot.navigation_grid import NavigationGrid
-    from ..core.robot.preferred_velocity import PreferredVelocity
+    from ..core.robot.preferred_velocity import Guidance
 
     config = ControllerConfig(radius=radius, max_speed=1.0, pref_speed=1.0, time_step=0.1)
     edges = build_obstacle_edges(segments)
     started = time.perf_counter()
-    planner = PreferredVelocity(config).planner(edges)
+    planner = Guidance().planner(config, edges)
     built = time.perf_counter() - started
     if isinstance(planner, NavigationGrid):
         what = (f"a grid of {planner.shape[1]} x {planner.shape[0]} cells of "

@@ -217,8 +217,8 @@ class ControllerConfig:
         distance the hard layer keeps, so goals closer than the full margins
         allow can all be held. ``k = 0``: the full margin at any speed.
         ``held`` (0..1) scales what is left: the share of its margin the robot
-        still holds (:attr:`RobotController.margin_held`, released when it is
-        stalled near its goal).
+        still holds (:attr:`~orca_ros.core.robot.preferred_velocity.MarginHold.held`, released when
+        it is stalled near its goal).
         """
         if self.margin_ratio <= 0.0:
             return 0.0

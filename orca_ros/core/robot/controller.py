@@ -39,7 +39,7 @@ from ..methods import (AvoidanceMethod, LinkView, MethodOutput, NeighborView, Ro
                        TetherView)
 from ..orca.orca2d import select_visible_edges
 from .config import ControllerConfig
-from .preferred_velocity import PreferredVelocity
+from .preferred_velocity import Guidance, PreferredVelocity
 from .safety_filter import SafetyConstraints, SafetyFilter, filter_output
 from .state import Command, Neighbor, RobotState
 from .tracking import UnicycleTracking
@@ -93,8 +93,8 @@ class RobotController:
                  drive_sign: int = 1, roadmaps: Optional[Dict] = None) -> None:
         self.key = key
         self.roadmaps = {} if roadmaps is None else roadmaps
-        self.preferred = PreferredVelocity(config, roadmaps=self.roadmaps) if path is None \
-            else path
+        self.preferred = PreferredVelocity(config, guidance=Guidance(self.roadmaps)) \
+            if path is None else path
         self.preferred.key = key
         self.config = config
         self.speed_limit = speed_limit
@@ -158,7 +158,7 @@ class RobotController:
     @property
     def goal_of_base_path(self) -> Optional[Vector2]:
         """The goal of the robot's own task (not counting any detour)."""
-        return self.preferred.goal_of_base_path
+        return self.preferred.route.goal
 
     def at_goal(self, position: Sequence[float]) -> bool:
         return self.preferred.at_goal(position)
@@ -185,7 +185,8 @@ class RobotController:
         """A neighbour as the method plans with it: inflated by the planning margin
         (:meth:`ControllerConfig.avoidance_radius`, less
         :meth:`~ControllerConfig.pair_margin_shortfall` at low relative speed or while
-        the robot has released its margin, :meth:`_hold_margin`) and by its
+        the robot has released its margin,
+        :class:`~.preferred_velocity.MarginHold`) and by its
         :meth:`planning_uncertainty`, but by at most half the free gap, so an uncertain
         neighbour never looks like an overlap that the method would flee from."""
         c = self.effective_config
@@ -193,7 +194,7 @@ class RobotController:
         radius = c.avoidance_radius(n.radius) - c.pair_margin_shortfall(
             c.radius, n.radius, math.hypot(state.velocity[0] - n.velocity[0],
                                            state.velocity[1] - n.velocity[1]),
-            self.preferred.margin_held)
+            self.preferred.margin.held)
         uncertainty = self.planning_uncertainty(n)
         if uncertainty > 0.0:
             free = math.dist(position, n.position) - own_radius - radius
@@ -289,11 +290,11 @@ class RobotController:
         free = result.velocity
         if not c.diff_drive:
             return Command(free, math.hypot(*free), 0.0, pref, free, result, arrived,
-                           path.guide_target, path.stalled_time)
+                           path.guidance.corner, path.stalled_time)
         # 4. tracking
         planned, v, omega = self.tracking.command(
             c, state, result, pref, arrived or path.held_by_goal(c, state.position),
             constraints.safety, constraints.driving,
             lambda hard: self._run_method(view._replace(hard_half_planes=hard)))
         return Command(planned.velocity, v, omega, pref, free, planned, arrived,
-                       path.guide_target, path.stalled_time)
+                       path.guidance.corner, path.stalled_time)

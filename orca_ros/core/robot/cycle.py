@@ -314,7 +314,7 @@ class RobotCycle:
                                       + ", ".join(awaited_obstacles)))
         controller = self.controller
         if self.speed_limit or self.detour or controller.speed_limit is not None or \
-                controller.preferred.detour:  # (none in force, none to lift: nothing to do)
+                controller.preferred.route.detour:  # (none in force, none to lift: nothing to do)
             self.apply_directives(now)
         config = controller.effective_config
         if own.stamp == now and config.command_lag <= 0.0:  # measured now, acting now

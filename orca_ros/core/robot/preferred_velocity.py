@@ -9,10 +9,14 @@ capped so as not to overshoot, and turned right by :func:`keep_right_angle`: a s
 constant turn breaks the symmetry of head-on meetings, and a robot that has stalled
 turns further (the stall escape). Stalled behind robots standing in its way (or walls
 that guidance does not plan round: a laser's beside a map's), it heads round them
-(:func:`~orca_ros.core.robot.guidance.detour_around_discs`); stuck near its goal, it
-lets its planning margin go so it can pass between robots parked on theirs; met in a
-passage one robot wide, one of the two backs out (:meth:`PreferredVelocity._gives_way`).
-The supervisor's detour, when one is in force, comes first on the path.
+(:class:`StandingRobotsDetour`); stuck near its goal, it lets its planning margin go so
+it can pass between robots parked on theirs (:class:`MarginHold`); met in a passage one
+robot wide, one of the two backs out (:class:`GiveWay`); before a door one robot wide,
+one waits for the other (:func:`door_share`). The supervisor's detour, when one is in
+force, comes first on the path (:class:`Route`).
+
+Each behaviour is a part holding its own state; :class:`PreferredVelocity` composes
+them in the order :meth:`PreferredVelocity.compute` runs them.
 """
 
 from __future__ import annotations
@@ -26,13 +30,13 @@ import numpy as np
 from ..geometry.obstacles import ObstacleEdges, ObstacleVertex
 from ..geometry.segment_index import BRUTE_FORCE_SEGMENTS, point_segment_distance
 from ..geometry.types import Vector2
-from .guidance import (MAP_EDGES, SIGHT_LINE, VisibilityRoadmap, WallQueries,
+from .guidance import (MAP_EDGES, SIGHT_LINE, Detour, VisibilityRoadmap, WallQueries,
                        detour_around_discs, guidance_walls, unplanned_walls)
 from .navigation_grid import NavigationGrid
 
 DOOR_CLOSING_SHARE = 0.1
 """A robot heads into a door when it closes on the door's node faster than this share of
-the preferred speed (:meth:`PreferredVelocity._door_share`)."""
+the preferred speed (:func:`door_share`)."""
 
 
 def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_time: float):
@@ -135,55 +139,362 @@ class ProgressClock:
 
 
 @dataclass
+class Route:
+    """The points :class:`PreferredVelocity` follows: the robot's own path
+    (:attr:`base_path`, its task, the last point its goal) with the supervisor's detour
+    (:attr:`detour`, the virtual cocoon's way round a robot that yields) gone through
+    first. Kept as two so that a detour lifted leaves the robot on its own path."""
+
+    base_path: List[Vector2] = field(default_factory=list)
+    detour: Tuple[Vector2, ...] = ()  # the supervisor's, gone through first
+
+    @property
+    def goal(self) -> Optional[Vector2]:
+        """The goal of the robot's own task (not counting any detour)."""
+        return self.base_path[-1] if self.base_path else None
+
+    def waypoints(self) -> List[Vector2]:
+        """The detour's points, then the path's; none without a path."""
+        return list(self.detour) + self.base_path if self.base_path else []
+
+
+@dataclass
+class Guidance:
+    """Roadmap guidance: where the robot heads while a wall blocks the straight line to
+    its waypoint, the next corner (:attr:`corner`) of a shortest way round the walls.
+
+    ORCA sees walls only over its obstacle time horizon and has no notion of a way
+    round them: a robot whose goal lies behind a wall stands in front of it (a local
+    minimum). A visibility roadmap (:class:`~orca_ros.core.robot.guidance.VisibilityRoadmap`,
+    shortest paths run through the obstacles' corners), on a map a
+    :class:`~orca_ros.core.robot.navigation_grid.NavigationGrid`, gives the corner to
+    head for; it is planned again every ``guidance_period`` periods, or when the corner
+    is reached. :attr:`roadmaps`: the planners built, one for each set of walls and
+    robot size (shared by the robots of one size in a world).
+    """
+
+    roadmaps: Dict[tuple, WallQueries] = field(default_factory=dict)
+    corner: Optional[Vector2] = None  # the roadmap corner headed for, if any
+
+    def planner(self, config, edges: Sequence[ObstacleVertex]) -> WallQueries:
+        """The planner for these walls and ``config``'s robot, built once for them: a
+        visibility roadmap; on a map (more than
+        :data:`~orca_ros.core.robot.guidance.MAP_EDGES` edges) a navigation grid: a
+        roadmap over a 200 m map's 225,000 edges took 150 s. The roadmap has nodes in
+        the doors a robot passes, kept at the passage ORCA keeps from walls
+        (:meth:`~orca_ros.core.robot.guidance.VisibilityRoadmap._doors`)."""
+        edges = guidance_walls(edges)
+        c = config
+        clearance = round(c.avoidance_radius(c.radius) + c.guidance_clearance_ratio * c.radius, 3)
+        passage = 0.98 * c.avoidance_radius(c.radius)  # what ORCA keeps from walls
+        key = (clearance, round(passage, 3), len(edges), id(edges[0]) if edges else 0)
+        roadmap = self.roadmaps.get(key)
+        if roadmap is None:
+            if len(edges) > MAP_EDGES:
+                roadmap = NavigationGrid(edges, clearance, passage)
+            else:
+                roadmap = VisibilityRoadmap(edges, clearance, passage)
+            self.roadmaps[key] = roadmap
+        return roadmap
+
+    def target(self, config, replan: bool, position: Vector2, target: Vector2,
+               edges: Sequence[ObstacleVertex]) -> Vector2:
+        """``target``, or the next roadmap corner when an obstacle blocks the way to it.
+        Between plans (``replan`` false) the corner is kept until the robot is within
+        half ``lookahead_m`` of it."""
+        c = config
+        if not replan:
+            if self.corner is not None and math.dist(position, self.corner) > 0.5 * c.lookahead_m:
+                return self.corner
+            if self.corner is None:
+                return target
+        roadmap = self.planner(c, edges)
+        # The straight line is free if it keeps the robot's radius from every
+        # wall, or, for a goal closer to a wall than that, the goal's distance,
+        # and goes through no gap too narrow for the robot as ORCA keeps it off
+        # walls (twice its avoidance radius: a 50 cm gap between a warehouse map's
+        # racks held a unicycle of 26 cm for the rest of the run, guidance sending
+        # it there as wider than its 40 cm).
+        target_clearance = 0.98 * roadmap.wall_distance(target)
+        passage = 0.98 * c.avoidance_radius(c.radius)
+        if roadmap.passable(position, target, max(min(c.radius, target_clearance), SIGHT_LINE),
+                            passage)[0]:
+            self.corner = None
+            return target
+        self.corner = roadmap.next_corner(
+            position, target, c.radius,
+            max(min(roadmap.check_clearance, target_clearance), SIGHT_LINE), passage,
+            previous=self.corner)
+        return target if self.corner is None else self.corner
+
+
+@dataclass
+class MarginHold:
+    """The share of its planning margin the robot keeps (:attr:`held`, 0..1): released
+    while it is stuck near its goal, taken back once it moves on.
+
+    The margin covers tracking error, which comes with speed; a robot that has stood
+    for longer than ``stall_escape_time``, or got no nearer its target for
+    ``progress_escape_time`` (:class:`ProgressClock`), within one time horizon of its
+    goal (``time_horizon * pref_speed``) has little, and may need the margin's room to
+    pass between robots parked on their goals, whose margins can overlap its goal.
+    :attr:`held` then falls to 0 over ``stall_escape_time`` and comes back at the same
+    rate once the robot moves. The neighbours keep their own margins, so they give way;
+    the hard safety half-planes keep true radii throughout. Only near the goal:
+    released in traffic, stalled robots would press into the crowd. What is held scales
+    the margin in ORCA's combined radius
+    (:meth:`~orca_ros.core.robot.config.ControllerConfig.pair_margin_shortfall`).
+    """
+
+    held: float = 1.0
+
+    def update(self, c, stalled: bool, stall: StallClock, progress: ProgressClock,
+               goal: Optional[Vector2], position: Vector2) -> None:
+        """One period: ``stalled`` this period, the robot's clocks, its goal and position."""
+        if c.stall_escape_time <= 0.0:
+            return
+        step = c.time_step / c.stall_escape_time
+        near_goal = goal is not None and math.dist(goal, position) <= c.time_horizon * c.pref_speed
+        stuck = stall.stalled_time > c.stall_escape_time or progress.stuck(c)
+        if stuck and near_goal:
+            self.held = max(0.0, self.held - step)
+        elif not stalled and not stuck:
+            self.held = min(1.0, self.held + step)
+
+
+class StandingRobot(NamedTuple):
+    """A neighbour standing in the way (:meth:`StandingRobotsDetour.standing`): the disc
+    its centre makes for the robot's centre, and its name."""
+
+    centre: Vector2
+    radius: float  # the two robots' combined radius as the method sees them
+    key: str = ""
+
+
+@dataclass
+class StandingRobotsDetour:
+    """The way round robots standing in the robot's way, and the side of them it takes
+    (:attr:`side`).
+
+    Robots parked on their goals (or jammed) are a wall that roadmap guidance does not
+    know: a robot whose target lies behind them finds no velocity that makes progress.
+    Once the detour is due (:meth:`PreferredVelocity.detour_due`: stalled for
+    ``stall_detour_time``, or no nearer its target for ``progress_escape_time``), the
+    robot heads round the cluster of standing robots in its way
+    (:func:`~orca_ros.core.robot.guidance.detour_around_discs`) and keeps to the side it
+    chose until the straight line is clear.
+
+    A way between a standing robot and a wall (``edges``) too close for the robot to
+    pass is closed (see :func:`detour_around_discs`), so the robot is not sent into a
+    gap it cannot drive through. Walls that guidance does not plan round (a laser's
+    beside a map's, see :func:`~orca_ros.core.robot.guidance.guidance_walls`) stand in
+    the way the same way and are gone round the same way (:func:`unplanned_wall_discs`).
+    Where walls leave no room on either side of the robot in the way, the way found is
+    ``walled``, and the robot may give way instead (:class:`GiveWay`).
+    """
+
+    side: int = 0  # the way round being taken: clockwise -1, anticlockwise +1, none 0
+
+    def on(self, c, due: bool) -> bool:
+        """Whether the robot goes round standing robots this period: the detour is
+        ``due``, or the robot is on its way round already."""
+        return c.stall_detour_time > 0.0 and (self.side != 0 or due)
+
+    def standing(self, c, due: bool, own_radius: float, neighbors: Sequence,
+                 views: Callable[[], Sequence]) -> List[StandingRobot]:
+        """The neighbours slower than half the preferred speed, as discs the robot's
+        centre must keep out of (its own and the neighbour's radius as the method sees
+        them, ``views()``), when :meth:`way` may need them (:meth:`on`); else none."""
+        if c.strict or not self.on(c, due):
+            return []
+        return [StandingRobot(n.position, own_radius + view.radius, n.key)
+                for n, view in zip(neighbors, views())
+                if math.hypot(*n.velocity) < 0.5 * c.pref_speed]
+
+    def way(self, c, position: Vector2, target: Vector2, standing: Sequence[tuple],
+            edges: Sequence[ObstacleVertex], due: bool) -> Tuple[Optional[Detour], list]:
+        """The way round the ``standing`` robots and the unplanned walls in ``edges``
+        towards ``target`` (``None`` where none is needed or none is found; the side
+        is then given up), and the discs it went round."""
+        if not self.on(c, due):
+            self.side = 0
+            return None, []
+        discs = list(standing) + unplanned_wall_discs(
+            edges, position, c.time_horizon_obst * c.max_speed + c.avoidance_radius(c.radius),
+            c.avoidance_radius(c.radius))
+        if not discs:
+            self.side = 0
+            return None, discs
+        walls = [(edge.point, edge.next.point) for edge in _edges_near(
+            guidance_walls(edges), position, max(math.dist(position, centre) + radius
+                                                 for centre, radius, *_ in discs)
+            + c.avoidance_radius(c.radius)) if edge.next is not None]
+        way = detour_around_discs(position, target, discs, self.side,
+                                  offset=0.25 * c.radius, walls=walls,
+                                  clearance=c.avoidance_radius(c.radius))
+        self.side = 0 if way is None else way.side
+        return way, discs
+
+
+@dataclass
+class GiveWay:
+    """Backing out of a passage one robot wide (:attr:`backing`: where the robot backs
+    to, and for how many seconds more).
+
+    In a passage one robot wide neither robot has a way round the other
+    (:class:`StandingRobotsDetour` finds the way ``walled``), and without a rule both
+    press on for good; the names give both robots the same answer (:meth:`due`). The
+    robot backs out along its way (:func:`_way_back`) for twice ``time_horizon``, then
+    looks at its target again with its clocks started over. Measured: doc/results.md,
+    "Giving way in a passage one robot wide".
+    """
+
+    backing: Optional[Tuple[Vector2, float]] = None  # (where it backs to, seconds left)
+
+    @staticmethod
+    def due(c, key: str, blocker: tuple, unprogressed_time: float) -> bool:
+        """Whether the robot named ``key`` backs out of a passage that ``blocker``
+        blocks (the standing robot its straight line meets first, walls leaving no room
+        on either side of it), once it has made no progress for twice
+        ``progress_escape_time``: when the blocker's name sorts before its own (both
+        robots see both names), or, after twice that again, whatever the names (the
+        blocker may be boxed in and unable to back out).
+
+        Why that late: jams that clear by themselves (holonomic robots pass each other
+        slowly in such a gap) would otherwise be backed out of."""
+        blocker_key = blocker[2] if len(blocker) > 2 else ""
+        patience = 2.0 * c.progress_escape_time
+        if not blocker_key or c.progress_escape_time <= 0.0 or unprogressed_time < patience:
+            return False
+        return (bool(key) and blocker_key < key) or unprogressed_time >= 2.0 * patience
+
+    def begin(self, c, key: str, position: Vector2, target: Vector2, discs: Sequence[tuple],
+              blocker: int, unprogressed_time: float) -> bool:
+        """Start backing out if it is :meth:`due` for the disc ``discs[blocker]`` and there
+        is room behind (:func:`_way_back`, two of the pair's combined radii); whether it
+        started."""
+        if not self.due(c, key, discs[blocker], unprogressed_time):
+            return False
+        back = _way_back(position, target, 2.0 * discs[blocker][1], discs)
+        if back is None:
+            return False
+        self.backing = (back, 2.0 * c.time_horizon)
+        return True
+
+    def keep(self, c, target: Vector2, stall: StallClock, progress: ProgressClock) -> Vector2:
+        """The point the robot backs to, one period less; once the time is out
+        ``target`` again, with the ``stall`` and ``progress`` clocks started over."""
+        back, left = self.backing
+        left -= c.time_step
+        if left <= 0.0:
+            self.backing = None
+            stall.stalled_time = 0.0
+            progress.reset()
+            return target
+        self.backing = (back, left)
+        return back
+
+
+def door_share(c, key: str, doors: Sequence[Vector2], position: Vector2, heading: Vector2,
+               traffic: Sequence) -> float:
+    """Turns at doors: how much of its preferred speed the robot named ``key`` keeps
+    before a door one robot wide (one of ``doors``, the door nodes of the roadmap,
+    :class:`~orca_ros.core.robot.guidance.VisibilityRoadmap`) that another robot of
+    ``traffic`` (``position``, ``velocity``, ``key``) goes through first: 1 with none;
+    else it slows to stand three avoidance radii short of the door.
+
+    Another robot goes first if it is in the door (within this robot's radius of the
+    door's node), or if its name sorts before this robot's and it is within six
+    avoidance radii of the door and heading into it (closing on it faster than
+    :data:`DOOR_CLOSING_SHARE` of the preferred speed: not one held up behind this
+    robot). A robot in the door itself goes on. The order is by name because both
+    robots see both names the same way; an order by distance to the door can change as
+    they move and leave both waiting. Measured: doc/results.md, "Doors one robot wide".
+    A function, not a part with state: the turn is decided afresh each period."""
+    if not len(doors):
+        return 1.0
+    if min(math.dist(position, door) for door in doors) < c.radius:
+        return 1.0  # in a door (of the nodes across a thick door, near any): go on
+    radius = c.avoidance_radius(c.radius)
+    reach, hold = 6.0 * radius, 3.0 * radius
+    share = 1.0
+    for door in doors:
+        ox, oy = door[0] - position[0], door[1] - position[1]
+        own = math.hypot(ox, oy)
+        if own > reach or ox * heading[0] + oy * heading[1] <= 0.0:
+            continue  # no door ahead
+        for other in traffic:
+            position_o, velocity_o, key_o = other
+            tx, ty = door[0] - position_o[0], door[1] - position_o[1]
+            theirs = math.hypot(tx, ty)
+            closing = (tx * velocity_o[0] + ty * velocity_o[1]) / max(theirs, 1e-9)
+            first = theirs < c.radius or (key_o < key and theirs <= reach
+                                          and closing > DOOR_CLOSING_SHARE * c.pref_speed)
+            if first:
+                share = min(share, max(0.0, min(1.0, (own - hold) / hold)))
+    return share
+
+
+@dataclass
 class PreferredVelocity(FollowsWaypoints):
-    """One robot's path and its preferred velocity along it, with the state that needs:
-    how long it has stalled (:class:`StallClock`, :attr:`stall`) or made no progress
-    (:class:`ProgressClock`, :attr:`progress`), the share of its planning margin it
-    holds, the way round standing robots it chose, and its guidance corner.
+    """One robot's path and its preferred velocity along it, composed of its behaviours,
+    each a part with its own state, in the order :meth:`compute` runs them:
+
+    - the waypoints (:class:`FollowsWaypoints`) of its :attr:`route`
+      (:class:`Route`: its own path, the supervisor's detour first);
+    - roadmap :attr:`guidance` round walls (:class:`Guidance`);
+    - how long it has stalled (:attr:`stall`, :class:`StallClock`) or made no progress
+      (:attr:`progress`, :class:`ProgressClock`);
+    - the share of its planning margin it holds (:attr:`margin`, :class:`MarginHold`);
+    - the way round robots standing in its way (:attr:`round_standing`,
+      :class:`StandingRobotsDetour`), or backing out of a passage one robot wide
+      (:attr:`give_way`, :class:`GiveWay`);
+    - turns at doors one robot wide (:func:`door_share`);
+    - keep-right and the stall escape (:func:`keep_right_angle`, :meth:`escape_time`).
 
     ``config`` is the robot's own configuration; the methods that take ``c`` take the
-    effective one (the supervisor's speed limit applied).
+    effective one (the supervisor's speed limit applied). ``key``: the robot's name, who
+    goes first through a door or backs out of a passage.
     """
 
     config: object  # ControllerConfig
     waypoints: List[Vector2] = field(default_factory=list)
     waypoint_index: int = 0
+    key: str = ""
+    route: Route = field(default_factory=Route)
+    guidance: Guidance = field(default_factory=Guidance)
     stall: StallClock = field(default_factory=StallClock)
-    margin_held: float = 1.0  # share of the planning margin kept, see _hold_margin
-    goal_reached: bool = False  # within tolerance of the goal at some period of this path
     progress: ProgressClock = field(default_factory=ProgressClock)
-    roadmaps: Dict[tuple, WallQueries] = field(default_factory=dict)
-    base_path: List[Vector2] = field(default_factory=list)
-    detour: Tuple[Vector2, ...] = ()  # the supervisor's, gone through first
-    guide_target: Optional[Vector2] = None  # the roadmap corner headed for, if any
+    margin: MarginHold = field(default_factory=MarginHold)
+    round_standing: StandingRobotsDetour = field(default_factory=StandingRobotsDetour)
+    give_way: GiveWay = field(default_factory=GiveWay)
+    goal_reached: bool = False  # within tolerance of the goal at some period of this path
     periods: int = 0  # control periods computed (guidance re-plans every guidance_period)
     target: Optional[Vector2] = None  # where the last preferred velocity pointed
-    _detour_side: int = 0  # the way round standing robots being taken (see _detour)
-    key: str = ""  # the robot's name: who gives way in a blocked passage (see _gives_way)
-    _giving_way: Optional[Tuple[Vector2, float]] = None  # (where it backs to, seconds left)
 
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
         """Follow these points in order; the last one is the goal. Empty: stand still."""
-        self.base_path = [(float(x), float(y)) for x, y in waypoints]
-        self._follow(list(self.detour) + self.base_path if self.base_path else [])
+        self.route.base_path = [(float(x), float(y)) for x, y in waypoints]
+        self._follow(self.route.waypoints())
 
     def set_detour(self, detour: Sequence[Vector2]) -> None:
         """Go through ``detour`` first (the supervisor's); empty: straight on again."""
         detour = tuple((float(x), float(y)) for x, y in detour)
-        if detour != self.detour:
-            self.detour = detour
-            self._follow(list(detour) + self.base_path if self.base_path else [])
+        if detour != self.route.detour:
+            self.route.detour = detour
+            self._follow(self.route.waypoints())
 
     def _follow(self, waypoints: List[Vector2]) -> None:
+        """A new path: every behaviour starts over (the planners are kept)."""
         self.waypoints = waypoints
         self.waypoint_index = 0
-        self.guide_target = None
+        self.guidance.corner = None
         self.stall = StallClock()
-        self.margin_held = 1.0
-        self._detour_side = 0
-        self._giving_way = None
-        self.goal_reached = False
         self.progress.reset()
+        self.margin = MarginHold()
+        self.round_standing = StandingRobotsDetour()
+        self.give_way = GiveWay()
+        self.goal_reached = False
 
     @property
     def stalled_time(self) -> float:
@@ -207,60 +518,6 @@ class PreferredVelocity(FollowsWaypoints):
     def goal(self) -> Optional[Vector2]:
         return self.waypoints[-1] if self.waypoints else None
 
-    @property
-    def goal_of_base_path(self) -> Optional[Vector2]:
-        """The goal of the robot's own task (not counting any detour)."""
-        return self.base_path[-1] if self.base_path else None
-
-    def planner(self, edges: Sequence[ObstacleVertex]) -> WallQueries:
-        """The planner for these walls, built once for them: a visibility roadmap; on a
-        map (more than :data:`~orca_ros.core.robot.guidance.MAP_EDGES` edges) a
-        navigation grid: a roadmap over a 200 m map's 225,000 edges took 150 s. The
-        roadmap has nodes in the doors a robot passes, kept at the passage ORCA keeps
-        from walls (:meth:`~orca_ros.core.robot.guidance.VisibilityRoadmap._doors`)."""
-        edges = guidance_walls(edges)
-        c = self.config
-        clearance = round(c.avoidance_radius(c.radius) + c.guidance_clearance_ratio * c.radius, 3)
-        passage = 0.98 * c.avoidance_radius(c.radius)  # what ORCA keeps from walls
-        key = (clearance, round(passage, 3), len(edges), id(edges[0]) if edges else 0)
-        roadmap = self.roadmaps.get(key)
-        if roadmap is None:
-            if len(edges) > MAP_EDGES:
-                roadmap = NavigationGrid(edges, clearance, passage)
-            else:
-                roadmap = VisibilityRoadmap(edges, clearance, passage)
-            self.roadmaps[key] = roadmap
-        return roadmap
-
-    def _guided(self, position: Vector2, target: Vector2,
-                edges: Sequence[ObstacleVertex]) -> Vector2:
-        """``target``, or the next roadmap corner when an obstacle blocks the way to it."""
-        c = self.config
-        if self.periods % c.guidance_period != 0:
-            if self.guide_target is not None and \
-                    math.dist(position, self.guide_target) > 0.5 * c.lookahead_m:
-                return self.guide_target
-            if self.guide_target is None:
-                return target
-        roadmap = self.planner(edges)
-        # The straight line is free if it keeps the robot's radius from every
-        # wall, or, for a goal closer to a wall than that, the goal's distance,
-        # and goes through no gap too narrow for the robot as ORCA keeps it off
-        # walls (twice its avoidance radius: a 50 cm gap between a warehouse map's
-        # racks held a unicycle of 26 cm for the rest of the run, guidance sending
-        # it there as wider than its 40 cm).
-        target_clearance = 0.98 * roadmap.wall_distance(target)
-        passage = 0.98 * c.avoidance_radius(c.radius)
-        if roadmap.passable(position, target, max(min(c.radius, target_clearance), SIGHT_LINE),
-                            passage)[0]:
-            self.guide_target = None
-            return target
-        self.guide_target = roadmap.next_corner(
-            position, target, c.radius,
-            max(min(roadmap.check_clearance, target_clearance), SIGHT_LINE), passage,
-            previous=self.guide_target)
-        return target if self.guide_target is None else self.guide_target
-
     def step(self, c, state, edges: Sequence[ObstacleVertex], own_radius: float,
              neighbors: Sequence, views: Callable[[], Sequence]) -> Tuple[Vector2, bool]:
         """One control period's stage: the preferred velocity (:meth:`compute`, round the
@@ -277,83 +534,64 @@ class PreferredVelocity(FollowsWaypoints):
     def compute(self, c, state, edges: Sequence[ObstacleVertex] = (),
                 standing: Sequence[Tuple[Vector2, float]] = (),
                 traffic: Sequence = ()) -> Vector2:
-        """Towards the current waypoint (or guidance corner) at ``pref_speed``, turned
-        by keep-right and the stall escape; round the ``standing`` robots
-        (``(centre, combined radius)``, see :meth:`_detour`) once stalled. ``c``: the
-        effective configuration. ``traffic``: the neighbours (``position``, ``velocity``,
-        ``key``), for who goes first through a door (:meth:`_door_share`)."""
-        target = self.current_target(state.position)
+        """Towards the current waypoint (or guidance corner) at ``pref_speed``, with the
+        behaviours that keep-right brings (:meth:`_when_stuck`: the clocks, the margin,
+        the way round the ``standing`` robots, ``(centre, combined radius)``), slowed
+        before a door another robot of ``traffic`` (``position``, ``velocity``, ``key``)
+        goes through first, turned by keep-right and the stall escape. ``c``: the
+        effective configuration."""
+        position = state.position
+        target = self.current_target(position)
         guided = target is not None and not c.strict and c.guidance and bool(edges)
         if guided:
-            target = self._guided(state.position, target, edges)
+            target = self.guidance.target(self.config, self.periods % c.guidance_period == 0,
+                                          position, target, edges)
         if target is None:
             self.target = None
             return (0.0, 0.0)
-        distance = math.dist(target, state.position)
         keep_right = c.method_spec.keep_right
         if keep_right:
-            stalled = self.stall.displacement_speed(c, state) < 0.1 * c.pref_speed and \
-                distance > c.goal_tolerance_m
-            self.stall.count(c, stalled)
-            self.progress.note(c, target, distance)
-            self._hold_margin(c, stalled, state.position)
-            target = self._detour(c, state.position, target, standing, edges)
+            target = self._when_stuck(c, state, target, standing, edges)
         self.target = target
-        dx, dy = target[0] - state.position[0], target[1] - state.position[1]
+        dx, dy = target[0] - position[0], target[1] - position[1]
         distance = math.hypot(dx, dy)
         if distance < 1e-12:
             return (0.0, 0.0)
         speed = min(c.pref_speed, distance / c.time_step)
         if guided and traffic:
-            speed *= self._door_share(c, state.position, (dx / distance, dy / distance),
-                                      traffic, edges)
+            speed *= door_share(c, self.key, self.guidance.planner(self.config, edges).door_nodes,
+                                position, (dx / distance, dy / distance), traffic)
         px, py = dx / distance * speed, dy / distance * speed
         if not keep_right:
             return (px, py)
-        escape_time = self.escape_time(c)
-        angle = -math.radians(keep_right_angle(escape_time, c.keep_right_deg,
+        angle = -math.radians(keep_right_angle(self.escape_time(c), c.keep_right_deg,
                                                c.stall_escape_deg, c.stall_escape_time))
         cos_a, sin_a = math.cos(angle), math.sin(angle)
         return (cos_a * px - sin_a * py, sin_a * px + cos_a * py)
 
-    def _door_share(self, c, position: Vector2, heading: Vector2, traffic: Sequence,
-                    edges: Sequence[ObstacleVertex]) -> float:
-        """How much of its preferred speed the robot keeps before a door one robot wide
-        (a door node of the roadmap, :class:`~orca_ros.core.robot.guidance.VisibilityRoadmap`)
-        that another robot goes through first: 1 with none; else it slows to stand three
-        avoidance radii short of the door.
-
-        Another robot goes first if it is in the door (within this robot's radius of the
-        door's node), or if its name sorts before this robot's and it is within six
-        avoidance radii of the door and heading into it (closing on it faster than
-        :data:`DOOR_CLOSING_SHARE` of the preferred speed: not one held up behind this
-        robot). A robot in the door itself goes on. The order is by name because both
-        robots see both names the same way; an order by distance to the door can change
-        as they move and leave both waiting. Measured: doc/results.md, "Doors one robot
-        wide"."""
-        doors = self.planner(edges).door_nodes
-        if not len(doors):
-            return 1.0
-        if min(math.dist(position, door) for door in doors) < c.radius:
-            return 1.0  # in a door (of the nodes across a thick door, near any): go on
-        radius = c.avoidance_radius(c.radius)
-        reach, hold = 6.0 * radius, 3.0 * radius
-        share = 1.0
-        for door in doors:
-            ox, oy = door[0] - position[0], door[1] - position[1]
-            own = math.hypot(ox, oy)
-            if own > reach or ox * heading[0] + oy * heading[1] <= 0.0:
-                continue  # no door ahead
-            for other in traffic:
-                position_o, velocity_o, key_o = other
-                tx, ty = door[0] - position_o[0], door[1] - position_o[1]
-                theirs = math.hypot(tx, ty)
-                closing = (tx * velocity_o[0] + ty * velocity_o[1]) / max(theirs, 1e-9)
-                first = theirs < c.radius or (key_o < self.key and theirs <= reach
-                                              and closing > DOOR_CLOSING_SHARE * c.pref_speed)
-                if first:
-                    share = min(share, max(0.0, min(1.0, (own - hold) / hold)))
-        return share
+    def _when_stuck(self, c, state, target: Vector2, standing: Sequence[tuple],
+                    edges: Sequence[ObstacleVertex]) -> Vector2:
+        """Count the clocks, hold or release the margin, and head round the ``standing``
+        robots or back out of a passage (:class:`GiveWay`): ``target``, or the point to
+        head for instead."""
+        position = state.position
+        distance = math.dist(target, position)
+        stalled = self.stall.displacement_speed(c, state) < 0.1 * c.pref_speed and \
+            distance > c.goal_tolerance_m
+        self.stall.count(c, stalled)
+        self.progress.note(c, target, distance)
+        self.margin.update(c, stalled, self.stall, self.progress, self.goal, position)
+        if self.give_way.backing is not None:
+            return self.give_way.keep(c, target, self.stall, self.progress)
+        way, discs = self.round_standing.way(c, position, target, standing, edges,
+                                             self.detour_due(c, 0.0, position))
+        if way is None:
+            return target
+        if way.walled and self.give_way.begin(c, self.key, position, target, discs,
+                                              way.blocker, self.unprogressed_time):
+            self.round_standing.side = 0
+            return self.give_way.keep(c, target, self.stall, self.progress)
+        return way.waypoint
 
     def escape_time(self, c) -> float:
         """How long the stall escape counts the robot stalled (:func:`keep_right_angle`):
@@ -376,100 +614,14 @@ class PreferredVelocity(FollowsWaypoints):
         return self.goal_reached and bool(self.waypoints) and \
             math.dist(position, self.waypoints[-1]) <= 2.0 * c.radius
 
-    def _detour(self, c, position: Vector2, target: Vector2,
-                standing: Sequence[Tuple[Vector2, float]],
-                edges: Sequence[ObstacleVertex] = ()) -> Vector2:
-        """``target``, or the way round the robots standing in front of it.
-
-        Robots parked on their goals (or jammed) are a wall that roadmap guidance
-        does not know: a robot whose target lies behind them finds no velocity
-        that makes progress. After ``stall_detour_time`` stalled (or
-        :meth:`detour_due`), the robot heads round the cluster of standing robots in its way
-        (:func:`~orca_ros.core.robot.guidance.detour_around_discs`) and keeps to the
-        side it chose until the straight line is clear.
-
-        A way between a standing robot and a wall (``edges``) too close for the
-        robot to pass is closed (see :func:`detour_around_discs`), so the robot is
-        not sent into a gap it cannot drive through.
-
-        Walls that guidance does not plan round (a laser's beside a map's, see
-        :func:`~orca_ros.core.robot.guidance.guidance_walls`) stand in the way the same
-        way and are gone round the same way (:func:`unplanned_wall_discs`).
-
-        Where walls leave no room on either side of the robot in the way, the robot may
-        give way instead (:meth:`_gives_way`) and back out along its way.
-        """
-        if self._giving_way is not None:
-            return self._keep_giving_way(c, position, target)
-        if c.stall_detour_time <= 0.0 or \
-                (self._detour_side == 0 and not self.detour_due(c, 0.0, position)):
-            self._detour_side = 0
-            return target
-        standing = list(standing) + unplanned_wall_discs(
-            edges, position, c.time_horizon_obst * c.max_speed + c.avoidance_radius(c.radius),
-            c.avoidance_radius(c.radius))
-        if not standing:
-            self._detour_side = 0
-            return target
-        walls = [(edge.point, edge.next.point) for edge in _edges_near(
-            guidance_walls(edges), position, max(math.dist(position, centre) + radius
-                                                 for centre, radius, *_ in standing)
-            + c.avoidance_radius(c.radius)) if edge.next is not None]
-        way = detour_around_discs(position, target, standing, self._detour_side,
-                                  offset=0.25 * c.radius, walls=walls,
-                                  clearance=c.avoidance_radius(c.radius))
-        if way is None:
-            self._detour_side = 0
-            return target
-        if way.walled and self._gives_way(c, standing[way.blocker]):
-            back = _way_back(position, target, 2.0 * standing[way.blocker][1], standing)
-            if back is not None:
-                self._detour_side = 0
-                self._giving_way = (back, 2.0 * c.time_horizon)
-                return self._keep_giving_way(c, position, target)
-        self._detour_side = way.side
-        return way.waypoint
-
-    def _gives_way(self, c, blocker: tuple) -> bool:
-        """Whether the robot backs out of a passage that ``blocker`` blocks (the standing
-        robot its straight line meets first, walls leaving no room on either side of
-        it), once it has made no progress for twice ``progress_escape_time``: when the
-        blocker's name sorts before its own (both robots see both names), or, after twice
-        that again, whatever the names (the blocker may be boxed in and unable to back
-        out). Where it backs to: :func:`_way_back`.
-
-        Why: in a passage one robot wide neither robot has a way round the other, and
-        without a rule both press on for good; the names give both robots the same
-        answer. Why that late: jams that clear by themselves (holonomic robots pass
-        each other slowly in such a gap) would otherwise be backed out of. Measured:
-        doc/results.md, "Giving way in a passage one robot wide"."""
-        key = blocker[2] if len(blocker) > 2 else ""
-        patience = 2.0 * c.progress_escape_time
-        if not key or c.progress_escape_time <= 0.0 or self.unprogressed_time < patience:
-            return False
-        return (bool(self.key) and key < self.key) or self.unprogressed_time >= 2.0 * patience
-
-    def _keep_giving_way(self, c, position: Vector2, target: Vector2) -> Vector2:
-        """The point the robot backs to while it gives way (:meth:`_gives_way`), for up to
-        twice ``time_horizon``; then ``target`` again."""
-        back, left = self._giving_way
-        left -= c.time_step
-        if left <= 0.0:
-            self._giving_way = None
-            self.stall.stalled_time = 0.0
-            self.progress.reset()
-            return target
-        self._giving_way = (back, left)
-        return back
-
     def detour_due(self, c, ahead: float, position: Vector2) -> bool:
         """Whether the robot should go round the robots standing in its way ``ahead``
-        seconds from now: stalled for ``stall_detour_time``, or, farther than two radii
-        beyond its goal tolerance from the goal, no nearer its target for
-        ``progress_escape_time`` though it moves (a unicycle that wiggles sideways behind a
-        parked robot is never stalled by its displacement). Not that near the goal, where
-        a robot that just missed it and comes back is no nearer for a while without
-        being in anyone's way."""
+        seconds from now (:class:`StandingRobotsDetour`): stalled for
+        ``stall_detour_time``, or, farther than two radii beyond its goal tolerance from
+        the goal, no nearer its target for ``progress_escape_time`` though it moves (a
+        unicycle that wiggles sideways behind a parked robot is never stalled by its
+        displacement). Not that near the goal, where a robot that just missed it and
+        comes back is no nearer for a while without being in anyone's way."""
         if self.stalled_time + ahead >= c.stall_detour_time:
             return True
         goal = self.goal
@@ -477,43 +629,11 @@ class PreferredVelocity(FollowsWaypoints):
             goal is None or math.dist(goal, position) > 2.0 * c.radius + c.goal_tolerance_m)
 
     def standing(self, c, state, own_radius: float, neighbors: Sequence,
-                 views: Callable[[], Sequence]) -> List[Tuple[Vector2, float]]:
-        """The neighbours slower than half the preferred speed, as ``(centre, combined
-        radius)`` discs the robot's centre must keep out of (its own and the
-        neighbour's radius as the method sees them, ``views()``), when :meth:`_detour`
-        may need them (the robot is stalled or on its way round); else none."""
-        if c.strict or c.stall_detour_time <= 0.0 or (
-                self._detour_side == 0 and not self.detour_due(c, c.time_step,
-                                                               state.position)):
-            return []
-        return [StandingRobot(n.position, own_radius + view.radius, n.key)
-                for n, view in zip(neighbors, views())
-                if math.hypot(*n.velocity) < 0.5 * c.pref_speed]
-
-    def _hold_margin(self, c, stalled: bool, position: Vector2) -> None:
-        """Release the planning margin while stuck near the goal; take it back once moving on.
-
-        The margin covers tracking error, which comes with speed; a robot that has
-        stood for longer than ``stall_escape_time``, or got no nearer its target for
-        ``progress_escape_time`` (:attr:`unprogressed_time`), within one time horizon of
-        its goal (``time_horizon * pref_speed``) has little, and may need the margin's
-        room to pass between robots parked on their goals, whose margins can overlap
-        its goal. :attr:`margin_held` then falls to 0 over
-        ``stall_escape_time`` and comes back at the same rate once the robot moves.
-        The neighbours keep their own margins, so they give way; the hard safety
-        half-planes keep true radii throughout. Only near the goal: released in
-        traffic, stalled robots would press into the crowd.
-        """
-        if c.stall_escape_time <= 0.0:
-            return
-        step = c.time_step / c.stall_escape_time
-        goal = self.goal
-        near_goal = goal is not None and math.dist(goal, position) <= c.time_horizon * c.pref_speed
-        stuck = self.stalled_time > c.stall_escape_time or self.progress.stuck(c)
-        if stuck and near_goal:
-            self.margin_held = max(0.0, self.margin_held - step)
-        elif not stalled and not stuck:
-            self.margin_held = min(1.0, self.margin_held + step)
+                 views: Callable[[], Sequence]) -> List[StandingRobot]:
+        """The neighbours standing in the robot's way, when the way round them may be
+        needed (:meth:`StandingRobotsDetour.standing`)."""
+        return self.round_standing.standing(
+            c, self.detour_due(c, c.time_step, state.position), own_radius, neighbors, views)
 
 
 def _way_back(position: Vector2, target: Vector2, distance: float,
@@ -531,15 +651,6 @@ def _way_back(position: Vector2, target: Vector2, distance: float,
     behind = (centres - position) @ np.array(ahead) < 0.0
     in_the_way = point_segment_distance(centres, np.array(position), np.array(back)) < radii
     return None if np.any(behind & in_the_way) else back
-
-
-class StandingRobot(NamedTuple):
-    """A neighbour standing in the way (:meth:`PreferredVelocity.standing`): the disc its
-    centre makes for the robot's centre, and its name."""
-
-    centre: Vector2
-    radius: float  # the two robots' combined radius as the method sees them
-    key: str = ""
 
 
 SEEN_PLANNED_WALL_M = 0.1

@@ -49,7 +49,7 @@ def batch_pairs(world, active_idx: np.ndarray, neighbor_lists):
     others = world.radius[index] * (1.0 + margin[:, None]) + tracking[:, None]
     combined = own[:, None] + others
     # ControllerConfig.pair_margin_shortfall, in a batch
-    kept = np.array([world.controllers[i].preferred.margin_held for i in active_idx])[:, None]
+    kept = np.array([world.controllers[i].preferred.margin.held for i in active_idx])[:, None]
     if np.any(speed_ratio > 0.0):
         full_at = speed_ratio * max_speed
         relative = np.linalg.norm(world.velocities[active_idx, None] - world.velocities[index],

@@ -61,10 +61,10 @@ def test_a_warehouse_map_of_thousands_of_walls_is_crossed_without_touching_a_cel
     summary = world.run().summary()
     assert summary["reached"] == 4 and summary["collisions"] == 0, summary
     assert world.ledger.min_wall_gap > 0.0
-    planners = {id(p) for c in world.controllers for p in c.path.roadmaps.values()}
+    planners = {id(p) for c in world.controllers for p in c.roadmaps.values()}
     assert len(planners) == 1  # one grid, shared by robots of one size
     assert all(isinstance(p, NavigationGrid)
-               for c in world.controllers for p in c.path.roadmaps.values())
+               for c in world.controllers for p in c.roadmaps.values())
 
 
 def test_a_start_on_the_maps_occupied_cells_is_refused_naming_the_robot(tmp_path):

@@ -145,7 +145,7 @@ def test_the_world_batches_the_methods_that_offer_an_array_function():
     # A method module reads nothing of the world: the world gathers the arrays itself.
     for path in (REPO / "orca_ros" / "core" / "methods").glob("*.py"):
         text = path.read_text()
-        assert ".controllers" not in text and "margin_held" not in text, path.name
+        assert ".controllers" not in text and "margin.held" not in text, path.name
 
 
 def test_the_registry_loads_in_order_whichever_module_is_imported_first():

@@ -3,7 +3,7 @@
 import math
 
 from orca_ros.core.robot.guidance import detour_around_discs
-from orca_ros.core.scenario.loader import load_scenario, parse_scenario, resolve_scenario
+from orca_ros.core.scenario.loader import parse_scenario
 from orca_ros.core.sim.world import World, WorldOptions
 
 
@@ -123,60 +123,6 @@ def test_the_two_faces_of_a_corner_ahead_are_no_passage():
 def test_the_blocker_is_the_disc_the_straight_line_meets_first():
     discs = [((3.0, 0.0), 0.5), ((1.5, 0.2), 0.5), ((2.2, 0.9), 0.5)]
     assert detour_around_discs((0.0, 0.0), (5.0, 0.0), discs).blocker == 1
-
-
-def _passage_blocked(own_key, blocker_key, unprogressed_s, behind=()):
-    """A robot in a passage one robot wide (walls 0.45 m either side of its axis) with a
-    robot standing 0.5 m ahead in it, both with a planning margin of 0.24 m, after
-    ``unprogressed_s`` without getting nearer its goal: where it heads."""
-    from orca_ros.core.robot.config import ControllerConfig
-    from orca_ros.core.robot.preferred_velocity import PreferredVelocity, StandingRobot
-    from orca_ros.core.geometry.obstacles import build_obstacle_edges
-    from orca_ros.core.geometry.types import Segment
-    from orca_ros.core.robot.state import RobotState
-
-    config = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1)
-    path = PreferredVelocity(config, key=own_key)
-    path.set_path([(4.0, 0.0)])
-    walls = build_obstacle_edges([Segment((-2.0, 0.45), (3.0, 0.45)),
-                                  Segment((3.0, -0.45), (-2.0, -0.45))])
-    state = RobotState((0.0, 0.0), (0.0, 0.0), 0.0, 0.0, 0.0)
-    path.stalled_time = config.stall_detour_time
-    path.unprogressed_time = unprogressed_s
-    path.progress.mark = ((4.0, 0.0), 4.0)
-    path.compute(config, state, walls, [StandingRobot((0.5, 0.0), 0.48, blocker_key)]
-                 + [StandingRobot(centre, 0.48, "q") for centre in behind])
-    return path.target
-
-
-def test_in_a_blocked_passage_the_robot_whose_name_sorts_after_backs_out():
-    """walls_swap_6, diff-drive: two unicycles met in the 0.9 m gap between two walls
-    (one robot wide with the margins) and pressed on at each other, each heading for a
-    way round the other through a wall; four of six stood there to the end of the run.
-    The robot whose name sorts after the other's backs out along its way, by two of the
-    pair's combined radii; the other keeps its heading; neither before its patience
-    (twice the progress escape time) is out."""
-    back = _passage_blocked("r2", "r0", 6.1)
-    assert back[0] < -0.9 and abs(back[1]) < 1e-6  # back along the passage, not at a wall
-    # (not backing out: a way round, however shut, beside the robot ahead)
-    assert _passage_blocked("r0", "r2", 6.1)[0] > -0.1  # the other does not back out
-    assert _passage_blocked("r2", "r0", 5.0)[0] > -0.1  # nor before its patience is out
-    assert _passage_blocked("r0", "r2", 12.1)[0] < -0.9  # the blocker may be boxed in
-    assert _passage_blocked("r2", "", 6.1)[0] > -0.1  # nameless: no order, no backing out
-
-
-def test_no_robot_backs_out_into_robots_standing_behind_it():
-    """Backing out frees a passage only where there is room behind: into a queue it would
-    press the robot into those behind it."""
-    assert _passage_blocked("r2", "r0", 6.1, behind=[(-0.6, 0.0)])[0] > -0.1
-    assert _passage_blocked("r2", "r0", 6.1, behind=[(-0.6, 1.2)])[0] < -0.9  # beside: room
-
-
-def test_unicycles_meeting_in_a_passage_one_robot_wide_all_arrive():
-    result = World(load_scenario(resolve_scenario("walls_swap_6")),
-                   WorldOptions(kinematics="diff_drive")).run()
-    assert result.reached == 6  # 2 of 6 before: four pressed on at each other in the gap
-    assert result.collisions == 0
 
 
 def test_a_wall_beside_a_parked_robot_shuts_only_the_way_on_its_own_side():

@@ -8,7 +8,7 @@ from orca_ros.core.geometry.obstacles import build_obstacle_edges
 from orca_ros.core.geometry.types import Polygon
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.guidance import VisibilityRoadmap
-from orca_ros.core.robot.preferred_velocity import PreferredVelocity
+from orca_ros.core.robot.preferred_velocity import PreferredVelocity, door_share
 from orca_ros.core.robot.state import RobotState
 from orca_ros.core.scenario.loader import parse_scenario
 from orca_ros.core.sim.world import World, WorldOptions
@@ -111,6 +111,39 @@ def test_a_robot_in_the_door_goes_on():
     # face, another past the other face, each within its radius of a node
     assert _speed("a1", (-0.65, 0.5), [((0.45, 0.5), (-1.0, 0.0), "a0")]) == \
         pytest.approx(1.3)
+
+
+DOOR = (0.0, 0.5)
+EAST = (1.0, 0.0)
+
+
+def _share(key, x, traffic, doors=(DOOR,), heading=EAST):
+    """door_share for the robot named ``key`` at ``x`` on the door's line."""
+    config, _ = _doorway_path(key)
+    return door_share(config, key, doors, (x, 0.5), heading, traffic)
+
+
+def test_waiting_for_a_robot_in_the_door_it_stands_three_avoidance_radii_short_of_it():
+    config, _ = _doorway_path("a1")
+    radius = config.avoidance_radius(RADIUS)
+    in_door = [((0.1, 0.5), (1.0, 0.0), "a9")]
+    assert _share("a1", -3.0 * radius, in_door) == 0.0  # where it stands
+    assert _share("a1", -4.5 * radius, in_door) == pytest.approx(0.5)  # slowing down
+    assert _share("a1", -6.0 * radius, in_door) == pytest.approx(1.0)
+    assert _share("a1", -6.5 * radius, in_door) == 1.0  # farther than six: no turn yet
+    assert _share("a1", -4.5 * radius, in_door, heading=(-1.0, 0.0)) == 1.0  # door behind
+    assert _share("a1", -4.5 * radius, in_door, doors=()) == 1.0  # no door at all
+
+
+def test_of_two_heading_into_a_door_the_later_name_waits():
+    config, _ = _doorway_path("a1")
+    radius = config.avoidance_radius(RADIUS)
+    a0 = ((-4.0 * radius, 1.0), (1.0, 0.0), "a0")  # within reach, closing on the door
+    assert _share("a1", -4.5 * radius, [a0]) == pytest.approx(0.5)
+    assert _share("a0", -4.5 * radius, [((-4.0 * radius, 1.0), (1.0, 0.0), "a1")]) == 1.0
+    slow = ((-4.0 * radius, 1.0), (0.1, 0.0), "a0")  # closing slower than a tenth: held up
+    assert _share("a1", -4.5 * radius, [slow]) == 1.0
+    assert _share("a1", -0.3, [a0]) == 1.0  # in the door itself it goes on
 
 
 def _doorway_world(kinematics, agents=(("a0", (-10.0, 2.0), (15.0, 1.0)),

@@ -95,16 +95,16 @@ def test_a_maps_walls_are_planned_round_on_a_grid_and_a_rooms_on_a_roadmap():
     ``MAP_EDGES`` edges) on a grid, a hand-drawn room's on a visibility roadmap."""
     from orca_ros.core.robot.config import ControllerConfig
     from orca_ros.core.robot.guidance import VisibilityRoadmap
-    from orca_ros.core.robot.preferred_velocity import PreferredVelocity
+    from orca_ros.core.robot.preferred_velocity import Guidance
 
     # a dashed wall, as a scanned map gives: many short segments
     dashes = [Segment((0.0, -5.0 + 0.02 * k), (0.0, -5.0 + 0.02 * k + 0.01))
               for k in range(MAP_EDGES // 2 + 1)]
-    path = PreferredVelocity(ControllerConfig(radius=RADIUS, max_speed=1.0, pref_speed=0.8,
-                                              time_step=0.1))
-    assert isinstance(path.planner(build_obstacle_edges(dashes)), NavigationGrid)
+    config = ControllerConfig(radius=RADIUS, max_speed=1.0, pref_speed=0.8, time_step=0.1)
+    guidance = Guidance()
+    assert isinstance(guidance.planner(config, build_obstacle_edges(dashes)), NavigationGrid)
     room = [Segment((0.0, -5.0), (0.0, 3.0))]
-    assert isinstance(path.planner(build_obstacle_edges(room)), VisibilityRoadmap)
+    assert isinstance(guidance.planner(config, build_obstacle_edges(room)), VisibilityRoadmap)
 
 
 def test_a_robot_just_beside_a_speck_steps_back_into_free_space_on_the_side_it_can_pass():

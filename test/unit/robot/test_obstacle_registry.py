@@ -286,10 +286,10 @@ def test_a_lasers_walls_change_every_scan_but_a_maps_walls_are_indexed_and_plann
     small.apply(add("robot/scan", 0, (1.1, 0.5), (1.1, -0.5), lifetime=1.0), now=0.2)
     assert same_guidance_walls(before, small.edges)
     from orca_ros.core.robot.config import ControllerConfig
-    from orca_ros.core.robot.preferred_velocity import PreferredVelocity
+    from orca_ros.core.robot.preferred_velocity import Guidance
 
-    path = PreferredVelocity(ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4,
-                                              time_step=0.1))
-    assert path.planner(before) is path.planner(small.edges)  # the same planner
+    config = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1)
+    guidance = Guidance()
+    assert guidance.planner(config, before) is guidance.planner(config, small.edges)  # the same
     plain = [object()]  # edges without a lasting part: all of them
     assert guidance_walls(plain) is plain

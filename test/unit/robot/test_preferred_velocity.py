@@ -62,7 +62,7 @@ def test_a_robot_standing_still_counts_as_stalled_and_turns_further():
 def test_the_supervisors_detour_comes_first_and_goes_again():
     stage = _stage([(5.0, 0.0)])
     stage.set_detour([(0.0, 3.0)])
-    assert stage.waypoints == [(0.0, 3.0), (5.0, 0.0)] and stage.goal_of_base_path == (5.0, 0.0)
+    assert stage.waypoints == [(0.0, 3.0), (5.0, 0.0)] and stage.route.goal == (5.0, 0.0)
     stage.set_detour([])
     assert stage.waypoints == [(5.0, 0.0)]
 
@@ -71,9 +71,13 @@ def test_a_new_path_starts_the_behaviours_over():
     stage = _stage([(5.0, 0.0)])
     for _ in range(5):
         _step(stage, (0.0, 0.0))
+    stage.margin.held, stage.round_standing.side = 0.5, 1
+    stage.give_way.backing, stage.guidance.corner = ((-1.0, 0.0), 2.0), (1.0, 1.0)
     stage.set_path([(0.0, 5.0)])
-    assert (stage.stalled_time, stage.unprogressed_time, stage.margin_held,
+    assert (stage.stalled_time, stage.unprogressed_time, stage.margin.held,
             stage.waypoint_index, stage.goal_reached) == (0.0, 0.0, 1.0, 0, False)
+    assert (stage.round_standing.side, stage.give_way.backing, stage.guidance.corner) == \
+        (0, None, None)
 
 
 def test_a_strict_method_gets_the_straight_line():

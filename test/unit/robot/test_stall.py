@@ -104,11 +104,11 @@ def test_a_robot_stalled_near_its_goal_releases_its_margin_then_takes_it_back():
     controller = RobotController(config, key="a")
     controller.set_path([(1.5, 0.0)])  # 1.5 m away: within 2 s at 1 m/s
     _stand(controller, (0.0, 0.0), 29)
-    assert controller.path.margin_held == 1.0  # a stall no longer than stall_escape_time
+    assert controller.path.margin.held == 1.0  # a stall no longer than stall_escape_time
     _stand(controller, (0.0, 0.0), 15)
-    assert 0.4 < controller.path.margin_held < 0.6
+    assert 0.4 < controller.path.margin.held < 0.6
     _stand(controller, (0.0, 0.0), 20)
-    assert controller.path.margin_held == 0.0
+    assert controller.path.margin.held == 0.0
     # A neighbour 1 m away now looks its true size plus tracking error, no margin.
     from orca_ros.core.robot.state import Neighbor
     view = controller.neighbor_view(RobotState((0.0, 0.0)), config.radius,
@@ -117,9 +117,9 @@ def test_a_robot_stalled_near_its_goal_releases_its_margin_then_takes_it_back():
                                         - config.margin_ratio * config.radius)
     for step in range(1, 16):  # moving at the preferred speed
         controller.preferred_velocity(RobotState((0.1 * step, 0.0)))
-    assert 0.4 < controller.path.margin_held < 0.6
+    assert 0.4 < controller.path.margin.held < 0.6
     controller.set_path([(0.0, 5.0)])
-    assert controller.path.margin_held == 1.0
+    assert controller.path.margin.held == 1.0
 
 
 def test_a_robot_shuffling_near_its_goal_without_getting_nearer_releases_its_margin():
@@ -137,11 +137,11 @@ def test_a_robot_shuffling_near_its_goal_without_getting_nearer_releases_its_mar
         controller.preferred_velocity(RobotState((0.0, 0.03 * (step % 2))))
     assert controller.path.stalled_time == 0.0
     assert controller.path.unprogressed_time > 5.0
-    assert controller.path.margin_held < 0.2
+    assert controller.path.margin.held < 0.2
     for step in range(1, 16):  # on towards the goal
         controller.preferred_velocity(RobotState((0.05 * step, 0.0)))
     assert controller.path.unprogressed_time < 1.0
-    assert controller.path.margin_held > 0.2
+    assert controller.path.margin.held > 0.2
 
 
 def test_with_progress_escape_time_0_only_a_stall_releases_the_margin():
@@ -155,7 +155,7 @@ def test_with_progress_escape_time_0_only_a_stall_releases_the_margin():
     for step in range(60):
         controller.preferred_velocity(RobotState((0.0, 0.03 * (step % 2))))
     assert controller.path.unprogressed_time > 5.0
-    assert controller.path.margin_held == 1.0
+    assert controller.path.margin.held == 1.0
 
 
 def test_a_robot_stalled_far_from_its_goal_keeps_its_margin():
@@ -167,7 +167,7 @@ def test_a_robot_stalled_far_from_its_goal_keeps_its_margin():
     controller.set_path([(2.5, 0.0)])
     _stand(controller, (0.0, 0.0), 100)
     assert controller.path.stalled_time > 9.0
-    assert controller.path.margin_held == 1.0
+    assert controller.path.margin.held == 1.0
 
 
 def test_menge_circle_diff_drive_every_robot_reaches_its_goal():

@@ -166,7 +166,7 @@ def test_a_goal_close_to_a_wall_is_headed_for_not_a_corner_across_the_wall():
     state = RobotState((-0.15, -0.1), (0.0, 0.0), 0.0, 0.0, 0.0)
     pref = controller.preferred_velocity(state, edges)
     to_goal = np.subtract(goal, state.position)
-    assert controller.path.guide_target is None
+    assert controller.path.guidance.corner is None
     assert np.dot(pref, to_goal) / (np.linalg.norm(pref) * np.linalg.norm(to_goal)) \
         == pytest.approx(1.0)
 
