@@ -71,5 +71,6 @@ def test_a_robot_inside_its_own_uncertainty_of_a_wall_is_pushed_back_out():
 
 def test_without_uncertainty_a_robot_clear_of_a_wall_may_stand():
     wall = Segment((-5.0, -0.25), (5.0, -0.25))
-    safety = SafetyFilter(CONFIG, "a").constraints(RobotState((0.0, 0.0)), [], list(build_obstacle_edges([wall]))).safety
+    safety = SafetyFilter(CONFIG, "a").constraints(RobotState((0.0, 0.0)), [],
+                                                    list(build_obstacle_edges([wall]))).safety
     assert all(_allows(line, (0.0, 0.0)) for line in safety)
