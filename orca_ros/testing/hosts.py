@@ -627,8 +627,30 @@ def _start(network: HostNetwork, host: str, folder: str, label: str, env: Dict[s
     with open(log, "w", encoding="utf-8") as out:
         proc = subprocess.Popen(network.command(host, [sys.executable, *python_args]),
                                 stdout=out, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_ends_with_us())
     return HostProcess(host, proc, log)
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _ends_with_us() -> Callable[[], None]:
+    """What a host process runs before its program: ask the kernel for SIGTERM when
+    this process dies (``prctl(PR_SET_PDEATHSIG)``). Each host process has a session of
+    its own, so a harness killed from outside (SIGKILL, out of memory), which cannot
+    stop them, would otherwise leave them running. ``ip netns exec`` runs the program
+    in its own place (no fork), so the request reaches it; SIGTERM is a stop request
+    to every orca_ros program."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child only calls it
+    parent = os.getpid()
+
+    def request() -> None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # this process died before the request was made
+            os.kill(os.getpid(), signal.SIGTERM)
+    return request
 
 
 def _stop(processes: List[HostProcess]) -> None:

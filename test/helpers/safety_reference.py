@@ -139,7 +139,7 @@ class SafetyFilterReference:
         lines, inside = [], []
         for edge in edges:
             line = one_step_obstacle_half_plane(state.position, own, edge, c.time_step, braking,
-                                                c.radius, horizon)
+                                                c.radius + own_uncertainty, horizon)
             if line is not None:
                 lines.append(line)
                 if edge_distance(state.position, edge) < own:
@@ -150,7 +150,8 @@ class SafetyFilterReference:
             rel = (other.position[0] - px, other.position[1] - py)
             combined = own + c.safety_radius(other.radius) + other.uncertainty
             line = one_step_safety_half_plane(
-                rel, combined, c.time_step, tie, braking, c.radius + other.radius, horizon,
+                rel, combined, c.time_step, tie, braking,
+                c.radius + own_uncertainty + other.radius, horizon,
                 None if other.reciprocates else other.velocity)
             lines.append(line)
             if math.hypot(*rel) < combined:

@@ -73,3 +73,49 @@ def test_the_namespaces_of_a_run_killed_before_its_cleanup_are_swept():
     links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
     assert str(gone) not in names + links
     assert hosts.sweep_stale() == []
+
+
+@needs_hosts
+def test_the_host_processes_end_when_the_harness_is_killed(tmp_path):
+    import signal
+    import sys
+    import time
+
+    keep = tmp_path / "run"
+    harness = subprocess.Popen([sys.executable, "-m", "orca_ros.testing.hosts", "crossing_4",
+                                "--keep", str(keep)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 90.0
+        while not (keep / "observer_status.json").exists() and time.monotonic() < end:
+            assert harness.poll() is None, "the harness ended before its hosts were up"
+            time.sleep(0.5)
+        assert _started_from(keep), "no host process found"
+        harness.send_signal(signal.SIGKILL)  # no cleanup can run in the harness
+        harness.wait()
+        end = time.monotonic() + 60.0  # a process busy starting hears it when it returns
+        while _started_from(keep) and time.monotonic() < end:
+            time.sleep(0.5)
+        left = {pid: _command_line(pid) for pid in _started_from(keep)}
+        assert not left, left
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+        for pid in _started_from(keep):
+            os.kill(pid, signal.SIGKILL)
+        hosts.sweep_stale()
+
+
+def _command_line(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().decode(errors="replace").replace("\0", " ")
+    except OSError:
+        return ""
+
+
+def _started_from(folder):
+    """The processes whose command line names ``folder`` (the run's host processes)."""
+    return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()
+            and str(folder) in _command_line(entry)
+            and "orca_ros.testing.hosts crossing_4" not in _command_line(entry)]

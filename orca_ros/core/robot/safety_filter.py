@@ -323,11 +323,19 @@ class SafetyFilter:
         """The hard half-planes against every ``close`` neighbour and visible wall, over
         the time the command can act (:attr:`ControllerConfig.command_horizon`), and
         those of them whose wall or robot is nearer than the safety distance (inside
-        the tracking margin)."""
+        the tracking margin).
+
+        ``own_uncertainty`` (m, how far the robot may be from ``state.position``) grows
+        the disc both ways: nearer than the grown safety distance the robot may not
+        close in, and nearer than its true radius plus the uncertainty it is pushed
+        back out. A robot placed by a localization of a few centimetres would
+        otherwise rest wherever it came to be pressed (by keep-right, say) between its
+        true radius and the grown one, as close as its estimate allows: its true
+        body then touches the wall about half the time it rests there."""
         c = self.config
         lines, inside = _orca2d.safety_half_planes(
             *self._numbers(), state.position, c.safety_radius(c.radius) + own_uncertainty,
-            c.radius, self.key, close, edges)
+            c.radius + own_uncertainty, self.key, close, edges)
         return lines, inside
 
     def driving_half_planes(self, state, inside: Sequence[HalfPlane]) -> List[HalfPlane]:

@@ -3,6 +3,7 @@ of a method's output onto them."""
 
 import pytest
 
+from orca_ros.core import Segment, build_obstacle_edges
 from orca_ros.core.methods import MethodOutput
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.safety_filter import SafetyConstraints, SafetyFilter, filter_output
@@ -54,3 +55,22 @@ def test_an_output_outside_is_projected_and_loses_its_waypoint():
 def test_without_half_planes_the_filter_caps_the_speed():
     filtered = filter_output(MethodOutput((3.0, 4.0)), 1.0, [])
     assert filtered.velocity == pytest.approx((0.6, 0.8))
+
+
+def test_a_robot_inside_its_own_uncertainty_of_a_wall_is_pushed_back_out():
+    # Outside its true radius (0.2 m) but nearer the wall than that plus its 6 cm of
+    # localization uncertainty: it must move away from the wall, not only stop closing.
+    wall = Segment((-5.0, -0.25), (5.0, -0.25))  # 0.25 m below: 5 cm clear of its body
+    state = RobotState((0.0, 0.0))
+    safety = SafetyFilter(CONFIG, "a").constraints(state, [], list(build_obstacle_edges([wall])),
+                                                    own_uncertainty=0.06).safety
+    assert safety
+    assert not any(_allows(line, (0.0, 0.0)) for line in safety)  # standing still is not enough
+    assert all(_allows(line, (0.0, 0.2)) for line in safety)  # away from the wall is
+
+
+def test_without_uncertainty_a_robot_clear_of_a_wall_may_stand():
+    wall = Segment((-5.0, -0.25), (5.0, -0.25))
+    safety = SafetyFilter(CONFIG, "a").constraints(RobotState((0.0, 0.0)), [],
+                                                    list(build_obstacle_edges([wall]))).safety
+    assert all(_allows(line, (0.0, 0.0)) for line in safety)
