@@ -14,8 +14,12 @@ from typing import NamedTuple, Sequence, Tuple
 from .types import Vector2
 
 
-def wrap_angle(angle: float) -> float:
-    """An angle in (-pi, pi]."""
+def wrap_angle(angle):
+    """An angle in (-pi, pi]; a numpy array of angles, each (for a record's headings)."""
+    if hasattr(angle, "shape"):
+        import numpy as np
+
+        return math.pi - np.mod(math.pi - np.asarray(angle, dtype=float), 2.0 * math.pi)
     wrapped = math.fmod(angle + math.pi, 2.0 * math.pi)
     if wrapped <= 0.0:
         wrapped += 2.0 * math.pi

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import Iterable, Optional, Sequence
 
+from ..geometry.vectors import point_segment_distance
+
 MIN_GAIN = 0.05  # m nearer the goal that counts as progress
 
 
@@ -28,15 +30,6 @@ def remaining_path(position: Sequence[float], waypoints: Sequence[Sequence[float
     for a, b in zip(waypoints[index:], waypoints[index + 1:]):
         distance += math.dist(a[:2], b[:2])
     return distance
-
-
-def segment_distance(p: Sequence[float], a: Sequence[float], b: Sequence[float]) -> float:
-    """The distance from point ``p`` to segment ``ab``."""
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    length2 = dx * dx + dy * dy
-    t = 0.0 if length2 == 0.0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx +
-                                                         (p[1] - a[1]) * dy) / length2))
-    return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
 
 
 def nearest_reason(position: Sequence[float], radius: float, neighbors: Iterable,
@@ -54,7 +47,7 @@ def nearest_reason(position: Sequence[float], radius: float, neighbors: Iterable
         following = getattr(vertex, "next", None)
         if following is None:
             continue
-        gap = segment_distance(position, vertex.point, following.point) - radius
+        gap = point_segment_distance(position, vertex.point, following.point) - radius
         if gap < best:
             best, reason = gap, f"a wall at {max(gap, 0.0):.2f} m"
     return reason

@@ -49,6 +49,8 @@ from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..geometry.frames import wrap_angle
+
 STOP_SPEED_MPS = 0.05
 """Below this speed (m/s) a robot is at rest; at or above it, it moves."""
 STOP_MIN_DURATION_S = 0.5
@@ -561,11 +563,6 @@ def time_standing(times: Sequence[float], positions: np.ndarray, goal: Sequence[
 
 
 # --- heading and turn reversals ------------------------------------------------------
-
-def wrap_angle(angle: np.ndarray) -> np.ndarray:
-    """Angles wrapped into [-pi, pi)."""
-    return (np.asarray(angle, dtype=float) + math.pi) % (2.0 * math.pi) - math.pi
-
 
 def yaw_rates(times: Sequence[float], positions: np.ndarray,
               yaws: Optional[Sequence[float]] = None,

@@ -41,3 +41,15 @@ def test_turning_into_the_body_frame_and_back_keeps_a_vector():
     assert body_to_world(math.pi / 2, (1.0, 0.0)) == pytest.approx((0.0, 1.0))
     assert world_to_body(math.pi / 2, (0.0, 1.0)) == pytest.approx((1.0, 0.0))
     assert world_to_body(0.7, body_to_world(0.7, (0.3, -0.2))) == pytest.approx((0.3, -0.2))
+
+
+@given(st.floats(-100.0, 100.0))
+def test_an_array_of_angles_wraps_as_each_angle_does(a):
+    import numpy as np
+
+    wrapped = wrap_angle(np.array([a, a + 2.0 * math.pi, math.pi, -math.pi]))
+    assert wrapped[0] == pytest.approx(wrap_angle(a), abs=1e-9) or \
+        abs(abs(wrapped[0]) - math.pi) < 1e-9  # (-pi, pi]: the two ends are one angle
+    assert math.cos(wrapped[1]) == pytest.approx(math.cos(a), abs=1e-9)
+    assert list(wrapped[2:]) == [math.pi, math.pi]
+    assert all(-math.pi < w <= math.pi for w in wrapped)

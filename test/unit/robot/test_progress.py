@@ -1,7 +1,6 @@
 """The "no progress" watch of a driving robot (core.robot.progress) and its diagnostics."""
 
-from orca_ros.core.robot.progress import (ProgressWatch, nearest_reason, remaining_path,
-                                          segment_distance)
+from orca_ros.core.robot.progress import ProgressWatch, nearest_reason, remaining_path
 from orca_ros.core.robot.state import Neighbor
 
 
@@ -30,7 +29,6 @@ def test_the_nearest_neighbour_or_wall_is_named():
 
     a, b = Vertex((0.0, 1.0)), Vertex((4.0, 1.0))
     a.next = b
-    assert segment_distance((2.0, 0.0), a.point, b.point) == 1.0
     neighbors = [Neighbor((0.6, 0.0), (0.0, 0.0), 0.2, key="parked", uncertainty=0.1)]
     assert nearest_reason((0.0, 0.0), 0.2, neighbors, [a, b]) == "neighbor parked at 0.10 m"
     assert nearest_reason((2.0, 0.0), 0.2, [], [a, b]) == "a wall at 0.80 m"
