@@ -150,8 +150,7 @@ class SafetyFilterReference:
             rel = (other.position[0] - px, other.position[1] - py)
             combined = own + c.safety_radius(other.radius) + other.uncertainty
             line = one_step_safety_half_plane(
-                rel, combined, c.time_step, tie, braking,
-                c.radius + own_uncertainty + other.radius, horizon,
+                rel, combined, c.time_step, tie, braking, c.radius + other.radius, horizon,
                 None if other.reciprocates else other.velocity)
             lines.append(line)
             if math.hypot(*rel) < combined:

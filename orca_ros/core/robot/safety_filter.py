@@ -326,17 +326,26 @@ class SafetyFilter:
         the tracking margin).
 
         ``own_uncertainty`` (m, how far the robot may be from ``state.position``) grows
-        the disc both ways: nearer than the grown safety distance the robot may not
-        close in, and nearer than its true radius plus the uncertainty it is pushed
-        back out. A robot placed by a localization of a few centimetres would
+        the disc: nearer than the grown safety distance the robot may not close in on
+        a wall or robot, and nearer a wall than its true radius plus the uncertainty it
+        is pushed back out. A robot placed by a localization of a few centimetres would
         otherwise rest wherever it came to be pressed (by keep-right, say) between its
-        true radius and the grown one, as close as its estimate allows: its true
-        body then touches the wall about half the time it rests there."""
+        true radius and the grown one, as close as its estimate allows: its true body
+        then touches the wall about half the time it rests there. Robots are pushed
+        apart only inside their true radii: both sides' uncertainty is already in their
+        safety distance, and a crowd standing closer than that (robots placed
+        side by side) would otherwise push in every direction at once and stand."""
         c = self.config
-        lines, inside = _orca2d.safety_half_planes(
-            *self._numbers(), state.position, c.safety_radius(c.radius) + own_uncertainty,
-            c.radius + own_uncertainty, self.key, close, edges)
-        return lines, inside
+        own = c.safety_radius(c.radius) + own_uncertainty
+        if own_uncertainty <= 0.0:
+            return _orca2d.safety_half_planes(*self._numbers(), state.position, own,
+                                              c.radius, self.key, close, edges)
+        walls, walls_inside = _orca2d.safety_half_planes(
+            *self._numbers(), state.position, own, c.radius + own_uncertainty, self.key, (),
+            edges)
+        robots, robots_inside = _orca2d.safety_half_planes(
+            *self._numbers(), state.position, own, c.radius, self.key, close, ())
+        return walls + robots, walls_inside + robots_inside
 
     def driving_half_planes(self, state, inside: Sequence[HalfPlane]) -> List[HalfPlane]:
         """For a unicycle inside the tracking margin of the walls or robots behind

@@ -74,3 +74,13 @@ def test_without_uncertainty_a_robot_clear_of_a_wall_may_stand():
     safety = SafetyFilter(CONFIG, "a").constraints(RobotState((0.0, 0.0)), [],
                                                     list(build_obstacle_edges([wall]))).safety
     assert all(_allows(line, (0.0, 0.0)) for line in safety)
+
+
+def test_robots_side_by_side_within_their_uncertainty_may_stand():
+    # 2 cm apart, inside each other's grown discs but clear of their true ones: a crowd
+    # placed side by side must not be pushed apart in every direction at once.
+    near = Neighbor((0.42, 0.0), (0.0, 0.0), 0.2, "b", uncertainty=0.06)
+    safety = SafetyFilter(CONFIG, "a").constraints(RobotState((0.0, 0.0)), [near], [],
+                                                    own_uncertainty=0.06).safety
+    assert safety and all(_allows(line, (0.0, 0.0)) for line in safety)
+    assert not any(_allows(line, (0.5, 0.0)) for line in safety)  # but not closer
