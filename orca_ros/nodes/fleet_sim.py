@@ -119,8 +119,14 @@ class FleetSim(GuardedCallbacks, Node):
         self.expired = 0  # robot-steps braked because the last command was no longer valid
         self.physics = None
         if self._param("engine") == "mujoco":
+            from ..core.sim.physics.engine import braking_shortfall
+
             self.physics = self._physics()
             self.bodies = self.physics.bodies()
+            shortfall = braking_shortfall(self.names, self.physics.braking,
+                                          [lim.max_linear_accel for lim in self.limits])
+            if shortfall:
+                self.get_logger().warning(shortfall)
         self.record = FleetRecord(self.scenario, self.positions(), self.yaws())
         if self.physics is not None:
             self.record.engine_contacts = self.physics.contacts

@@ -12,7 +12,7 @@ from orca_ros.core.sim.physics import ModelError, default_model
 
 mujoco = pytest.importorskip("mujoco")  # the optional extra `physics`
 
-from orca_ros.core.sim.physics.engine import PhysicsFleet  # noqa: E402
+from orca_ros.core.sim.physics.engine import PhysicsFleet, braking_shortfall  # noqa: E402
 
 WALL_X = 1.0  # a wall's face at x = 1 m, from y = -1 to 1
 
@@ -174,3 +174,40 @@ def test_a_model_without_the_types_actuators_is_refused_naming_them(tmp_path):
         '<numeric name="wheel_radius" data="0.033"/>', ""))
     with pytest.raises(ModelError, match="needs the numeric wheel_radius"):
         fleet(world, models={"diff_drive": str(wheel_less)})
+
+
+def _braking_distance(engine, speed):
+    """How far the robot rolls from ``speed`` (m/s, straight on) once commanded to stop."""
+    for _ in range(40):
+        engine.step([(speed, 0.0, 0.0)])
+    start = engine.positions()[0, 0]
+    for _ in range(40):
+        engine.step([(0.0, 0.0, 0.0)])
+    return engine.positions()[0, 0] - start
+
+
+@pytest.mark.parametrize("kinematics", ["diff_drive", "holonomic"])
+@pytest.mark.parametrize("radius", [0.2, 0.5])
+def test_the_default_models_stop_within_what_the_limits_promise(kinematics, radius):
+    # fleet_sim and the nodes plan stops at max_linear_accel (4 m/s^2 here): a model whose
+    # motors cannot give it stops later than the safety layer planned
+    world = scenario([("r0", (0.0, 0.0), (30.0, 0.0), 0.0)], radius=radius)
+    engine = fleet(world, kinematics)
+    assert engine.braking[0] >= 4.0
+    assert _braking_distance(engine, 0.4) <= 0.4 ** 2 / (2 * 4.0)
+
+
+def test_a_model_with_weak_motors_is_measured_and_named(tmp_path):
+    text = default_model("diff_drive").read_text(encoding="utf-8")
+    weak = tmp_path / "weak.xml"
+    weak.write_text(text.replace('forcerange="-0.4 0.4"', 'forcerange="-0.1 0.1"'),
+                    encoding="utf-8")
+    world = scenario([("r0", (0.0, 0.0), (30.0, 0.0), 0.0)])
+    engine = fleet(world, models={"diff_drive": str(weak)})
+    braking = engine.braking[0]
+    assert braking < 2.0
+    # its stop from 0.4 m/s is the one the engine's own deceleration gives
+    assert _braking_distance(engine, 0.4) == pytest.approx(0.4 ** 2 / (2 * braking), rel=0.2)
+    warning = braking_shortfall(["r0", "r1"], [braking, 5.0], [4.0, 4.0])
+    assert "1 of 2 robots" in warning and "r0" in warning and f"{braking:.2f}" in warning
+    assert braking_shortfall(["r0"], [5.0], [4.0]) == ""

@@ -147,10 +147,28 @@ class PhysicsFleet:
             self.wheel = np.array([self.model.wheels(s) for s in scales])  # (n, 2): r, b
             self.odometers = [WheelOdometry(r * (1.0 + e), b)
                               for (r, b), e in zip(self.wheel, errors)]
+        self.braking = self._braking()
         self.contacts = ContactTally()
         self.steps = 0
         mujoco.mj_forward(self.m, self.d)
         self._read_odometry()
+
+    def _braking(self) -> np.ndarray:
+        """The deceleration (m/s^2) each robot's drive can give along its heading: its
+        actuators' largest force (a wheel's torque over the wheel's radius) over its mass
+        and the inertia its actuators move (a wheel's armature over its radius squared).
+        The safety layer plans stops at ``max_linear_accel``; a model whose motors cannot
+        brake that hard stops later than planned (:func:`braking_shortfall`)."""
+        m = self.m
+        force = np.abs(m.actuator_forcerange[self.actuators]).min(axis=2)  # (n, actuators)
+        force = np.where(m.actuator_forcelimited[self.actuators] > 0, force, np.inf)
+        mass = m.body_subtreemass[self.roots]
+        armature = m.dof_armature[self.dof_of]
+        if self.kind == "holonomic":  # the slide joints x and y: the weaker one
+            return np.minimum(force[:, 0] / (mass + armature[:, 0]),
+                              force[:, 1] / (mass + armature[:, 1]))
+        r = self.wheel[:, 0]
+        return force.sum(axis=1) / r / (mass + armature.sum(axis=1) / (r * r))
 
     # -- stepping -------------------------------------------------------------------------
     def step(self, commands: Sequence[Tuple[float, float, float]]) -> None:
@@ -298,3 +316,17 @@ class PhysicsFleet:
 def engine_models(diff_drive: str = "", holonomic: str = "", toio: str = "") -> Dict[str, str]:
     """fleet_sim's model parameters as :class:`PhysicsFleet`'s ``models``."""
     return {"diff_drive": diff_drive, "holonomic": holonomic, "toio": toio}
+
+
+def braking_shortfall(names: Sequence[str], braking: Sequence[float],
+                      limits: Sequence[float]) -> str:
+    """A warning naming the robots whose drive brakes more weakly than the
+    ``max_linear_accel`` they are driven and planned with ('' when none does)."""
+    short = [(name, b, a) for name, b, a in zip(names, braking, limits) if b < a]
+    if not short:
+        return ""
+    name, b, a = min(short, key=lambda item: item[1])
+    return (f"robot model: {len(short)} of {len(names)} robots brake at most {b:.2f} m/s^2 "
+            f"({name}; motor force over mass and wheel inertia), below max_linear_accel "
+            f"{a:g}: their nodes plan stops the robots cannot make; give fleet_sim and each "
+            f"orca_node max_linear_accel <= {b:.2f}, or stronger motors in the model")
