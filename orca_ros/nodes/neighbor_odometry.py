@@ -53,7 +53,7 @@ from ..core.robot.cells import (Cell, CellGrid, cell_topic, publication_reach,
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, position_deviation
 from ..core.robot.readings import ReadingTable
 from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, OdometryFields,
-                         odometry_fields, state_of)
+                         odometry_fields_of, state_of)
 
 STATES_TOPIC = "/orca/states"
 FOOTPRINTS_TOPIC = "/orca/footprints"
@@ -151,7 +151,7 @@ class NeighborOdometry:
     def on_state(self, msg) -> None:
         """One robot's announced state (serialized bytes or a message)."""
         try:
-            fields = _fields(msg)
+            fields = odometry_fields_of(msg)
             name = fields.child_frame_id.strip("/")
             if not name:
                 raise BadMessage("a state on /orca/states names no robot (child_frame_id)")
@@ -179,9 +179,10 @@ class NeighborOdometry:
         if self.grid is None:
             self.grid = grid
 
-    def share(self, node, msg, position: Tuple[float, float], neighbor_dist: float,
+    def share(self, node, msg: bytes, position: Tuple[float, float], neighbor_dist: float,
               fastest: float, match_time: float) -> None:
-        """Publish ``node``'s own odometry ``msg``, named by ``child_frame_id``, on the
+        """Publish ``node``'s own odometry ``msg`` (serialized, named by its
+        ``child_frame_id``: :func:`~orca_ros.nodes.ros_common.odometry_cdr`) on the
         topic of the cell its robot stands in, with publishers (``node.cell_publishers``)
         made ahead for every cell within the publication reach (so each is connected
         before the robot enters its cell), and subscribe the process to the cells within
@@ -194,7 +195,6 @@ class NeighborOdometry:
                                            publication_reach(fastest, match_time)):
             if cell not in publishers:
                 publishers[cell] = node.create_publisher(Odometry, cell_topic(cell), CELL)
-        msg.child_frame_id = node.robot
         publishers[self.grid.cell_of(position[0], position[1])].publish(msg)
 
     def watch(self, node, position: Tuple[float, float], reach: float) -> None:
@@ -232,7 +232,7 @@ class NeighborOdometry:
         """One message of a cell topic: a robot's state (its odometry, when the robots do
         not announce themselves), named by its child_frame_id."""
         try:
-            fields = _fields(msg)
+            fields = odometry_fields_of(msg)
             name = fields.child_frame_id.strip("/")
             if not name:
                 raise BadMessage("no robot named in child_frame_id")
@@ -262,7 +262,7 @@ class NeighborOdometry:
     def on_odometry(self, name: str, msg) -> None:
         """One message of ``/<name>/odom`` (serialized bytes or a message)."""
         try:
-            fields = _fields(msg)
+            fields = odometry_fields_of(msg)
         except BadMessage as error:
             for node in self.followers.get(name, ()):
                 node.report_bad_neighbor_odometry(name, str(error))
@@ -308,10 +308,3 @@ class NeighborOdometry:
         rival = other.stamp(name)  # a state counts while at least as new as the odometry
         newer = rival is None or (stamp >= rival if announced else stamp > rival)
         self.latest.copy_row(name, table if newer else other)
-
-
-def _fields(msg) -> OdometryFields:
-    """An odometry's fields, serialized (bytes) or a message."""
-    if isinstance(msg, (bytes, bytearray, memoryview)):
-        return odometry_fields(bytes(msg))
-    return OdometryFields.of(msg)

@@ -239,6 +239,14 @@ def odometry_fields(data: bytes) -> OdometryFields:
                           child.rstrip(b"\0").decode("utf-8", "replace"), *numbers)
 
 
+def odometry_fields_of(msg) -> OdometryFields:
+    """An odometry's fields, serialized (bytes, as a raw subscription hands it) or a
+    message."""
+    if isinstance(msg, (bytes, bytearray, memoryview)):
+        return odometry_fields(bytes(msg))
+    return OdometryFields.of(msg)
+
+
 def odometry_from_cdr(data: bytes):
     """A serialized nav_msgs/Odometry as an object with the message's attributes for the
     fields :func:`odometry_fields` reads (the pose covariance's other numbers zero)."""
@@ -537,29 +545,60 @@ def header_seconds(msg) -> float:
     return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
-def announced_state(msg: Odometry, frame: str, robot: str, pose, deviation: float,
-                    stamp_ns: Optional[int] = None) -> Odometry:
-    """A robot's state in the shared ``frame``, named by its robot (``child_frame_id``):
-    what orca_node announces on /orca/states (or on the cell topics). ``msg``: its own
-    odometry (stamp, height, body-frame twist); ``pose``: its pose in the shared frame
-    (Pose2); ``deviation`` (m): its localization's, as the position covariance;
-    ``stamp_ns``: when it was measured on the node's clock (default: the odometry's
-    stamp), so that its states and predictions carry one clock."""
-    state = Odometry()
-    state.header.stamp = msg.header.stamp
-    if stamp_ns is not None:
-        from builtin_interfaces.msg import Time
+def _cdr_string(out: bytearray, text: str) -> None:
+    """A CDR string (4-aligned length with its terminating NUL, then the bytes)."""
+    data = text.encode("utf-8")
+    out += bytes(-(len(out) - 4) % 4)
+    out += struct.pack("<I", len(data) + 1)
+    out += data
+    out += b"\0"
 
-        sec, nanosec = divmod(stamp_ns, 1_000_000_000)
-        state.header.stamp = Time(sec=sec, nanosec=nanosec)
-    state.header.frame_id = frame
-    state.child_frame_id = robot
-    state.pose.pose.position.x, state.pose.pose.position.y = pose.position
-    state.pose.pose.position.z = msg.pose.pose.position.z
-    state.pose.pose.orientation = quaternion_from_yaw(pose.yaw)
-    state.pose.covariance[0] = state.pose.covariance[7] = deviation ** 2
-    state.twist.twist = msg.twist.twist  # body frame, as the odometry's
-    return state
+
+_ZERO_COVARIANCE = bytes(36 * 8)
+
+
+def odometry_cdr(stamp_ns: int, frame: str, child: str, pose: Sequence[float],
+                 orientation: Sequence[float], variance: float,
+                 twist: Sequence[float]) -> bytes:
+    """A nav_msgs/Odometry serialized as plain little-endian CDR (what
+    ``serialize_message`` makes of it, ``Publisher.publish`` sends as it is): stamped
+    ``stamp_ns``, in ``frame``, named ``child``, at ``pose`` ``(x, y, z)`` with
+    ``orientation`` ``(x, y, z, w)``, the position's covariance ``variance`` on x and y
+    (the rest 0), and the body ``twist`` ``(vx, vy, vz, wx, wy, wz)``. Building a
+    message and letting rclpy convert it cost about ten times as much, once per robot
+    per odometry."""
+    sec, nanosec = divmod(stamp_ns, 1_000_000_000)
+    out = bytearray(_CDR_LE + b"\x00\x00")
+    out += struct.pack("<iI", sec, nanosec)
+    _cdr_string(out, frame)
+    _cdr_string(out, child)
+    out += bytes(-(len(out) - 4) % 8)
+    out += struct.pack("<7d", *pose, *orientation)
+    if variance:
+        out += struct.pack("<d48xd", variance, variance)  # covariance[0], [7] (x, y)
+        out += bytes(28 * 8)
+    else:
+        out += _ZERO_COVARIANCE
+    out += struct.pack("<6d", *twist)
+    out += _ZERO_COVARIANCE
+    return bytes(out)
+
+
+def announced_state(msg: OdometryFields, frame: str, robot: str, pose, deviation: float,
+                    stamp_ns: Optional[int] = None) -> bytes:
+    """A robot's state in the shared ``frame``, named by its robot (``child_frame_id``),
+    serialized (:func:`odometry_cdr`): what orca_node announces on /orca/states (or on
+    the cell topics). ``msg``: its own odometry's fields (stamp, height, body-frame
+    twist); ``pose``: its pose in the shared frame (Pose2); ``deviation`` (m): its
+    localization's, as the position covariance; ``stamp_ns``: when it was measured on
+    the node's clock (default: the odometry's stamp), so that its states and
+    predictions carry one clock."""
+    if stamp_ns is None:
+        stamp_ns = msg.sec * 1_000_000_000 + msg.nanosec
+    half = pose.yaw / 2.0
+    return odometry_cdr(stamp_ns, frame, robot, (pose.position[0], pose.position[1], msg.pz),
+                        (0.0, 0.0, math.sin(half), math.cos(half)), deviation ** 2,
+                        (msg.vx, msg.vy, msg.vz, msg.wx, msg.wy, msg.wz))
 
 
 def prediction_message(prediction, frame: str, robot: str) -> Odometry:
