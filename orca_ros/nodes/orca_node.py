@@ -44,7 +44,6 @@ from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data, qos_profile_system_default
-from rclpy.time import Time
 from sensor_msgs.msg import LaserScan
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
@@ -66,8 +65,8 @@ from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, declare
 from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
                          GuardedCallbacks, NodeParameters, announced_state, diagnostic_array,
                          diagnostic_status, localization_fix, obstacle_update, odometry_cdr,
-                         odometry_fields_of, path_points, prediction_message, state_of,
-                         run_node, shared_prediction, twist_message, twist_of)
+                         odometry_fields_of, path_points, prediction_message, run_node,
+                         shared_prediction, state_of, twist_cdr, twist_of)
 
 FOOTPRINT_SIDES = 16  # the announced footprint: a polygon round the robot's disc
 
@@ -488,10 +487,10 @@ class OrcaNode(GuardedCallbacks, Node):
         that a driver counting its validity from the stamp (fleet_sim's
         ``command_validity``) expires that much sooner."""
         if self.commanding:
-            stamp = self.get_clock().now() if stamp_ns is None else Time(nanoseconds=stamp_ns)
-            self.cmd_pub.publish(twist_message(linear_x, linear_y, angular_z, self.stamped,
-                                               stamp.to_msg(), f"{self.robot}/base_link",
-                                               linear_z))
+            self.cmd_pub.publish(twist_cdr(
+                linear_x, linear_y, angular_z, self.stamped,
+                self._now_ns() if stamp_ns is None else stamp_ns, f"{self.robot}/base_link",
+                linear_z))
 
     def _publish_diagnostics(self) -> None:
         """The robot's diagnostics (:func:`~orca_ros.core.robot.report.robot_report`)."""

@@ -584,6 +584,21 @@ def odometry_cdr(stamp_ns: int, frame: str, child: str, pose: Sequence[float],
     return bytes(out)
 
 
+def twist_cdr(linear_x: float, linear_y: float, angular_z: float, stamped: bool,
+              stamp_ns: int = 0, frame_id: str = "", linear_z: float = 0.0) -> bytes:
+    """:func:`twist_message`'s Twist or TwistStamped serialized as plain little-endian
+    CDR (``stamp_ns``: the stamp), sent as it is: what orca_node publishes on
+    ``cmd_vel`` every cycle."""
+    out = bytearray(_CDR_LE + b"\x00\x00")
+    if stamped:
+        out += struct.pack("<iI", *divmod(stamp_ns, 1_000_000_000))
+        _cdr_string(out, frame_id)
+        out += bytes(-(len(out) - 4) % 8)
+    out += struct.pack("<6d", float(linear_x), float(linear_y), float(linear_z), 0.0, 0.0,
+                       float(angular_z))
+    return bytes(out)
+
+
 def announced_state(msg: OdometryFields, frame: str, robot: str, pose, deviation: float,
                     stamp_ns: Optional[int] = None) -> bytes:
     """A robot's state in the shared ``frame``, named by its robot (``child_frame_id``),

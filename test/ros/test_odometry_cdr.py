@@ -90,3 +90,20 @@ def test_a_state_serialized_by_hand_is_what_rclpy_serializes(frame, child, numbe
     fields = odometry_fields(ours)
     assert (fields.frame_id, fields.child_frame_id, fields.cxx, fields.cyy) == \
         (frame, child, variance, variance)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(finite, min_size=4, max_size=4), st.booleans(), names,
+       st.integers(0, (2**31 - 1) * 10**9))
+def test_a_command_serialized_by_hand_is_what_twist_message_makes(numbers, stamped, frame,
+                                                                  stamp_ns):
+    from builtin_interfaces.msg import Time
+    from geometry_msgs.msg import Twist, TwistStamped
+
+    from orca_ros.nodes.ros_common import twist_cdr, twist_message
+
+    sec, nanosec = divmod(stamp_ns, 10**9)
+    x, y, w, z = numbers
+    expected = twist_message(x, y, w, stamped, Time(sec=sec, nanosec=nanosec), frame, z)
+    ours = twist_cdr(x, y, w, stamped, stamp_ns, frame, z)
+    assert deserialize_message(ours, TwistStamped if stamped else Twist) == expected

@@ -80,7 +80,8 @@ class RobotControl:
         listed = self.radius_of.get(name)
         if listed is not None:
             return listed
-        return self.heard_radii().get(name, self.params["neighbor_radius"])
+        heard = self.heard_radii().get(name)
+        return heard if heard is not None else self.params["neighbor_radius"]
 
     def configure(self) -> str:
         """The cycle takes the settings (it keeps its path). Returns what is wrong with
