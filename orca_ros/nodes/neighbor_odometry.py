@@ -3,9 +3,10 @@
 Every orca_node needs every other robot's ``odom``. Subscribed node by node, a
 process hosting K robots (``orca_robots``) took each message K times: at 100
 robots, 10 per process, 99,000 deliveries per second on two cores. Here the
-process subscribes each ``/<robot>/odom`` once (as serialized bytes, parsed by
-:func:`~orca_ros.nodes.ros_common.odometry_from_cdr`), keeps the latest state
-of each robot, and its orca_nodes read that when they plan. Deliveries become
+process subscribes each ``/<robot>/odom`` once (as serialized bytes, their fields
+read by :func:`~orca_ros.nodes.ros_common.odometry_fields`), keeps the latest state
+of each robot as a row of an array (:class:`~orca_ros.core.robot.readings.ReadingTable`),
+and its orca_nodes read those rows when they plan. Deliveries become
 N topics x 10 Hz per process; nothing central is added (each process still
 listens to the robots directly, as each node did).
 

@@ -314,7 +314,8 @@ class RobotControl:
         ``clocks``: the neighbours' clock offsets)."""
         p = self.params
         offsets = {} if clocks is None else {
-            name: clocks.offset(name) for name in neighbors if clocks.offset(name) is not None}
+            name: offset for name in neighbors
+            if (offset := clocks.offset(name)) is not None}
         own_offset = self.own_clock.estimate_ns
         return robot_report(RobotSnapshot(
             self.robot, now, self.status, self.goal, self.dimensions, self.cycle, self.aerial,
