@@ -3,9 +3,10 @@
 Every orca_node needs every other robot's ``odom``. Subscribed node by node, a
 process hosting K robots (``orca_robots``) took each message K times: at 100
 robots, 10 per process, 99,000 deliveries per second on two cores. Here the
-process subscribes each ``/<robot>/odom`` once (as serialized bytes, parsed by
-:func:`~orca_ros.nodes.ros_common.odometry_from_cdr`), keeps the latest state
-of each robot, and its orca_nodes read that when they plan. Deliveries become
+process subscribes each ``/<robot>/odom`` once (as serialized bytes, their fields
+read by :func:`~orca_ros.nodes.ros_common.odometry_fields`), keeps the latest state
+of each robot as a row of an array (:class:`~orca_ros.core.robot.readings.ReadingTable`),
+and its orca_nodes read those rows when they plan. Deliveries become
 N topics x 10 Hz per process; nothing central is added (each process still
 listens to the robots directly, as each node did).
 
@@ -51,9 +52,9 @@ from ..core.robot.clocks import SenderClocks
 from ..core.robot.cells import (Cell, CellGrid, cell_topic, publication_reach,
                                 subscription_reach)
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, position_deviation
-from ..core.robot.perception import NeighborReading
-from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, odometry_from_cdr,
-                         odometry_height, odometry_state)
+from ..core.robot.readings import ReadingTable
+from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, OdometryFields,
+                         odometry_fields_of, state_of)
 
 STATES_TOPIC = "/orca/states"
 FOOTPRINTS_TOPIC = "/orca/footprints"
@@ -79,8 +80,12 @@ class NeighborOdometry:
         self.reaches: Dict[object, Tuple[Tuple[float, float], float]] = {}
         self.cell_subscriptions: Dict[Cell, object] = {}
         # Announced robots: their latest states, their radii (footprints), the topics.
-        self.states: Dict[str, NeighborReading] = {}
-        self.odometry: Dict[str, NeighborReading] = {}
+        # Readings as arrays (:class:`~orca_ros.core.robot.readings.ReadingTable`): the
+        # states, the odometry, and the latest of each robot (its state while that is at
+        # least as new as its odometry, else its odometry), kept as messages come.
+        self.states = ReadingTable()
+        self.odometry = ReadingTable()
+        self.latest = ReadingTable()
         self.radii: Dict[str, float] = {}
         self.state_subscription = None
         self.footprint_subscription = None
@@ -125,17 +130,6 @@ class NeighborOdometry:
         if states:
             self.use_states()
 
-    @property
-    def latest(self) -> Dict[str, NeighborReading]:
-        """Every robot's latest reading: its announced state while that is at least as new
-        as its odometry, else its odometry."""
-        merged = dict(self.odometry)
-        for name, state in self.states.items():
-            odometry = merged.get(name)
-            if odometry is None or state.stamp >= odometry.stamp:
-                merged[name] = state
-        return merged
-
     def use_states(self) -> None:
         """Hear the robots that announce themselves: ``/orca/states`` (with neighbour
         cells: their states come on the cell topics instead) and ``/orca/footprints``,
@@ -158,20 +152,15 @@ class NeighborOdometry:
     def on_state(self, msg) -> None:
         """One robot's announced state (serialized bytes or a message)."""
         try:
-            if isinstance(msg, (bytes, bytearray, memoryview)):
-                msg = odometry_from_cdr(bytes(msg))
-            name = msg.child_frame_id.strip("/")
+            fields = odometry_fields_of(msg)
+            name = fields.child_frame_id.strip("/")
             if not name:
                 raise BadMessage("a state on /orca/states names no robot (child_frame_id)")
         except BadMessage as error:
             for node in self.nodes:
                 node.report_bad_neighbor_odometry(STATES_TOPIC, str(error))
             return
-        reading = self._reading(name, msg, announced=True)
-        if reading is not None:
-            previous = self.states.get(name)
-            if previous is None or reading.order >= previous.order:
-                self.states[name] = reading
+        self._take(name, fields, announced=True)
 
     def on_footprint(self, msg) -> None:
         """A robot's footprint: its radius, the farthest point from its base frame."""
@@ -191,9 +180,10 @@ class NeighborOdometry:
         if self.grid is None:
             self.grid = grid
 
-    def share(self, node, msg, position: Tuple[float, float], neighbor_dist: float,
+    def share(self, node, msg: bytes, position: Tuple[float, float], neighbor_dist: float,
               fastest: float, match_time: float) -> None:
-        """Publish ``node``'s own odometry ``msg``, named by ``child_frame_id``, on the
+        """Publish ``node``'s own odometry ``msg`` (serialized, named by its
+        ``child_frame_id``: :func:`~orca_ros.nodes.ros_common.odometry_cdr`) on the
         topic of the cell its robot stands in, with publishers (``node.cell_publishers``)
         made ahead for every cell within the publication reach (so each is connected
         before the robot enters its cell), and subscribe the process to the cells within
@@ -206,7 +196,6 @@ class NeighborOdometry:
                                            publication_reach(fastest, match_time)):
             if cell not in publishers:
                 publishers[cell] = node.create_publisher(Odometry, cell_topic(cell), CELL)
-        msg.child_frame_id = node.robot
         publishers[self.grid.cell_of(position[0], position[1])].publish(msg)
 
     def watch(self, node, position: Tuple[float, float], reach: float) -> None:
@@ -244,19 +233,15 @@ class NeighborOdometry:
         """One message of a cell topic: a robot's state (its odometry, when the robots do
         not announce themselves), named by its child_frame_id."""
         try:
-            if isinstance(msg, (bytes, bytearray, memoryview)):
-                msg = odometry_from_cdr(bytes(msg))
-            name = msg.child_frame_id.strip("/")
+            fields = odometry_fields_of(msg)
+            name = fields.child_frame_id.strip("/")
             if not name:
                 raise BadMessage("no robot named in child_frame_id")
         except BadMessage as error:
             for node in self.nodes:
                 node.report_bad_neighbor_odometry(topic, str(error))
             return
-        if self.announced:
-            self.on_state(msg)
-        else:
-            self.on_odometry(name, msg)
+        self._take(name, fields, announced=self.announced)
 
     def follow(self, name: str, node) -> None:
         """``node`` wants robot ``name``'s odometry: subscribe ``/<name>/odom`` once
@@ -278,47 +263,49 @@ class NeighborOdometry:
     def on_odometry(self, name: str, msg) -> None:
         """One message of ``/<name>/odom`` (serialized bytes or a message)."""
         try:
-            if isinstance(msg, (bytes, bytearray, memoryview)):
-                msg = odometry_from_cdr(bytes(msg))
+            fields = odometry_fields_of(msg)
         except BadMessage as error:
             for node in self.followers.get(name, ()):
                 node.report_bad_neighbor_odometry(name, str(error))
             return
-        reading = self._reading(name, msg, announced=False)
-        if reading is not None:
-            previous = self.odometry.get(name)
-            if previous is None or reading.order >= previous.order:
-                self.odometry[name] = reading
+        self._take(name, fields, announced=False)
 
-    def _reading(self, name: str, msg, announced: bool) -> Optional[NeighborReading]:
-        """A robot's odometry or state as a reading, or None (reported) when it cannot
-        be used."""
+    def _take(self, name: str, f: OdometryFields, announced: bool) -> None:
+        """A robot's odometry or state into the tables (:attr:`latest` too), or
+        reported when it cannot be used; one older than the reading held is ignored."""
         try:
-            frame = getattr(msg.header, "frame_id", "")
             shared = self._shared_frame()
-            if frame != shared:
+            if f.frame_id != shared:
                 raise BadMessage(f"{'state' if announced else 'odometry'} in frame "
-                                 f"{frame!r}, not the shared frame {shared!r}")
-            position, velocity, _, _, _ = odometry_state(msg)
-            z, vz = odometry_height(msg)
+                                 f"{f.frame_id!r}, not the shared frame {shared!r}")
+            (x, y), (vx, vy), _, _, _ = state_of(f.px, f.py, f.pz, f.qx, f.qy, f.qz, f.qw,
+                                                 f.vx, f.vy, f.vz, f.wz)
             bound = self.owner.odometry_gate.max_coordinate
-            if max(abs(position[0]), abs(position[1]), abs(z)) > bound:
-                raise BadMessage(f"position {position + (z,)} is beyond {bound:g} m")
+            if max(abs(x), abs(y), abs(f.pz)) > bound:
+                raise BadMessage(f"position {(x, y, f.pz)} is beyond {bound:g} m")
             uncertainty = 0.0
             if announced:
-                c = msg.pose.covariance
-                if not all(math.isfinite(v) for v in (c[0], c[1], c[7])):
+                if not (math.isfinite(f.cxx) and math.isfinite(f.cxy) and
+                        math.isfinite(f.cyy)):
                     raise BadMessage("non-finite pose covariance")
-                uncertainty = UNCERTAINTY_DEVIATIONS * position_deviation(c[0], c[1], c[7])
+                uncertainty = UNCERTAINTY_DEVIATIONS * position_deviation(f.cxx, f.cxy, f.cyy)
         except BadMessage as error:
             nodes = self.nodes if announced else self.followers.get(name, ())
             for node in nodes:
                 node.report_bad_neighbor_odometry(name, str(error))
-            return None
+            return
         self.messages += 1
         self.messages_from[name] = self.messages_from.get(name, 0) + 1
         # Aged from its arrival: its stamp on this clock (:mod:`..core.robot.clocks`).
-        sent_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-        stamp_ns = self.clocks.measured_ns(name, sent_ns, self.owner._now_ns())
-        return NeighborReading(stamp_ns * 1e-9, position, velocity, z, vz, uncertainty,
-                               announced, sent_ns * 1e-9)
+        sent_ns = f.sec * 1_000_000_000 + f.nanosec
+        stamp = self.clocks.measured_ns(name, sent_ns, self.owner._now_ns()) * 1e-9
+        sent = sent_ns * 1e-9
+        table, other = (self.states, self.odometry) if announced else \
+            (self.odometry, self.states)
+        previous = table.order(name)
+        if previous is not None and sent < previous:
+            return
+        table.put(name, stamp, sent, x, y, vx, vy, f.pz, f.vz, uncertainty, announced)
+        rival = other.stamp(name)  # a state counts while at least as new as the odometry
+        newer = rival is None or (stamp >= rival if announced else stamp > rival)
+        self.latest.copy_row(name, table if newer else other)

@@ -44,7 +44,6 @@ from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data, qos_profile_system_default
-from rclpy.time import Time
 from sensor_msgs.msg import LaserScan
 from std_msgs.msg import Float64
 from visualization_msgs.msg import Marker, MarkerArray
@@ -65,9 +64,9 @@ from .params import check_start, check_values, declare_table, removed_problem
 from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, declare_method
 from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
                          GuardedCallbacks, NodeParameters, announced_state, diagnostic_array,
-                         diagnostic_status, header_seconds, localization_fix, obstacle_update,
-                         odometry_height, odometry_state, path_points, prediction_message,
-                         run_node, shared_prediction, twist_message, twist_of)
+                         diagnostic_status, localization_fix, obstacle_update, odometry_cdr,
+                         odometry_fields_of, path_points, prediction_message, run_node,
+                         shared_prediction, state_of, twist_cdr, twist_of)
 
 FOOTPRINT_SIDES = 16  # the announced footprint: a polygon round the robot's disc
 
@@ -135,7 +134,7 @@ class OrcaNode(GuardedCallbacks, Node):
             self._publish_footprint()
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
                                               qos_profile_system_default)
-        self.create_subscription(Odometry, "odom", self._on_own_odom, LATEST)
+        self.create_subscription(Odometry, "odom", self._on_own_odom, LATEST, raw=True)
         self.create_subscription(Marker, "/obstacles", self._on_obstacles,
                                  OBSTACLES_SUBSCRIPTION)
         self.create_subscription(PoseStamped, "goal_pose", self._on_goal, RELIABLE_10)
@@ -223,32 +222,40 @@ class OrcaNode(GuardedCallbacks, Node):
     def _now_ns(self) -> int:
         return self.get_clock().now().nanoseconds
 
-    def measured_ns(self, msg: Odometry) -> int:
-        """When an odometry message was measured (:meth:`RobotControl.measured_ns`)."""
-        stamp = msg.header.stamp
-        return self.core.measured_ns(stamp.sec * 1_000_000_000 + stamp.nanosec, self._now_ns())
-
-    def _on_own_odom(self, msg: Odometry) -> None:
+    def _on_own_odom(self, raw) -> None:
+        """The own odometry, serialized (a raw subscription: the fields read without
+        building the message, :func:`~.ros_common.odometry_fields`) or a message."""
         try:
-            if msg.header.frame_id != self.odom_frame:
-                raise BadMessage(f"odom in frame {msg.header.frame_id!r}, expected "
+            msg = odometry_fields_of(raw)
+            if msg.frame_id != self.odom_frame:
+                raise BadMessage(f"odom in frame {msg.frame_id!r}, expected "
                                  f"{self.odom_frame!r} (odom_frame, or world_frame)")
-            position, velocity, yaw, v, omega = odometry_state(msg)
+            position, velocity, yaw, v, omega = state_of(
+                msg.px, msg.py, msg.pz, msg.qx, msg.qy, msg.qz, msg.qw, msg.vx, msg.vy,
+                msg.vz, msg.wz)
         except BadMessage as error:
             self._reject("own odom", str(error))
             return
-        stamp_ns = self.measured_ns(msg)
-        problem = self.core.odometry(stamp_ns, header_seconds(msg), Pose2(
-            position[0], position[1], yaw), velocity, v, omega, lambda: odometry_height(msg))
+        # When it was measured (:meth:`RobotControl.measured_ns`).
+        stamp_ns = self.core.measured_ns(msg.sec * 1_000_000_000 + msg.nanosec,
+                                         self._now_ns())
+        problem = self.core.odometry(stamp_ns, msg.sec + msg.nanosec * 1e-9, Pose2(
+            position[0], position[1], yaw), velocity, v, omega, lambda: (msg.pz, msg.vz))
         if problem is not None:  # '': older than what we have
             if problem:
                 self._reject("own odom", problem)
             return
         shared, state = self.inputs.shared_pose, None
         if shared is not None:
-            state = announced_state(msg, self.shared_frame, self.robot, shared,
-                                    self.inputs.localizer.uncertainty / UNCERTAINTY_DEVIATIONS,
-                                    stamp_ns) if self.announcing else msg
+            if self.announcing:
+                state = announced_state(
+                    msg, self.shared_frame, self.robot, shared,
+                    self.inputs.localizer.uncertainty / UNCERTAINTY_DEVIATIONS, stamp_ns)
+            elif self.neighbor_odometry.grid is not None:  # the odometry, named, on cells
+                state = odometry_cdr(msg.sec * 1_000_000_000 + msg.nanosec, msg.frame_id,
+                                     self.robot, (msg.px, msg.py, msg.pz),
+                                     (msg.qx, msg.qy, msg.qz, msg.qw), 0.0,
+                                     (msg.vx, msg.vy, msg.vz, msg.wx, msg.wy, msg.wz))
         self.timing.odometry_heard()
         if self.core.odometry_starts(stamp_ns, ODOM_TRIGGER_SPACING):
             with self.timing.cpu():  # spaced by the odometry's own stamps
@@ -480,10 +487,10 @@ class OrcaNode(GuardedCallbacks, Node):
         that a driver counting its validity from the stamp (fleet_sim's
         ``command_validity``) expires that much sooner."""
         if self.commanding:
-            stamp = self.get_clock().now() if stamp_ns is None else Time(nanoseconds=stamp_ns)
-            self.cmd_pub.publish(twist_message(linear_x, linear_y, angular_z, self.stamped,
-                                               stamp.to_msg(), f"{self.robot}/base_link",
-                                               linear_z))
+            self.cmd_pub.publish(twist_cdr(
+                linear_x, linear_y, angular_z, self.stamped,
+                self._now_ns() if stamp_ns is None else stamp_ns, f"{self.robot}/base_link",
+                linear_z))
 
     def _publish_diagnostics(self) -> None:
         """The robot's diagnostics (:func:`~orca_ros.core.robot.report.robot_report`)."""

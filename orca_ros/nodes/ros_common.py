@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import struct
 from types import SimpleNamespace as NS
-from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Quaternion, Twist, TwistStamped
@@ -141,18 +141,23 @@ def odometry_state(msg: Odometry) -> Tuple[Tuple[float, float], Tuple[float, flo
     p = msg.pose.pose.position
     q = msg.pose.pose.orientation
     t = msg.twist.twist
-    numbers = (p.x, p.y, p.z, q.x, q.y, q.z, q.w, t.linear.x, t.linear.y, t.linear.z,
-               t.angular.z)
-    if not all(math.isfinite(n) for n in numbers):
-        raise BadMessage(f"non-finite number in odometry: position ({p.x}, {p.y}, {p.z}), "
-                         f"orientation ({q.x}, {q.y}, {q.z}, {q.w}), twist "
-                         f"({t.linear.x}, {t.linear.y}, {t.linear.z}, {t.angular.z})")
-    if q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w < 1e-12:
+    return state_of(p.x, p.y, p.z, q.x, q.y, q.z, q.w, t.linear.x, t.linear.y, t.linear.z,
+                    t.angular.z)
+
+
+def state_of(px: float, py: float, pz: float, qx: float, qy: float, qz: float, qw: float,
+             vx: float, vy: float, vz: float, wz: float):
+    """:func:`odometry_state` of an odometry's numbers (pose, orientation, body twist)."""
+    numbers = (px, py, pz, qx, qy, qz, qw, vx, vy, vz, wz)
+    if not all(map(math.isfinite, numbers)):
+        raise BadMessage(f"non-finite number in odometry: position ({px}, {py}, {pz}), "
+                         f"orientation ({qx}, {qy}, {qz}, {qw}), twist "
+                         f"({vx}, {vy}, {vz}, {wz})")
+    if qx * qx + qy * qy + qz * qz + qw * qw < 1e-12:
         raise BadMessage("odometry orientation is a zero quaternion")
-    yaw = yaw_from_quaternion(q)
+    yaw = wrap_angle(math.atan2(2.0 * (qw * qz + qx * qy), 1.0 - 2.0 * (qy * qy + qz * qz)))
     c, s = math.cos(yaw), math.sin(yaw)
-    world_velocity = (c * t.linear.x - s * t.linear.y, s * t.linear.x + c * t.linear.y)
-    return (p.x, p.y), world_velocity, yaw, t.linear.x, t.angular.z
+    return (px, py), (c * vx - s * vy, s * vx + c * vy), yaw, vx, wz
 
 
 def odometry_height(msg: Odometry) -> Tuple[float, float]:
@@ -165,46 +170,96 @@ def odometry_height(msg: Odometry) -> Tuple[float, float]:
 _CDR_LE = b"\x00\x01"  # the encapsulation of plain little-endian CDR (XCDR1)
 
 
-def odometry_from_cdr(data: bytes):
-    """The fields of a serialized nav_msgs/Odometry that :func:`odometry_state` and the
-    stamp read, without building the message: a neighbour's odometry arrives raw
-    (``create_subscription(..., raw=True)``), because rclpy's deserialization of an
-    Odometry (two 36-number covariances) costs about 67 us, this about 1 us, and an
-    orca_node takes every neighbour's at the control rate. Plain little-endian CDR,
-    alignment counted from the end of the 4-byte encapsulation header; anything else
-    is deserialized the usual way. Raises :class:`BadMessage` on a truncated message.
+_ODOMETRY_NUMBERS = struct.Struct("<7d2d40xd224x6d")  # pose, covariance xx xy . yy, twist
+
+
+class OdometryFields(NamedTuple):
+    """What a neighbour's nav_msgs/Odometry says that orca_node reads: the stamp, the
+    frames, the pose, the pose covariance's ``xx``, ``xy``, ``yy`` and the body twist
+    (angular ``x``, ``y`` left out)."""
+
+    sec: int
+    nanosec: int
+    frame_id: str
+    child_frame_id: str
+    px: float
+    py: float
+    pz: float
+    qx: float
+    qy: float
+    qz: float
+    qw: float
+    cxx: float
+    cxy: float
+    cyy: float
+    vx: float
+    vy: float
+    vz: float
+    wx: float
+    wy: float
+    wz: float
+
+    @classmethod
+    def of(cls, msg) -> "OdometryFields":
+        """The fields of a message (a deserialized nav_msgs/Odometry)."""
+        h, p, q = msg.header, msg.pose.pose.position, msg.pose.pose.orientation
+        c, t = msg.pose.covariance, msg.twist.twist
+        return cls(h.stamp.sec, h.stamp.nanosec, h.frame_id, msg.child_frame_id, p.x, p.y,
+                   p.z, q.x, q.y, q.z, q.w, c[0], c[1], c[7], t.linear.x, t.linear.y,
+                   t.linear.z, t.angular.x, t.angular.y, t.angular.z)
+
+
+def odometry_fields(data: bytes) -> OdometryFields:
+    """The fields of a serialized nav_msgs/Odometry that orca_node reads
+    (:class:`OdometryFields`), without building the message: a neighbour's odometry
+    arrives raw (``create_subscription(..., raw=True)``), because rclpy's
+    deserialization of an Odometry (two 36-number covariances) costs about 67 us, this
+    about 1 us, and a process takes every robot's at the control rate. Plain
+    little-endian CDR, alignment counted from the end of the 4-byte encapsulation
+    header; anything else is deserialized the usual way. Raises :class:`BadMessage` on
+    a truncated message.
     """
     if data[:2] != _CDR_LE:
         from rclpy.serialization import deserialize_message
 
-        return deserialize_message(data, Odometry)
+        return OdometryFields.of(deserialize_message(data, Odometry))
     try:
-        offset = 4
-        sec, nanosec, frame_length = struct.unpack_from("<iII", data, offset)
-        frame = data[offset + 12:offset + 12 + frame_length]
-        offset += 12 + frame_length
+        sec, nanosec, frame_length = struct.unpack_from("<iII", data, 4)
+        offset = 16 + frame_length
+        frame = data[16:offset]
         offset = 4 + ((offset - 4 + 3) & ~3)  # child_frame_id: a string, 4-aligned
         (child_length,) = struct.unpack_from("<I", data, offset)
         child = data[offset + 4:offset + 4 + child_length]
         offset += 4 + child_length
         offset = 4 + ((offset - 4 + 7) & ~7)  # the pose: doubles, 8-aligned
-        px, py, pz, qx, qy, qz, qw = struct.unpack_from("<7d", data, offset)
-        offset += 7 * 8
-        xx, xy = struct.unpack_from("<2d", data, offset)  # the pose covariance's x row
-        yy = struct.unpack_from("<d", data, offset + 7 * 8)[0]
-        offset += 36 * 8
-        vx, vy, vz, wx, wy, wz = struct.unpack_from("<6d", data, offset)
+        numbers = _ODOMETRY_NUMBERS.unpack_from(data, offset)
     except struct.error as error:
         raise BadMessage(f"truncated odometry ({len(data)} bytes): {error}") from None
+    return OdometryFields(sec, nanosec, frame.rstrip(b"\0").decode("utf-8", "replace"),
+                          child.rstrip(b"\0").decode("utf-8", "replace"), *numbers)
+
+
+def odometry_fields_of(msg) -> OdometryFields:
+    """An odometry's fields, serialized (bytes, as a raw subscription hands it) or a
+    message."""
+    if isinstance(msg, (bytes, bytearray, memoryview)):
+        return odometry_fields(bytes(msg))
+    return OdometryFields.of(msg)
+
+
+def odometry_from_cdr(data: bytes):
+    """A serialized nav_msgs/Odometry as an object with the message's attributes for the
+    fields :func:`odometry_fields` reads (the pose covariance's other numbers zero)."""
+    f = odometry_fields(data)
     covariance = [0.0] * 36
-    covariance[0], covariance[1], covariance[6], covariance[7] = xx, xy, xy, yy
-    return NS(header=NS(stamp=NS(sec=sec, nanosec=nanosec),
-                        frame_id=frame.rstrip(b"\0").decode("utf-8", "replace")),
-              child_frame_id=child.rstrip(b"\0").decode("utf-8", "replace"),
-              pose=NS(pose=NS(position=NS(x=px, y=py, z=pz),
-                              orientation=NS(x=qx, y=qy, z=qz, w=qw)),
+    covariance[0], covariance[1], covariance[6], covariance[7] = f.cxx, f.cxy, f.cxy, f.cyy
+    return NS(header=NS(stamp=NS(sec=f.sec, nanosec=f.nanosec), frame_id=f.frame_id),
+              child_frame_id=f.child_frame_id,
+              pose=NS(pose=NS(position=NS(x=f.px, y=f.py, z=f.pz),
+                              orientation=NS(x=f.qx, y=f.qy, z=f.qz, w=f.qw)),
                       covariance=covariance),
-              twist=NS(twist=NS(linear=NS(x=vx, y=vy, z=vz), angular=NS(x=wx, y=wy, z=wz))))
+              twist=NS(twist=NS(linear=NS(x=f.vx, y=f.vy, z=f.vz),
+                                angular=NS(x=f.wx, y=f.wy, z=f.wz))))
 
 
 def twist_message(linear_x: float, linear_y: float, angular_z: float, stamped: bool,
@@ -490,29 +545,75 @@ def header_seconds(msg) -> float:
     return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
-def announced_state(msg: Odometry, frame: str, robot: str, pose, deviation: float,
-                    stamp_ns: Optional[int] = None) -> Odometry:
-    """A robot's state in the shared ``frame``, named by its robot (``child_frame_id``):
-    what orca_node announces on /orca/states (or on the cell topics). ``msg``: its own
-    odometry (stamp, height, body-frame twist); ``pose``: its pose in the shared frame
-    (Pose2); ``deviation`` (m): its localization's, as the position covariance;
-    ``stamp_ns``: when it was measured on the node's clock (default: the odometry's
-    stamp), so that its states and predictions carry one clock."""
-    state = Odometry()
-    state.header.stamp = msg.header.stamp
-    if stamp_ns is not None:
-        from builtin_interfaces.msg import Time
+def _cdr_string(out: bytearray, text: str) -> None:
+    """A CDR string (4-aligned length with its terminating NUL, then the bytes)."""
+    data = text.encode("utf-8")
+    out += bytes(-(len(out) - 4) % 4)
+    out += struct.pack("<I", len(data) + 1)
+    out += data
+    out += b"\0"
 
-        sec, nanosec = divmod(stamp_ns, 1_000_000_000)
-        state.header.stamp = Time(sec=sec, nanosec=nanosec)
-    state.header.frame_id = frame
-    state.child_frame_id = robot
-    state.pose.pose.position.x, state.pose.pose.position.y = pose.position
-    state.pose.pose.position.z = msg.pose.pose.position.z
-    state.pose.pose.orientation = quaternion_from_yaw(pose.yaw)
-    state.pose.covariance[0] = state.pose.covariance[7] = deviation ** 2
-    state.twist.twist = msg.twist.twist  # body frame, as the odometry's
-    return state
+
+_ZERO_COVARIANCE = bytes(36 * 8)
+
+
+def odometry_cdr(stamp_ns: int, frame: str, child: str, pose: Sequence[float],
+                 orientation: Sequence[float], variance: float,
+                 twist: Sequence[float]) -> bytes:
+    """A nav_msgs/Odometry serialized as plain little-endian CDR (what
+    ``serialize_message`` makes of it, ``Publisher.publish`` sends as it is): stamped
+    ``stamp_ns``, in ``frame``, named ``child``, at ``pose`` ``(x, y, z)`` with
+    ``orientation`` ``(x, y, z, w)``, the position's covariance ``variance`` on x and y
+    (the rest 0), and the body ``twist`` ``(vx, vy, vz, wx, wy, wz)``. Building a
+    message and letting rclpy convert it cost about ten times as much, once per robot
+    per odometry."""
+    sec, nanosec = divmod(stamp_ns, 1_000_000_000)
+    out = bytearray(_CDR_LE + b"\x00\x00")
+    out += struct.pack("<iI", sec, nanosec)
+    _cdr_string(out, frame)
+    _cdr_string(out, child)
+    out += bytes(-(len(out) - 4) % 8)
+    out += struct.pack("<7d", *pose, *orientation)
+    if variance:
+        out += struct.pack("<d48xd", variance, variance)  # covariance[0], [7] (x, y)
+        out += bytes(28 * 8)
+    else:
+        out += _ZERO_COVARIANCE
+    out += struct.pack("<6d", *twist)
+    out += _ZERO_COVARIANCE
+    return bytes(out)
+
+
+def twist_cdr(linear_x: float, linear_y: float, angular_z: float, stamped: bool,
+              stamp_ns: int = 0, frame_id: str = "", linear_z: float = 0.0) -> bytes:
+    """:func:`twist_message`'s Twist or TwistStamped serialized as plain little-endian
+    CDR (``stamp_ns``: the stamp), sent as it is: what orca_node publishes on
+    ``cmd_vel`` every cycle."""
+    out = bytearray(_CDR_LE + b"\x00\x00")
+    if stamped:
+        out += struct.pack("<iI", *divmod(stamp_ns, 1_000_000_000))
+        _cdr_string(out, frame_id)
+        out += bytes(-(len(out) - 4) % 8)
+    out += struct.pack("<6d", float(linear_x), float(linear_y), float(linear_z), 0.0, 0.0,
+                       float(angular_z))
+    return bytes(out)
+
+
+def announced_state(msg: OdometryFields, frame: str, robot: str, pose, deviation: float,
+                    stamp_ns: Optional[int] = None) -> bytes:
+    """A robot's state in the shared ``frame``, named by its robot (``child_frame_id``),
+    serialized (:func:`odometry_cdr`): what orca_node announces on /orca/states (or on
+    the cell topics). ``msg``: its own odometry's fields (stamp, height, body-frame
+    twist); ``pose``: its pose in the shared frame (Pose2); ``deviation`` (m): its
+    localization's, as the position covariance; ``stamp_ns``: when it was measured on
+    the node's clock (default: the odometry's stamp), so that its states and
+    predictions carry one clock."""
+    if stamp_ns is None:
+        stamp_ns = msg.sec * 1_000_000_000 + msg.nanosec
+    half = pose.yaw / 2.0
+    return odometry_cdr(stamp_ns, frame, robot, (pose.position[0], pose.position[1], msg.pz),
+                        (0.0, 0.0, math.sin(half), math.cos(half)), deviation ** 2,
+                        (msg.vx, msg.vy, msg.vz, msg.wx, msg.wy, msg.wz))
 
 
 def prediction_message(prediction, frame: str, robot: str) -> Odometry:

@@ -128,3 +128,44 @@ def test_with_neighbour_cells_a_far_robots_odometry_is_not_delivered_and_a_near_
     assert ros.spin_until(lambda: nameless.publish(odom(-29.0, 0.0)) or
                           f"odom of {cell_topic((-15, 0))}" in nodes["a"].rejected, 10.0)
     assert set(a.messages_from) == set(before)  # nobody new was taken in
+
+
+def test_a_robots_latest_reading_is_its_state_while_that_is_as_new_as_its_odometry():
+    """The process's rows of states, odometry and the latest of each, written as the
+    serialized messages come (no DDS: the messages are handed in as bytes)."""
+    from types import SimpleNamespace
+
+    from rclpy.serialization import serialize_message
+
+    from orca_ros.nodes.neighbor_odometry import NeighborOdometry
+
+    clock, problems = {"now": 0}, []
+    owner = SimpleNamespace(shared_frame="map", _now_ns=lambda: clock["now"],
+                            odometry_gate=SimpleNamespace(max_coordinate=1e6),
+                            report_bad_neighbor_odometry=lambda name, why: problems.append(why))
+    shared = NeighborOdometry()
+    shared.join(owner)
+
+    def message(x, sec, frame="map"):
+        msg = odom(x, 0.0)
+        msg.header.frame_id = frame
+        msg.header.stamp.sec, msg.header.stamp.nanosec = sec, 0
+        msg.child_frame_id = "r"
+        return serialize_message(msg)
+
+    clock["now"] = 10 * 10**9
+    shared.on_odometry("r", message(1.0, 10))
+    assert shared.latest["r"].position == (1.0, 0.0) and not shared.latest["r"].announced
+    shared.on_state(message(2.0, 10))  # as new: the state
+    assert shared.latest["r"].position == (2.0, 0.0) and shared.latest["r"].announced
+    clock["now"] = 11 * 10**9
+    shared.on_odometry("r", message(3.0, 11))  # newer odometry: its orca_node may be gone
+    assert shared.latest["r"].position == (3.0, 0.0) and not shared.latest["r"].announced
+    shared.on_state(message(9.0, 9))  # older than the state held: ignored
+    assert shared.states["r"].position == (2.0, 0.0)
+    assert shared.latest["r"].position == (3.0, 0.0)
+    shared.on_state(message(5.0, 11))
+    assert shared.latest["r"].position == (5.0, 0.0) and shared.messages == 5  # all taken in
+    shared.on_state(message(6.0, 12, frame="odom"))  # another frame: refused, nothing changes
+    assert shared.latest["r"].position == (5.0, 0.0) and shared.messages == 5  # not counted
+    assert problems == ["state in frame 'odom', not the shared frame 'map'"]

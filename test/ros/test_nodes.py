@@ -146,8 +146,12 @@ def test_a_stamped_command_carries_the_time_its_cycle_decided_it(ros, monkeypatc
     target = tester.create_publisher(PoseStamped, "/late/goal_pose", RELIABLE_10)
     ros.spin_until(lambda: own.get_subscription_count() > 0
                    and target.get_subscription_count() > 0, 10.0)
-    sent, publish = [], node.cmd_pub.publish
-    monkeypatch.setattr(node.cmd_pub, "publish", lambda msg: (sent.append(msg), publish(msg)))
+    from geometry_msgs.msg import TwistStamped
+    from rclpy.serialization import deserialize_message
+
+    sent, publish = [], node.cmd_pub.publish  # (sent serialized: read back)
+    monkeypatch.setattr(node.cmd_pub, "publish", lambda msg: (
+        sent.append(deserialize_message(msg, TwistStamped)), publish(msg)))
     decided, control = [], node.core.control
 
     def held_up(now, *args, **kwargs):

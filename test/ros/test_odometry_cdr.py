@@ -1,6 +1,6 @@
 """Neighbours' odometry is read straight from its serialized bytes
-(``orca_ros.nodes.ros_common.odometry_from_cdr``); rclpy's own deserialization is the
-reference here."""
+(``orca_ros.nodes.ros_common.odometry_from_cdr``), and a robot's state is serialized by
+hand (``odometry_cdr``); rclpy's own (de)serialization is the reference here."""
 
 import math
 
@@ -13,7 +13,8 @@ pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
 from nav_msgs.msg import Odometry  # noqa: E402
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
 
-from orca_ros.nodes.ros_common import BadMessage, odometry_from_cdr, odometry_state  # noqa: E402
+from orca_ros.nodes.ros_common import (BadMessage, odometry_cdr, odometry_fields,  # noqa: E402
+                                        odometry_from_cdr, odometry_state)
 
 pytestmark = pytest.mark.ros
 
@@ -65,3 +66,44 @@ def test_a_truncated_message_is_a_bad_message_and_nan_still_is_one():
     msg.pose.pose.orientation.w = 1.0
     with pytest.raises(BadMessage, match="non-finite"):
         odometry_state(odometry_from_cdr(serialize_message(msg)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(names, names, st.lists(finite, min_size=13, max_size=13), st.floats(0.0, 10.0),
+       st.integers(0, (2**31 - 1) * 10**9))
+def test_a_state_serialized_by_hand_is_what_rclpy_serializes(frame, child, numbers,
+                                                             variance, stamp_ns):
+    """rclpy reads odometry_cdr's bytes as the Odometry they stand for (every alignment
+    of the two strings; as long as serialize_message's, whose padding bytes are not
+    always zero), and so does odometry_fields."""
+    msg = Odometry()
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 10**9)
+    msg.header.frame_id, msg.child_frame_id = frame, child
+    p, q = msg.pose.pose.position, msg.pose.pose.orientation
+    lin, ang = msg.twist.twist.linear, msg.twist.twist.angular
+    (p.x, p.y, p.z, q.x, q.y, q.z, q.w, lin.x, lin.y, lin.z, ang.x, ang.y, ang.z) = numbers
+    msg.pose.covariance[0] = msg.pose.covariance[7] = variance
+    ours = odometry_cdr(stamp_ns, frame, child, numbers[:3], numbers[3:7], variance,
+                        numbers[7:])
+    assert deserialize_message(ours, Odometry) == msg
+    assert len(ours) == len(serialize_message(msg))
+    fields = odometry_fields(ours)
+    assert (fields.frame_id, fields.child_frame_id, fields.cxx, fields.cyy) == \
+        (frame, child, variance, variance)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(finite, min_size=4, max_size=4), st.booleans(), names,
+       st.integers(0, (2**31 - 1) * 10**9))
+def test_a_command_serialized_by_hand_is_what_twist_message_makes(numbers, stamped, frame,
+                                                                  stamp_ns):
+    from builtin_interfaces.msg import Time
+    from geometry_msgs.msg import Twist, TwistStamped
+
+    from orca_ros.nodes.ros_common import twist_cdr, twist_message
+
+    sec, nanosec = divmod(stamp_ns, 10**9)
+    x, y, w, z = numbers
+    expected = twist_message(x, y, w, stamped, Time(sec=sec, nanosec=nanosec), frame, z)
+    ours = twist_cdr(x, y, w, stamped, stamp_ns, frame, z)
+    assert deserialize_message(ours, TwistStamped if stamped else Twist) == expected

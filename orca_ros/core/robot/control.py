@@ -80,7 +80,8 @@ class RobotControl:
         listed = self.radius_of.get(name)
         if listed is not None:
             return listed
-        return self.heard_radii().get(name, self.params["neighbor_radius"])
+        heard = self.heard_radii().get(name)
+        return heard if heard is not None else self.params["neighbor_radius"]
 
     def configure(self) -> str:
         """The cycle takes the settings (it keeps its path). Returns what is wrong with
@@ -313,7 +314,8 @@ class RobotControl:
         ``clocks``: the neighbours' clock offsets)."""
         p = self.params
         offsets = {} if clocks is None else {
-            name: clocks.offset(name) for name in neighbors if clocks.offset(name) is not None}
+            name: offset for name in neighbors
+            if (offset := clocks.offset(name)) is not None}
         own_offset = self.own_clock.estimate_ns
         return robot_report(RobotSnapshot(
             self.robot, now, self.status, self.goal, self.dimensions, self.cycle, self.aerial,

@@ -43,6 +43,7 @@ from .controller import RobotController
 from .link_groups import LinkedViews, LinkSpec, linked_views, parse_links
 from .perception import (NeighborReading, ReciprocityMonitor, SentCommands, SharedPrediction,
                          beyond_reach, perceive_neighbor_best, select_neighbors)
+from .readings import Readings, within_reach
 from .state import Command, Neighbor, RobotState, predict_state
 
 if TYPE_CHECKING:
@@ -430,15 +431,25 @@ class RobotCycle:
         From the reading, or, where that is surer, from what the neighbour said it
         would do (its :class:`SharedPrediction`, with ``share_predictions``). A
         neighbour that cannot be within reach, wherever it went since its reading, is
-        passed over before that (:func:`~.perception.beyond_reach`); the reciprocity
-        monitor sees each new reading of the others."""
+        passed over before that (:func:`~.perception.beyond_reach`): first with numpy
+        over every reading at once (:func:`~.readings.within_reach`), then exactly for
+        the few left; the reciprocity monitor sees each new reading of the others."""
         max_speed = self.neighbor_max_speed
         extrapolate = self.perception.neighbor_timeout
         detect = self.perception.detect_non_reciprocating
         predictions = self.predictions if self.perception.share_predictions else {}
+        rows = Readings.of(readings)
+        lag = config.command_lag
+        near = within_reach(rows.data, state.position, now, lag, max_speed,
+                            config.neighbor_dist).tolist()
+        if predictions:  # never passed over: where it said it will be counts
+            index = rows.index
+            near = sorted(set(near).union(index[n] for n in predictions if n in index))
+        names = rows.names
         perceived = []
-        for name, s in readings.items():
-            age = max(0.0, now - s.stamp) + config.command_lag
+        for k in near:
+            name, s = names[k], rows.reading(k)
+            age = max(0.0, now - s.stamp) + lag
             if name not in predictions and beyond_reach(
                     state.position, s.position, s.velocity, age, max_speed,
                     config.neighbor_dist):
@@ -455,7 +466,7 @@ class RobotCycle:
                                reciprocates)
             perceived.append(perceive_neighbor_best(
                 seen_as, age, max_speed, config.max_linear_accel, extrapolate,
-                predictions.get(name), now + config.command_lag, config.max_angular_speed))
+                predictions.get(name), now + lag, config.max_angular_speed))
         return select_neighbors(state.position, perceived, config.neighbor_dist)
 
     def _expect_reciprocity(self, command: Command, state: RobotState,
@@ -490,8 +501,9 @@ class RobotCycle:
         """This robot's partners and the other groups' links near it
         (:func:`~.link_groups.linked_views`); the partners it cannot see are noted for
         :meth:`_link_hold`."""
+        named = {name for group in self.link_groups for name in group.agents}
         observed = {name: (s.position, s.velocity, now - s.stamp)
-                    for name, s in readings.items()}
+                    for name, s in ((n, readings[n]) for n in named if n in readings)}
         views = linked_views(self.key, self.link_groups, observed, self.radius_of,
                              config.command_lag, self.perception.neighbor_timeout,
                              state.position, config.neighbor_dist)

@@ -9,13 +9,16 @@ node turns messages into its arguments and its answers into messages.
 
 from __future__ import annotations
 
-from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set,
+from typing import (Any, Callable, Iterable, List, Mapping, Optional, Sequence, Set, Sized,
                     Tuple)
+
+import numpy as np
 
 from ..geometry.frames import Pose2, body_to_world, world_to_body
 from .cycle import OwnReading, Preferred
 from .localization import SharedFramePose
 from .perception import NeighborReading, OdometryGate, stopped_reading
+from .readings import ANNOUNCED, STAMP, Readings, ReadingTable, readings_of
 from .settings import command_validity
 from .state import RobotState
 
@@ -59,6 +62,9 @@ class RobotInputs:
         self.quiet_stops = 0  # stop commands sent since cmd_vel_in went quiet
         self.followed: List[str] = []  # the robots followed (order of discovery)
         self.departed: Set[str] = set()  # announced robots whose orca_node left the graph
+        self._counted_key: Optional[tuple] = None  # what _counted_rows was worked out for
+        self._counted_rows: Optional[np.ndarray] = None
+        self._all_heard: Optional[tuple] = None  # fleet_robots all heard once
 
     # --- the own odometry -----------------------------------------------------------------
 
@@ -139,9 +145,16 @@ class RobotInputs:
     # --- readiness --------------------------------------------------------------------------
 
     def unheard(self, heard: Callable[[str], bool]) -> List[str]:
-        """The robots of ``fleet_robots`` not ``heard`` yet (by state or odometry)."""
-        return [name for name in self.params["fleet_robots"]
-                if name and name != self.robot and not heard(name)]
+        """The robots of ``fleet_robots`` not ``heard`` yet (by state or odometry). A robot
+        once heard stays heard (its reading is kept): once all were, the list is not
+        gone through again while ``fleet_robots`` stays as it is."""
+        fleet = tuple(self.params["fleet_robots"])
+        if fleet == self._all_heard:
+            return []
+        unheard = [name for name in fleet if name and name != self.robot and not heard(name)]
+        if not unheard:
+            self._all_heard = fleet
+        return unheard
 
     def hold(self, now: float, heard: Callable[[str], bool]) -> str:
         """Why the robot must hold for want of input ('' when it need not): odometry came
@@ -164,7 +177,7 @@ class RobotInputs:
 
     def neighbors(self, now: float, latest: Mapping[str, NeighborReading],
                   announced: Iterable[str], cells: bool,
-                  max_speed: float) -> Dict[str, NeighborReading]:
+                  max_speed: float) -> Readings:
         """The neighbours' readings that count at ``now`` (s): of the followed robots
         (with ``cells``, and no listed ``neighbors``: of whoever is heard in them, a robot
         met for the first time at once), and of every robot ``announced``.
@@ -176,25 +189,54 @@ class RobotInputs:
         has left the graph (:meth:`departures`) its driver stops it, and it stands
         where that leaves it, having moved at most at ``max_speed`` until then. Other
         robots (odometry only) are forgotten after ``neighbor_forget_after`` of
-        silence."""
+        silence.
+
+        ``latest``: a :class:`~.readings.ReadingTable` (orca_node's), or any mapping of
+        name to reading (made one first). The rows are chosen with numpy over all of
+        them (which robots count is worked out again only when the table, the followed
+        or the announced robots grew)."""
         p = self.params
-        names = list(self.followed)
-        if cells and not any(p["neighbors"]):
-            names = [n for n in latest if n != self.robot]
-        if self.announcing:
-            names += [n for n in announced if n != self.robot and n not in names]
-        seen = {}
-        for name in names:
-            s = latest.get(name)
-            if s is None:
-                continue
-            if s.announced and name in self.departed and now - s.stamp > p["neighbor_timeout"]:
+        table = latest if isinstance(latest, ReadingTable) else ReadingTable.of(latest)
+        count = len(table)
+        counted = self._counted(table, announced, cells and not any(p["neighbors"]),
+                                table is latest and isinstance(announced, ReadingTable))
+        data = table.data
+        announced_rows = data[:, ANNOUNCED] != 0.0
+        age = now - data[:, STAMP]
+        keep = counted & (announced_rows | (age <= p["neighbor_forget_after"]))
+        replaced = {}
+        for name in self.departed:
+            row = table.rows.get(name)
+            if row is not None and row < count and keep[row] and announced_rows[row] and \
+                    age[row] > p["neighbor_timeout"]:
                 # Its orca_node has left the graph: its driver stops it; it stands.
-                seen[name] = stopped_reading(s, now, command_validity(p), max_speed,
-                                             p["max_linear_accel"])
-            elif s.announced or now - s.stamp <= p["neighbor_forget_after"]:
-                seen[name] = s
-        return seen
+                replaced[row] = stopped_reading(table.reading(row), now, command_validity(p),
+                                                max_speed, p["max_linear_accel"])
+        return readings_of(table, np.flatnonzero(keep), replaced)
+
+    def _counted(self, table: ReadingTable, announced: Iterable[str], everyone: bool,
+                 cacheable: bool) -> np.ndarray:
+        """Which rows of ``table`` are of robots that count (followed, announced, or with
+        ``everyone`` any robot heard), this robot's own not; kept while neither the
+        table, the followed nor the announced robots changed (``cacheable``: both are
+        tables, which only grow)."""
+        key = (id(table), len(table), id(self.followed), len(self.followed), id(announced),
+               len(announced) if isinstance(announced, Sized) else None, everyone,
+               self.announcing)
+        if cacheable and self._counted_key == key:
+            return self._counted_rows
+        rows = table.rows
+        counted = np.zeros(len(table), dtype=bool)
+        if everyone:
+            counted[:] = True
+        else:
+            names = list(self.followed) + (list(announced) if self.announcing else [])
+            counted[[rows[n] for n in names if n in rows]] = True
+        own = rows.get(self.robot)
+        if own is not None:
+            counted[own] = False
+        self._counted_key, self._counted_rows = key, counted
+        return counted
 
     def departures(self, announced: Iterable[str], present: Set[str]) -> None:
         """The announced robots whose orca_node is not ``present`` in the graph: silent,

@@ -7,11 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple
 
+import numpy as np
+
 from .clocks import offset_text, offsets_beyond
 from .cycle import AerialCycle, RobotCycle, Status
 from .inputs import RobotInputs
 from .link_groups import group_of
 from .perception import NeighborReading
+from .readings import ANNOUNCED, STAMP, Readings
 from .timing import CycleTiming
 
 OK, WARN, ERROR = 0, 1, 2  # diagnostic_msgs' levels
@@ -99,7 +102,9 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         held = f" (nearest: {s.stuck_reason})" if s.stuck_reason else ""
         message = f"{message}; no progress towards the goal for {s.stuck_for:.0f} s{held}"
     group = group_of(cycle.link_groups, s.robot)
-    stale = sorted(n for n, r in s.neighbors.items() if now - r.stamp > s.neighbor_timeout)
+    rows = Readings.of(s.neighbors)  # read as arrays, not reading by reading
+    stamps = sorted(zip(rows.names, rows.data[:, STAMP].tolist()))
+    stale = [n for n, stamp in stamps if now - stamp > s.neighbor_timeout]
     localizer, own = inputs.localizer, inputs.own
     values = {
         "robot": s.robot, "goal": s.goal, "goal_state": goal_state,
@@ -133,7 +138,7 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         "pose_source": localizer.source, "localization_fixes": localizer.fixes,
         "localization_jumps": localizer.jumps,
         "pose_uncertainty_m": round(localizer.uncertainty, 4),
-        "neighbors_announced": sum(1 for n in s.neighbors.values() if n.announced),
+        "neighbors_announced": int(np.count_nonzero(rows.data[:, ANNOUNCED])),
         # announced robots whose orca_node left: kept standing where they stop
         "departed_robots": ",".join(sorted(inputs.departed)),
         "cmd_vel_in_age_s": round(now - inputs.cmd_vel_in[1], 3)
@@ -141,8 +146,8 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         # Each neighbour's clock offset (this clock minus its: positive, its clock lags)
         # and its data's age, aged from arrival; the own odometry's (its driver's clock).
         "clock_offsets": ",".join(offset_text(n, o) for n, o in sorted(s.clock_offsets.items())),
-        "neighbor_ages_s": ",".join(f"{n}:{max(now - r.stamp, 0.0):.3f}"
-                                    for n, r in sorted(s.neighbors.items())),
+        "neighbor_ages_s": ",".join(f"{n}:{max(now - stamp, 0.0):.3f}"
+                                    for n, stamp in stamps),
         "own_odom_clock_offset_s": round(s.own_clock_offset, 3)
         if s.own_clock_offset is not None else "",
         "no_progress_s": round(s.stuck_for, 1), "no_progress_nearest": s.stuck_reason,
