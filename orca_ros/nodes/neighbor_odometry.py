@@ -243,6 +243,10 @@ class NeighborOdometry:
             return
         self._take(name, fields, announced=self.announced)
 
+    def heard(self, name: str) -> bool:
+        """Whether robot ``name``'s state or odometry has come."""
+        return name in self.states or name in self.odometry
+
     def follow(self, name: str, node) -> None:
         """``node`` wants robot ``name``'s odometry: subscribe ``/<name>/odom`` once
         (with cells: its odometry comes on the cell topics)."""

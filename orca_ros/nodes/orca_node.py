@@ -64,9 +64,9 @@ from .params import check_start, check_values, declare_table, removed_problem
 from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, declare_method
 from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
                          GuardedCallbacks, NodeParameters, announced_state, diagnostic_array,
-                         diagnostic_status, localization_fix, obstacle_update, odometry_cdr,
-                         odometry_fields_of, path_points, prediction_message, run_node,
-                         shared_prediction, state_of, twist_cdr, twist_of)
+                         diagnostic_status, localization_fix, obstacle_update,
+                         odometry_on_cells, own_odometry, path_points, prediction_message,
+                         run_node, shared_prediction, twist_cdr, twist_of)
 
 FOOTPRINT_SIDES = 16  # the announced footprint: a polygon round the robot's disc
 
@@ -226,13 +226,7 @@ class OrcaNode(GuardedCallbacks, Node):
         """The own odometry, serialized (a raw subscription: the fields read without
         building the message, :func:`~.ros_common.odometry_fields`) or a message."""
         try:
-            msg = odometry_fields_of(raw)
-            if msg.frame_id != self.odom_frame:
-                raise BadMessage(f"odom in frame {msg.frame_id!r}, expected "
-                                 f"{self.odom_frame!r} (odom_frame, or world_frame)")
-            position, velocity, yaw, v, omega = state_of(
-                msg.px, msg.py, msg.pz, msg.qx, msg.qy, msg.qz, msg.qw, msg.vx, msg.vy,
-                msg.vz, msg.wz)
+            msg, position, velocity, yaw, v, omega = own_odometry(raw, self.odom_frame)
         except BadMessage as error:
             self._reject("own odom", str(error))
             return
@@ -251,11 +245,8 @@ class OrcaNode(GuardedCallbacks, Node):
                 state = announced_state(
                     msg, self.shared_frame, self.robot, shared,
                     self.inputs.localizer.uncertainty / UNCERTAINTY_DEVIATIONS, stamp_ns)
-            elif self.neighbor_odometry.grid is not None:  # the odometry, named, on cells
-                state = odometry_cdr(msg.sec * 1_000_000_000 + msg.nanosec, msg.frame_id,
-                                     self.robot, (msg.px, msg.py, msg.pz),
-                                     (msg.qx, msg.qy, msg.qz, msg.qw), 0.0,
-                                     (msg.vx, msg.vy, msg.vz, msg.wx, msg.wy, msg.wz))
+            elif self.neighbor_odometry.grid is not None:
+                state = odometry_on_cells(msg, self.robot)
         self.timing.odometry_heard()
         if self.core.odometry_starts(stamp_ns, ODOM_TRIGGER_SPACING):
             with self.timing.cpu():  # spaced by the odometry's own stamps
@@ -425,13 +416,6 @@ class OrcaNode(GuardedCallbacks, Node):
 
     # --- control: the cycle, fed from messages --------------------------------------------
 
-    def _heard(self, name: str) -> bool:
-        return name in self.neighbor_odometry.states or name in self.neighbor_odometry.odometry
-
-    def _input_hold(self, now: float) -> str:
-        """Why the robot must hold for want of input (:meth:`RobotInputs.hold`)."""
-        return self.inputs.hold(now, self._heard)
-
     def _control(self) -> None:
         """One control period (:meth:`RobotControl.control`), its outcome sent."""
         now_ns = self._now_ns()
@@ -440,7 +424,7 @@ class OrcaNode(GuardedCallbacks, Node):
             self._configure()
         readings = self._neighbors(now_ns)
         self._show_footprint()
-        outcome = self.core.control(now_ns * 1e-9, readings, self._heard)
+        outcome = self.core.control(now_ns * 1e-9, readings, self.neighbor_odometry.heard)
         if outcome.twist is not None:
             self._publish_command(*outcome.twist, stamp_ns=now_ns)
         if outcome.prediction is not None:

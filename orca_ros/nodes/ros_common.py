@@ -247,6 +247,26 @@ def odometry_fields_of(msg) -> OdometryFields:
     return OdometryFields.of(msg)
 
 
+def own_odometry(msg, frame: str):
+    """The robot's own odometry (serialized or a message, :func:`odometry_fields_of`) as
+    ``(fields, position, velocity, yaw, v, omega)`` (:func:`state_of`); BadMessage when it
+    is not in ``frame`` or has a non-finite number or a zero quaternion."""
+    f = odometry_fields_of(msg)
+    if f.frame_id != frame:
+        raise BadMessage(f"odom in frame {f.frame_id!r}, expected {frame!r} (odom_frame, or "
+                         "world_frame)")
+    return (f,) + state_of(f.px, f.py, f.pz, f.qx, f.qy, f.qz, f.qw, f.vx, f.vy, f.vz, f.wz)
+
+
+def odometry_on_cells(msg: OdometryFields, robot: str) -> bytes:
+    """A robot's own odometry, as it is, named by the robot (``child_frame_id``),
+    serialized: what a robot that does not announce its state shares on the neighbour
+    cells' topics."""
+    return odometry_cdr(msg.sec * 1_000_000_000 + msg.nanosec, msg.frame_id, robot,
+                        (msg.px, msg.py, msg.pz), (msg.qx, msg.qy, msg.qz, msg.qw), 0.0,
+                        (msg.vx, msg.vy, msg.vz, msg.wx, msg.wy, msg.wz))
+
+
 def odometry_from_cdr(data: bytes):
     """A serialized nav_msgs/Odometry as an object with the message's attributes for the
     fields :func:`odometry_fields` reads (the pose covariance's other numbers zero)."""

@@ -44,7 +44,8 @@ def test_dropped_odometry_and_commands_never_reach_their_callbacks():
     for name in ("south", "east", "west"):
         node = injector.robots[name]
         assert node.state is not None and len(node.neighbors) == 2, name
-        assert node._input_hold(0.0) == "waiting to hear robots north", name
+        assert node.inputs.hold(0.0, node.neighbor_odometry.heard) == \
+            "waiting to hear robots north", name
     south_cmd = next(t for t in injector.taps if t.kind == "cmd" and t.robot == "south")
     assert south_cmd.received > 0 and south_cmd.dropped == south_cmd.received
     assert "south" not in injector.sim.commands

@@ -64,6 +64,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import math
+import struct
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -155,6 +156,14 @@ class _Stats:
 
 
 def _stamp_ns(msg) -> Optional[int]:
+    """A stamped message's stamp (ns); a serialized one's (a raw subscription's bytes:
+    its header comes first, the stamp after the 4 bytes of CDR encapsulation)."""
+    if isinstance(msg, (bytes, bytearray, memoryview)):
+        data = bytes(msg)
+        if len(data) < 12 or data[1] not in (0, 1):
+            return None
+        sec, nanosec = struct.unpack_from("<iI" if data[1] == 1 else ">iI", data, 4)
+        return sec * 1_000_000_000 + nanosec
     header = getattr(msg, "header", None)
     if header is None:
         return None
