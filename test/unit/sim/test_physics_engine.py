@@ -211,3 +211,16 @@ def test_a_model_with_weak_motors_is_measured_and_named(tmp_path):
     warning = braking_shortfall(["r0", "r1"], [braking, 5.0], [4.0, 4.0])
     assert "1 of 2 robots" in warning and "r0" in warning and f"{braking:.2f}" in warning
     assert braking_shortfall(["r0"], [5.0], [4.0]) == ""
+
+
+def test_a_diff_drive_robot_braking_at_its_motors_limit_stays_level():
+    # tipped onto its nose, the chassis' top edge would reach past the footprint the
+    # safety layer keeps clear: the engine would count contacts the planner never saw
+    world = scenario([("r0", (0.0, 0.0), (30.0, 0.0), 0.0)], radius=0.5)
+    engine = fleet(world)
+    worst = 0.0
+    for command in [(1.3, 0.0, 0.0)] * 40 + [(0.0, 0.0, 0.0)] * 20 + [(-0.3, 0.0, 0.0)] * 20:
+        engine.step([command])
+        w, x, y, z = engine.d.qpos[3:7]
+        worst = max(worst, abs(math.degrees(math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x)))))))
+    assert worst < 2.0
