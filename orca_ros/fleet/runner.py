@@ -340,6 +340,7 @@ def _summary(scenario: Scenario, record, options: FleetOptions, wall_time: float
         summary["engine"] = "mujoco"
         summary["engine_contacts"] = len(contacts.pairs)
         summary["engine_robot_contacts"] = len(contacts.robot_pairs)
+        summary["engine_resets"] = list(contacts.resets)
         summary["engine_wall_contacts"] = len(contacts.wall_pairs)
         summary["engine_contact_pairs"] = sorted("-".join(p) for p in contacts.pairs)
     if scenario.links:  # as orca-ros bench's rows

@@ -266,8 +266,16 @@ class FleetSim(GuardedCallbacks, Node):
                 self.bodies[k] = step_body(self.bodies[k], (vx, vy, omega), self.kinematics,
                                            self.limits[k], self.dt)
         if self.physics is not None:
+            resets = len(self.physics.contacts.resets)
             self.physics.step(physics_commands)
             self.bodies = self.physics.bodies()
+            if len(self.physics.contacts.resets) > resets:
+                self.get_logger().error(
+                    f"the MuJoCo engine found its state unstable at {self.sim_time:.3f} s "
+                    "(NaN or huge accelerations) and reset it: the robots moved to their "
+                    "model's origin, and this run's positions and contacts from here on do "
+                    "not describe one world (a smaller mujoco_timestep, or softer motors or "
+                    "contacts in the robot model)", throttle_duration_sec=5.0)
         self.sim_time = (self.record.steps + 1) * self.dt
         self.record.record(self.sim_time, self.positions(), self.yaws())
         self._publish_state()
@@ -401,7 +409,12 @@ class FleetSim(GuardedCallbacks, Node):
                 "engine_wall_contacts": len(contacts.wall_pairs),
                 "engine_contact_pairs": ";".join("-".join(p) for p in sorted(contacts.pairs)),
                 "engine_contact_steps": contacts.contact_steps,
-                "engine_deepest_penetration_m": round(contacts.deepest, 6)})
+                "engine_deepest_penetration_m": round(contacts.deepest, 6),
+                "engine_resets": len(contacts.resets)})
+            if contacts.resets:  # the run no longer describes one world
+                level = LEVEL_ERROR
+                message += (f"; the engine reset an unstable state {len(contacts.resets)} "
+                            f"times (first at {contacts.resets[0]:g} s): robots moved")
         if self.scan_ms:  # the lasers' cost: all robots' scans of one step, wall ms
             values["laser_round_ms_median"] = round(float(np.median(self.scan_ms)), 3)
         self.diag_pub.publish(diagnostic_array(self._stamp(), [

@@ -191,6 +191,11 @@ def run(args: argparse.Namespace) -> int:
               f"{summary['engine_wall_contacts']} of a robot and a wall)"
               + (f": {', '.join(summary['engine_contact_pairs'])}"
                  if summary['engine_contact_pairs'] else ""))
+        if summary.get("engine_resets"):
+            print(f"  engine mujoco: the engine reset an unstable state at "
+                  f"{', '.join(f'{t:g}' for t in summary['engine_resets'])} s (robots moved "
+                  "to their model's origin): this run's positions and contacts do not "
+                  "describe one world")
     print(f"  {motion_line(summary)} (fleet_sim)")
     print(f"  {social_line(summary)} (fleet_sim)")
     if "faults" in summary:

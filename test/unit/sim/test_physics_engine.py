@@ -224,3 +224,26 @@ def test_a_diff_drive_robot_braking_at_its_motors_limit_stays_level():
         w, x, y, z = engine.d.qpos[3:7]
         worst = max(worst, abs(math.degrees(math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x)))))))
     assert worst < 2.0
+
+
+def test_an_engine_that_resets_an_unstable_state_says_when(tmp_path):
+    # a velocity servo far too stiff for the engine's time step: explicit integration
+    # diverges, and MuJoCo puts every body back at its origin
+    text = default_model("holonomic").read_text(encoding="utf-8")
+    stiff = tmp_path / "stiff.xml"
+    stiff.write_text(text.replace('kv="500" forcelimited="true" forcerange="-16 16"',
+                                  'kv="1e12" forcelimited="false"'), encoding="utf-8")
+    world = scenario([("r0", (1.0, 0.5), (3.0, 0.0), 0.0)])
+    engine = fleet(world, "holonomic", models={"holonomic": str(stiff)})
+    for _ in range(5):
+        engine.step([(0.5, 0.0, 0.0)])
+    assert engine.contacts.resets and engine.contacts.resets[0] == pytest.approx(0.0)
+    assert tuple(engine.positions()[0]) == pytest.approx((1.0, 0.5))  # never moved on
+
+
+def test_a_stable_run_has_no_resets():
+    world = scenario([("r0", (0.0, 0.0), (3.0, 0.0), 0.0)])
+    engine = fleet(world)
+    for _ in range(30):
+        engine.step([(0.5, 0.0, 0.5)])
+    assert engine.contacts.resets == []

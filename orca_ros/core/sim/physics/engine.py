@@ -53,6 +53,10 @@ class ContactTally:
     now: Set[Tuple[str, str]] = field(default_factory=set)
     contact_steps: int = 0
     deepest: float = 0.0
+    resets: List[float] = field(default_factory=list)
+    """When (s of the run) the engine found its state unstable (NaN or huge
+    accelerations) and reset it: every body back to its model's origin. Contacts and
+    positions from then on do not describe one run."""
 
     @property
     def robot_pairs(self) -> Set[Tuple[str, str]]:
@@ -211,6 +215,10 @@ class PhysicsFleet:
                     d.ctrl[self.actuators[:, a]] = np.einsum("ij,ij->i", world, axis)
                 d.ctrl[self.actuators[:, 2]] = self.targets[:, 2]
             mujoco.mj_step(m, d)
+            unstable = d.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+            if unstable.number:  # mj_step found NaN or huge accelerations and reset d
+                self.contacts.resets.append(round(self.steps * self.dt, 6))
+                unstable.number = 0  # (to see the next one)
             self._tally()
         self.steps += 1
         self._read_odometry()
