@@ -92,9 +92,11 @@ def test_orca_node_publishes_its_prediction_and_plans_with_its_neighbours(ros):
     ahead = (said.header.stamp.sec * 1e9 + said.header.stamp.nanosec - rig.now_ns()) * 1e-9
     assert 0.04 < ahead <= LAG + 1e-3  # stamped when its command acts
     # Where its commands already sent take it (its odometry, played here, stands still):
-    # towards its goal, by at most v_max over the lag.
+    # towards its goal, by at most v_max over the lag (keep-right may bend it a little
+    # off the line, as the neighbour stands on it).
     x, y = said.pose.pose.position.x, said.pose.pose.position.y
-    assert 0.2 < x <= 0.2 + V_MAX * LAG + 1e-6 and y == pytest.approx(-0.3, abs=0.002)
+    assert x > 0.2 and math.hypot(x - 0.2, y + 0.3) <= V_MAX * LAG + 1e-6
+    assert abs(y + 0.3) < x - 0.2  # mostly ahead, within 45 degrees of the goal's line
     # ... and the twist of the command it sent with it (the messages may cross in flight)
     assert ros.spin_until(lambda: any(abs(c.linear.x - said.twist.twist.linear.x) < 1e-12
                                       for c in rig.commands), 2.0)
