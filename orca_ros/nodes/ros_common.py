@@ -679,7 +679,8 @@ def shared_prediction(msg: Odometry, max_coordinate: float, now_ns: int, timeout
 
 def localization_fix(msg, frame: str):
     """A localization fix (geometry_msgs/PoseWithCovarianceStamped, as AMCL publishes
-    it) as ``(stamp s, Pose2 in the shared frame, position deviation m)``; BadMessage
+    it) as ``(stamp s, Pose2 in the shared frame, position deviation m, heading
+    deviation rad)``; BadMessage
     when it is not in the shared ``frame``, has a non-finite number or a zero quaternion."""
     from ..core.geometry.frames import Pose2
     from ..core.robot.localization import position_deviation
@@ -688,15 +689,15 @@ def localization_fix(msg, frame: str):
         raise BadMessage(f"localization in frame {msg.header.frame_id!r}, expected the "
                          f"shared frame {frame!r}")
     p, q, c = msg.pose.pose.position, msg.pose.pose.orientation, msg.pose.covariance
-    numbers = (p.x, p.y, q.x, q.y, q.z, q.w, c[0], c[1], c[7])
+    numbers = (p.x, p.y, q.x, q.y, q.z, q.w, c[0], c[1], c[7], c[35])
     if not all(math.isfinite(n) for n in numbers):
         raise BadMessage(f"non-finite number in localization: position ({p.x}, {p.y}), "
                          f"orientation ({q.x}, {q.y}, {q.z}, {q.w}), covariance "
-                         f"({c[0]}, {c[1]}, {c[7]})")
+                         f"({c[0]}, {c[1]}, {c[7]}, {c[35]})")
     if q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w < 1e-12:
         raise BadMessage("localization orientation is a zero quaternion")
     return (header_seconds(msg), Pose2(p.x, p.y, yaw_from_quaternion(q)),
-            position_deviation(c[0], c[1], c[7]))
+            position_deviation(c[0], c[1], c[7]), math.sqrt(max(c[35], 0.0)))
 
 
 def path_points(msg, dimensions: int = 2, what: str = "plan") -> list:

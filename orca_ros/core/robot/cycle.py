@@ -88,11 +88,14 @@ GOAL_REACHED = Status(GoalState.GOAL_REACHED)
 
 class OwnReading(NamedTuple):
     """The robot's own state in the shared frame and when it was measured (s, robot
-    clock); ``uncertainty`` (m): how far its localization may be off."""
+    clock); ``uncertainty`` (m): how far its localization may be off; ``drift`` (m): how
+    much farther its odometry may have drifted since the last fix, which grows it
+    against walls only (:attr:`~.localization.SharedFramePose.drift_uncertainty`)."""
 
     state: RobotState
     stamp: float
     uncertainty: float = 0.0
+    drift: float = 0.0
 
 
 class Preferred(NamedTuple):
@@ -142,6 +145,7 @@ class Perceived(NamedTuple):
     neighbors: List[Neighbor]
     tethers: Sequence[TetherView] = ()
     links: Sequence[LinkView] = ()
+    drift: float = 0.0  # m more against walls (OwnReading.drift)
 
 
 class NeighborsNow(NamedTuple):
@@ -334,13 +338,13 @@ class RobotCycle:
         pref_velocity = None if preferred is None else preferred.velocity
         if given:
             perceived = Perceived._make((state, own_uncertainty + own.uncertainty,
-                                         neighbors.neighbors, tethers, links))
+                                         neighbors.neighbors, tethers, links, own.drift))
             command = self.decide(perceived, obstacle_edges, neighbors.half_planes,
                                   neighbors.close, pref_velocity)
         else:
             seen = self._perceived_neighbors(config, state, now, neighbors)
             perceived = Perceived(state, own_uncertainty + own.uncertainty, seen, tethers,
-                                  links)
+                                  links, own.drift)
             command = self.decide(perceived, obstacle_edges, pref_velocity=pref_velocity)
             self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors,
                                      now)
@@ -376,6 +380,7 @@ class RobotCycle:
             perceived.state, neighbors, obstacle_edges,
             close=perceived.neighbors if close is None else close,
             agent_half_planes=agent_half_planes, own_uncertainty=perceived.own_uncertainty,
+            drift=perceived.drift,
             tethers=perceived.tethers, links=perceived.links, pref_velocity=pref_velocity)
         self.last_command = command
         return command

@@ -98,7 +98,8 @@ class RobotInputs:
         else:
             velocity = self.localizer.velocity_in_shared_frame(velocity)
             self.own = OwnReading(RobotState(shared.position, velocity, shared.yaw, v, omega),
-                                  stamp, self.localizer.uncertainty)
+                                  stamp, self.localizer.uncertainty,
+                                  self.localizer.drift_uncertainty)
         if height is not None:
             self.position3 = (position[0], position[1], height[0])
             self.velocity3 = (velocity[0], velocity[1], height[1])

@@ -278,12 +278,12 @@ class SafetyFilter:
         self.key = key
 
     def constraints(self, state, candidates: Sequence, edges: Sequence[ObstacleVertex],
-                    own_uncertainty: float = 0.0) -> SafetyConstraints:
+                    own_uncertainty: float = 0.0, drift: float = 0.0) -> SafetyConstraints:
         """This period's constraints: the ``candidates`` that could be reached before both
         robots stop (:meth:`within_one_step`), their and the ``edges``' hard half-planes
         (:meth:`half_planes`) and, for a unicycle, its driving limits."""
         close = self.within_one_step(state, candidates, own_uncertainty)
-        safety, inside = self.half_planes(state, close, edges, own_uncertainty)
+        safety, inside = self.half_planes(state, close, edges, own_uncertainty, drift)
         return SafetyConstraints(safety, self.driving_half_planes(state, inside))
 
     def within_one_step(self, state, candidates: Sequence, own_uncertainty: float = 0.0
@@ -319,7 +319,8 @@ class SafetyFilter:
         return _orca2d.closing_distance(*self._numbers(), velocity, towards)
 
     def half_planes(self, state, close: Sequence, edges: Sequence[ObstacleVertex],
-                    own_uncertainty: float = 0.0) -> Tuple[List[HalfPlane], List[HalfPlane]]:
+                    own_uncertainty: float = 0.0, drift: float = 0.0
+                    ) -> Tuple[List[HalfPlane], List[HalfPlane]]:
         """The hard half-planes against every ``close`` neighbour and visible wall, over
         the time the command can act (:attr:`ControllerConfig.command_horizon`), and
         those of them whose wall or robot is nearer than the safety distance (inside
@@ -334,15 +335,18 @@ class SafetyFilter:
         then touches the wall about half the time it rests there. Robots are pushed
         apart only inside their true radii: both sides' uncertainty is already in their
         safety distance, and a crowd standing closer than that (robots placed
-        side by side) would otherwise push in every direction at once and stand."""
+        side by side) would otherwise push in every direction at once and stand.
+        ``drift`` (m) grows the disc further against walls alone: how far the odometry
+        may have drifted since the last localization fix
+        (:attr:`~.localization.SharedFramePose.drift_uncertainty`)."""
         c = self.config
         own = c.safety_radius(c.radius) + own_uncertainty
-        if own_uncertainty <= 0.0:
+        if own_uncertainty <= 0.0 and drift <= 0.0:
             return _orca2d.safety_half_planes(*self._numbers(), state.position, own,
                                               c.radius, self.key, close, edges)
         walls, walls_inside = _orca2d.safety_half_planes(
-            *self._numbers(), state.position, own, c.radius + own_uncertainty, self.key, (),
-            edges)
+            *self._numbers(), state.position, own + drift,
+            c.radius + own_uncertainty + drift, self.key, (), edges)
         robots, robots_inside = _orca2d.safety_half_planes(
             *self._numbers(), state.position, own, c.radius, self.key, close, ())
         return walls + robots, walls_inside + robots_inside

@@ -212,7 +212,7 @@ class IdealTiming:
         for row, i in enumerate(active_idx.tolist()):
             state = RobotState._make((positions[i], velocities[i], headings[i], linear[i],
                                       angular[i]))
-            yield i, OwnReading._make((state, now, 0.0)), NeighborsNow._make((
+            yield i, OwnReading._make((state, now, 0.0, 0.0)), NeighborsNow._make((
                 list(map(of, neighbor_lists[row])),
                 None if close_lists is None else list(map(of, close_lists[row])),
                 None if batch is None else batch[row],

@@ -62,7 +62,7 @@ def test_late_noisy_fixes_keep_the_pose_on_the_truth_between_them():
             stamp, seen = truth[k - 3]
             noisy = Pose2(seen.x + rng.normal(0.0, 0.02), seen.y + rng.normal(0.0, 0.02),
                           seen.yaw + math.radians(rng.normal(0.0, 1.0)))
-            estimate.fix(stamp, noisy, deviation=0.02)
+            estimate.fix(stamp, noisy, deviation=0.02, heading_deviation=math.radians(1.0))
         pose = estimate.in_shared_frame(measured)
         if pose is not None:
             errors.append(math.hypot(pose.x - true.x, pose.y - true.y))
@@ -71,6 +71,8 @@ def test_late_noisy_fixes_keep_the_pose_on_the_truth_between_them():
     assert max(errors) < 0.12 and float(np.median(errors)) < 0.05, (max(errors), np.median(errors))
     assert min(raw) > 2.0  # odometry alone: metres off
     assert estimate.uncertainty == pytest.approx(0.06)  # 3 sigma of a 2 cm localization
+    # 0.5 deg of heading drift per metre hides in the fixes' 1 deg of noise: no drift
+    assert estimate.heading_drift == 0.0 and estimate.drift_uncertainty == 0.0
 
 
 def test_a_relocalisation_moves_the_pose_at_once_and_is_reported():
@@ -100,3 +102,35 @@ def test_the_uncertainty_is_the_larger_axis_and_bounded():
     estimate.odometry(0.0, Pose2())
     estimate.fix(0.0, Pose2(), deviation=2.0)
     assert estimate.uncertainty == 0.3
+
+
+def test_the_drift_grows_with_the_distance_driven_on_a_heading_that_drifts():
+    """Wheels that slip turn the odometry's heading away from the truth; driven on it, the
+    robot ends up to the side of where it thinks it is. The heading corrections beyond
+    the fixes' own noise say by how much: the drift grows by the distance driven since
+    the last fix times their sine, and shrinks back when the corrections do; the fix's
+    own uncertainty is unchanged by it, and both together stay within the bound."""
+    estimate = SharedFramePose("localization", max_uncertainty=0.3)
+    one_degree = math.radians(1.0)
+    estimate.odometry(0.0, Pose2())
+    estimate.fix(0.0, Pose2(), deviation=0.02, heading_deviation=one_degree)
+    estimate.odometry(0.5, Pose2(0.5, 0.0, 0.0))
+    assert estimate.heading_drift == 0.0 and estimate.drift_uncertainty == 0.0
+    # the next fix finds the heading 23 degrees off (20 beyond three deviations)
+    estimate.fix(0.5, Pose2(0.5, 0.0, math.radians(23.0)), deviation=0.02,
+                 heading_deviation=one_degree)
+    assert estimate.heading_drift == pytest.approx(math.radians(20.0))
+    assert estimate.drift_uncertainty == 0.0  # nothing driven since the fix
+    estimate.odometry(0.75, Pose2(0.75, 0.0, 0.0))
+    assert estimate.drift_uncertainty == pytest.approx(0.25 * math.sin(math.radians(20.0)))
+    assert estimate.uncertainty == pytest.approx(0.06)
+    for k in range(2, 6):  # corrections within the noise: four fixes on, no drift left
+        estimate.odometry(0.5 * k, Pose2(0.75, 0.0, 0.0))
+        estimate.fix(0.5 * k, Pose2(0.5, 0.0, math.radians(23.0 + (-1) ** k)),
+                     deviation=0.02, heading_deviation=one_degree)
+    assert estimate.heading_drift == 0.0
+    estimate.odometry(3.0, Pose2(5.75, 0.0, 0.0))
+    assert estimate.drift_uncertainty == 0.0
+    estimate.fix(3.0, Pose2(0.5, 0.0, 2.0), deviation=0.02, heading_deviation=one_degree)
+    estimate.odometry(4.0, Pose2(6.75, 0.0, 0.0))  # a re-localization turned it: bounded
+    assert estimate.uncertainty + estimate.drift_uncertainty == pytest.approx(0.3)

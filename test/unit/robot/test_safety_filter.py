@@ -84,3 +84,18 @@ def test_robots_side_by_side_within_their_uncertainty_may_stand():
                                                     own_uncertainty=0.06).safety
     assert safety and all(_allows(line, (0.0, 0.0)) for line in safety)
     assert not any(_allows(line, (0.5, 0.0)) for line in safety)  # but not closer
+
+
+def test_drift_since_the_last_fix_grows_the_disc_against_walls_only():
+    # 5 cm clear of the wall and of a neighbour: a drift of 6 cm pushes it off the wall
+    # but leaves it free to stand beside the robot.
+    wall = Segment((-5.0, -0.25), (5.0, -0.25))
+    edges = list(build_obstacle_edges([wall]))
+    state = RobotState((0.0, 0.0))
+    without = SafetyFilter(CONFIG, "a").constraints(state, [], edges).safety
+    drifted = SafetyFilter(CONFIG, "a").constraints(state, [], edges, drift=0.06).safety
+    assert all(_allows(line, (0.0, 0.0)) for line in without)
+    assert not any(_allows(line, (0.0, 0.0)) for line in drifted)
+    near = Neighbor((0.45, 0.0), (0.0, 0.0), 0.2, "b")
+    beside = SafetyFilter(CONFIG, "a").constraints(state, [near], [], drift=0.06).safety
+    assert beside == SafetyFilter(CONFIG, "a").constraints(state, [near], []).safety
