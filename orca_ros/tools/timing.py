@@ -32,6 +32,8 @@ class StepTiming:
     rvo2_median_us: Optional[float]
     rvo2_p99_us: Optional[float]
     navground_median_us: Optional[float] = None
+    cycle_median_us: Optional[float] = None  # the whole robot cycle, holonomic
+    cycle_diff_drive_median_us: Optional[float] = None  # ... and a unicycle's
 
     @property
     def ratio(self) -> Optional[float]:
@@ -108,11 +110,39 @@ def _time_call(call, repeats: int) -> List[float]:
     return samples
 
 
+def _time_robot_cycle(agent, neighbors, edges, kinematics: str, repeats: int) -> List[float]:
+    """One robot's whole cycle (:meth:`~orca_ros.core.robot.cycle.RobotCycle.step`: its
+    neighbours' readings perceived, the preferred velocity with guidance round the walls,
+    the safety filter, ORCA and, for a unicycle, tracking), on a case of
+    :func:`random_step_case`, its goal 8 m ahead; the first call, which builds what lasts
+    (guidance's roadmap), is not timed."""
+    from ..core.robot.config import ControllerConfig
+    from ..core.robot.cycle import OwnReading, RobotCycle
+    from ..core.robot.perception import NeighborReading
+    from ..core.robot.state import RobotState
+
+    config = ControllerConfig(radius=agent.radius, max_speed=agent.max_speed, pref_speed=1.2,
+                              time_step=0.1, neighbor_dist=agent.neighbor_dist,
+                              max_neighbors=agent.max_neighbors,
+                              time_horizon=agent.time_horizon,
+                              time_horizon_obst=agent.time_horizon_obst, kinematics=kinematics)
+    cycle = RobotCycle(config, key="robot")
+    cycle.set_path([(8.0, 0.0)])
+    readings = {f"n{k}": NeighborReading(0.0, n.position, n.velocity, announced=True)
+                for k, n in enumerate(neighbors)}
+    vx, vy = agent.velocity
+    own = OwnReading(RobotState(agent.position, agent.velocity, math.atan2(vy, vx),
+                                math.hypot(vx, vy), 0.0), 0.0)
+    cycle.step(0.0, own, readings, edges)
+    return _time_call(partial(cycle.step, 0.0, own, readings, edges), repeats)
+
+
 def step_benchmark(neighbor_counts: Sequence[int] = (0, 5, 10, 20), num_segments: int = 10,
                    cases: int = 100, repeats: int = 50, seed: int = 1) -> List[StepTiming]:
     """Median and p99 time of one ``compute_new_velocity`` call, with RVO2's (pyrvo) and
     navground's C++ ORCA (one ``compute_cmd`` through its binding) beside it, on the same
-    cases, where those are installed."""
+    cases, where those are installed; and the median of the whole robot cycle around it
+    (:func:`_time_robot_cycle`), holonomic and diff-drive."""
     from .peers import navground_modules, navground_orca_call
 
     with_navground = navground_modules() is not None
@@ -122,6 +152,8 @@ def step_benchmark(neighbor_counts: Sequence[int] = (0, 5, 10, 20), num_segments
         ours: List[float] = []
         theirs: List[float] = []
         navground: List[float] = []
+        cycles: List[float] = []
+        unicycles: List[float] = []
         for _ in range(cases):
             agent, neighbors, segments = random_step_case(rng, count, num_segments)
             edges = build_obstacle_edges(segments)
@@ -132,25 +164,31 @@ def step_benchmark(neighbor_counts: Sequence[int] = (0, 5, 10, 20), num_segments
             if with_navground:
                 navground.extend(_time_call(navground_orca_call(agent, neighbors, segments),
                                             repeats))
+            cycles.extend(_time_robot_cycle(agent, neighbors, edges, "holonomic", repeats))
+            unicycles.extend(_time_robot_cycle(agent, neighbors, edges, "diff_drive", repeats))
         results.append(StepTiming(
             count, num_segments, statistics.median(ours), _percentile(ours, 0.99),
             statistics.median(theirs) if theirs else None,
             _percentile(theirs, 0.99) if theirs else None,
-            statistics.median(navground) if navground else None))
+            statistics.median(navground) if navground else None,
+            statistics.median(cycles), statistics.median(unicycles)))
     return results
 
 
 def format_step_table(results: Sequence[StepTiming]) -> str:
     lines = ["| neighbours | segments | median µs | p99 µs | RVO2 median µs | RVO2 p99 µs "
-             "| ratio (median) | navground ORCA median µs | ratio |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| ratio (median) | navground ORCA median µs | ratio "
+             "| robot cycle median µs (holonomic) | (diff-drive) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         rvo2 = (f"{r.rvo2_median_us:.2f} | {r.rvo2_p99_us:.2f} | {r.ratio:.1f}x"
                 if r.rvo2_median_us else "n/a | n/a | n/a")
         navground = (f"{r.navground_median_us:.2f} | {r.navground_ratio:.1f}x"
                      if r.navground_median_us else "n/a | n/a")
+        cycle = " | ".join(f"{t:.1f}" if t is not None else "n/a"
+                           for t in (r.cycle_median_us, r.cycle_diff_drive_median_us))
         lines.append(f"| {r.neighbors} | {r.segments} | {r.median_us:.1f} | {r.p99_us:.1f} "
-                     f"| {rvo2} | {navground} |")
+                     f"| {rvo2} | {navground} | {cycle} |")
     return "\n".join(lines)
 
 

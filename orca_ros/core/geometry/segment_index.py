@@ -8,7 +8,11 @@ whether it blocks a straight line, is then the whole cost of a control period.
 :class:`SegmentIndex` answers both from a Sort-Tile-Recursive R-tree (Leutenegger et
 al. 1997; shapely's ``STRtree`` over GEOS) once there are more than
 :data:`BRUTE_FORCE_SEGMENTS`; below that a numpy pass over all of them is cheaper and
-gives the same answers.
+gives the same answers. The numpy pass over a few segments is done in C
+(``_orca2d.segment_min_distances``, ``_orca2d.point_min_distances``: the functions below,
+number for number, without numpy's cost per call, which a robot's guidance paid a
+millisecond a period for); the functions below stay the reference, and serve the tree's
+candidate pairs.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
+
+from ..orca import _orca2d
 
 BRUTE_FORCE_SEGMENTS = 128
 """Up to this many segments every query looks at all of them (no tree is built)."""
@@ -65,8 +71,8 @@ class SegmentIndex:
     """Segments ``a[i]``-``b[i]`` (arrays of shape (E, 2)) and the questions asked of them."""
 
     def __init__(self, a: np.ndarray, b: np.ndarray) -> None:
-        self.a = np.asarray(a, dtype=float).reshape(-1, 2)
-        self.b = np.asarray(b, dtype=float).reshape(-1, 2)
+        self.a = np.ascontiguousarray(np.asarray(a, dtype=float).reshape(-1, 2))
+        self.b = np.ascontiguousarray(np.asarray(b, dtype=float).reshape(-1, 2))
         self._tree = None
         if len(self.a) > BRUTE_FORCE_SEGMENTS:
             import shapely
@@ -94,7 +100,10 @@ class SegmentIndex:
         if len(self.a) == 0 or len(p) == 0:
             return np.zeros(len(p), dtype=bool)
         if self._tree is None:
-            return segments_min_distance(p, q, self.a, self.b).min(axis=1) < clearance
+            least = np.empty(len(p))
+            _orca2d.segment_min_distances(np.ascontiguousarray(p), np.ascontiguousarray(q),
+                                          self.a, self.b, len(p), len(self.a), least)
+            return least < clearance
         blocked = np.zeros(len(p), dtype=bool)
         for start in range(0, len(p), LINES_PER_QUERY):
             part = slice(start, start + LINES_PER_QUERY)
@@ -125,8 +134,9 @@ class SegmentIndex:
         if len(self.a) == 0:
             return np.full(len(points), np.inf)
         if self._tree is None:
-            distance = point_segment_distance(points[:, None], self.a[None],
-                                              self.b[None]).min(axis=1)
+            distance = np.empty(len(points))
+            _orca2d.point_min_distances(np.ascontiguousarray(points), self.a, self.b,
+                                        len(points), len(self.a), distance)
             return distance if reach is None else np.where(distance <= reach, distance, np.inf)
         which, nearest = self._tree.query_nearest(self._shapely.points(points),
                                                   max_distance=reach)

@@ -2377,7 +2377,189 @@ done:
     return rows;
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* Distances to wall segments (orca_ros.core.geometry.segment_index), as its numpy does   */
+
+/* Distance from point (px, py) to segment a-b, with numpy's operations in its order
+   (closest_points_on_segments, point_segment_distance), so the results are identical. */
+static inline double
+point_to_segment(double px, double py, double ax, double ay, double bx, double by)
+{
+    double dx = bx - ax, dy = by - ay;
+    double length_sq = dx * dx + dy * dy;
+    if (!(length_sq >= 1e-300)) {
+        length_sq = 1e-300;
+    }
+    double t = ((px - ax) * dx + (py - ay) * dy) / length_sq;
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    double cx = ax + t * dx, cy = ay + t * dy;
+    double ex = px - cx, ey = py - cy;
+    return sqrt(ex * ex + ey * ey);
+}
+
+/* The lesser of two numbers, NaN if either is (numpy.minimum). */
+static inline double
+nan_min(double x, double y)
+{
+    return (isnan(x) || x < y) ? x : y;
+}
+
+static inline double
+cross3(double ox, double oy, double ux, double uy, double vx, double vy)
+{
+    return (ux - ox) * (vy - oy) - (uy - oy) * (vx - ox);
+}
+
+/* Distance between segments p-q and a-b: segment_index.segment_distance. */
+static inline double
+segment_to_segment(double px, double py, double qx, double qy,
+                   double ax, double ay, double bx, double by)
+{
+    double d1 = point_to_segment(px, py, ax, ay, bx, by);
+    double d2 = point_to_segment(qx, qy, ax, ay, bx, by);
+    double d3 = point_to_segment(ax, ay, px, py, qx, qy);
+    double d4 = point_to_segment(bx, by, px, py, qx, qy);
+    double first = nan_min(d1, d2), second = nan_min(d3, d4);
+    double distance = nan_min(first, second);
+    int crossing = (cross3(ax, ay, bx, by, px, py) * cross3(ax, ay, bx, by, qx, qy) < 0.0)
+        && (cross3(px, py, qx, qy, ax, ay) * cross3(px, py, qx, qy, bx, by) < 0.0);
+    return crossing ? 0.0 : distance;
+}
+
+/* The float64 buffers of a query: ``count`` arguments, their sizes, one writable last. */
+static int
+get_query_buffers(PyObject *const *args, const char **names, const Py_ssize_t *sizes,
+                  int count, Py_buffer *views)
+{
+    for (int got = 0; got < count; got++) {
+        int writable = got == count - 1;
+        if (writable) {
+            if (PyObject_GetBuffer(args[got], &views[got],
+                                   PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError, "%s must be a writable C-contiguous float64 "
+                             "array", names[got]);
+            }
+            else if (views[got].format == NULL || strcmp(views[got].format, "d") != 0
+                     || views[got].len != sizes[got] * 8) {
+                PyErr_Format(PyExc_ValueError, "%s must hold %zd float64 numbers",
+                             names[got], sizes[got]);
+                PyBuffer_Release(&views[got]);
+            }
+            else {
+                continue;
+            }
+        }
+        else if (get_doubles(args[got], names[got], sizes[got], &views[got]) == 0) {
+            continue;
+        }
+        for (int v = 0; v < got; v++) {
+            PyBuffer_Release(&views[v]);
+        }
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(segment_min_distances_doc,
+"segment_min_distances(p, q, a, b, n, e, out) -> None\n\n"
+"out[k] = the least distance between segment p[k]-q[k] and the segments a[i]-b[i]\n"
+"(float64 C-contiguous arrays of shapes (n, 2), (n, 2), (e, 2), (e, 2), (n,); e >= 1):\n"
+"segment_index.segments_min_distance(p, q, a, b).min(axis=1), number for number.");
+
+static PyObject *
+py_segment_min_distances(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t n, e;
+    if (check_nargs("segment_min_distances", nargs, 7) < 0
+            || arg_index(args[4], "n", &n) < 0 || arg_index(args[5], "e", &e) < 0) {
+        return NULL;
+    }
+    if (n < 0 || e < 1) {
+        PyErr_SetString(PyExc_ValueError, "n must be >= 0 and e >= 1");
+        return NULL;
+    }
+    PyObject *buffers[5] = {args[0], args[1], args[2], args[3], args[6]};
+    const char *names[5] = {"p", "q", "a", "b", "out"};
+    Py_ssize_t sizes[5] = {n * 2, n * 2, e * 2, e * 2, n};
+    Py_buffer views[5];
+    if (get_query_buffers(buffers, names, sizes, 5, views) < 0) {
+        return NULL;
+    }
+    const double *p = views[0].buf, *q = views[1].buf, *a = views[2].buf, *b = views[3].buf;
+    double *out = views[4].buf;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double least = INFINITY;
+        for (Py_ssize_t i = 0; i < e; i++) {
+            double d = segment_to_segment(p[2 * k], p[2 * k + 1], q[2 * k], q[2 * k + 1],
+                                          a[2 * i], a[2 * i + 1], b[2 * i], b[2 * i + 1]);
+            if (d < least || isnan(d)) {
+                least = d;
+                if (isnan(d)) {
+                    break;
+                }
+            }
+        }
+        out[k] = least;
+    }
+    for (int v = 0; v < 5; v++) {
+        PyBuffer_Release(&views[v]);
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(point_min_distances_doc,
+"point_min_distances(points, a, b, n, e, out) -> None\n\n"
+"out[k] = the least distance from points[k] to the segments a[i]-b[i] (float64\n"
+"C-contiguous arrays of shapes (n, 2), (e, 2), (e, 2), (n,); e >= 1):\n"
+"segment_index.point_segment_distance(points[:, None], a[None], b[None]).min(axis=1).");
+
+static PyObject *
+py_point_min_distances(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t n, e;
+    if (check_nargs("point_min_distances", nargs, 6) < 0
+            || arg_index(args[3], "n", &n) < 0 || arg_index(args[4], "e", &e) < 0) {
+        return NULL;
+    }
+    if (n < 0 || e < 1) {
+        PyErr_SetString(PyExc_ValueError, "n must be >= 0 and e >= 1");
+        return NULL;
+    }
+    PyObject *buffers[4] = {args[0], args[1], args[2], args[5]};
+    const char *names[4] = {"points", "a", "b", "out"};
+    Py_ssize_t sizes[4] = {n * 2, e * 2, e * 2, n};
+    Py_buffer views[4];
+    if (get_query_buffers(buffers, names, sizes, 4, views) < 0) {
+        return NULL;
+    }
+    const double *pt = views[0].buf, *a = views[1].buf, *b = views[2].buf;
+    double *out = views[3].buf;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double least = INFINITY;
+        for (Py_ssize_t i = 0; i < e; i++) {
+            double d = point_to_segment(pt[2 * k], pt[2 * k + 1], a[2 * i], a[2 * i + 1],
+                                        b[2 * i], b[2 * i + 1]);
+            if (d < least || isnan(d)) {
+                least = d;
+                if (isnan(d)) {
+                    break;
+                }
+            }
+        }
+        out[k] = least;
+    }
+    for (int v = 0; v < 4; v++) {
+        PyBuffer_Release(&views[v]);
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"segment_min_distances", (PyCFunction)(void (*)(void))py_segment_min_distances,
+     METH_FASTCALL, segment_min_distances_doc},
+    {"point_min_distances", (PyCFunction)(void (*)(void))py_point_min_distances,
+     METH_FASTCALL, point_min_distances_doc},
     {"agent_orca_half_plane_rows", (PyCFunction)(void (*)(void))py_agent_orca_half_plane_rows,
      METH_FASTCALL, agent_orca_half_plane_rows_doc},
     {"within_one_step", (PyCFunction)(void (*)(void))py_within_one_step, METH_FASTCALL,

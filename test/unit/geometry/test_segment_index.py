@@ -1,6 +1,7 @@
 """The spatial index over walls: the same answers as looking at every wall."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -8,6 +9,7 @@ from orca_ros.core.geometry.obstacles import build_obstacle_edges
 from orca_ros.core.geometry.segment_index import (BRUTE_FORCE_SEGMENTS, SegmentIndex,
                                                   segments_min_distance)
 from orca_ros.core.geometry.types import Segment
+from orca_ros.core.orca import _orca2d
 from orca_ros.core.orca.orca2d import select_visible_edges
 
 
@@ -65,3 +67,41 @@ def test_how_near_the_nearest_wall_is_for_many_points_at_once(seed, count, reach
     within = index.distances(points, reach)
     np.testing.assert_allclose(within[nearest <= reach], nearest[nearest <= reach], atol=1e-12)
     assert np.all(np.isinf(within[nearest > reach + 1e-12]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), count=st.integers(1, BRUTE_FORCE_SEGMENTS))
+def test_a_few_walls_are_looked_at_in_c_number_for_number_as_numpy_does(seed, count):
+    """Up to BRUTE_FORCE_SEGMENTS walls every query looks at all of them, in C: the same
+    distances, to the last bit, as the numpy reference functions (lines that cross a
+    wall, lines that are points, walls that are points included)."""
+    from orca_ros.core.geometry.segment_index import point_segment_distance
+
+    walls = random_walls(seed, count)
+    a = np.array([w.a for w in walls])
+    b = np.array([w.b for w in walls])
+    b[0] = a[0]  # a wall of zero length
+    index = SegmentIndex(a, b)
+    rng = np.random.default_rng(seed + 3)
+    p = rng.uniform(0.0, 30.0, (60, 2))
+    q = p + rng.normal(0.0, 5.0, (60, 2))
+    q[:5] = p[:5]
+    reference = segments_min_distance(p, q, a, b).min(axis=1)
+    least = np.empty(len(p))
+    _orca2d.segment_min_distances(p, q, index.a, index.b, len(p), len(a), least)
+    assert least.tobytes() == reference.tobytes()
+    for clearance in np.concatenate([reference[:10], [0.0, 0.5]]):
+        np.testing.assert_array_equal(index.blocked(p, q, clearance), reference < clearance)
+    nearest = point_segment_distance(p[:, None], a[None], b[None]).min(axis=1)
+    assert index.distances(p).tobytes() == nearest.tobytes()
+
+
+def test_the_c_queries_refuse_arrays_of_the_wrong_kind():
+    a = np.zeros((2, 2))
+    out = np.empty(3)
+    with pytest.raises(ValueError, match="p must hold 6"):
+        _orca2d.segment_min_distances(np.zeros((2, 2)), np.zeros((3, 2)), a, a, 3, 2, out)
+    with pytest.raises(TypeError, match="out must be a writable"):
+        _orca2d.point_min_distances(np.zeros((3, 2)), a, a, 3, 2, out.tolist())
+    with pytest.raises(ValueError, match="e >= 1"):
+        _orca2d.point_min_distances(np.zeros((3, 2)), a, a, 3, 0, out)

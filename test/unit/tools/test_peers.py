@@ -67,6 +67,10 @@ def test_the_step_table_has_navgrounds_column():
     results = step_benchmark(neighbor_counts=(5,), cases=2, repeats=3)
     assert results[0].navground_median_us is not None and results[0].navground_median_us > 0
     header, _, row = format_step_table(results).splitlines()
-    assert header.endswith("| navground ORCA median µs | ratio |")
-    assert row.endswith(f"| {results[0].navground_median_us:.2f} | "
-                        f"{results[0].navground_ratio:.1f}x |")
+    assert "| navground ORCA median µs | ratio |" in header
+    assert f"| {results[0].navground_median_us:.2f} | {results[0].navground_ratio:.1f}x |" in row
+    # the whole robot cycle, both kinematics, in the last two columns
+    assert header.endswith("| robot cycle median µs (holonomic) | (diff-drive) |")
+    cycle, unicycle = results[0].cycle_median_us, results[0].cycle_diff_drive_median_us
+    assert cycle > results[0].median_us and unicycle > 0
+    assert row.endswith(f"| {cycle:.1f} | {unicycle:.1f} |")
