@@ -40,15 +40,21 @@ def fleet(world, kinematics="diff_drive", **kwargs):
 def test_a_robot_driven_at_a_wall_is_stopped_by_the_contact_and_it_is_counted(kinematics):
     world = scenario([("r0", (0.0, 0.0), (3.0, 0.0), 0.0)], [WALL])
     engine = fleet(world, kinematics)
-    for _ in range(60):  # 6 s at 0.5 m/s would carry it 3 m, through the wall
+    touching, speeds = [], []
+    for step in range(60):  # 6 s at 0.5 m/s would carry it 3 m, through the wall
         engine.step([(0.5, 0.0, 0.0)])
+        if step >= 40:
+            touching.append(engine.contacts.now == {("r0", "obstacle0")})
+            speeds.append(engine.bodies()[0].vx)
     x = engine.positions()[0, 0]
     # it stands at the wall, its 0.2 m disc against the face (the engine's contacts are
-    # soft: a millimetre or two of give), and pushes no further
+    # soft: a millimetre or two of give), and pushes no further: pressed on by its
+    # motors it rocks against the face (in and out of contact by a fraction of a
+    # millimetre, a few cm/s either way), going nowhere
     assert WALL_X - 0.2 - 0.01 < x < WALL_X - 0.2 + 0.005
-    assert abs(engine.bodies()[0].vx) < 0.02
+    assert abs(np.mean(speeds)) < 0.01 and max(abs(v) for v in speeds) < 0.1
     assert engine.contacts.wall_pairs == {("r0", "obstacle0")}
-    assert engine.contacts.now == {("r0", "obstacle0")}
+    assert sum(touching) >= len(touching) // 2
     assert engine.contacts.robot_pairs == set()
 
 
@@ -247,3 +253,18 @@ def test_a_stable_run_has_no_resets():
     for _ in range(30):
         engine.step([(0.5, 0.0, 0.5)])
     assert engine.contacts.resets == []
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.15])
+def test_two_unicycles_pressed_into_each_other_by_their_motors_stay_stable(offset):
+    # head on, and glancing: each drives on at 1.5 m/s into the other for 3 s (with
+    # MuJoCo's default pyramidal friction cones this reset the engine within a second)
+    world = scenario([("a", (0.0, 0.0), (3.0, 0.0), 0.0),
+                      ("b", (1.5, offset), (-3.0, offset), math.pi)], radius=0.25)
+    limits = [DiffDriveLimits(1.5, 3.0, 4.0, 15.0)] * 2
+    engine = PhysicsFleet(world, "diff_drive", limits, world.time_step)
+    for _ in range(30):
+        engine.step([(1.5, 0.0, 0.0), (1.5, 0.0, 0.0)])
+    assert engine.contacts.robot_pairs == {("a", "b")}
+    assert engine.contacts.resets == []
+    assert np.all(np.abs(engine.positions()) < 3.0)  # nobody flew off
