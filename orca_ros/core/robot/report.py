@@ -138,6 +138,7 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         "pose_source": localizer.source, "localization_fixes": localizer.fixes,
         "localization_jumps": localizer.jumps,
         "pose_uncertainty_m": round(localizer.uncertainty, 4),
+        "pose_drift_m": round(localizer.drift_uncertainty, 4),
         "neighbors_announced": int(np.count_nonzero(rows.data[:, ANNOUNCED])),
         # announced robots whose orca_node left: kept standing where they stop
         "departed_robots": ",".join(sorted(inputs.departed)),
