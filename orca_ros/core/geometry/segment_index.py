@@ -9,8 +9,7 @@ whether it blocks a straight line, is then the whole cost of a control period.
 al. 1997; shapely's ``STRtree`` over GEOS) once there are more than
 :data:`BRUTE_FORCE_SEGMENTS`; below that a numpy pass over all of them is cheaper and
 gives the same answers. The numpy pass over a few segments is done in C
-(``_orca2d.segment_min_distances``, ``_orca2d.point_min_distances``: the functions below,
-number for number, without numpy's cost per call, which a robot's guidance paid a
+(``_orca2d.segment_min_distances``: the functions below, number for number, without numpy's cost per call, which a robot's guidance paid a
 millisecond a period for); the functions below stay the reference, and serve the tree's
 candidate pairs.
 """
@@ -134,9 +133,10 @@ class SegmentIndex:
         if len(self.a) == 0:
             return np.full(len(points), np.inf)
         if self._tree is None:
-            distance = np.empty(len(points))
-            _orca2d.point_min_distances(np.ascontiguousarray(points), self.a, self.b,
-                                        len(points), len(self.a), distance)
+            points = np.ascontiguousarray(points)
+            distance = np.empty(len(points))  # a point is a line from it to itself
+            _orca2d.segment_min_distances(points, points, self.a, self.b, len(points),
+                                          len(self.a), distance)
             return distance if reach is None else np.where(distance <= reach, distance, np.inf)
         which, nearest = self._tree.query_nearest(self._shapely.points(points),
                                                   max_distance=reach)

@@ -2465,7 +2465,8 @@ PyDoc_STRVAR(segment_min_distances_doc,
 "segment_min_distances(p, q, a, b, n, e, out) -> None\n\n"
 "out[k] = the least distance between segment p[k]-q[k] and the segments a[i]-b[i]\n"
 "(float64 C-contiguous arrays of shapes (n, 2), (n, 2), (e, 2), (e, 2), (n,); e >= 1):\n"
-"segment_index.segments_min_distance(p, q, a, b).min(axis=1), number for number.");
+"segment_index.segments_min_distance(p, q, a, b).min(axis=1), number for number (with\n"
+"q = p, each point's distance to the nearest segment: point_segment_distance's).");
 
 static PyObject *
 py_segment_min_distances(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -2508,58 +2509,9 @@ py_segment_min_distances(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(point_min_distances_doc,
-"point_min_distances(points, a, b, n, e, out) -> None\n\n"
-"out[k] = the least distance from points[k] to the segments a[i]-b[i] (float64\n"
-"C-contiguous arrays of shapes (n, 2), (e, 2), (e, 2), (n,); e >= 1):\n"
-"segment_index.point_segment_distance(points[:, None], a[None], b[None]).min(axis=1).");
-
-static PyObject *
-py_point_min_distances(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    Py_ssize_t n, e;
-    if (check_nargs("point_min_distances", nargs, 6) < 0
-            || arg_index(args[3], "n", &n) < 0 || arg_index(args[4], "e", &e) < 0) {
-        return NULL;
-    }
-    if (n < 0 || e < 1) {
-        PyErr_SetString(PyExc_ValueError, "n must be >= 0 and e >= 1");
-        return NULL;
-    }
-    PyObject *buffers[4] = {args[0], args[1], args[2], args[5]};
-    const char *names[4] = {"points", "a", "b", "out"};
-    Py_ssize_t sizes[4] = {n * 2, e * 2, e * 2, n};
-    Py_buffer views[4];
-    if (get_query_buffers(buffers, names, sizes, 4, views) < 0) {
-        return NULL;
-    }
-    const double *pt = views[0].buf, *a = views[1].buf, *b = views[2].buf;
-    double *out = views[3].buf;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        double least = INFINITY;
-        for (Py_ssize_t i = 0; i < e; i++) {
-            double d = point_to_segment(pt[2 * k], pt[2 * k + 1], a[2 * i], a[2 * i + 1],
-                                        b[2 * i], b[2 * i + 1]);
-            if (d < least || isnan(d)) {
-                least = d;
-                if (isnan(d)) {
-                    break;
-                }
-            }
-        }
-        out[k] = least;
-    }
-    for (int v = 0; v < 4; v++) {
-        PyBuffer_Release(&views[v]);
-    }
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef methods[] = {
     {"segment_min_distances", (PyCFunction)(void (*)(void))py_segment_min_distances,
      METH_FASTCALL, segment_min_distances_doc},
-    {"point_min_distances", (PyCFunction)(void (*)(void))py_point_min_distances,
-     METH_FASTCALL, point_min_distances_doc},
     {"agent_orca_half_plane_rows", (PyCFunction)(void (*)(void))py_agent_orca_half_plane_rows,
      METH_FASTCALL, agent_orca_half_plane_rows_doc},
     {"within_one_step", (PyCFunction)(void (*)(void))py_within_one_step, METH_FASTCALL,

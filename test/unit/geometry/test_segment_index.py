@@ -101,7 +101,8 @@ def test_the_c_queries_refuse_arrays_of_the_wrong_kind():
     out = np.empty(3)
     with pytest.raises(ValueError, match="p must hold 6"):
         _orca2d.segment_min_distances(np.zeros((2, 2)), np.zeros((3, 2)), a, a, 3, 2, out)
+    points = np.zeros((3, 2))
     with pytest.raises(TypeError, match="out must be a writable"):
-        _orca2d.point_min_distances(np.zeros((3, 2)), a, a, 3, 2, out.tolist())
+        _orca2d.segment_min_distances(points, points, a, a, 3, 2, out.tolist())
     with pytest.raises(ValueError, match="e >= 1"):
-        _orca2d.point_min_distances(np.zeros((3, 2)), a, a, 3, 0, out)
+        _orca2d.segment_min_distances(points, points, a, a, 3, 0, out)
