@@ -9,9 +9,9 @@ whether it blocks a straight line, is then the whole cost of a control period.
 al. 1997; shapely's ``STRtree`` over GEOS) once there are more than
 :data:`BRUTE_FORCE_SEGMENTS`; below that a numpy pass over all of them is cheaper and
 gives the same answers. The numpy pass over a few segments is done in C
-(``_orca2d.segment_min_distances``: the functions below, number for number, without numpy's cost per call, which a robot's guidance paid a
-millisecond a period for); the functions below stay the reference, and serve the tree's
-candidate pairs.
+(``_orca2d.segment_min_distances``: the functions below, number for number, without
+numpy's cost per call, which a robot's guidance paid about a millisecond a period for);
+the functions below stay the reference, and serve the tree's candidate pairs.
 """
 
 from __future__ import annotations
