@@ -270,12 +270,12 @@ class FleetSim(GuardedCallbacks, Node):
             self.physics.step(physics_commands)
             self.bodies = self.physics.bodies()
             if len(self.physics.contacts.resets) > resets:
+                from ..core.sim.physics.engine import reset_warning
+
                 self.get_logger().error(
-                    f"the MuJoCo engine found its state unstable at {self.sim_time:.3f} s "
-                    "(NaN or huge accelerations) and reset it: the robots moved to their "
-                    "model's origin, and this run's positions and contacts from here on do "
-                    "not describe one world (a smaller mujoco_timestep, or softer motors or "
-                    "contacts in the robot model)", throttle_duration_sec=5.0)
+                    f"MuJoCo: {reset_warning(self.physics.contacts.resets[resets:])} (a "
+                    "smaller mujoco_timestep, or softer motors or contacts in the robot "
+                    "model)", throttle_duration_sec=5.0)
         self.sim_time = (self.record.steps + 1) * self.dt
         self.record.record(self.sim_time, self.positions(), self.yaws())
         self._publish_state()
@@ -412,9 +412,10 @@ class FleetSim(GuardedCallbacks, Node):
                 "engine_deepest_penetration_m": round(contacts.deepest, 6),
                 "engine_resets": len(contacts.resets)})
             if contacts.resets:  # the run no longer describes one world
+                from ..core.sim.physics.engine import reset_warning
+
                 level = LEVEL_ERROR
-                message += (f"; the engine reset an unstable state {len(contacts.resets)} "
-                            f"times (first at {contacts.resets[0]:g} s): robots moved")
+                message += f"; {reset_warning(contacts.resets)}"
         if self.scan_ms:  # the lasers' cost: all robots' scans of one step, wall ms
             values["laser_round_ms_median"] = round(float(np.median(self.scan_ms)), 3)
         self.diag_pub.publish(diagnostic_array(self._stamp(), [

@@ -130,19 +130,21 @@ class SafetyFilterReference:
         return facing * (v * c.command_horizon + v * v / (2.0 * braking))
 
     def half_planes(self, state, close: Sequence, edges: Sequence[ObstacleVertex],
-                    own_uncertainty: float = 0.0) -> Tuple[List[HalfPlane], List[HalfPlane]]:
+                    own_uncertainty: float = 0.0, drift: float = 0.0
+                    ) -> Tuple[List[HalfPlane], List[HalfPlane]]:
         """Reference of safety_filter.half_planes (see its docstring)."""
         c = self.config
         braking = c.braking_accel
         horizon = c.command_horizon
         own = c.safety_radius(c.radius) + own_uncertainty
         lines, inside = [], []
-        for edge in edges:
-            line = one_step_obstacle_half_plane(state.position, own, edge, c.time_step, braking,
-                                                c.radius + own_uncertainty, horizon)
+        for edge in edges:  # walls: grown by the drift too
+            line = one_step_obstacle_half_plane(state.position, own + drift, edge, c.time_step,
+                                                braking, c.radius + own_uncertainty + drift,
+                                                horizon)
             if line is not None:
                 lines.append(line)
-                if edge_distance(state.position, edge) < own:
+                if edge_distance(state.position, edge) < own + drift:
                     inside.append(line)
         px, py = state.position
         for other in close:

@@ -19,7 +19,9 @@ def wrap_angle(angle):
     if hasattr(angle, "shape"):
         import numpy as np
 
-        return math.pi - np.mod(math.pi - np.asarray(angle, dtype=float), 2.0 * math.pi)
+        wrapped = math.pi - np.mod(math.pi - np.asarray(angle, dtype=float), 2.0 * math.pi)
+        # just above pi, mod rounds up to 2 pi: -pi, which is pi in (-pi, pi]
+        return np.where(wrapped <= -math.pi, math.pi, wrapped)
     wrapped = math.fmod(angle + math.pi, 2.0 * math.pi)
     if wrapped <= 0.0:
         wrapped += 2.0 * math.pi

@@ -62,7 +62,9 @@ def segment_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray)
 
 def segments_min_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray,
                           b: np.ndarray) -> np.ndarray:
-    """Distance between segments p-q (N, 2) and a-b (E, 2), as an (N, E) array."""
+    """Distance between segments p-q (N, 2) and a-b (E, 2), as an (N, E) array: the
+    reference the C queries (``_orca2d.segment_min_distances``) are held to in the
+    tests."""
     return segment_distance(p[:, None, :], q[:, None, :], a[None, :, :], b[None, :, :])
 
 

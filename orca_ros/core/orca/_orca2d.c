@@ -2293,13 +2293,17 @@ py_python_hypot(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 /* ------------------------------------------------------------------------------------ */
 /* ORCA's agent half-planes of many robots at once (the world's batch)                   */
 
-/* A float64 C-contiguous buffer of ``count`` numbers, named in errors. */
+/* A float64 C-contiguous buffer of ``count`` numbers, named in errors; ``writable``:
+   one the caller writes into. */
 static int
-get_doubles(PyObject *obj, const char *name, Py_ssize_t count, Py_buffer *view)
+get_buffer(PyObject *obj, const char *name, Py_ssize_t count, int writable,
+           Py_buffer *view)
 {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a C-contiguous float64 array", name);
+        PyErr_Format(PyExc_TypeError, "%s must be a %sC-contiguous float64 array", name,
+                     writable ? "writable " : "");
         return -1;
     }
     if (view->format == NULL || strcmp(view->format, "d") != 0 || view->itemsize != 8
@@ -2309,6 +2313,12 @@ get_doubles(PyObject *obj, const char *name, Py_ssize_t count, Py_buffer *view)
         return -1;
     }
     return 0;
+}
+
+static int
+get_doubles(PyObject *obj, const char *name, Py_ssize_t count, Py_buffer *view)
+{
+    return get_buffer(obj, name, count, 0, view);
 }
 
 PyDoc_STRVAR(agent_orca_half_plane_rows_doc,
@@ -2426,37 +2436,20 @@ segment_to_segment(double px, double py, double qx, double qy,
     return crossing ? 0.0 : distance;
 }
 
-/* The float64 buffers of a query: ``count`` arguments, their sizes, one writable last. */
+/* The float64 buffers of a query: ``count`` arguments, their sizes, the last one
+   written into; none held on an error. */
 static int
 get_query_buffers(PyObject *const *args, const char **names, const Py_ssize_t *sizes,
                   int count, Py_buffer *views)
 {
     for (int got = 0; got < count; got++) {
-        int writable = got == count - 1;
-        if (writable) {
-            if (PyObject_GetBuffer(args[got], &views[got],
-                                   PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_TypeError, "%s must be a writable C-contiguous float64 "
-                             "array", names[got]);
+        if (get_buffer(args[got], names[got], sizes[got], got == count - 1,
+                       &views[got]) < 0) {
+            for (int v = 0; v < got; v++) {
+                PyBuffer_Release(&views[v]);
             }
-            else if (views[got].format == NULL || strcmp(views[got].format, "d") != 0
-                     || views[got].len != sizes[got] * 8) {
-                PyErr_Format(PyExc_ValueError, "%s must hold %zd float64 numbers",
-                             names[got], sizes[got]);
-                PyBuffer_Release(&views[got]);
-            }
-            else {
-                continue;
-            }
+            return -1;
         }
-        else if (get_doubles(args[got], names[got], sizes[got], &views[got]) == 0) {
-            continue;
-        }
-        for (int v = 0; v < got; v++) {
-            PyBuffer_Release(&views[v]);
-        }
-        return -1;
     }
     return 0;
 }

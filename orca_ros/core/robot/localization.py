@@ -97,7 +97,7 @@ class SharedFramePose:
     fixes: int = 0
     last_jump: float = 0.0  # m the last fix moved the shared-frame pose
     jumps: int = 0  # fixes that moved it farther than a correction would (see fix)
-    travelled: float = 0.0  # m the odometry moved since the last fix
+    travelled: float = 0.0  # m the odometry moved since the last fix's stamp
     _history: Deque[Tuple[float, Pose2]] = field(default_factory=deque)
     _turns: Deque[float] = field(default_factory=lambda: deque(maxlen=DRIFT_FIXES))
 
@@ -181,7 +181,12 @@ class SharedFramePose:
         self.map_from_odom = pose.compose(odom.inverse())
         self.deviation = deviation
         self.fixes += 1
-        self.travelled = 0.0
+        self.travelled = 0.0  # a late fix: what was driven since its stamp counts
+        last = odom
+        for t, p in self._history:
+            if t > stamp:
+                self.travelled += math.hypot(p.x - last.x, p.y - last.y)
+                last = p
         if before is None:
             return None
         after = self.in_shared_frame(self._history[-1][1])

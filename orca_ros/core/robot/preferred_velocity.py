@@ -212,9 +212,7 @@ class Guidance:
         # The straight line is free if it keeps the robot's radius from every
         # wall, or, for a goal closer to a wall than that, the goal's distance,
         # and goes through no gap too narrow for the robot as ORCA keeps it off
-        # walls (twice its avoidance radius: a 50 cm gap between a warehouse map's
-        # racks held a unicycle of 26 cm for the rest of the run, guidance sending
-        # it there as wider than its 40 cm).
+        # walls (a gap under twice its avoidance radius is closed to it).
         target_clearance = 0.98 * roadmap.wall_distance(target)
         passage = 0.98 * c.avoidance_radius(c.radius)
         if roadmap.passable(position, target, max(min(c.radius, target_clearance), SIGHT_LINE),

@@ -192,10 +192,9 @@ def run(args: argparse.Namespace) -> int:
               + (f": {', '.join(summary['engine_contact_pairs'])}"
                  if summary['engine_contact_pairs'] else ""))
         if summary.get("engine_resets"):
-            print(f"  engine mujoco: the engine reset an unstable state at "
-                  f"{', '.join(f'{t:g}' for t in summary['engine_resets'])} s (robots moved "
-                  "to their model's origin): this run's positions and contacts do not "
-                  "describe one world")
+            from ...core.sim.physics.engine import reset_warning
+
+            print(f"  engine mujoco: {reset_warning(summary['engine_resets'])}")
     print(f"  {motion_line(summary)} (fleet_sim)")
     print(f"  {social_line(summary)} (fleet_sim)")
     if "faults" in summary:

@@ -81,10 +81,8 @@ def _passage_blocked(own_key, blocker_key, unprogressed_s, behind=()):
 
 
 def test_in_a_blocked_passage_the_robot_whose_name_sorts_after_backs_out():
-    """walls_swap_6, diff-drive: two unicycles met in the 0.9 m gap between two walls
-    (one robot wide with the margins) and pressed on at each other, each heading for a
-    way round the other through a wall; four of six stood there to the end of the run.
-    The robot whose name sorts after the other's backs out along its way, by two of the
+    """Two unicycles pressed at each other in a gap one robot wide (with the margins):
+    the robot whose name sorts after the other's backs out along its way, by two of the
     pair's combined radii; the other keeps its heading; neither before its patience
     (twice the progress escape time) is out."""
     back = _passage_blocked("r2", "r0", 6.1)
@@ -106,5 +104,5 @@ def test_no_robot_backs_out_into_robots_standing_behind_it():
 def test_unicycles_meeting_in_a_passage_one_robot_wide_all_arrive():
     result = World(load_scenario(resolve_scenario("walls_swap_6")),
                    WorldOptions(kinematics="diff_drive")).run()
-    assert result.reached == 6  # 2 of 6 before: four pressed on at each other in the gap
+    assert result.reached == 6
     assert result.collisions == 0

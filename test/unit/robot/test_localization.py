@@ -121,6 +121,14 @@ def test_the_drift_grows_with_the_distance_driven_on_a_heading_that_drifts():
                  heading_deviation=one_degree)
     assert estimate.heading_drift == pytest.approx(math.radians(20.0))
     assert estimate.drift_uncertainty == 0.0  # nothing driven since the fix
+    # a fix that arrives late: what was driven since its stamp counts already
+    late = SharedFramePose("localization", max_uncertainty=0.3)
+    for k in range(4):
+        late.odometry(0.1 * k, Pose2(0.1 * k, 0.0, 0.0))
+    late.fix(0.0, Pose2(), deviation=0.02, heading_deviation=one_degree)
+    late.fix(0.1, Pose2(0.1, 0.0, math.radians(23.0)), deviation=0.02,
+             heading_deviation=one_degree)
+    assert late.drift_uncertainty == pytest.approx(0.2 * math.sin(math.radians(20.0)))
     estimate.odometry(0.75, Pose2(0.75, 0.0, 0.0))
     assert estimate.drift_uncertainty == pytest.approx(0.25 * math.sin(math.radians(20.0)))
     assert estimate.uncertainty == pytest.approx(0.06)

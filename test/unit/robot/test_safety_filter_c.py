@@ -49,21 +49,22 @@ def scenes(draw):
     segments = [Segment(a, b) for a, b in draw(st.lists(st.tuples(vec, vec), max_size=4))
                 if math.dist(a, b) >= 1e-6]
     return (config, draw(st.sampled_from(["", "b", "n"])), state, neighbors,
-            build_obstacle_edges(segments), draw(st.one_of(st.just(0.0), st.floats(0.0, 0.2))))
+            build_obstacle_edges(segments), draw(st.one_of(st.just(0.0), st.floats(0.0, 0.2))),
+            draw(st.one_of(st.just(0.0), st.floats(0.0, 0.2))))
 
 
 @settings(max_examples=600, deadline=None)
 @given(scenes())
 def test_within_one_step_and_half_planes_equal_the_reference(scene):
-    config, key, state, neighbors, edges, own_uncertainty = scene
+    config, key, state, neighbors, edges, own_uncertainty, drift = scene
     compiled, python = SafetyFilter(config, key), reference.SafetyFilterReference(config, key)
     close = compiled.within_one_step(state, neighbors, own_uncertainty)
     assert close == python.within_one_step(state, neighbors, own_uncertainty)
     assert all(a is b for a, b in zip(close, python.within_one_step(state, neighbors,
                                                                     own_uncertainty)))
-    lines, inside = compiled.half_planes(state, neighbors, list(edges), own_uncertainty)
+    lines, inside = compiled.half_planes(state, neighbors, list(edges), own_uncertainty, drift)
     expected_lines, expected_inside = python.half_planes(state, neighbors, list(edges),
-                                                         own_uncertainty)
+                                                         own_uncertainty, drift)
     assert lines == expected_lines and inside == expected_inside
     assert all(type(line) is type(expected) for line, expected in zip(lines, expected_lines))
     for n in neighbors:

@@ -72,5 +72,5 @@ def test_the_step_table_has_navgrounds_column():
     # the whole robot cycle, both kinematics, in the last two columns
     assert header.endswith("| robot cycle median µs (holonomic) | (diff-drive) |")
     cycle, unicycle = results[0].cycle_median_us, results[0].cycle_diff_drive_median_us
-    assert cycle > results[0].median_us and unicycle > 0
+    assert cycle > 0 and unicycle > 0
     assert row.endswith(f"| {cycle:.1f} | {unicycle:.1f} |")

@@ -326,6 +326,14 @@ def engine_models(diff_drive: str = "", holonomic: str = "", toio: str = "") -> 
     return {"diff_drive": diff_drive, "holonomic": holonomic, "toio": toio}
 
 
+def reset_warning(times: Sequence[float]) -> str:
+    """What a run whose engine reset an unstable state at ``times`` (s) says of it."""
+    return (f"the engine reset an unstable state (NaN or huge accelerations) at "
+            f"{', '.join(f'{t:g}' for t in times)} s: the robots moved to their model's "
+            "origin, and the run's positions and contacts from then on do not describe one "
+            "world")
+
+
 def braking_shortfall(names: Sequence[str], braking: Sequence[float],
                       limits: Sequence[float]) -> str:
     """A warning naming the robots whose drive brakes more weakly than the
