@@ -2502,7 +2502,173 @@ py_segment_min_distances(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_NONE;
 }
 
+
+/* ------------------------------------------------------------------------------------ */
+/* Neighbour perception (orca_ros/core/robot/perception.py: beyond_reach,
+   perceive_neighbor, position_uncertainty, select_neighbors) over readings' rows
+   (orca_ros/core/robot/readings.py), operation for operation as the Python, so that
+   every number is the same to the last bit (test/unit/robot/test_perception_rows.py).
+   The reach test: carried forward, a neighbour at distance d, moving at speed s, read
+   age ago, is at most s age further on with at most (max_speed + s) age of
+   uncertainty, so its distance less its uncertainty is at least
+   d - (max_speed + 2 s) age; where that is neighbor_dist or more, select_neighbors
+   cannot keep it, and the row is passed over before it is perceived. */
+
+#define ROW_STAMP 0
+#define ROW_X 2
+#define ROW_Y 3
+#define ROW_VX 4
+#define ROW_VY 5
+#define ROW_UNCERTAINTY 8
+#define ROW_ANNOUNCED 9
+#define ROW_COLUMNS 10
+
+typedef struct {
+    Py_ssize_t row;
+    double x, y, uncertainty, added, distance;
+    int selected;
+    PyObject *name;                   /* borrowed from the caller's names */
+} Perceived;
+
+/* Selected first, nearest first, equal distances by name (select_neighbors' order);
+   then the rest in row order. */
+static int
+compare_perceived(const void *a, const void *b)
+{
+    const Perceived *p = a, *q = b;
+    if (p->selected != q->selected) {
+        return p->selected ? -1 : 1;
+    }
+    if (!p->selected) {
+        return (p->row > q->row) - (p->row < q->row);
+    }
+    if (p->distance < q->distance) {
+        return -1;
+    }
+    if (p->distance > q->distance) {
+        return 1;
+    }
+    int order = PyUnicode_Compare(p->name, q->name);
+    if (order == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        order = 0;
+    }
+    return order != 0 ? order : (p->row > q->row) - (p->row < q->row);
+}
+
+PyDoc_STRVAR(perceive_rows_doc,
+"perceive_rows(data, names, x, y, now, lag, max_speed, max_accel, extrapolate,\n"
+"              neighbor_dist, max_uncertainty, keep) -> list of tuples\n\n"
+"The neighbours of a robot at (x, y) from their readings' rows (data: float64\n"
+"C-contiguous, len(names) rows of readings.COLUMNS), as perceived when the command\n"
+"acts (now + lag): each row that perception.beyond_reach does not pass over (nor\n"
+"any row whose byte in keep is non-zero; keep: bytes of len(names), or None) as\n"
+"(row, stamp, x, y, vx, vy, uncertainty, age_uncertainty, selected, announced):\n"
+"carried forward "
+"by perception.perceive_neighbor (its own uncertainty capped at max_uncertainty),\n"
+"selected where select_neighbors keeps it; the selected first, in its order.");
+
+static PyObject *
+py_perceive_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double x = 0.0, y = 0.0, now = 0.0, lag = 0.0, max_speed = 0.0, max_accel = 0.0;
+    double extrapolate = 0.0, neighbor_dist = 0.0, max_unc = 0.0;
+    if (check_nargs("perceive_rows", nargs, 12) < 0
+            || arg_double(args[2], "x", &x) < 0 || arg_double(args[3], "y", &y) < 0
+            || arg_double(args[4], "now", &now) < 0 || arg_double(args[5], "lag", &lag) < 0
+            || arg_double(args[6], "max_speed", &max_speed) < 0
+            || arg_double(args[7], "max_accel", &max_accel) < 0
+            || arg_double(args[8], "extrapolate", &extrapolate) < 0
+            || arg_double(args[9], "neighbor_dist", &neighbor_dist) < 0
+            || arg_double(args[10], "max_uncertainty", &max_unc) < 0) {
+        return NULL;
+    }
+    PyObject *names = args[1], *keep_obj = args[11];
+    if (!PyList_Check(names)) {
+        PyErr_SetString(PyExc_TypeError, "names must be a list of str");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(names);
+    const char *keep = NULL;
+    if (keep_obj != Py_None) {
+        if (!PyBytes_Check(keep_obj) || PyBytes_GET_SIZE(keep_obj) != count) {
+            PyErr_SetString(PyExc_TypeError, "keep must be None or bytes, one per row");
+            return NULL;
+        }
+        keep = PyBytes_AS_STRING(keep_obj);
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (!PyUnicode_Check(PyList_GET_ITEM(names, k))) {
+            PyErr_SetString(PyExc_TypeError, "names must be a list of str");
+            return NULL;
+        }
+    }
+    Py_buffer view;
+    if (get_doubles(args[0], "data", count * ROW_COLUMNS, &view) < 0) {
+        return NULL;
+    }
+    const double *data = view.buf;
+    PyObject *result = NULL;
+    Perceived *seen = PyMem_Malloc((count > 0 ? count : 1) * sizeof(Perceived));
+    if (seen == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        const double *row = data + k * ROW_COLUMNS;
+        double sx = row[ROW_X], sy = row[ROW_Y], vx = row[ROW_VX], vy = row[ROW_VY];
+        double age = py_max(0.0, now - row[ROW_STAMP]) + lag;
+        double speed = py_hypot(vx, vy);
+        if (!(keep != NULL && keep[k])) {  /* beyond_reach */
+            double distance = py_hypot(sx - x, sy - y);
+            if (distance - (max_speed + 2.0 * speed) * py_max(age, 0.0) >= neighbor_dist) {
+                continue;
+            }
+        }
+        /* perceive_neighbor, position_uncertainty */
+        age = py_max(age, 0.0);
+        double t = py_min(age, extrapolate);
+        double t_u = py_min(py_max(t, 0.0), age);
+        double drift = py_min(0.5 * max_accel * t_u * t_u, (max_speed + speed) * t_u);
+        double added = drift + max_speed * (age - t_u);
+        Perceived *p = &seen[n++];
+        p->row = k;
+        p->x = sx + vx * t;
+        p->y = sy + vy * t;
+        p->added = added;
+        p->uncertainty = py_min(row[ROW_UNCERTAINTY], max_unc) + added;
+        p->name = PyList_GET_ITEM(names, k);
+        /* select_neighbors */
+        p->distance = py_hypot(p->x - x, p->y - y);
+        p->selected = p->distance - p->uncertainty < neighbor_dist;
+    }
+    qsort(seen, n, sizeof(Perceived), compare_perceived);
+    if ((result = PyList_New(n)) == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const Perceived *p = &seen[i];
+        const double *row = data + p->row * ROW_COLUMNS;
+        PyObject *item = Py_BuildValue("(ndddddddOO)", p->row, row[ROW_STAMP], p->x, p->y,
+                                       row[ROW_VX], row[ROW_VY], p->uncertainty, p->added,
+                                       p->selected ? Py_True : Py_False,
+                                       row[ROW_ANNOUNCED] != 0.0 ? Py_True : Py_False);
+        if (item == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, item);
+    }
+done:
+    PyMem_Free(seen);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"perceive_rows", (PyCFunction)(void (*)(void))py_perceive_rows, METH_FASTCALL,
+     perceive_rows_doc},
     {"segment_min_distances", (PyCFunction)(void (*)(void))py_segment_min_distances,
      METH_FASTCALL, segment_min_distances_doc},
     {"agent_orca_half_plane_rows", (PyCFunction)(void (*)(void))py_agent_orca_half_plane_rows,

@@ -182,24 +182,44 @@ class RobotController:
         return lines + safety.driving_half_planes(state, inside)
 
     def neighbor_view(self, state: RobotState, own_radius: float, n: Neighbor) -> NeighborView:
-        """A neighbour as the method plans with it: inflated by the planning margin
-        (:meth:`ControllerConfig.avoidance_radius`, less
+        """One neighbour as the method plans with it (:meth:`neighbor_views`)."""
+        return self.neighbor_views(state, own_radius, (n,))[0]
+
+    def neighbor_views(self, state: RobotState, own_radius: float,
+                       neighbors: Sequence[Neighbor]) -> List[NeighborView]:
+        """The neighbours as the method plans with them: each inflated by the planning
+        margin (:meth:`ControllerConfig.avoidance_radius`, less
         :meth:`~ControllerConfig.pair_margin_shortfall` at low relative speed or while
         the robot has released its margin,
         :class:`~.preferred_velocity.MarginHold`) and by its
         :meth:`planning_uncertainty`, but by at most half the free gap, so an uncertain
-        neighbour never looks like an overlap that the method would flee from."""
+        neighbour never looks like an overlap that the method would flee from. (The two
+        configuration methods are written out here, in their order of operations: this
+        runs for every neighbour of every cycle.)"""
         c = self.effective_config
-        position = state.position
-        radius = c.avoidance_radius(n.radius) - c.pair_margin_shortfall(
-            c.radius, n.radius, math.hypot(state.velocity[0] - n.velocity[0],
-                                           state.velocity[1] - n.velocity[1]),
-            self.preferred.margin.held)
-        uncertainty = self.planning_uncertainty(n)
-        if uncertainty > 0.0:
-            free = math.dist(position, n.position) - own_radius - radius
-            radius += min(uncertainty, 0.5 * max(free, 0.0))
-        return NeighborView(n.position, n.velocity, radius, n.key, n.reciprocates)
+        px, py = state.position
+        vx, vy = state.velocity
+        grow, tracking = 1.0 + c.margin_ratio, c.tracking_error
+        margin, own_true = c.margin_ratio, c.radius
+        held = self.preferred.margin.held
+        by_speed = c.margin_speed_ratio > 0.0
+        speed_scale = c.margin_speed_ratio * c.max_speed if by_speed else 1.0
+        hypot = math.hypot
+        views = []
+        for n in neighbors:
+            nvx, nvy = n.velocity
+            radius = n.radius * grow + tracking  # avoidance_radius
+            if margin > 0.0:  # pair_margin_shortfall
+                scale = min(1.0, hypot(vx - nvx, vy - nvy) / speed_scale) if by_speed else 1.0
+                radius -= (1.0 - scale * held) * margin * (own_true + n.radius)
+            uncertainty = n.uncertainty if not n.reciprocates else \
+                max(n.uncertainty - n.age_uncertainty, 0.0)  # planning_uncertainty
+            if uncertainty > 0.0:
+                nx, ny = n.position
+                free = hypot(nx - px, ny - py) - own_radius - radius
+                radius += min(uncertainty, 0.5 * max(free, 0.0))
+            views.append(NeighborView(n.position, n.velocity, radius, n.key, n.reciprocates))
+        return views
 
     @staticmethod
     def planning_uncertainty(n: Neighbor) -> float:
@@ -268,10 +288,10 @@ class RobotController:
                                 self.method.sensing_range(c.radius)),
             obstacle_edges) if obstacle_edges else []
         seen = () if agent_half_planes is not None and not tethers else \
-            [self.neighbor_view(state, own_radius, n) for n in neighbors]  # (tethers: see Orca)
+            self.neighbor_views(state, own_radius, neighbors)  # (tethers: see Orca)
 
         def views():  # only when the path needs them (a stalled robot looks for a detour)
-            return seen or [self.neighbor_view(state, own_radius, n) for n in neighbors]
+            return seen or self.neighbor_views(state, own_radius, neighbors)
         # 1. the preferred velocity
         if pref_velocity is not None:
             pref, arrived = (float(pref_velocity[0]), float(pref_velocity[1])), False

@@ -41,9 +41,10 @@ from ..methods import LinkView, TetherView
 from .config import ControllerConfig
 from .controller import RobotController
 from .link_groups import LinkedViews, LinkSpec, linked_views, parse_links
+from ..orca._orca2d import perceive_rows
 from .perception import (NeighborReading, ReciprocityMonitor, SentCommands, SharedPrediction,
-                         beyond_reach, perceive_neighbor_best, select_neighbors)
-from .readings import Readings, within_reach
+                         perceive_neighbor_best, select_neighbors)
+from .readings import Readings
 from .state import Command, Neighbor, RobotState, predict_state
 
 if TYPE_CHECKING:
@@ -433,46 +434,57 @@ class RobotCycle:
         """Neighbours as they may be when the command acts, nearest first (all of them
         that may be inside ``neighbor_dist``).
 
-        From the reading, or, where that is surer, from what the neighbour said it
-        would do (its :class:`SharedPrediction`, with ``share_predictions``). A
-        neighbour that cannot be within reach, wherever it went since its reading, is
-        passed over before that (:func:`~.perception.beyond_reach`): first with numpy
-        over every reading at once (:func:`~.readings.within_reach`), then exactly for
-        the few left; the reciprocity monitor sees each new reading of the others."""
+        From the reading (:func:`~.perception.perceive_neighbor`, over every reading's
+        row at once in C: ``_orca2d.perceive_rows``), or, where that is surer, from what
+        the neighbour said it would do (its :class:`SharedPrediction`, with
+        ``share_predictions``: :func:`~.perception.perceive_neighbor_best`). A neighbour
+        that cannot be within reach, wherever it went since its reading, is passed over
+        (:func:`~.perception.beyond_reach`); the reciprocity monitor sees each new
+        reading of the others."""
+        perception = self.perception
         max_speed = self.neighbor_max_speed
-        extrapolate = self.perception.neighbor_timeout
-        detect = self.perception.detect_non_reciprocating
-        predictions = self.predictions if self.perception.share_predictions else {}
+        predictions = self.predictions if perception.share_predictions else {}
         rows = Readings.of(readings)
-        lag = config.command_lag
-        near = within_reach(rows.data, state.position, now, lag, max_speed,
-                            config.neighbor_dist).tolist()
-        if predictions:  # never passed over: where it said it will be counts
-            index = rows.index
-            near = sorted(set(near).union(index[n] for n in predictions if n in index))
         names = rows.names
+        keep = None
+        if predictions:  # never passed over: where it said it will be counts
+            keep = bytes(name in predictions for name in names)
+        lag = config.command_lag
+        x, y = state.position
+        passed = perceive_rows(rows.data, names, x, y, now, lag, max_speed,
+                               config.max_linear_accel, perception.neighbor_timeout,
+                               config.neighbor_dist, perception.max_uncertainty, keep)
+        detect = perception.detect_non_reciprocating
+        unannounced = perception.unannounced_reciprocate
+        reciprocity, observed, radius_of = self.reciprocity, self.observed, self.radius_of
+        declared = reciprocity.declared
         perceived = []
-        for k in near:
-            name, s = names[k], rows.reading(k)
-            age = max(0.0, now - s.stamp) + lag
-            if name not in predictions and beyond_reach(
-                    state.position, s.position, s.velocity, age, max_speed,
-                    config.neighbor_dist):
+        for k, stamp, px, py, vx, vy, uncertainty, added, selected, announced in passed:
+            name = names[k]
+            if observed.get(name) != stamp:
+                observed[name] = stamp
+                reciprocity.observe(name, stamp, (vx, vy))
+            predicted = predictions.get(name) if predictions else None
+            if not selected and predicted is None:
                 continue
-            if self.observed.get(name) != s.stamp:
-                self.observed[name] = s.stamp
-                self.reciprocity.observe(name, s.stamp, s.velocity)
-            reciprocates = self.reciprocity.reciprocates(name, now) if detect \
-                else name not in self.reciprocity.declared
-            if not s.announced and not self.perception.unannounced_reciprocate:
+            reciprocates = reciprocity.reciprocates(name, now) if detect \
+                else name not in declared
+            if not announced and not unannounced:
                 reciprocates = False  # not running the cycle (or no longer): it won't yield
-            seen_as = Neighbor(s.position, s.velocity, self.radius_of(name), name,
-                               min(s.uncertainty, self.perception.max_uncertainty),
-                               reciprocates)
-            perceived.append(perceive_neighbor_best(
-                seen_as, age, max_speed, config.max_linear_accel, extrapolate,
-                predictions.get(name), now + lag, config.max_angular_speed))
-        return select_neighbors(state.position, perceived, config.neighbor_dist)
+            seen = Neighbor((px, py), (vx, vy), radius_of(name), name, uncertainty,
+                            reciprocates, added)
+            if predicted is not None:
+                s = rows.reading(k)
+                seen = perceive_neighbor_best(
+                    Neighbor(s.position, s.velocity, seen.radius, name,
+                             min(s.uncertainty, perception.max_uncertainty), reciprocates),
+                    max(0.0, now - s.stamp) + lag, max_speed, config.max_linear_accel,
+                    perception.neighbor_timeout, predicted, now + lag,
+                    config.max_angular_speed)
+            perceived.append(seen)
+        if predictions:  # the predicted ones chosen and ordered with the rest
+            return select_neighbors(state.position, perceived, config.neighbor_dist)
+        return perceived
 
     def _expect_reciprocity(self, command: Command, state: RobotState,
                             neighbors: List[Neighbor],

@@ -108,23 +108,6 @@ def position_uncertainty(age: float, speed: float, max_speed: float, max_accel: 
     return drift + max_speed * (age - t)
 
 
-def beyond_reach(position: Vector2, seen_position: Vector2, seen_velocity: Vector2,
-                 age: float, max_speed: float, neighbor_dist: float) -> bool:
-    """Whether a neighbour seen at ``seen_position`` moving at ``seen_velocity``, ``age``
-    s ago, is certainly not within ``neighbor_dist`` of ``position`` for
-    :func:`select_neighbors` once :func:`perceive_neighbor` has carried it forward.
-
-    Carried forward it is at most ``speed * age`` further on (``speed`` = its
-    norm) with at most ``(max_speed + speed) age`` of uncertainty
-    (:func:`position_uncertainty`), so its distance less its uncertainty is at
-    least ``d - (max_speed + 2 speed) age``. A cheap test that lets a robot pass
-    over the far ones of a hundred neighbours without perceiving each.
-    """
-    speed = math.hypot(seen_velocity[0], seen_velocity[1])
-    distance = math.hypot(seen_position[0] - position[0], seen_position[1] - position[1])
-    return distance - (max_speed + 2.0 * speed) * max(age, 0.0) >= neighbor_dist
-
-
 def perceive_neighbor(neighbor: Neighbor, age: float, max_speed: float, max_accel: float,
                       max_extrapolation: float) -> Neighbor:
     """``neighbor``, measured ``age`` s ago, as it may be now.

@@ -4,9 +4,9 @@ An orca_node at 100 robots hears 99 neighbours and plans ten times a second: han
 neighbour at a time in Python, what it heard and what counts of it cost more than the
 rest of its cycle (O(N^2) over the fleet). Here each reading is one row of a float
 array (:class:`ReadingTable`), written as its message comes, and a cycle takes the rows
-that count (:meth:`~.inputs.RobotInputs.neighbors`) and passes over those that cannot be
-within reach (:meth:`~.cycle.RobotCycle.perceive`) with numpy over all rows at once; a
-row becomes a :class:`~.perception.NeighborReading` only when asked for by name.
+that count (:meth:`~.inputs.RobotInputs.neighbors`) and perceives them all in one call
+into C (``_orca2d.perceive_rows``, from :meth:`~.cycle.RobotCycle.step`); a row becomes
+a :class:`~.perception.NeighborReading` only when asked for by name.
 
 Both are mappings of robot name to :class:`~.perception.NeighborReading`, so whatever
 reads readings by name (diagnostics, the laser, links, the reciprocity monitor) reads
@@ -209,19 +209,3 @@ def readings_of(table: ReadingTable, rows: np.ndarray,
                 taken[k] = replaced[row]
     return Readings([names[r] for r in rows], data, taken)
 
-
-def within_reach(data: np.ndarray, position, now: float, lag: float, max_speed: float,
-                 neighbor_dist: float) -> np.ndarray:
-    """The rows of ``data`` (readings' rows) that :func:`~.perception.beyond_reach`
-    may keep for a robot at ``position``, their ages taken at ``now`` (s) plus ``lag``:
-    every row it keeps, and perhaps a few at the boundary (numpy's rounding differs
-    from :mod:`math`'s; the slack of a part in 1e9 keeps the test conservative, and
-    the caller applies the exact test to what is left)."""
-    if not len(data):
-        return np.zeros(0, dtype=np.intp)
-    age = np.maximum(now - data[:, STAMP], 0.0) + lag
-    speed = np.hypot(data[:, VX], data[:, VY])
-    distance = np.hypot(data[:, X] - position[0], data[:, Y] - position[1])
-    reach = (max_speed + 2.0 * speed) * age
-    slack = 1e-9 * (1.0 + distance + reach + neighbor_dist)
-    return np.flatnonzero(distance - reach < neighbor_dist + slack)

@@ -1,14 +1,11 @@
 """The neighbours' readings as arrays (``core.robot.readings``): what a row gives back,
-the numpy pre-selection against the exact test, and the rows a robot counts."""
+and the rows a robot counts."""
 
 import math
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from orca_ros.core.robot.inputs import RobotInputs
-from orca_ros.core.robot.perception import NeighborReading, beyond_reach
-from orca_ros.core.robot.readings import ReadingTable, Readings, within_reach
+from orca_ros.core.robot.perception import NeighborReading
+from orca_ros.core.robot.readings import ReadingTable, Readings
 from orca_ros.nodes.params.orca_node import PARAMETERS
 
 
@@ -34,27 +31,6 @@ def test_a_dict_of_readings_reads_the_same_through_the_arrays():
     assert dict(Readings.of(ReadingTable.of(readings))) == readings
 
 
-coordinate = st.floats(-20.0, 20.0)
-speed = st.floats(-3.0, 3.0)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(coordinate, coordinate, speed, speed, st.floats(0.0, 3.0)),
-                min_size=1, max_size=8),
-       coordinate, coordinate, st.floats(0.0, 0.5), st.floats(0.0, 3.0), st.floats(0.1, 10.0))
-def test_the_numpy_pre_selection_keeps_every_neighbour_the_exact_test_keeps(
-        seen, x, y, lag, max_speed, neighbor_dist):
-    """Rounding may differ between numpy and math: the pre-selection may keep a little
-    more (its slack), never less."""
-    now = 10.0
-    readings = {f"n{k}": NeighborReading(now - age, (nx, ny), (vx, vy))
-                for k, (nx, ny, vx, vy, age) in enumerate(seen)}
-    rows = Readings.of(readings)
-    kept = set(within_reach(rows.data, (x, y), now, lag, max_speed, neighbor_dist).tolist())
-    for k, r in enumerate(rows.values()):
-        if not beyond_reach((x, y), r.position, r.velocity, max(0.0, now - r.stamp) + lag,
-                            max_speed, neighbor_dist):
-            assert k in kept
 
 
 def _inputs(**overrides):
