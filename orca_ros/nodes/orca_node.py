@@ -88,13 +88,13 @@ class OrcaNode(GuardedCallbacks, Node):
         if gone:
             raise ValueError(gone)
         declare_table(self, PARAMETERS)
+        self.params = NodeParameters(self)
         self.method_declared = self._param("method")
         self.table = declare_method(self, self.method_declared)
         problem = check_start(self, self.table)
         if problem:
             raise ValueError(problem)
         self.robot = self.get_namespace().strip("/") or self.get_name()
-        self.params = NodeParameters(self)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self._config_dirty = False
         self.announcing = bool(self._param("announce"))
@@ -162,7 +162,7 @@ class OrcaNode(GuardedCallbacks, Node):
     # --- parameters: the table, and the settings made of them (core.robot.settings) -----
 
     def _param(self, name):
-        return self.get_parameter(name).value
+        return self.params[name]
 
     def _validate_parameters(self, params) -> SetParametersResult:
         values = {p.name: p.value for p in params}

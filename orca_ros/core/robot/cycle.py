@@ -312,7 +312,8 @@ class RobotCycle:
             return CycleResult(Status(GoalState.OWN_ODOM_STALE))
         given = isinstance(neighbors, NeighborsNow)
         if not given:
-            self.forget([n for n in self.observed if n not in neighbors])
+            present = neighbors.index if isinstance(neighbors, Readings) else neighbors
+            self.forget([n for n in self.observed if n not in present])
         if not self.controller.waypoints and preferred is None:
             return CycleResult(Status(GoalState.NO_GOAL))
         if awaited_obstacles:
@@ -347,8 +348,7 @@ class RobotCycle:
             perceived = Perceived(state, own_uncertainty + own.uncertainty, seen, tethers,
                                   links, own.drift)
             command = self.decide(perceived, obstacle_edges, pref_velocity=pref_velocity)
-            self._expect_reciprocity(command, state, seen[:config.max_neighbors], neighbors,
-                                     now)
+            self._expect_reciprocity(command, state, seen[:config.max_neighbors], now)
         if preferred is not None:
             command = self._pass_through(config, command, preferred)
             status = DRIVING
@@ -487,16 +487,17 @@ class RobotCycle:
         return perceived
 
     def _expect_reciprocity(self, command: Command, state: RobotState,
-                            neighbors: List[Neighbor],
-                            readings: Mapping[str, NeighborReading], now: float) -> None:
+                            neighbors: List[Neighbor], now: float) -> None:
         """Hand this period's half-plane against each neighbour to the reciprocity monitor
-        (built now, from readings of their stamps)."""
+        (built now, from the readings perceived this period: their stamps are the latest
+        :attr:`observed`)."""
         lines = command.output.neighbor_half_planes if command.output is not None else ()
         if not neighbors or len(lines) != len(neighbors):
             return
+        stamps, expect = self.observed, self.reciprocity.expect  # (each one's latest)
         for neighbor, line in zip(neighbors, lines):
-            self.reciprocity.expect(neighbor.key, readings[neighbor.key].stamp,
-                                    line, state.velocity, neighbor.velocity, now)
+            expect(neighbor.key, stamps[neighbor.key], line, state.velocity,
+                   neighbor.velocity, now)
 
     def apply_directives(self, now: float) -> None:
         """Hand the supervisor's unexpired directives to the controller. Directives

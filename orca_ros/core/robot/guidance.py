@@ -8,9 +8,10 @@ pushed out by ``clearance``. Segments (two-vertex obstacles) get two nodes
 around each end; where two meet end to end (an outline drawn as segments), one node
 outside the bend, as a polygon's corner would.
 
+The way is found from a field of every corner's distance to the goal along the roadmap,
+computed once per goal and kept: each period then only asks which corners the robot sees.
 With thousands of corners the exact graph (every pair that sees each other) is out of
-reach, so a large roadmap links corners only to nearby ones (:data:`ALL_PAIRS_NODES`)
-and finds the way from a field of distances to the goal, computed once per goal. Which
+reach, so a large roadmap links corners only to nearby ones (:data:`ALL_PAIRS_NODES`). Which
 walls block a line is asked of a spatial index
 (:class:`~orca_ros.core.geometry.segment_index.SegmentIndex`). A map's walls (tens of
 thousands of edges, most of them speckle) are planned round on a grid instead
@@ -53,6 +54,10 @@ within it, by the corners' mean density (at least 1 m)."""
 LINK_NEAREST = 12
 """On a large roadmap, a path from a point may start with this many corners nearest to
 it, besides those within the link radius and the corners linked to any of them."""
+
+SAME_LENGTH = 1e-9
+"""Ways whose lengths differ by less than this share (of at least a metre) are equally
+short (:meth:`VisibilityRoadmap.next_corner`): rounding decides nothing."""
 
 PASSED_CORNER = 0.01
 """m: on a large roadmap, a corner this near the robot is behind it, not ahead."""
@@ -291,17 +296,12 @@ class VisibilityRoadmap(WallQueries):
                                           self.passage)
         i, j = i[visible], j[visible]
         length = np.linalg.norm(nodes[i] - nodes[j], axis=1)
-        if self.linked_locally:
-            from scipy.sparse import csr_matrix
+        from scipy.sparse import csr_matrix
 
-            self.node_graph = csr_matrix((np.concatenate([length, length]),
-                                          (np.concatenate([i, j]), np.concatenate([j, i]))),
-                                         shape=(m, m))
-            self._goal_fields: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
-        else:
-            self.node_graph = np.zeros((m, m))
-            self.node_graph[i, j] = length
-            self.node_graph[j, i] = length
+        self.node_graph = csr_matrix((np.concatenate([length, length]),
+                                      (np.concatenate([i, j]), np.concatenate([j, i]))),
+                                     shape=(m, m))
+        self._goal_fields: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
 
     @property
     def door_nodes(self) -> np.ndarray:
@@ -399,30 +399,29 @@ class VisibilityRoadmap(WallQueries):
         m = len(self.nodes)
         if m == 0:
             return None
-        start_arr = np.asarray(start, dtype=float)
-        goal_arr = np.asarray(goal, dtype=float)
-        if self.linked_locally:
-            return self._next_corner_on_local_links(start_arr, goal_arr, start_clearance,
-                                                    goal_clearance, passage)
-        graph = np.zeros((m + 2, m + 2))
-        graph[:m, :m] = self.node_graph
-        from_start = self.passable(np.repeat(start_arr[None], m, 0), self.nodes,
-                                   self._clearance(start_clearance), passage)
-        to_goal = self.visible(self.nodes, np.repeat(goal_arr[None], m, 0), goal_clearance)
-        graph[m, :m] = np.where(from_start, np.linalg.norm(self.nodes - start_arr, axis=1), 0.0)
-        graph[:m, m + 1] = np.where(to_goal, np.linalg.norm(self.nodes - goal_arr, axis=1), 0.0)
+        start = np.asarray(start, dtype=float)
+        corners = self._corners_near(start)
+        from_start = self.passable(np.repeat(start[None], len(corners), 0),
+                                   self.nodes[corners], self._clearance(start_clearance),
+                                   passage)
         if not from_start.any():
-            return self._nearest_seen(start_arr, np.arange(m))
-        from scipy.sparse.csgraph import dijkstra
-
-        distances, predecessors = dijkstra(graph, directed=True, indices=m,
-                                           return_predecessors=True)
-        if not np.isfinite(distances[m + 1]):
+            return self._nearest_seen(start, corners)
+        corners = corners[from_start]
+        to_goal = self._goal_field(np.asarray(goal, dtype=float), goal_clearance)[corners]
+        ahead = np.linalg.norm(self.nodes[corners] - start, axis=1)
+        total = ahead + to_goal
+        least = float(total.min())
+        if not math.isfinite(least):
             return None
-        node = m + 1
-        while predecessors[node] != m:
-            node = predecessors[node]
-        return tuple(self.nodes[node]) if node < m else None
+        # Of equally short ways, the farthest corner in sight: a corner on the straight
+        # line to another (the robot beside it) is no turn to head for.
+        shortest = np.flatnonzero(total <= least + SAME_LENGTH * max(1.0, least))
+        return tuple(self.nodes[corners[shortest[np.argmax(ahead[shortest])]]])
+
+    def _corners_near(self, point: np.ndarray) -> np.ndarray:
+        """The corners a path from (or to) ``point`` may start (or end) with: every corner,
+        or on a large roadmap those :meth:`_around` it."""
+        return self._around(point) if self.linked_locally else np.arange(len(self.nodes))
 
     def _nearest_seen(self, start: np.ndarray, corners: np.ndarray) -> Optional[Vector2]:
         """Pressed against a wall, no corner is cleanly visible: the nearest of
@@ -436,25 +435,6 @@ class VisibilityRoadmap(WallQueries):
         nearest = candidates[np.argmin(np.linalg.norm(self.nodes[candidates] - start, axis=1))]
         return tuple(self.nodes[nearest])
 
-    def _next_corner_on_local_links(self, start: np.ndarray, goal: np.ndarray,
-                                    start_clearance: Optional[float],
-                                    goal_clearance: Optional[float],
-                                    passage: Optional[float] = None) -> Optional[Vector2]:
-        """:meth:`next_corner` on a large roadmap: among the corners around ``start`` it
-        sees, the one with the least distance from ``start`` plus its distance to the
-        goal (a field over all corners, one Dijkstra run per goal, kept)."""
-        corners = self._around(start)
-        from_start = self.passable(np.repeat(start[None], len(corners), 0),
-                                   self.nodes[corners], self._clearance(start_clearance),
-                                   passage)
-        if not from_start.any():
-            return self._nearest_seen(start, corners)
-        corners = corners[from_start]
-        to_goal = self._goal_field(goal, goal_clearance)[corners]
-        total = np.linalg.norm(self.nodes[corners] - start, axis=1) + to_goal
-        best = int(np.argmin(total))
-        return tuple(self.nodes[corners[best]]) if np.isfinite(total[best]) else None
-
     def _goal_field(self, goal: np.ndarray, goal_clearance: Optional[float]) -> np.ndarray:
         """Each corner's shortest distance to ``goal`` along the roadmap."""
         key = (float(goal[0]), float(goal[1]), goal_clearance)
@@ -463,7 +443,7 @@ class VisibilityRoadmap(WallQueries):
             self._goal_fields.move_to_end(key)
             return field
         m = len(self.nodes)
-        corners = self._around(goal)
+        corners = self._corners_near(goal)
         sees_goal = self.visible(self.nodes[corners], np.repeat(goal[None], len(corners), 0),
                                  goal_clearance)
         corners = corners[sees_goal]

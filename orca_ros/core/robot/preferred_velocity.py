@@ -175,6 +175,10 @@ class Guidance:
 
     roadmaps: Dict[tuple, WallQueries] = field(default_factory=dict)
     corner: Optional[Vector2] = None  # the roadmap corner headed for, if any
+    # The planner last asked for, with the configuration and walls it was asked for
+    # (held, so neither object's identity can pass to another) and its key in
+    # ``roadmaps``: asked again each period.
+    _last: Optional[tuple] = field(default=None, repr=False, compare=False)
 
     def planner(self, config, edges: Sequence[ObstacleVertex]) -> WallQueries:
         """The planner for these walls and ``config``'s robot, built once for them: a
@@ -184,6 +188,10 @@ class Guidance:
         the doors a robot passes, kept at the passage ORCA keeps from walls
         (:meth:`~orca_ros.core.robot.guidance.VisibilityRoadmap._doors`)."""
         edges = guidance_walls(edges)
+        last = self._last
+        if last is not None and last[0] is config and last[1] is edges and \
+                last[2] == len(edges) and self.roadmaps.get(last[4]) is last[3]:
+            return last[3]  # (not dropped since: the walls did not change)
         c = config
         clearance = round(c.avoidance_radius(c.radius) + c.guidance_clearance_ratio * c.radius, 3)
         passage = 0.98 * c.avoidance_radius(c.radius)  # what ORCA keeps from walls
@@ -195,6 +203,7 @@ class Guidance:
             else:
                 roadmap = VisibilityRoadmap(edges, clearance, passage)
             self.roadmaps[key] = roadmap
+        self._last = (config, edges, len(edges), roadmap, key)
         return roadmap
 
     def target(self, config, replan: bool, position: Vector2, target: Vector2,
