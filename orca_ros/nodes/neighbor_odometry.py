@@ -244,8 +244,13 @@ class NeighborOdometry:
         self._take(name, fields, announced=self.announced)
 
     def heard(self, name: str) -> bool:
-        """Whether robot ``name``'s state or odometry has come."""
-        return name in self.states or name in self.odometry
+        """Whether robot ``name``'s state or odometry has come; with neighbour cells, or
+        its footprint: the states of a robot beyond the cells this process listens to
+        never come, and its footprint (latched, on the fleet's one topic) says its node
+        is up and discovered by this one (a robot that holds until its fleet is heard
+        would otherwise hold for good)."""
+        return name in self.states or name in self.odometry or \
+            (self.grid is not None and name in self.radii)
 
     def follow(self, name: str, node) -> None:
         """``node`` wants robot ``name``'s odometry: subscribe ``/<name>/odom`` once

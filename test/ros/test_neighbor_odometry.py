@@ -73,8 +73,9 @@ def test_when_the_node_holding_the_shared_subscriptions_goes_the_next_one_takes_
 def test_with_neighbour_cells_a_far_robots_odometry_is_not_delivered_and_a_near_ones_is(ros):
     """Three robots in three processes (each its own NeighborOdometry), cells of 2 m:
     a's process hears near (2 m off) and never far (20 m off: its cells are not
-    subscribed, no message of it is taken in); far coming near is heard; a moving
-    away lets go of the cells it no longer needs."""
+    subscribed, no message of it is taken in), yet counts far as heard for its fleet by
+    its footprint; far coming near is heard; a moving away lets go of the cells it no
+    longer needs."""
     from nav_msgs.msg import Odometry
 
     from orca_ros.core.robot.cells import CellGrid, cell_topic, subscription_reach
@@ -86,7 +87,8 @@ def test_with_neighbour_cells_a_far_robots_odometry_is_not_delivered_and_a_near_
     nodes = {name: ros.add(OrcaNode(
         context=ros.context, namespace=name, neighbor_odometry=shared[name],
         parameter_overrides=params(neighbor_cell_size=2.0, neighbor_dist=3.0, max_speed=0.5,
-                                   neighbor_cell_match_time=0.5)))
+                                   neighbor_cell_match_time=0.5,
+                                   fleet_robots=[n for n in shared if n != name])))
         for name in shared}
     assert all(s.grid == CellGrid(2.0) for s in shared.values())
     assert all(s.subscriptions == {} for s in shared.values())  # no /<robot>/odom
@@ -103,6 +105,8 @@ def test_with_neighbour_cells_a_far_robots_odometry_is_not_delivered_and_a_near_
     assert "a" in nodes["near"].neighbors  # and the other way round
     assert a.messages_from.get("near", 0) > 5
     assert a.messages_from.get("far", 0) == 0 and "far" not in nodes["a"].neighbors
+    # Its footprint says far is up: a does not hold for it (its states never come here).
+    assert ros.spin_until(lambda: nodes["a"].inputs.unheard(a.heard) == [], 10.0)
     reach = subscription_reach(3.0, 0.5, 0.5) + 0.1 * 2.0  # and a tenth of a cell
     assert set(a.cell_subscriptions) == CellGrid(2.0).cells_within(0.0, 0.0, reach)
     assert CellGrid(2.0).cell_of(20.0, 0.0) not in a.cell_subscriptions

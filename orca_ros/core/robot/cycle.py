@@ -51,6 +51,9 @@ if TYPE_CHECKING:
     from .aerial import AerialCommand
 
 
+NO_LINKS = LinkedViews((), (), (), ())
+"""What a robot in no link group knows of links."""
+
 PASS_THROUGH_TOLERANCE = 1e-9
 """m/s between the preferred velocity and avoidance's below which filter mode passes the
 input twist on unchanged."""
@@ -457,13 +460,14 @@ class RobotCycle:
         detect = perception.detect_non_reciprocating
         unannounced = perception.unannounced_reciprocate
         reciprocity, observed, radius_of = self.reciprocity, self.observed, self.radius_of
-        declared = reciprocity.declared
+        declared, waiting = reciprocity.declared, reciprocity.waiting
         perceived = []
         for k, stamp, px, py, vx, vy, uncertainty, added, selected, announced in passed:
             name = names[k]
             if observed.get(name) != stamp:
                 observed[name] = stamp
-                reciprocity.observe(name, stamp, (vx, vy))
+                if name in waiting:
+                    reciprocity.observe(name, stamp, (vx, vy))
             predicted = predictions.get(name) if predictions else None
             if not selected and predicted is None:
                 continue
@@ -519,6 +523,9 @@ class RobotCycle:
         """This robot's partners and the other groups' links near it
         (:func:`~.link_groups.linked_views`); the partners it cannot see are noted for
         :meth:`_link_hold`."""
+        if not self.link_groups:  # (most robots: nothing to look at)
+            self.link_missing, self.link_stale, self.links_seen = [], [], 0
+            return NO_LINKS
         named = {name for group in self.link_groups for name in group.agents}
         observed = {name: (s.position, s.velocity, now - s.stamp)
                     for name, s in ((n, readings[n]) for n in named if n in readings)}

@@ -20,7 +20,8 @@ from __future__ import annotations
 import collections
 import math
 from dataclasses import dataclass, field
-from typing import Deque, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import (Deque, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence,
+                    Tuple)
 
 from .state import Neighbor
 from ..geometry.linprog import HalfPlane
@@ -259,6 +260,12 @@ class ReciprocityMonitor:
             return  # the one before still waits for its answer
         self._pending[name] = _Expectation(stamp, half_plane, own_velocity, neighbor_velocity,
                                            built + (built - stamp))
+
+    @property
+    def waiting(self) -> Mapping[str, object]:
+        """The neighbours an expectation waits on (by name): :meth:`observe` judges only
+        those."""
+        return self._pending
 
     def observe(self, name: str, stamp: float, velocity: Vector2) -> None:
         """``name``'s velocity measured at ``stamp``."""

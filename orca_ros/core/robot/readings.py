@@ -172,7 +172,7 @@ class Readings(Mapping):
     def index(self) -> Dict[str, int]:
         """Row of each name (made when first asked)."""
         if self._index is None:
-            self._index = {name: k for k, name in enumerate(self.names)}
+            self._index = dict(zip(self.names, range(len(self.names))))
         return self._index
 
     def reading(self, k: int) -> NeighborReading:
