@@ -57,6 +57,9 @@ from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, OdometryFields,
                          odometry_fields_of, state_of)
 
 STATES_TOPIC = "/orca/states"
+FOOTPRINT_GRACE = 4.0
+"""Cell match times after its footprint came by which a robot counts as heard with
+neighbour cells though no state of it came (:meth:`NeighborOdometry.heard`)."""
 FOOTPRINTS_TOPIC = "/orca/footprints"
 
 
@@ -87,6 +90,7 @@ class NeighborOdometry:
         self.odometry = ReadingTable()
         self.latest = ReadingTable()
         self.radii: Dict[str, float] = {}
+        self.footprints_at: Dict[str, int] = {}  # when each robot's footprint first came
         self.state_subscription = None
         self.footprint_subscription = None
         self.announced = False  # the robots announce themselves (states, or cells of states)
@@ -173,6 +177,7 @@ class NeighborOdometry:
                     "a robot's footprint is finite points in its '<robot>/base_link' frame"))
             return
         self.radii[name] = max(math.hypot(x, y) for x, y in points)
+        self.footprints_at.setdefault(name, self.owner._now_ns())
 
     def use_cells(self, grid: CellGrid) -> None:
         """Take neighbours' odometry from the cell topics of ``grid`` (the first node
@@ -245,12 +250,16 @@ class NeighborOdometry:
 
     def heard(self, name: str) -> bool:
         """Whether robot ``name``'s state or odometry has come; with neighbour cells, or
-        its footprint: the states of a robot beyond the cells this process listens to
-        never come, and its footprint (latched, on the fleet's one topic) says its node
-        is up and discovered by this one (a robot that holds until its fleet is heard
-        would otherwise hold for good)."""
-        return name in self.states or name in self.odometry or \
-            (self.grid is not None and name in self.radii)
+        its footprint :data:`FOOTPRINT_GRACE` cell match times ago: the states of a robot
+        beyond the cells this process listens to never come, and its footprint (latched,
+        on the fleet's one topic) says its node is up and discovered by this one (a robot
+        that holds until its fleet is heard would otherwise hold for good); a near
+        robot's states come on the cells they share within that time."""
+        if name in self.states or name in self.odometry:
+            return True
+        since = self.footprints_at.get(name) if self.grid is not None else None
+        return since is not None and self.owner._now_ns() - since >= \
+            FOOTPRINT_GRACE * self.owner._param("neighbor_cell_match_time") * 1e9
 
     def follow(self, name: str, node) -> None:
         """``node`` wants robot ``name``'s odometry: subscribe ``/<name>/odom`` once

@@ -2504,10 +2504,11 @@ py_segment_min_distances(PyObject *module, PyObject *const *args, Py_ssize_t nar
 
 
 /* ------------------------------------------------------------------------------------ */
-/* Neighbour perception (orca_ros/core/robot/perception.py: beyond_reach,
-   perceive_neighbor, position_uncertainty, select_neighbors) over readings' rows
-   (orca_ros/core/robot/readings.py), operation for operation as the Python, so that
-   every number is the same to the last bit (test/unit/robot/test_perception_rows.py).
+/* Neighbour perception (orca_ros/core/robot/perception.py: perceive_neighbor,
+   position_uncertainty, select_neighbors, and the reach test below) over readings' rows
+   (orca_ros/core/robot/readings.py), operation for operation as the Python reference
+   (test/helpers/perception_reference.py), so that every number is the same to the last
+   bit (test/unit/robot/test_perception_rows.py).
    The reach test: carried forward, a neighbour at distance d, moving at speed s, read
    age ago, is at most s age further on with at most (max_speed + s) age of
    uncertainty, so its distance less its uncertainty is at least
@@ -2561,7 +2562,7 @@ PyDoc_STRVAR(perceive_rows_doc,
 "              neighbor_dist, max_uncertainty, keep) -> list of tuples\n\n"
 "The neighbours of a robot at (x, y) from their readings' rows (data: float64\n"
 "C-contiguous, len(names) rows of readings.COLUMNS), as perceived when the command\n"
-"acts (now + lag): each row that perception.beyond_reach does not pass over (nor\n"
+"acts (now + lag): each row that the reach test does not pass over (nor\n"
 "any row whose byte in keep is non-zero; keep: bytes of len(names), or None) as\n"
 "(row, stamp, x, y, vx, vy, uncertainty, age_uncertainty, selected, announced):\n"
 "carried forward "
@@ -2620,7 +2621,7 @@ py_perceive_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         double sx = row[ROW_X], sy = row[ROW_Y], vx = row[ROW_VX], vy = row[ROW_VY];
         double age = py_max(0.0, now - row[ROW_STAMP]) + lag;
         double speed = py_hypot(vx, vy);
-        if (!(keep != NULL && keep[k])) {  /* beyond_reach */
+        if (!(keep != NULL && keep[k])) {  /* the reach test */
             double distance = py_hypot(sx - x, sy - y);
             if (distance - (max_speed + 2.0 * speed) * py_max(age, 0.0) >= neighbor_dist) {
                 continue;

@@ -217,7 +217,7 @@ class RobotCycle:
                                  drive=self.drive)
         self.reciprocity = self._monitor()
         self.predictions: Dict[str, SharedPrediction] = {}
-        self.observed: Dict[str, float] = {}  # stamp last handed to the reciprocity monitor
+        self.observed: Dict[str, float] = {}  # the stamp of each one's reading last perceived
         self.speed_limit: Optional[Tuple[float, float]] = None  # (m/s, received s)
         self.detour: Optional[Tuple[List[Vector2], float]] = None  # (points, received s)
         self.directive_timeout = 1.0  # s a supervisor directive stays in force
@@ -442,8 +442,8 @@ class RobotCycle:
         the neighbour said it would do (its :class:`SharedPrediction`, with
         ``share_predictions``: :func:`~.perception.perceive_neighbor_best`). A neighbour
         that cannot be within reach, wherever it went since its reading, is passed over
-        (:func:`~.perception.beyond_reach`); the reciprocity monitor sees each new
-        reading of the others."""
+        first (its distance less ``(max_speed + 2 speed) age`` is ``neighbor_dist`` or
+        more); the reciprocity monitor sees each new reading of the others."""
         perception = self.perception
         max_speed = self.neighbor_max_speed
         predictions = self.predictions if perception.share_predictions else {}

@@ -60,7 +60,7 @@ SAME_LENGTH = 1e-9
 short (:meth:`VisibilityRoadmap.next_corner`): rounding decides nothing."""
 
 PASSED_CORNER = 0.01
-"""m: on a large roadmap, a corner this near the robot is behind it, not ahead."""
+"""m: a corner this near the robot is behind it, not ahead."""
 
 PASSAGE_SAMPLES_PER_WIDTH = 4
 """Points per avoidance radius along a line at which :meth:`VisibilityRoadmap.passable`
@@ -70,7 +70,7 @@ DOOR_NODE_GRID = 0.01
 """m: door nodes (:meth:`VisibilityRoadmap._doors`) nearer each other than this are one."""
 
 GOAL_FIELDS_KEPT = 256
-"""Goals whose distance fields a large roadmap keeps (a fleet's goals, reused every period)."""
+"""Goals whose distance fields a roadmap keeps (a fleet's goals, reused every period)."""
 
 
 MAP_EDGES = 1000
@@ -420,8 +420,11 @@ class VisibilityRoadmap(WallQueries):
 
     def _corners_near(self, point: np.ndarray) -> np.ndarray:
         """The corners a path from (or to) ``point`` may start (or end) with: every corner,
-        or on a large roadmap those :meth:`_around` it."""
-        return self._around(point) if self.linked_locally else np.arange(len(self.nodes))
+        or on a large roadmap those :meth:`_around` it; not one within
+        :data:`PASSED_CORNER` of ``point`` (the robot stands on it: it is passed)."""
+        if self.linked_locally:
+            return self._around(point)
+        return np.flatnonzero(np.linalg.norm(self.nodes - point, axis=1) > PASSED_CORNER)
 
     def _nearest_seen(self, start: np.ndarray, corners: np.ndarray) -> Optional[Vector2]:
         """Pressed against a wall, no corner is cleanly visible: the nearest of

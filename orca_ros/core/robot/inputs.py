@@ -146,7 +146,8 @@ class RobotInputs:
     # --- readiness --------------------------------------------------------------------------
 
     def unheard(self, heard: Callable[[str], bool]) -> List[str]:
-        """The robots of ``fleet_robots`` not ``heard`` yet (by state or odometry). A robot
+        """The robots of ``fleet_robots`` not ``heard`` yet (by state or odometry; with
+        neighbour cells, a far robot by its footprint). A robot
         once heard stays heard (its reading is kept): once all were, the list is not
         gone through again while ``fleet_robots`` stays as it is."""
         fleet = tuple(self.params["fleet_robots"])

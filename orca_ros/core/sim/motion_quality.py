@@ -224,7 +224,7 @@ class DistancesRoundWalls:
                  Polygon(tuple(tuple(v[:2]) for v in o)) for o in outlines]
         self.roadmap = VisibilityRoadmap(build_obstacle_edges(walls), CORNER_CLEARANCE_M)
         self.corners = self.roadmap.nodes
-        self._links = coo_matrix(self.roadmap.node_graph)  # dense or sparse: its lengths
+        self._links = coo_matrix(self.roadmap.node_graph)  # its links' lengths
         self._tree = cKDTree(self.corners) if len(self.corners) > EVERY_CORNER else None
         self.fields: dict = {}
 

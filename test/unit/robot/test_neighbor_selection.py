@@ -38,7 +38,11 @@ def test_a_neighbour_passed_over_is_never_one_the_neighbour_rule_would_keep(
             assert not row[8]
 
 
-def test_beyond_reach_by_hand():
-    # 10 m away, 1 m/s, 0.5 s old, others at up to 2 m/s: at least 10 - (2 + 2) 0.5 = 8 m.
-    assert beyond_reach((0.0, 0.0), (10.0, 0.0), (0.0, 1.0), 0.5, 2.0, 7.9)
-    assert not beyond_reach((0.0, 0.0), (10.0, 0.0), (0.0, 1.0), 0.5, 2.0, 8.1)
+def test_the_reach_test_by_hand():
+    """10 m away, 1 m/s, 0.5 s old, others at up to 2 m/s: at least 10 - (2 + 2) 0.5 = 8 m
+    away once carried forward: passed over within 7.9 m, perceived within 8.1 m."""
+    rows = Readings.of({"n": NeighborReading(0.0, (10.0, 0.0), (0.0, 1.0))})
+    args = (rows.data, rows.names, 0.0, 0.0, 0.5, 0.0, 2.0, 1.0, 1.0)
+    assert perceive_rows(*args, 7.9, 0.3, None) == []
+    assert [row[0] for row in perceive_rows(*args, 8.1, 0.3, None)] == [0]
+    assert beyond_reach((0.0, 0.0), (10.0, 0.0), (0.0, 1.0), 0.5, 2.0, 7.9)  # the reference

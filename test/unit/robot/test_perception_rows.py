@@ -42,11 +42,11 @@ def test_the_c_perception_is_the_python_rules_number_for_number(
 
 
 def test_perceive_rows_by_hand():
-    """One neighbour 5 m ahead moving away at 1 m/s, read 0.2 s ago, lag 0.1 s, carried
-    forward at most 0.25 s: 5.3 m ahead, with 0.5 a t^2 = 0.09 m of uncertainty (a = 2)
-    besides its own 0.1 m; one 30 m off is passed over; one 9.95 m off (within the
-    10 m once its uncertainty counts, not by its centre) is kept but not selected...
-    """
+    """One neighbour 5 m ahead moving away at 1 m/s, read 0.2 s ago, lag 0.1 s: carried
+    forward 0.3 s to 5.3 m, with 0.5 a t^2 = 0.09 m of uncertainty (a = 2) besides its
+    own 0.1 m; one 30 m off is passed over; one standing 10.05 m off, read now, is kept
+    by the reach test (it may have come 1.5 m/s x 0.1 s = 0.15 m nearer) but not
+    selected (its disc grows by 0.01 m only: 0.5 a t^2)."""
     readings = {"near": NeighborReading(0.8, (5.0, 0.0), (1.0, 0.0), uncertainty=0.1,
                                         announced=True),
                 "far": NeighborReading(0.8, (30.0, 0.0), (0.0, 0.0)),

@@ -31,8 +31,6 @@ def test_a_dict_of_readings_reads_the_same_through_the_arrays():
     assert dict(Readings.of(ReadingTable.of(readings))) == readings
 
 
-
-
 def _inputs(**overrides):
     return RobotInputs("me", {**{p.name: p.default for p in PARAMETERS}, **overrides},
                        announcing=True)
