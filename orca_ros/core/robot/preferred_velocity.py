@@ -147,15 +147,22 @@ class Route:
 
     base_path: List[Vector2] = field(default_factory=list)
     detour: Tuple[Vector2, ...] = ()  # the supervisor's, gone through first
+    points: List[Vector2] = field(init=False)  # the detour's, then the path's (take)
+
+    def __post_init__(self) -> None:
+        self.take(self.base_path, self.detour)
 
     @property
     def goal(self) -> Optional[Vector2]:
         """The goal of the robot's own task (not counting any detour)."""
         return self.base_path[-1] if self.base_path else None
 
-    def waypoints(self) -> List[Vector2]:
-        """The detour's points, then the path's; none without a path."""
-        return list(self.detour) + self.base_path if self.base_path else []
+    def take(self, base_path: Sequence[Vector2], detour: Sequence[Vector2]) -> None:
+        """The path and the detour from now on: :attr:`points` are the detour's points,
+        then the path's; none without a path."""
+        self.base_path = [(float(x), float(y)) for x, y in base_path]
+        self.detour = tuple((float(x), float(y)) for x, y in detour)
+        self.points = list(self.detour) + self.base_path if self.base_path else []
 
 
 @dataclass
@@ -465,7 +472,6 @@ class PreferredVelocity(FollowsWaypoints):
     """
 
     config: object  # ControllerConfig
-    waypoints: List[Vector2] = field(default_factory=list)
     waypoint_index: int = 0
     key: str = ""
     route: Route = field(default_factory=Route)
@@ -479,21 +485,25 @@ class PreferredVelocity(FollowsWaypoints):
     periods: int = 0  # control periods computed (guidance re-plans every guidance_period)
     target: Optional[Vector2] = None  # where the last preferred velocity pointed
 
+    @property
+    def waypoints(self) -> List[Vector2]:
+        """The points followed (:attr:`Route.points`: the detour's, then the path's)."""
+        return self.route.points
+
     def set_path(self, waypoints: Sequence[Vector2]) -> None:
         """Follow these points in order; the last one is the goal. Empty: stand still."""
-        self.route.base_path = [(float(x), float(y)) for x, y in waypoints]
-        self._follow(self.route.waypoints())
+        self.route.take(waypoints, self.route.detour)
+        self._follow()
 
     def set_detour(self, detour: Sequence[Vector2]) -> None:
         """Go through ``detour`` first (the supervisor's); empty: straight on again."""
         detour = tuple((float(x), float(y)) for x, y in detour)
         if detour != self.route.detour:
-            self.route.detour = detour
-            self._follow(self.route.waypoints())
+            self.route.take(self.route.base_path, detour)
+            self._follow()
 
-    def _follow(self, waypoints: List[Vector2]) -> None:
+    def _follow(self) -> None:
         """A new path: every behaviour starts over (the planners are kept)."""
-        self.waypoints = waypoints
         self.waypoint_index = 0
         self.guidance.corner = None
         self.stall = StallClock()

@@ -69,8 +69,8 @@ def test_a_gap_narrower_than_the_robot_keeps_from_walls_is_no_door():
 
 def _doorway_path(key):
     config = ControllerConfig(radius=RADIUS, max_speed=1.33, pref_speed=1.3, time_step=0.05)
-    path = PreferredVelocity(waypoints=[(15.0, 1.0)], config=config)
-    path.key = key
+    path = PreferredVelocity(config, key=key)
+    path.set_path([(15.0, 1.0)])
     return config, path
 
 
