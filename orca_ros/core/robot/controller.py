@@ -193,30 +193,19 @@ class RobotController:
         the robot has released its margin,
         :class:`~.preferred_velocity.MarginHold`) and by its
         :meth:`planning_uncertainty`, but by at most half the free gap, so an uncertain
-        neighbour never looks like an overlap that the method would flee from. (The two
-        configuration methods are written out here, in their order of operations: this
-        runs for every neighbour of every cycle.)"""
+        neighbour never looks like an overlap that the method would flee from."""
         c = self.effective_config
-        px, py = state.position
+        position = state.position
         vx, vy = state.velocity
-        grow, tracking = 1.0 + c.margin_ratio, c.tracking_error
-        margin, own_true = c.margin_ratio, c.radius
         held = self.preferred.margin.held
-        by_speed = c.margin_speed_ratio > 0.0
-        speed_scale = c.margin_speed_ratio * c.max_speed if by_speed else 1.0
-        hypot = math.hypot
         views = []
         for n in neighbors:
             nvx, nvy = n.velocity
-            radius = n.radius * grow + tracking  # avoidance_radius
-            if margin > 0.0:  # pair_margin_shortfall
-                scale = min(1.0, hypot(vx - nvx, vy - nvy) / speed_scale) if by_speed else 1.0
-                radius -= (1.0 - scale * held) * margin * (own_true + n.radius)
-            uncertainty = n.uncertainty if not n.reciprocates else \
-                max(n.uncertainty - n.age_uncertainty, 0.0)  # planning_uncertainty
+            radius = c.avoidance_radius(n.radius) - c.pair_margin_shortfall(
+                c.radius, n.radius, math.hypot(vx - nvx, vy - nvy), held)
+            uncertainty = self.planning_uncertainty(n)
             if uncertainty > 0.0:
-                nx, ny = n.position
-                free = hypot(nx - px, ny - py) - own_radius - radius
+                free = math.dist(position, n.position) - own_radius - radius
                 radius += min(uncertainty, 0.5 * max(free, 0.0))
             views.append(NeighborView(n.position, n.velocity, radius, n.key, n.reciprocates))
         return views

@@ -7,8 +7,6 @@ pushing each other off (the "goal dance")."""
 import math
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.state import Neighbor, RobotState
@@ -71,34 +69,3 @@ def test_a_neighbour_coming_at_full_relative_speed_gets_the_full_margin():
     assert free_velocity(ratio, closing) == pytest.approx(free_velocity(0.0, closing))
     assert free_velocity(ratio, closing)[0] < -0.1
 
-
-@settings(max_examples=300, deadline=None)
-@given(st.floats(0.0, 0.5), st.floats(0.0, 2.0), st.floats(0.05, 0.5), st.floats(0.05, 0.5),
-       st.tuples(st.floats(-2, 2), st.floats(-2, 2)), st.tuples(st.floats(-2, 2), st.floats(-2, 2)),
-       st.tuples(st.floats(-3, 3), st.floats(-3, 3)), st.floats(0.0, 0.3), st.floats(0.0, 0.3),
-       st.booleans(), st.floats(0.0, 1.0), st.sampled_from(["holonomic", "diff_drive"]))
-def test_the_method_views_neighbours_by_the_configurations_own_rules(
-        margin, speed_ratio, radius, other_radius, velocity, other_velocity, offset,
-        uncertainty, age_share, reciprocates, held, kinematics):
-    """neighbor_views writes out avoidance_radius, pair_margin_shortfall and
-    planning_uncertainty for speed: the radius it gives is theirs, to the last bit."""
-    config = ControllerConfig(radius=radius, max_speed=1.5, pref_speed=1.0, time_step=0.1,
-                              safety_margin_ratio=margin, margin_speed_ratio=speed_ratio,
-                              kinematics=kinematics)
-    controller = RobotController(config)
-    controller.preferred.margin.held = held
-    state = RobotState((0.0, 0.0), velocity)
-    n = Neighbor(offset, other_velocity, other_radius, "n", uncertainty,
-                 reciprocates, age_share * uncertainty)
-    own_radius = config.avoidance_radius(config.radius)
-    expected = config.avoidance_radius(n.radius) - config.pair_margin_shortfall(
-        config.radius, n.radius, math.hypot(velocity[0] - other_velocity[0],
-                                            velocity[1] - other_velocity[1]), held)
-    grown = RobotController.planning_uncertainty(n)
-    if grown > 0.0:
-        free = math.dist((0.0, 0.0), offset) - own_radius - expected
-        expected += min(grown, 0.5 * max(free, 0.0))
-    [view] = controller.neighbor_views(state, own_radius, [n])
-    assert view.radius == expected
-    assert (view.position, view.velocity, view.key, view.reciprocates) == \
-        (n.position, n.velocity, "n", reciprocates)
