@@ -66,7 +66,8 @@ class GuardedCallbacks:
     are counted (:attr:`callback_errors`), and the node goes on with its next message or
     period. :meth:`callback_failed` is the node's hook to make itself safe (orca_node
     stops its robot). After SIGINT or SIGTERM an error is part of stopping and is raised
-    as before (:func:`run_nodes`)."""
+    as before (:func:`run_nodes`). With ``ORCA_ROS_CALLBACK_CPU`` set, each callback's
+    calls and CPU time are counted as well (:mod:`.callback_cpu`)."""
 
     @property
     def callback_errors(self) -> Dict[str, int]:
@@ -99,7 +100,10 @@ class GuardedCallbacks:
                     raise
                 self._report_callback_error(name, what)
                 return None
-        return guarded
+        from .callback_cpu import accounting
+
+        cpu = accounting()  # ORCA_ROS_CALLBACK_CPU: each callback's CPU, for the benches
+        return guarded if cpu is None else cpu.timed(guarded, f"{name}: {what}")
 
     def _report_callback_error(self, name: str, what: str) -> None:
         import traceback

@@ -18,11 +18,14 @@ control rate, the share of late control cycles, odom->cmd_vel p50 (median
 robot) and p99 (worst robot), the simulated clock's real-time factor,
 neighbour odometry delivered per second, CPU (share of one core) and resident
 memory per robot over the orca processes, fleet_sim's CPU, the share of
-fleet_sim's robot-steps braked for want of a valid command, and non-zero exits.
+fleet_sim's robot-steps braked for want of a valid command, and non-zero exits;
+with ``callback_cpu``, where the robot processes' CPU went, callback by callback
+(:mod:`orca_ros.nodes.callback_cpu`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import signal
@@ -36,6 +39,7 @@ from typing import Dict, List, Optional, Sequence
 import yaml
 
 from ..fleet.launch import shutdown_environment
+from ..nodes.callback_cpu import ENVIRONMENT as CALLBACK_CPU_ENVIRONMENT, callback_rows
 from ..fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, NodeSpec, fleet_plan,
                           process_plan, shutdown_grace, truth_topic)
 from ..testing.observer import read_status, start_observer, stop_observer, wait_ready
@@ -99,16 +103,21 @@ class PlanProcesses:
     exit_codes: Dict[str, Optional[int]] = field(default_factory=dict)
     shutdown_s: float = 0.0
 
-    def start(self) -> None:
+    def start(self, callback_cpu: Optional[str] = None) -> None:
+        """Start every process; ``callback_cpu``: the folder the robot processes write
+        their callbacks' CPU to (:mod:`orca_ros.nodes.callback_cpu`)."""
         grace = shutdown_grace(len(self.specs))
         env = {**os.environ, **shutdown_environment(str(grace))}
+        env.pop(CALLBACK_CPU_ENVIRONMENT, None)
+        timed = {**env, CALLBACK_CPU_ENVIRONMENT: callback_cpu} if callback_cpu else env
         for spec in self.specs:
             log = open(pathlib.Path(self.folder, f"{spec.name}_{spec.namespace}.log"), "w",
                        encoding="utf-8")
             with log:
                 self.procs.append(subprocess.Popen(process_command(spec, self.folder),
                                                    stdout=log, stderr=subprocess.STDOUT,
-                                                   env=env))
+                                                   env=timed if _is_robot_process(spec)
+                                                   else env))
 
     def usage(self) -> List[ProcessUsage]:
         return [ProcessUsage.read(p.pid) for p in self.procs]
@@ -142,14 +151,18 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
              speed_factor: float = 1.0, kinematics: str = "holonomic",
              control_trigger: Optional[str] = None,
              neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
-             robot_parameters: tuple = (), engine: str = "kinematic") -> Dict[str, object]:
+             robot_parameters: tuple = (), engine: str = "kinematic",
+             callback_cpu: bool = False) -> Dict[str, object]:
     """One fleet size: start, watch until all arrive or ``wall_limit``, stop; the row.
     ``control_trigger``: the orca_nodes' (default: the fleet plan's, ``odom``);
     ``neighbor_cell_size``: theirs (m; 0: each neighbour's odom topic); ``odom_frame``:
     ``per_robot`` puts each robot's odometry in its own frame, so the robots know each
     other from their announced states alone (``shared``: from those and each other's
     odometry topics); ``robot_parameters``: more orca_node parameters for every robot;
-    ``engine``: what moves fleet_sim's robots (``kinematic`` or ``mujoco``)."""
+    ``engine``: what moves fleet_sim's robots (``kinematic`` or ``mujoco``);
+    ``callback_cpu``: the row's ``callback_cpu`` says where the robot processes' CPU
+    went, callback by callback (:func:`~orca_ros.nodes.callback_cpu.callback_rows`, over
+    each process's whole life)."""
     scenario = pathlib.Path(folder, f"circle_{robots}.yaml")
     scenario.write_text(circle_scenario_yaml(robots), encoding="utf-8")
     overrides = () if control_trigger is None else (("control_trigger", control_trigger),)
@@ -172,7 +185,8 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
             raise RuntimeError("the observer did not start: " + pathlib.Path(
                 folder, f"observer_{robots}.log").read_text()[-2000:])
         started = time.monotonic()
-        processes.start()
+        cpu_folder = os.path.join(folder, f"callback_cpu_{robots}") if callback_cpu else None
+        processes.start(cpu_folder)
         before = processes.usage()
         stop_reason = f"wall limit {wall_limit:g} s"
         heard_s = discovered_s = None
@@ -208,6 +222,12 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
     commands = report.get("fleet_sim_commands") or {}
     time_step = yaml.safe_load(scenario.read_text(encoding="utf-8"))["time_step"]
     robot_steps = robots * commands.get("sim_time", 0.0) / time_step
+    extra = {}
+    if cpu_folder:
+        pids = {p.pid for spec, p in zip(specs, processes.procs) if _is_robot_process(spec)}
+        extra["callback_cpu"] = callback_rows(
+            [json.loads(path.read_text()) for path in pathlib.Path(cpu_folder).glob("*.json")
+             if int(path.stem) in pids], robots)
     return {
         "robots": robots, "robots_per_process": robots_per_process, "processes": len(specs),
         "control_trigger": next(s.parameters.get("control_trigger", "timer") for s in plan
@@ -237,6 +257,7 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         "nonzero_exits": {name: code for name, code in processes.exit_codes.items() if code},
         "other_nodes_on_domain": foreign_nodes(report.get("nodes_seen", ()), specs),
         "shutdown_s": round(processes.shutdown_s, 1),
+        **extra,
     }
 
 
@@ -256,8 +277,8 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
                    kinematics: str = "holonomic", keep: Optional[str] = None,
                    progress=None, control_trigger: Optional[str] = None,
                    neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
-                   robot_parameters: tuple = (),
-                   engine: str = "kinematic") -> List[Dict[str, object]]:
+                   robot_parameters: tuple = (), engine: str = "kinematic",
+                   callback_cpu: bool = False) -> List[Dict[str, object]]:
     """:func:`run_size` for each fleet size in turn (files in ``keep`` or a temporary folder)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_ros_") as scratch:
@@ -266,7 +287,7 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
         for count in counts:
             row = run_size(count, robots_per_process, folder, wall_limit, speed_factor,
                            kinematics, control_trigger, neighbor_cell_size, odom_frame,
-                           robot_parameters, engine)
+                           robot_parameters, engine, callback_cpu)
             rows.append(row)
             if progress is not None:
                 progress(row)

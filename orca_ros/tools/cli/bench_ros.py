@@ -47,6 +47,9 @@ def add_parser(sub) -> None:
     bench_ros.add_argument("--engine", choices=("kinematic", "mujoco"), default="kinematic",
                            help="what moves fleet_sim's robots: kinematic bodies (default) "
                                 "or the MuJoCo physics engine (the 'physics' extra)")
+    bench_ros.add_argument("--callback-cpu", action="store_true",
+                           help="also say where the robot processes' CPU went, callback by "
+                           "callback (each process's whole life; about 1 us more a call)")
     bench_ros.add_argument("--json", default=None, help="write the rows here")
     bench_ros.add_argument("--keep", default=None, metavar="DIR",
                            help="keep the scenario, parameters files and logs here")
@@ -61,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
         if args.engine != "kinematic":
             return refused("bench-ros", ValueError("--engine mujoco runs with the nodes in "
                                                    "their processes, not --in-process"))
+        if args.callback_cpu:
+            return refused("bench-ros", ValueError("--callback-cpu counts the robot "
+                                                   "processes' callbacks, not --in-process"))
         from ..timing import format_ros_table, ros_fleet_benchmark
 
         rows = ros_fleet_benchmark(args.robots, duration=args.duration,
@@ -88,8 +94,16 @@ def run(args: argparse.Namespace) -> int:
         rows = plan_benchmark(args.robots, args.robots_per_process, args.wall_limit,
                               args.speed_factor, args.kinematics, args.keep, progress,
                               args.control_trigger, args.neighbor_cell_size,
-                              args.odom_frame, robot_parameters, args.engine)
+                              args.odom_frame, robot_parameters, args.engine,
+                              args.callback_cpu)
         print(format_plan_table(rows))
+        if args.callback_cpu:
+            from ...nodes.callback_cpu import callback_table
+
+            for row in rows:
+                print(f"\nWhere the robot processes' CPU went, {row['robots']} robots, "
+                      f"{row['robots_per_process']} per process:\n")
+                print(callback_table(row["callback_cpu"]))
     if args.json:
         pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         pathlib.Path(args.json).write_text(json.dumps({"rows": rows}, indent=2) + "\n")
