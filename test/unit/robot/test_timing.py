@@ -1,5 +1,9 @@
 """A robot's cycle timing (core.robot.timing), with a clock given in nanoseconds."""
 
+import collections
+
+from hypothesis import given, strategies as st
+
 from orca_ros.core.robot.timing import CycleTiming, percentiles_ms
 
 PERIOD = 100_000_000  # 10 Hz
@@ -46,3 +50,12 @@ def test_percentiles_are_in_milliseconds_and_empty_before_the_first():
     assert percentiles_ms([]) == {"odom_to_cmd_ms_p50": "", "odom_to_cmd_ms_p99": ""}
     figures = percentiles_ms([i / 1000 for i in range(1, 101)], "k")  # 1..100 ms
     assert figures == {"k_p50": 51.0, "k_p99": 100.0}
+
+
+@given(st.lists(st.floats(0.0, 10.0), min_size=1, max_size=300))
+def test_percentiles_are_the_values_at_their_rank_in_ascending_order(seconds):
+    ordered = sorted(seconds)
+    expected = {q: round(1e3 * ordered[min(len(seconds) - 1, int(q * len(seconds)))], 2)
+                for q in (0.5, 0.99)}
+    assert percentiles_ms(collections.deque(seconds), "k") == {
+        "k_p50": expected[0.5], "k_p99": expected[0.99]}
