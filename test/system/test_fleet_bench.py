@@ -37,3 +37,23 @@ def test_bench_ros_runs_the_fleet_in_processes_and_reports_each_figure(tmp_path,
     assert 0.0 <= row["expired_command_share"] < 0.05  # fleet_sim's own count, reported
     assert row["neighbor_cell_size"] == cells
     assert f"| 3 | 2 | {cells or '-'} | shared | 4 | 3/3 | 0 |" in run.stdout
+
+
+def test_bench_ros_says_where_the_robot_processes_cpu_went(tmp_path):
+    """``--callback-cpu``: every robot process's callbacks timed, summed over the fleet,
+    while the nodes work as without it (their timers keep their signatures)."""
+    pytest.importorskip("rclpy", reason="rclpy not installed (pip install .[ros])")
+    out = tmp_path / "bench.json"
+    run = subprocess.run([sys.executable, "-m", "orca_ros.tools.cli", "bench-ros", "--robots", "3",
+                          "--robots-per-process", "2", "--wall-limit", "90", "--json", str(out),
+                          "--callback-cpu"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    [row] = json.loads(out.read_text())["rows"]
+    assert (row["arrived"], row["colliding_pairs"]) == (3, 0), row
+    assert row["control_rate_hz"] is not None and row["control_rate_hz"] > 0.0, row
+    parts = {r["part"]: r for r in row["callback_cpu"]}
+    odom = parts["_on_own_odom: a Odometry on 'odom'"]
+    assert odom["calls_per_robot_s"] > 0 and odom["us_per_call"] > 0
+    assert parts["_on_control_timer: its 0.1 s timer"]["calls_per_robot_s"] > 0
+    assert sum(r["share"] for r in row["callback_cpu"]) == pytest.approx(1.0)
+    assert "Where the robot processes' CPU went, 3 robots, 2 per process" in run.stdout
