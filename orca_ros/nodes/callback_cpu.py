@@ -10,14 +10,14 @@ DDS middleware's own receive threads are the rest), its main thread's, and its w
 time. ``orca-ros bench-ros --callback-cpu`` sets it for the fleet's robot processes
 and prints :func:`callback_table` of what they wrote.
 
-Light on purpose: no rclpy, no numpy.
+Light on purpose (every node imports it as it starts): no rclpy, no numpy, no json
+until the figures are written.
 """
 
 from __future__ import annotations
 
 import atexit
 import functools
-import json
 import os
 import time
 from typing import Callable, Dict, Iterable, List, Optional
@@ -58,6 +58,8 @@ class CallbackCpu:
                               for key, (calls, ns) in self.figures.items()}}
 
     def write(self) -> None:
+        import json  # only when the process ends: a node starts without it
+
         os.makedirs(self.folder, exist_ok=True)
         path = os.path.join(self.folder, f"{os.getpid()}.json")
         with open(path, "w", encoding="utf-8") as out:
