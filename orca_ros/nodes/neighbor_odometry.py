@@ -53,6 +53,7 @@ from ..core.robot.cells import (Cell, CellGrid, cell_topic, publication_reach,
                                 subscription_reach)
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, position_deviation
 from ..core.robot.readings import ReadingTable
+from .state_batch import STATE_BATCHES_TOPIC, BadBatch, StateBatcher, batch_states
 from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, OdometryFields,
                          odometry_fields_of, state_of)
 
@@ -70,7 +71,9 @@ class NeighborOdometry:
     ``max_coordinate`` (m) is that node's bound, and its clock times the arrivals.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, batch_states: bool = False) -> None:
+        """``batch_states``: this process's robots announce their states together
+        (:mod:`~orca_ros.nodes.state_batch`; ``orca_robots`` with two robots or more)."""
         self.owner = None
         self.subscriptions: Dict[str, object] = {}
         self.followers: Dict[str, List[object]] = {}  # robot -> the nodes following it
@@ -92,7 +95,9 @@ class NeighborOdometry:
         self.radii: Dict[str, float] = {}
         self.footprints_at: Dict[str, int] = {}  # when each robot's footprint first came
         self.state_subscription = None
+        self.batch_subscription = None
         self.footprint_subscription = None
+        self.batch = StateBatcher() if batch_states else None
         self.announced = False  # the robots announce themselves (states, or cells of states)
         self.clocks = SenderClocks()  # each robot's clock offset to the process's clock
 
@@ -110,6 +115,8 @@ class NeighborOdometry:
         shut down alone) leaves the others their neighbours."""
         if node in self.nodes:
             self.nodes.remove(node)
+        if self.batch is not None:
+            self.batch.forget(getattr(node, "robot", ""))
         for followers in self.followers.values():
             if node in followers:
                 followers.remove(node)
@@ -118,12 +125,16 @@ class NeighborOdometry:
             return
         names, cells = list(self.subscriptions), list(self.cell_subscriptions)
         states = self.footprint_subscription is not None
+        if self.batch is not None:
+            self.batch.flush()  # from the publisher that goes with this node
+            self.batch.publisher = None
         for subscription in (*self.subscriptions.values(), *self.cell_subscriptions.values(),
-                             self.state_subscription, self.footprint_subscription):
+                             self.state_subscription, self.batch_subscription,
+                             self.footprint_subscription):
             if subscription is not None:
                 node.destroy_subscription(subscription)
         self.subscriptions, self.cell_subscriptions = {}, {}
-        self.state_subscription = self.footprint_subscription = None
+        self.state_subscription = self.batch_subscription = self.footprint_subscription = None
         self.owner = self.nodes[0] if self.nodes else None
         if self.owner is None:
             return
@@ -135,26 +146,33 @@ class NeighborOdometry:
             self.use_states()
 
     def use_states(self) -> None:
-        """Hear the robots that announce themselves: ``/orca/states`` (with neighbour
-        cells: their states come on the cell topics instead) and ``/orca/footprints``,
-        once for the process."""
+        """Hear the robots that announce themselves: ``/orca/states`` and
+        ``/orca/state_batches`` (with neighbour cells: their states come on the cell
+        topics instead) and ``/orca/footprints``, once for the process; with
+        :attr:`batch`, publish this process's batches."""
         if self.footprint_subscription is not None:
             return
         from geometry_msgs.msg import PolygonStamped
         from nav_msgs.msg import Odometry
+        from std_msgs.msg import UInt8MultiArray
 
         self.announced = True
         if self.grid is None:
             self.state_subscription = self.owner.create_subscription(
                 Odometry, STATES_TOPIC, self.on_state, CELL, raw=True)
+            self.batch_subscription = self.owner.create_subscription(
+                UInt8MultiArray, STATE_BATCHES_TOPIC, self.on_batch, CELL, raw=True)
+            if self.batch is not None:
+                self.batch.attach(self.owner)
         self.footprint_subscription = self.owner.create_subscription(
             PolygonStamped, FOOTPRINTS_TOPIC, self.on_footprint, LATCHED_MANY)
 
     def _shared_frame(self) -> str:
         return self.owner.shared_frame
 
-    def on_state(self, msg) -> None:
-        """One robot's announced state (serialized bytes or a message)."""
+    def on_state(self, msg, now_ns: Optional[int] = None) -> None:
+        """One robot's announced state (serialized bytes or a message); ``now_ns``: when
+        it came (default: now on the owner's clock)."""
         try:
             fields = odometry_fields_of(msg)
             name = fields.child_frame_id.strip("/")
@@ -164,7 +182,25 @@ class NeighborOdometry:
             for node in self.nodes:
                 node.report_bad_neighbor_odometry(STATES_TOPIC, str(error))
             return
-        self._take(name, fields, announced=True)
+        self._take(name, fields, announced=True, now_ns=now_ns)
+
+    def on_batch(self, raw) -> None:
+        """Several robots' announced states in one message (:mod:`.state_batch`), each
+        taken as if it had come alone; a batch that cannot be read is reported."""
+        try:
+            states = batch_states(raw)
+        except BadBatch as error:
+            for node in self.nodes:
+                node.report_bad_neighbor_odometry(STATE_BATCHES_TOPIC, str(error))
+            return
+        now_ns = self.owner._now_ns()  # they came together
+        for _, state in states:
+            self.on_state(state, now_ns)
+
+    @property
+    def batching(self) -> bool:
+        """This process's robots announce their states in batches."""
+        return self.batch is not None and self.grid is None
 
     def on_footprint(self, msg) -> None:
         """A robot's footprint: its radius, the farthest point from its base frame."""
@@ -288,7 +324,8 @@ class NeighborOdometry:
             return
         self._take(name, fields, announced=False)
 
-    def _take(self, name: str, f: OdometryFields, announced: bool) -> None:
+    def _take(self, name: str, f: OdometryFields, announced: bool,
+              now_ns: Optional[int] = None) -> None:
         """A robot's odometry or state into the tables (:attr:`latest` too), or
         reported when it cannot be used; one older than the reading held is ignored."""
         try:
@@ -316,7 +353,8 @@ class NeighborOdometry:
         self.messages_from[name] = self.messages_from.get(name, 0) + 1
         # Aged from its arrival: its stamp on this clock (:mod:`..core.robot.clocks`).
         sent_ns = f.sec * 1_000_000_000 + f.nanosec
-        stamp = self.clocks.measured_ns(name, sent_ns, self.owner._now_ns()) * 1e-9
+        stamp = self.clocks.measured_ns(
+            name, sent_ns, self.owner._now_ns() if now_ns is None else now_ns) * 1e-9
         sent = sent_ns * 1e-9
         table, other = (self.states, self.odometry) if announced else \
             (self.odometry, self.states)

@@ -110,6 +110,9 @@ class OrcaNode(GuardedCallbacks, Node):
             self.neighbor_odometry.use_cells(CellGrid(self._param("neighbor_cell_size")))
         if self.announcing:
             self.neighbor_odometry.use_states()
+        # Its state goes with the process's batch (:mod:`.state_batch`).
+        self.batched = self.announcing and self.neighbor_odometry.batching and \
+            bool(self._param("state_batches"))
         self.prediction_subscriptions: Dict[str, object] = {}
         self.obstacle_expiry_timer = None  # made when a marker with a lifetime comes
         self.rejected: Dict[str, int] = {}
@@ -125,7 +128,8 @@ class OrcaNode(GuardedCallbacks, Node):
         self.prediction_pub = self.create_publisher(Odometry, "orca/prediction", RELIABLE_10)
         self.state_pub = self.footprint_pub = None
         if self.announcing:
-            if self.neighbor_odometry.grid is None:  # with cells: on the cell topics
+            # With cells: on the cell topics; in a batch: the process publishes them.
+            if self.neighbor_odometry.grid is None and not self.batched:
                 # Reliable: RViz, rqt and Foxglove (reliable readers) can show it; the
                 # fleet's readers are best effort, and a reliable writer serves those
                 # without acknowledgements.
@@ -258,6 +262,8 @@ class OrcaNode(GuardedCallbacks, Node):
                 "neighbor_dist"), reach, self._param("neighbor_cell_match_time"))
         elif state is not None and self.state_pub is not None:
             self.state_pub.publish(state)
+        elif state is not None and self.batched:
+            self.neighbor_odometry.batch.put(self.robot, state)
 
     def _publish_footprint(self) -> None:
         """This robot's footprint, latched on /orca/footprints: a polygon round its disc

@@ -5,7 +5,9 @@ Each robot is still its own ``orca_node``, in its own namespace (``/a/orca_node`
 the robots, RViz or ``ros2 param``; they only share one process and one executor
 (rclpy's EventsExecutor where it has one), and one subscription to each robot's
 odometry (:class:`~orca_ros.nodes.neighbor_odometry.NeighborOdometry`), which all of
-them read. Parameters come the ROS way, from a
+them read. Two robots or more announce their states together, one message a period on
+``/orca/state_batches`` (:mod:`~orca_ros.nodes.state_batch`; the robots' parameter
+``state_batches``). Parameters come the ROS way, from a
 parameters file keyed by each node's full name::
 
     ros2 run orca_ros orca_robots --robots a b --ros-args --params-file fleet.yaml
@@ -47,9 +49,10 @@ def robot_namespaces(argv: Sequence[str]) -> List[str]:
 def main(args: Optional[Sequence[str]] = None) -> None:
     argv = list(sys.argv if args is None else args)
     robots = robot_namespaces(argv)
-    shared = NeighborOdometry()
+    shared = NeighborOdometry(batch_states=len(robots) > 1)
     run_nodes(lambda: [OrcaNode(namespace=f"/{name}", neighbor_odometry=shared)
-                       for name in robots], argv, "orca_robots")
+                       for name in robots], argv, "orca_robots",
+              between_spins=shared.batch.due if shared.batch is not None else None)
 
 
 if __name__ == "__main__":

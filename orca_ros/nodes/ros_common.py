@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import struct
 from types import SimpleNamespace as NS
-from typing import Dict, Iterable, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Quaternion, Twist, TwistStamped
@@ -383,9 +383,13 @@ def run_node(node_class, args=None) -> None:
     run_nodes(lambda: [node_class()], args, node_class.__name__)
 
 
-def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None) -> None:
+def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None,
+              between_spins: Optional[Callable[[], float]] = None) -> None:
     """Spin the nodes ``make_nodes()`` returns, in one executor, until SIGINT or
     SIGTERM, then exit 0. ``executor_factory``: default :func:`make_executor`.
+    ``between_spins``: called after every ``spin_once``, it returns the seconds the
+    next may wait for work (default 0.1; orca_robots' state batches,
+    :meth:`~orca_ros.nodes.state_batch.StateBatcher.due`).
 
     rclpy's own signal handler is not used. On SIGINT or SIGTERM it shuts the
     context down from a thread of its own, while the executor may be inside a
@@ -432,7 +436,7 @@ def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None) -> 
         for node in nodes:
             executor.add_node(node)
         while not stop.requested():
-            executor.spin_once(timeout_sec=0.1)
+            executor.spin_once(timeout_sec=between_spins() if between_spins else 0.1)
     except ExternalShutdownException:
         pass  # the context was shut down from elsewhere: a normal end
     except Exception:

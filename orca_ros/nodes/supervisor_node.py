@@ -2,7 +2,8 @@
 
 Follows where every robot is and its ``goal_pose`` (or ``plan``; its last point is
 the goal) and runs :class:`orca_ros.core.supervisor.cocoon.CocoonSupervisor` each tick.
-Where a robot is comes from what its orca_node announces on ``/orca/states`` (in the
+Where a robot is comes from what its orca_node announces on ``/orca/states`` (or, for
+robots that share a process, ``/orca/state_batches``: :mod:`.state_batch`) (in the
 shared frame, ``world_frame``: ``map`` for a Nav2 fleet, each robot placed by its
 localization); a robot that announces nothing is followed by its ``odom``, which must
 then be in ``world_frame`` too. A pose in another frame is refused, naming both.
@@ -31,7 +32,7 @@ from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import qos_profile_system_default
-from std_msgs.msg import Float64
+from std_msgs.msg import Float64, UInt8MultiArray
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..core.supervisor.cocoon import (CocoonSupervisor, Directive, Track, config_from_scenario,
@@ -40,6 +41,7 @@ from ..core.scenario.loader import load_scenario, resolve_scenario
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.supervisor_node import PARAMETERS, SCENARIO_SETTINGS
 from .neighbor_odometry import STATES_TOPIC
+from .state_batch import STATE_BATCHES_TOPIC, BadBatch, batch_states
 from .ros_common import (CELL, GuardedCallbacks, LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10,
                          BadMessage, diagnostic_array, diagnostic_status, odometry_from_cdr,
                          odometry_state, run_node)
@@ -108,6 +110,8 @@ class SupervisorNode(GuardedCallbacks, Node):
         self.announced: set = set()  # robots heard on /orca/states: their odom is not used
         # Many robots on one topic: a queue deep enough for each one's latest (CELL).
         self.create_subscription(Odometry, STATES_TOPIC, self._on_state, CELL, raw=True)
+        self.create_subscription(UInt8MultiArray, STATE_BATCHES_TOPIC, self._on_batch, CELL,
+                                 raw=True)
         self._discover()
         self.create_timer(self.get_parameter("discovery_period").value, self._discover)
         self.create_timer(1.0 / self.get_parameter("rate").value, self.tick)
@@ -156,6 +160,16 @@ class SupervisorNode(GuardedCallbacks, Node):
         self.rejected += 1
         self.last_problem = f"{what}: {reason}"
         self.get_logger().warning(f"ignored {self.last_problem}", throttle_duration_sec=2.0)
+
+    def _on_batch(self, raw) -> None:
+        """Several robots' states in one message (orca_robots): each as if alone."""
+        try:
+            states = batch_states(raw)
+        except BadBatch as error:
+            self._reject(STATE_BATCHES_TOPIC, str(error))
+            return
+        for _, state in states:
+            self._on_state(state)
 
     def _on_state(self, raw) -> None:
         """A robot's announced state: where it is in the shared frame. Its odom, followed

@@ -84,6 +84,12 @@ PARAMETERS: Tuple[Param, ...] = (
           ("publish this robot's state in the shared frame on /orca/states and its "
            "footprint on /orca/footprints, and take robots known only from their odometry "
            "as not reciprocating"), read_only=True),
+    Param('state_batches', True,
+          ("with other robots in its process (orca_robots), announce this robot's state "
+           "with theirs, one std_msgs/UInt8MultiArray a period on /orca/state_batches, "
+           "instead of alone on /orca/states (a tenth of the messages for the fleet to "
+           "take); a robot alone in its process always announces on /orca/states"),
+          read_only=True),
     Param('links', '',
           ("robots joined by a tether or a carried load, as a scenario's links: YAML/JSON "
           'text of a list like [{agents: [a0, a1], max_length: 1.2, rest_length: 1.0}] '
