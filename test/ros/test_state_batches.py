@@ -53,14 +53,16 @@ def test_two_robots_of_one_process_announce_together_and_the_others_hear_both(ro
             break
     assert ros.spin_until(lambda: "a" in c.neighbors and "b" in c.neighbors, 3.0)
     assert c.neighbors["a"].position == (0.0, 0.0) and c.neighbors["b"].position == (2.0, 0.0)
-    assert "c" in a.neighbors and "b" in a.neighbors and "a" in b.neighbors
+    assert ros.spin_until(lambda: "c" in a.neighbors and "b" in a.neighbors
+                          and "a" in b.neighbors, 3.0)
     # a and b come in batches of both, never alone on /orca/states; c alone.
     assert {m.child_frame_id for m in alone} == {"c"}
     robots = [tuple(d.label for d in m.layout.dim) for m in batches]
     assert robots and all(set(r) <= {"a", "b"} for r in robots)
-    assert sorted(robots[-1]) == ["a", "b"]  # once both are known, they go together
-    last = dict(batch_states(bytes(_serialized(batches[-1]))))
-    assert odometry_fields(last["b"]).child_frame_id == "b"
+    both = [m for m, r in zip(batches, robots) if sorted(r) == ["a", "b"]]
+    assert both  # once both are known, they go together
+    states = dict(batch_states(bytes(_serialized(both[-1]))))
+    assert odometry_fields(states["b"]).child_frame_id == "b"
     assert ros.spin_until(lambda: {"a", "b", "c"} <= supervisor.announced, 5.0)
 
     # A batch that cannot be read: reported by c, which keeps what it had.
@@ -72,7 +74,8 @@ def test_two_robots_of_one_process_announce_together_and_the_others_hear_both(ro
     bad.publish(junk)
     assert ros.spin_until(lambda: "odom of /orca/state_batches" in c.rejected, 5.0)
     assert "sizes add up to 900 bytes" in c.last_problem
-    assert supervisor.rejected >= 1
+    assert ros.spin_until(lambda: supervisor.rejected >= 1, 5.0)
+    assert "sizes add up to 900 bytes" in supervisor.last_problem
     assert c.neighbors["a"].position == (0.0, 0.0)
 
 
