@@ -39,6 +39,8 @@ import struct
 import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from .ros_common import _CDR_LE, RELIABLE_10, _cdr_string
+
 STATE_BATCHES_TOPIC = "/orca/state_batches"
 MAX_WAIT = 0.04
 """Seconds a batch waits at most after its first state (wall time)."""
@@ -47,7 +49,6 @@ QUIET_AFTER = 1.0
 IDLE_WAIT = 0.1
 """Seconds the executor waits for work when no batch is pending."""
 
-_CDR_LE = b"\x00\x01"
 _U32 = struct.Struct("<I")
 _U32x2 = struct.Struct("<II")
 
@@ -66,11 +67,7 @@ def batch_cdr(states: Sequence[Tuple[str, bytes]]) -> bytes:
     out = bytearray(_CDR_LE + b"\x00\x00")
     out += _U32.pack(len(states))
     for name, state in states:
-        label = name.encode("utf-8")
-        _align4(out)
-        out += _U32.pack(len(label) + 1)
-        out += label
-        out += b"\0"
+        _cdr_string(out, name)
         _align4(out)
         out += _U32x2.pack(len(state), len(state))
     _align4(out)
@@ -158,8 +155,6 @@ class StateBatcher:
         """Publish from ``node`` (the process's node that owns the shared
         subscriptions; again when that node is gone)."""
         from std_msgs.msg import UInt8MultiArray
-
-        from .ros_common import RELIABLE_10
 
         self.publisher = node.create_publisher(UInt8MultiArray, STATE_BATCHES_TOPIC,
                                                RELIABLE_10)
