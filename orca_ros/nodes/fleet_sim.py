@@ -78,7 +78,7 @@ from .params import check_start, check_values, declare_table, table_by_name
 from .params.fleet_sim import PARAMETERS
 from .ros_common import (GuardedCallbacks, LEVEL_ERROR, LEVEL_OK, LATEST, RELIABLE_10, BadMessage,
                          GoalSender, diagnostic_array, diagnostic_status, odometry_cdr,
-                         quaternion_from_yaw, run_node, twist_of)
+                         quaternion_from_yaw, run_node, take_waiting, twist_of)
 
 BY_NAME = table_by_name(PARAMETERS)
 
@@ -250,21 +250,13 @@ class FleetSim(GuardedCallbacks, Node):
         self.taken += 1
 
     def _take_commands(self) -> None:
-        """Every robot's newest command still in its subscription, taken now.
-
-        Commands normally come through the executor as they arrive (:meth:`_on_cmd`).
-        On a loaded machine rclpy's EventsExecutor was seen not to: at 200 robots on two
-        cores fleet_sim's callbacks took 2,095 commands in 50 s of simulated time while
-        the robots sent about 8 a second each and the messages waited in the
-        subscriptions; every robot braked on an expired command. Read here at each
-        step as well, a command is used at the latest at the step after it came,
-        whatever the executor does (a command taken once, by whichever comes first)."""
+        """Every robot's command still waiting in its subscription, taken now
+        (:func:`~.ros_common.take_waiting`): a command is used at the latest at the step
+        after it came, whatever the executor does."""
         for name, subscription in self.cmd_subs.items():
-            with subscription.handle:
-                taken = subscription.handle.take_message(subscription.msg_type,
-                                                         subscription.raw)
-            if taken is not None:
-                self._on_cmd(name, taken[0])
+            msg = take_waiting(subscription)
+            if msg is not None:
+                self._on_cmd(name, msg)
 
     def step(self) -> None:
         """Advance every robot by one time step and publish the new state."""

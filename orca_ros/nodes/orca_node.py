@@ -63,10 +63,11 @@ from .neighbor_odometry import FOOTPRINTS_TOPIC, STATES_TOPIC, NeighborOdometry
 from .params import check_start, check_values, declare_table, removed_problem
 from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, declare_method
 from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
-                         GuardedCallbacks, NodeParameters, announced_state, diagnostic_array,
-                         diagnostic_status, localization_fix, obstacle_update,
-                         odometry_on_cells, own_odometry, path_points, prediction_message,
-                         run_node, shared_prediction, twist_cdr, twist_of)
+                         GuardedCallbacks, NodeParameters, announced_state, catch_up_clock,
+                         diagnostic_array, diagnostic_status, localization_fix,
+                         obstacle_update, odometry_on_cells, own_odometry, path_points,
+                         prediction_message, run_node, shared_prediction, take_waiting,
+                         twist_cdr, twist_of)
 
 FOOTPRINT_SIDES = 16  # the announced footprint: a polygon round the robot's disc
 
@@ -138,7 +139,8 @@ class OrcaNode(GuardedCallbacks, Node):
             self._publish_footprint()
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics",
                                               qos_profile_system_default)
-        self.create_subscription(Odometry, "odom", self._on_own_odom, LATEST, raw=True)
+        self.own_odom_sub = self.create_subscription(Odometry, "odom", self._on_own_odom,
+                                                     LATEST, raw=True)
         self.create_subscription(Marker, "/obstacles", self._on_obstacles,
                                  OBSTACLES_SUBSCRIPTION)
         self.create_subscription(PoseStamped, "goal_pose", self._on_goal, RELIABLE_10)
@@ -229,6 +231,7 @@ class OrcaNode(GuardedCallbacks, Node):
     def _on_own_odom(self, raw) -> None:
         """The own odometry, serialized (a raw subscription: the fields read without
         building the message, :func:`~.ros_common.odometry_fields`) or a message."""
+        catch_up_clock(self)  # (its stamp is timed on the node's clock)
         try:
             msg, position, velocity, yaw, v, omega = own_odometry(raw, self.odom_frame)
         except BadMessage as error:
@@ -304,7 +307,13 @@ class OrcaNode(GuardedCallbacks, Node):
 
     def _on_control_timer(self) -> None:
         """Every cycle under control_trigger 'timer'; under 'odom' only as a watchdog
-        (:meth:`RobotControl.timer_starts`)."""
+        (:meth:`RobotControl.timer_starts`). First the own odometry that came but was not
+        handed over (:func:`~.ros_common.take_waiting`): under 'odom' it starts its cycle
+        here, a period late at most, rather than the robot braking on stale odometry."""
+        catch_up_clock(self)
+        waiting = take_waiting(self.own_odom_sub)
+        if waiting is not None:
+            self._on_own_odom(waiting)
         if self.core.timer_starts(self._now_ns()):
             self._control()
 

@@ -364,6 +364,34 @@ def check_choices(params, choices: Dict[str, Sequence[str]]) -> SetParametersRes
     return SetParametersResult(successful=True)
 
 
+def take_waiting(subscription):
+    """The message waiting in ``subscription`` that no executor handed over yet (as its
+    callback would get it: serialized for a raw one), or None.
+
+    For subscriptions of the newest message only (depth 1), read where a callback is
+    overdue. On a loaded machine rclpy's EventsExecutor was seen to leave such messages
+    in their subscriptions: at 200 robots on two cores fleet_sim's callbacks took 2,095
+    of the robots' commands in 50 s of simulated time while about 1,600 a second were
+    sent. A message is taken once, by whichever comes first."""
+    with subscription.handle:
+        taken = subscription.handle.take_message(subscription.msg_type, subscription.raw)
+    return None if taken is None else taken[0]
+
+
+def catch_up_clock(node) -> None:
+    """Set ``node``'s simulated clock from a ``/clock`` message waiting in its time
+    source's subscription (:func:`take_waiting`; ``use_sim_time`` only): a clock whose
+    messages the executor left waiting stood 0.2-0.5 s behind the simulator at 200
+    robots on two cores, and every command the node stamped looked that much older
+    than it was. (rclpy keeps its time source and its subscription private.)"""
+    source = getattr(node, "_time_source", None)
+    subscription = getattr(source, "_clock_sub", None)
+    if subscription is not None:
+        msg = take_waiting(subscription)
+        if msg is not None:
+            source.clock_callback(msg)
+
+
 def make_executor(context=None):
     """rclpy's EventsExecutor where this rclpy has it (Jazzy, Kilted: about 2.3x the
     messages per core), else the SingleThreadedExecutor (Humble)."""

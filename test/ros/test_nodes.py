@@ -42,6 +42,61 @@ def test_orca_node_in_diff_drive_mode_commands_v_and_omega(ros):
     assert cmd.linear.y == 0.0
 
 
+def test_orca_node_takes_its_waiting_odometry_at_its_control_timer(ros):
+    """Own odometry that came but was not handed over by an executor (rclpy's
+    EventsExecutor was seen to leave messages waiting on a loaded machine) is taken at
+    the control timer and starts its cycle: a command goes out. The node is never spun:
+    its timer callback is called by hand."""
+    node = OrcaNode(context=ros.context, namespace="me",
+                    parameter_overrides=params(control_rate=10.0))
+    try:
+        tester = ros.node("tester")
+        own = tester.create_publisher(Odometry, "/me/odom", RELIABLE_10)
+        commands = []
+        tester.create_subscription(Twist, "/me/cmd_vel", commands.append, RELIABLE_10)
+        deadline = time.monotonic() + 10.0
+        while own.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        node._on_goal(goal(5.0, 0.0))
+        assert node.own is None
+        own.publish(odom(1.0, 2.0))
+        assert ros.spin_until(lambda: node.own is not None or node._on_control_timer(), 5.0)
+        assert node.own.state.position == (1.0, 2.0)
+        assert ros.spin_until(lambda: commands, 5.0)
+        assert commands[-1].linear.x > 0.0  # toward its goal, east
+    finally:
+        node.destroy_node()
+
+
+def test_orca_node_on_sim_time_sets_its_clock_from_a_waiting_clock_message(ros):
+    """:func:`~orca_ros.nodes.ros_common.catch_up_clock` sets a node's simulated clock
+    from a /clock message that no executor handed over (the node is never spun), as
+    orca_node does before it times its own odometry and at its control timer."""
+    from rosgraph_msgs.msg import Clock
+
+    from orca_ros.nodes.ros_common import catch_up_clock
+
+    node = OrcaNode(context=ros.context, namespace="me",
+                    parameter_overrides=params(use_sim_time=True))
+    try:
+        tester = ros.node("tester")
+        clock = tester.create_publisher(Clock, "/clock", 10)
+        deadline = time.monotonic() + 10.0
+        while clock.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert node.get_clock().now().nanoseconds == 0
+        msg = Clock()
+        msg.clock.sec = 42
+        clock.publish(msg)
+        deadline = time.monotonic() + 5.0
+        while node.get_clock().now().nanoseconds == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            catch_up_clock(node)
+        assert node.get_clock().now().nanoseconds == 42_000_000_000
+    finally:
+        node.destroy_node()
+
+
 def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
     rig = Rig(ros)
     rig.goal.publish(goal(6.0, 0.0))
