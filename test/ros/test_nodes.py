@@ -42,6 +42,14 @@ def test_orca_node_in_diff_drive_mode_commands_v_and_omega(ros):
     assert cmd.linear.y == 0.0
 
 
+def wait_for_reader(publisher, timeout=10.0):
+    """Until ``publisher`` has a subscription, without spinning (discovery runs in the
+    middleware's threads): for nodes the tests call by hand."""
+    deadline = time.monotonic() + timeout
+    while publisher.get_subscription_count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_orca_node_takes_its_waiting_odometry_at_its_control_timer(ros):
     """Own odometry that came but was not handed over by an executor (rclpy's
     EventsExecutor was seen to leave messages waiting on a loaded machine) is taken at
@@ -54,9 +62,7 @@ def test_orca_node_takes_its_waiting_odometry_at_its_control_timer(ros):
         own = tester.create_publisher(Odometry, "/me/odom", RELIABLE_10)
         commands = []
         tester.create_subscription(Twist, "/me/cmd_vel", commands.append, RELIABLE_10)
-        deadline = time.monotonic() + 10.0
-        while own.get_subscription_count() == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for_reader(own)
         node._on_goal(goal(5.0, 0.0))
         assert node.own is None
         own.publish(odom(1.0, 2.0))
@@ -81,9 +87,7 @@ def test_orca_node_on_sim_time_sets_its_clock_from_a_waiting_clock_message(ros):
     try:
         tester = ros.node("tester")
         clock = tester.create_publisher(Clock, "/clock", 10)
-        deadline = time.monotonic() + 10.0
-        while clock.get_subscription_count() == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for_reader(clock)
         assert node.get_clock().now().nanoseconds == 0
         msg = Clock()
         msg.clock.sec = 42
@@ -412,9 +416,7 @@ def test_fleet_sim_reads_each_robots_newest_command_at_its_step_without_the_exec
         cmd = tester.create_publisher(Twist, "/north/cmd_vel", RELIABLE_10)
         heard = []
         tester.create_subscription(Odometry, "/north/odom", heard.append, RELIABLE_10)
-        deadline = time.monotonic() + 10.0
-        while cmd.get_subscription_count() == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for_reader(cmd)
         north = sim.names.index("north")
         twist = Twist()
         twist.linear.x, twist.angular.z = 0.4, 0.2
