@@ -77,8 +77,8 @@ from . import markers
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.fleet_sim import PARAMETERS
 from .ros_common import (GuardedCallbacks, LEVEL_ERROR, LEVEL_OK, LATEST, RELIABLE_10, BadMessage,
-                         GoalSender, diagnostic_array, diagnostic_status, odometry_cdr,
-                         quaternion_from_yaw, run_node, take_waiting, twist_of)
+                         GoalSender, deliver_waiting, diagnostic_array, diagnostic_status,
+                         odometry_cdr, quaternion_from_yaw, run_node, twist_of)
 
 BY_NAME = table_by_name(PARAMETERS)
 
@@ -250,13 +250,11 @@ class FleetSim(GuardedCallbacks, Node):
         self.taken += 1
 
     def _take_commands(self) -> None:
-        """Every robot's command still waiting in its subscription, taken now
-        (:func:`~.ros_common.take_waiting`): a command is used at the latest at the step
-        after it came, whatever the executor does."""
-        for name, subscription in self.cmd_subs.items():
-            msg = take_waiting(subscription)
-            if msg is not None:
-                self._on_cmd(name, msg)
+        """Every robot's command still waiting in its subscription, handed over now
+        (:func:`~.ros_common.deliver_waiting`): a command is used at the latest at the
+        step after it came, whatever the executor does."""
+        for subscription in self.cmd_subs.values():
+            deliver_waiting(subscription)
 
     def step(self) -> None:
         """Advance every robot by one time step and publish the new state."""

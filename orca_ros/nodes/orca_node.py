@@ -64,10 +64,10 @@ from .params import check_start, check_values, declare_table, removed_problem
 from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, declare_method
 from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
                          GuardedCallbacks, NodeParameters, announced_state, catch_up_clock,
-                         diagnostic_array, diagnostic_status, localization_fix,
+                         deliver_waiting, diagnostic_array, diagnostic_status, localization_fix,
                          obstacle_update, odometry_on_cells, own_odometry, path_points,
-                         prediction_message, run_node, shared_prediction, take_waiting,
-                         twist_cdr, twist_of)
+                         prediction_message, run_node, shared_prediction, twist_cdr,
+                         twist_of)
 
 FOOTPRINT_SIDES = 16  # the announced footprint: a polygon round the robot's disc
 
@@ -308,12 +308,11 @@ class OrcaNode(GuardedCallbacks, Node):
     def _on_control_timer(self) -> None:
         """Every cycle under control_trigger 'timer'; under 'odom' only as a watchdog
         (:meth:`RobotControl.timer_starts`). First the own odometry that came but was not
-        handed over (:func:`~.ros_common.take_waiting`): under 'odom' it starts its cycle
-        here, a period late at most, rather than the robot braking on stale odometry."""
+        handed over (:func:`~.ros_common.deliver_waiting`): under 'odom' it starts its
+        cycle here, a period late at most, rather than the robot braking on stale
+        odometry."""
         catch_up_clock(self)
-        waiting = take_waiting(self.own_odom_sub)
-        if waiting is not None:
-            self._on_own_odom(waiting)
+        deliver_waiting(self.own_odom_sub)
         if self.core.timer_starts(self._now_ns()):
             self._control()
 

@@ -424,8 +424,8 @@ def test_fleet_sim_reads_each_robots_newest_command_at_its_step_without_the_exec
             cmd.publish(twist)
             time.sleep(0.1)
             sim.step()
-        body = sim.bodies[north]
-        assert sim.taken >= 5 and body.vx == pytest.approx(0.4, abs=1e-3)
+        body, taken = sim.bodies[north], sim.taken
+        assert taken >= 5 and body.vx == pytest.approx(0.4, abs=1e-3)
         assert ros.spin_until(lambda: heard and heard[-1].header.stamp.sec * 1e9 +
                               heard[-1].header.stamp.nanosec == round(sim.sim_time * 1e9), 5.0)
         last = heard[-1]
@@ -435,6 +435,14 @@ def test_fleet_sim_reads_each_robots_newest_command_at_its_step_without_the_exec
             pytest.approx(body.heading, abs=1e-12)
         assert last.child_frame_id == "north/base_link" and last.header.frame_id == "world"
         assert (last.twist.twist.linear.x, last.twist.twist.angular.z) == (body.vx, body.omega)
+        # Handed over through whatever wraps the callback (a fault injector's tap).
+        taps = []
+        sim.cmd_subs["north"].callback = taps.append
+        twist.linear.x = 0.1
+        cmd.publish(twist)
+        time.sleep(0.1)
+        sim.step()
+        assert [t.linear.x for t in taps] == [0.1] and sim.taken == taken
     finally:
         sim.destroy_node()
 
