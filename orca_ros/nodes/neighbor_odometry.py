@@ -48,12 +48,13 @@ from __future__ import annotations
 import math
 from typing import Dict, List, Optional, Tuple
 
+from ..core.robot.batching import StateBatcher
 from ..core.robot.clocks import SenderClocks
 from ..core.robot.cells import (Cell, CellGrid, cell_topic, publication_reach,
                                 subscription_reach)
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, position_deviation
 from ..core.robot.readings import ReadingTable
-from .state_batch import STATE_BATCHES_TOPIC, BadBatch, StateBatcher, batch_states
+from .state_batch import STATE_BATCHES_TOPIC, BadBatch, attach, batch_states
 from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, OdometryFields,
                          odometry_fields_of, state_of)
 
@@ -127,7 +128,7 @@ class NeighborOdometry:
         states = self.footprint_subscription is not None
         if self.batch is not None:
             self.batch.flush()  # from the publisher that goes with this node
-            self.batch.publisher = None
+            self.batch.send = None
         for subscription in (*self.subscriptions.values(), *self.cell_subscriptions.values(),
                              self.state_subscription, self.batch_subscription,
                              self.footprint_subscription):
@@ -163,7 +164,7 @@ class NeighborOdometry:
             self.batch_subscription = self.owner.create_subscription(
                 UInt8MultiArray, STATE_BATCHES_TOPIC, self.on_batch, CELL, raw=True)
             if self.batch is not None:
-                self.batch.attach(self.owner)
+                attach(self.batch, self.owner)
         self.footprint_subscription = self.owner.create_subscription(
             PolygonStamped, FOOTPRINTS_TOPIC, self.on_footprint, LATCHED_MANY)
 

@@ -424,7 +424,7 @@ def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None,
     SIGTERM, then exit 0. ``executor_factory``: default :func:`make_executor`.
     ``between_spins``: called after every ``spin_once``, it returns the seconds the
     next may wait for work (default 0.1; orca_robots' state batches,
-    :meth:`~orca_ros.nodes.state_batch.StateBatcher.due`).
+    :meth:`~orca_ros.core.robot.batching.StateBatcher.due`).
 
     rclpy's own signal handler is not used. On SIGINT or SIGTERM it shuts the
     context down from a thread of its own, while the executor may be inside a

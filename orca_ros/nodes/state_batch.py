@@ -23,31 +23,20 @@ own stamp and each robot's clock is judged as before. orca_node, the supervisor 
 ``orca_robots`` read both topics; a robot alone in its process (``orca_node``,
 ``orca_lifecycle_node``, ``orca_robots`` with one robot) announces on ``/orca/states``.
 
-**When a batch goes** (:class:`StateBatcher`): as soon as it holds a state of every robot
-of the process that put one in within the last :data:`QUIET_AFTER` seconds (the robots
-of a process take their odometry from one simulator tick or localisation rate, so
-their states come within milliseconds of each other); before a robot's second state
-goes in (no state is ever replaced unsent); and at the latest :data:`MAX_WAIT` seconds
-after the batch's first state, so a robot that is late or goes quiet delays the
-others' states by at most that much. The executor's loop asks
-(:meth:`StateBatcher.due`) between callbacks.
+**When a batch goes** is :class:`~orca_ros.core.robot.batching.StateBatcher`'s rule
+(as soon as every robot of the process heard from lately is in, before a robot's second
+state, at the latest :data:`~orca_ros.core.robot.batching.MAX_WAIT` s after the first);
+:func:`attach` makes the process's publisher its way out.
 """
 
 from __future__ import annotations
 
 import struct
-import time
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from .ros_common import _CDR_LE, RELIABLE_10, _cdr_string
 
 STATE_BATCHES_TOPIC = "/orca/state_batches"
-MAX_WAIT = 0.04
-"""Seconds a batch waits at most after its first state (wall time)."""
-QUIET_AFTER = 1.0
-"""Seconds after its last state from which a robot is no longer waited for."""
-IDLE_WAIT = 0.1
-"""Seconds the executor waits for work when no batch is pending."""
 
 _U32 = struct.Struct("<I")
 _U32x2 = struct.Struct("<II")
@@ -136,63 +125,11 @@ def _split(labels: Sequence[str], sizes: Sequence[int], data_offset: int,
     return states
 
 
-class StateBatcher:
-    """One process's robots' states, gathered and published as one batch (the rule
-    above). ``clock``: seconds, monotonic (wall time by default)."""
+def attach(batcher, node) -> None:
+    """Send ``batcher``'s batches (:class:`~orca_ros.core.robot.batching.StateBatcher`)
+    from ``node``, the process's node that owns the shared subscriptions (again when
+    that node is gone), serialized by :func:`batch_cdr`."""
+    from std_msgs.msg import UInt8MultiArray
 
-    def __init__(self, max_wait: float = MAX_WAIT, quiet_after: float = QUIET_AFTER,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.max_wait = max_wait
-        self.quiet_after = quiet_after
-        self.clock = clock
-        self.publisher = None
-        self.pending: Dict[str, bytes] = {}
-        self.first_at: Optional[float] = None
-        self.seen: Dict[str, float] = {}  # each robot's last state, when it was put in
-        self.batches = 0  # published
-
-    def attach(self, node) -> None:
-        """Publish from ``node`` (the process's node that owns the shared
-        subscriptions; again when that node is gone)."""
-        from std_msgs.msg import UInt8MultiArray
-
-        self.publisher = node.create_publisher(UInt8MultiArray, STATE_BATCHES_TOPIC,
-                                               RELIABLE_10)
-
-    def put(self, robot: str, state: bytes) -> None:
-        """Robot ``robot``'s newest state (serialized), to go with the next batch."""
-        if robot in self.pending:
-            self.flush()
-        now = self.clock()
-        if not self.pending:
-            self.first_at = now
-        self.pending[robot] = state
-        self.seen[robot] = now
-        if all(name in self.pending for name, at in self.seen.items()
-               if now - at < self.quiet_after):
-            self.flush()
-
-    def forget(self, robot: str) -> None:
-        """``robot``'s node is gone: no batch waits for it."""
-        self.seen.pop(robot, None)
-
-    def flush(self) -> None:
-        """Publish what is pending, if anything."""
-        if not self.pending:
-            return
-        if self.publisher is not None:
-            self.publisher.publish(batch_cdr(list(self.pending.items())))
-            self.batches += 1
-        self.pending = {}
-        self.first_at = None
-
-    def due(self) -> float:
-        """Publish the batch if it has waited :attr:`max_wait`; the seconds the executor
-        may wait for work before asking again."""
-        if self.first_at is None:
-            return IDLE_WAIT
-        left = self.first_at + self.max_wait - self.clock()
-        if left <= 0.0:
-            self.flush()
-            return IDLE_WAIT
-        return left
+    publisher = node.create_publisher(UInt8MultiArray, STATE_BATCHES_TOPIC, RELIABLE_10)
+    batcher.send = lambda states: publisher.publish(batch_cdr(states))

@@ -29,6 +29,22 @@ def test_orca_nodes_page_gives_cmd_vel_ins_qos_as_the_node_subscribes_it():
     assert f"{reliability}, volatile, keep last {LATEST.depth}" in row
 
 
+def test_orca_robots_page_gives_the_batch_timing_and_qos_the_code_uses():
+    import inspect
+
+    from orca_ros.core.robot.batching import MAX_WAIT, QUIET_AFTER
+    from orca_ros.nodes import state_batch
+    from orca_ros.nodes.ros_common import RELIABLE_10
+
+    page = " ".join((DOC / "orca_robots.md").read_text().split())
+    assert f"at the latest {MAX_WAIT * 1000:g} ms after its first state" in page
+    assert QUIET_AFTER == 1.0 and "heard from in the last second" in page
+    assert "STATE_BATCHES_TOPIC, RELIABLE_10)" in inspect.getsource(state_batch.attach)
+    assert (RELIABLE_10.reliability.name, RELIABLE_10.durability.name, RELIABLE_10.depth) == \
+        ("RELIABLE", "VOLATILE", 10)
+    assert "(reliable, volatile, keep last 10, from the first node)" in page
+
+
 def test_every_code_block_of_the_node_pages_closes_on_a_line_of_its_own():
     for page in sorted(DOC.glob("*.md")):
         inside = False
