@@ -77,7 +77,7 @@ from . import markers
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.fleet_sim import PARAMETERS
 from .ros_common import (GuardedCallbacks, LEVEL_ERROR, LEVEL_OK, LATEST, RELIABLE_10, BadMessage,
-                         GoalSender, deliver_waiting, diagnostic_array, diagnostic_status,
+                         GoalSender, deliver_waiting, diagnostics_cdr,
                          odometry_cdr, quaternion_from_yaw, run_node, twist_of)
 
 BY_NAME = table_by_name(PARAMETERS)
@@ -437,8 +437,8 @@ class FleetSim(GuardedCallbacks, Node):
                 message += f"; {reset_warning(contacts.resets)}"
         if self.scan_ms:  # the lasers' cost: all robots' scans of one step, wall ms
             values["laser_round_ms_median"] = round(float(np.median(self.scan_ms)), 3)
-        self.diag_pub.publish(diagnostic_array(self._stamp(), [
-            diagnostic_status("fleet_sim", level, message, values)]))
+        self.diag_pub.publish(diagnostics_cdr(int(round(self.sim_time * 1e9)), [
+            ("fleet_sim", level, message, "", values)]))
 
 
 def main(args=None) -> None:

@@ -43,7 +43,7 @@ from .params.supervisor_node import PARAMETERS, SCENARIO_SETTINGS
 from .neighbor_odometry import STATES_TOPIC
 from .state_batch import STATE_BATCHES_TOPIC, BadBatch, batch_states
 from .ros_common import (CELL, GuardedCallbacks, LEVEL_OK, LEVEL_WARN, LATEST, RELIABLE_10,
-                         BadMessage, diagnostic_array, diagnostic_status, odometry_from_cdr,
+                         BadMessage, diagnostics_cdr, odometry_from_cdr,
                          odometry_state, run_node)
 
 BY_NAME = table_by_name(PARAMETERS)
@@ -313,8 +313,8 @@ class SupervisorNode(GuardedCallbacks, Node):
             values[f"decision_{k}"] = decision.as_dict()
         level = LEVEL_WARN if self.rejected else LEVEL_OK
         message = f"{len(self.directed)} robots yielding" if self.directed else "no conflicts"
-        self.diag_pub.publish(diagnostic_array(self.get_clock().now().to_msg(), [
-            diagnostic_status("supervisor", level, message, values)]))
+        self.diag_pub.publish(diagnostics_cdr(self.get_clock().now().nanoseconds, [
+            ("supervisor", level, message, "", values)]))
 
 
 def main(args=None) -> None:

@@ -48,7 +48,7 @@ from ..toio.transport import BleakLink, CubeLink, SimulatedCube, parse_cube
 from .params import check_start, check_values, declare_table, table_by_name
 from .params.toio_bridge import PARAMETERS
 from .ros_common import (GuardedCallbacks, LATEST, LEVEL_OK, LEVEL_WARN, RELIABLE_10, BadMessage,
-                         GoalSender, diagnostic_array, diagnostic_status, quaternion_from_yaw,
+                         GoalSender, diagnostics_cdr, quaternion_from_yaw,
                          run_node, twist_of)
 
 BY_NAME = table_by_name(PARAMETERS)
@@ -354,11 +354,11 @@ class ToioBridge(GuardedCallbacks, Node):
                 level = LEVEL_WARN
             state = ("disconnected" if not cube.link.connected else
                      "position missed" if not cube.on_mat else "ok")
-            statuses.append(diagnostic_status(
+            statuses.append((
                 f"toio_bridge: {cube.name}", level, f"{state}; {cube.last_problem}".strip("; "),
-                {"connected": cube.link.connected, "on_mat": cube.on_mat,
-                 "simulated": cube.simulated, "problems": cube.problems}, cube.name))
-        self.diag_pub.publish(diagnostic_array(self._stamp(), statuses))
+                cube.name, {"connected": cube.link.connected, "on_mat": cube.on_mat,
+                            "simulated": cube.simulated, "problems": cube.problems}))
+        self.diag_pub.publish(diagnostics_cdr(int(round(self.now() * 1e9)), statuses))
 
     def destroy_node(self):
         """Disconnect the cubes, then end the BLE thread: its tasks, its loop, the thread."""

@@ -173,3 +173,25 @@ def test_a_robots_latest_reading_is_its_state_while_that_is_as_new_as_its_odomet
     shared.on_state(message(6.0, 12, frame="odom"))  # another frame: refused, nothing changes
     assert shared.latest["r"].position == (5.0, 0.0) and shared.messages == 5  # not counted
     assert problems == ["state in frame 'odom', not the shared frame 'map'"]
+
+
+def test_the_nodes_of_a_process_share_one_look_at_the_graph_for_half_a_second(monkeypatch):
+    from orca_ros.nodes import neighbor_odometry
+    from orca_ros.nodes.neighbor_odometry import GRAPH_REUSE_S, NeighborOdometry
+
+    wall = [100.0]
+    monkeypatch.setattr(neighbor_odometry.time, "monotonic", lambda: wall[0])
+    looks = []
+
+    def look():
+        looks.append(wall[0])
+        return ("r1", "r2")
+
+    shared = NeighborOdometry()
+    assert shared.graph("odometry", look) == ("r1", "r2")
+    wall[0] += GRAPH_REUSE_S - 0.01  # another node of the process, soon after
+    assert shared.graph("odometry", look) == ("r1", "r2") and looks == [100.0]
+    assert shared.graph("nodes", lambda: ["n"]) == ["n"]  # another question is asked
+    wall[0] += 0.01
+    shared.graph("odometry", look)
+    assert looks == [100.0, 100.0 + GRAPH_REUSE_S]

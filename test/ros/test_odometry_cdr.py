@@ -107,3 +107,24 @@ def test_a_command_serialized_by_hand_is_what_twist_message_makes(numbers, stamp
     expected = twist_message(x, y, w, stamped, Time(sec=sec, nanosec=nanosec), frame, z)
     ours = twist_cdr(x, y, w, stamped, stamp_ns, frame, z)
     assert deserialize_message(ours, TwistStamped if stamped else Twist) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(names, st.integers(0, 3), names, names,
+                          st.dictionaries(names, st.one_of(names, finite, st.booleans()),
+                                          max_size=5)), max_size=3),
+       st.integers(0, 2**31 * 10**9 - 1))
+def test_diagnostics_serialized_by_hand_read_back_as_the_message(statuses, stamp_ns):
+    """(rclpy's own bytes leave its padding unset: compared as what rclpy reads.)"""
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+
+    from orca_ros.nodes.ros_common import diagnostics_cdr
+
+    msg = DiagnosticArray()
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
+    for name, level, message, hardware_id, values in statuses:  # every string's alignment
+        status = DiagnosticStatus(name=name, message=message, hardware_id=hardware_id)
+        status.level = bytes([level]) if isinstance(DiagnosticStatus.OK, bytes) else level
+        status.values = [KeyValue(key=k, value=str(v)) for k, v in values.items()]
+        msg.status.append(status)
+    assert deserialize_message(diagnostics_cdr(stamp_ns, statuses), DiagnosticArray) == msg

@@ -80,14 +80,14 @@ class RobotControl:
         listed = self.radius_of.get(name)
         if listed is not None:
             return listed
-        heard = self.heard_radii().get(name)
-        return heard if heard is not None else self.params["neighbor_radius"]
+        return self.heard_radii().get(name, self.default_radius)
 
     def configure(self) -> str:
         """The cycle takes the settings (it keeps its path). Returns what is wrong with
         ``links`` ('' when nothing): the cycle then holds the robot until it is set right."""
         p = self.params
         self.radius_of = settings.neighbor_radii(p)  # once per change, not per cycle
+        self.default_radius = float(p["neighbor_radius"])
         self.cycle.reconfigure(settings.controller_config(p), settings.perception_settings(p),
                                p["supervisor_timeout"])
         return self.cycle.set_links(p["links"])
@@ -137,7 +137,9 @@ class RobotControl:
         corrected by the driver's clock offset (:meth:`.clocks.ClockOffset.measured_ns`)."""
         return self.own_clock.measured_ns(stamp_ns, now_ns)
 
-    def _period_ns(self) -> float:
+    @property
+    def period_ns(self) -> float:
+        """The control period (ns of the node clock)."""
         return 1e9 / self.params["control_rate"]
 
     def timer_starts(self, now_ns: int) -> bool:
@@ -146,14 +148,20 @@ class RobotControl:
         for :data:`WATCHDOG_PERIODS` periods (it stopped, or comes too slowly): the cycle
         then brakes or stops the robot as its odometry ages."""
         return self.params["control_trigger"] == "timer" or self.timing.due(
-            now_ns, WATCHDOG_PERIODS, self._period_ns())
+            now_ns, WATCHDOG_PERIODS, self.period_ns)
+
+    def odometry_overdue(self) -> bool:
+        """Whether no own odometry came for half a control period (wall clock): only
+        then may a message be waiting that the executor has not handed over, and the
+        control timer looks for one (a look costs a take per subscription)."""
+        return not self.timing.odometry_heard_within(0.5 * self.period_ns)
 
     def odometry_starts(self, stamp_ns: int, spacing: float) -> bool:
         """Whether the own odometry measured at ``stamp_ns`` starts a cycle: under
         control_trigger 'odom', at least ``spacing`` control periods after the one that
         started the last (by the odometry's own stamps)."""
         return self.params["control_trigger"] == "odom" and self.timing.odometry_starts(
-            stamp_ns, spacing * self._period_ns())
+            stamp_ns, spacing * self.period_ns)
 
     def set_speed_limit(self, speed: float, now: float) -> Optional[str]:
         """The supervisor's speed limit (m/s) received at ``now`` (s); why it was
@@ -240,7 +248,7 @@ class RobotControl:
 
     def start(self, now_ns: int) -> None:
         """A control period starts at ``now_ns`` (:meth:`CycleTiming.start`)."""
-        self.timing.start(now_ns, self._period_ns(), self.inputs.own is not None)
+        self.timing.start(now_ns, self.period_ns, self.inputs.own is not None)
 
     def control(self, now: float, neighbors: Mapping[str, NeighborReading],
                 heard: Callable[[str], bool]) -> ControlOutcome:

@@ -457,24 +457,26 @@ class RobotCycle:
         passed = perceive_rows(rows.data, names, x, y, now, lag, max_speed,
                                config.max_linear_accel, perception.neighbor_timeout,
                                config.neighbor_dist, perception.max_uncertainty, keep)
-        detect = perception.detect_non_reciprocating
-        unannounced = perception.unannounced_reciprocate
         reciprocity, observed, radius_of = self.reciprocity, self.observed, self.radius_of
-        declared, waiting = reciprocity.declared, reciprocity.waiting
-        perceived = []
-        for k, stamp, px, py, vx, vy, uncertainty, added, selected, announced in passed:
+        waiting = reciprocity.waiting
+        for k, stamp, _, _, vx, vy, *_ in passed:  # the new readings judged first
             name = names[k]
             if observed.get(name) != stamp:
                 observed[name] = stamp
-                if name in waiting:
+                expectation = waiting.get(name)
+                if expectation is not None and stamp > expectation.judge_after:
                     reciprocity.observe(name, stamp, (vx, vy))
+        refusing = reciprocity.refusing(now) if perception.detect_non_reciprocating \
+            else reciprocity.declared
+        unannounced = perception.unannounced_reciprocate
+        perceived = []
+        for k, _, px, py, vx, vy, uncertainty, added, selected, announced in passed:
+            name = names[k]
             predicted = predictions.get(name) if predictions else None
             if not selected and predicted is None:
                 continue
-            reciprocates = reciprocity.reciprocates(name, now) if detect \
-                else name not in declared
-            if not announced and not unannounced:
-                reciprocates = False  # not running the cycle (or no longer): it won't yield
+            # not announced: not running the cycle (or no longer), so it won't yield
+            reciprocates = name not in refusing and (announced or unannounced)
             seen = Neighbor((px, py), (vx, vy), radius_of(name), name, uncertainty,
                             reciprocates, added)
             if predicted is not None:

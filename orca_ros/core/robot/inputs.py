@@ -254,7 +254,7 @@ class RobotInputs:
         says where they stand, better than a stopped reading's margin)."""
         p = self.params
         listed = [n.strip("/") for n in p["neighbors"] if n]
-        names = listed or (discovered() if p["discover_odometry"] else [])
+        names = listed or (list(discovered()) if p["discover_odometry"] else [])
         if not listed and cells:
             names += [n for n in heard_in_cells if n not in names]
         names += [n for n in linked if n not in names]

@@ -301,6 +301,17 @@ class ReciprocityMonitor:
             return True
         return False
 
+    def refusing(self, now: float) -> frozenset:
+        """The names that do not reciprocate at ``now`` (:meth:`reciprocates` false):
+        the declared and those flagged within ``release_after``; the older flags lift.
+        One set for a whole cycle's neighbours."""
+        flagged = self._flagged_at
+        if not flagged:
+            return self.declared
+        for name in [n for n, at in flagged.items() if now - at > self.release_after]:
+            del flagged[name]
+        return self.declared.union(flagged)
+
     def forget(self, name: str) -> None:
         for table in (self._pending, self._history, self._flagged_at):
             table.pop(name, None)

@@ -19,6 +19,28 @@ from .timing import CycleTiming
 
 OK, WARN, ERROR = 0, 1, 2  # diagnostic_msgs' levels
 
+LISTED = 10
+"""Per-neighbour figures listed in a robot's diagnostics (clock offsets, ages): the
+:data:`LISTED` worst, worst first, then how many more. Bounded, so a robot of a fleet
+of hundreds neither spends its CPU writing every neighbour out each second nor sends
+a status no one reads."""
+
+
+def worst_first(names, values: np.ndarray, text) -> str:
+    """``text(name, value)`` of the :data:`LISTED` largest ``values`` (by size), largest
+    first, names breaking ties; ``+K more`` after them when there are more."""
+    count = len(values)
+    if count == 0:
+        return ""
+    size = np.abs(values)
+    picked = np.argsort(-size, kind="stable") if count <= LISTED else \
+        np.argpartition(-size, LISTED - 1)[:LISTED]
+    ranked = sorted(picked.tolist(), key=lambda k: (-size[k], names[k]))[:LISTED]
+    listed = [text(names[k], float(values[k])) for k in ranked]
+    if count > LISTED:
+        listed.append(f"+{count - LISTED} more")
+    return ",".join(listed)
+
 
 @dataclass
 class RobotSnapshot:
@@ -103,8 +125,9 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         message = f"{message}; no progress towards the goal for {s.stuck_for:.0f} s{held}"
     group = group_of(cycle.link_groups, s.robot)
     rows = Readings.of(s.neighbors)  # read as arrays, not reading by reading
-    stamps = sorted(zip(rows.names, rows.data[:, STAMP].tolist()))
-    stale = [n for n, stamp in stamps if now - stamp > s.neighbor_timeout]
+    ages = np.maximum(now - rows.data[:, STAMP], 0.0)
+    stale = sorted(n for n, age in zip(rows.names, (ages > s.neighbor_timeout).tolist()) if age)
+    offsets = s.clock_offsets
     localizer, own = inputs.localizer, inputs.own
     values = {
         "robot": s.robot, "goal": s.goal, "goal_state": goal_state,
@@ -144,11 +167,12 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         "departed_robots": ",".join(sorted(inputs.departed)),
         "cmd_vel_in_age_s": round(now - inputs.cmd_vel_in[1], 3)
         if inputs.cmd_vel_in is not None else "",
-        # Each neighbour's clock offset (this clock minus its: positive, its clock lags)
-        # and its data's age, aged from arrival; the own odometry's (its driver's clock).
-        "clock_offsets": ",".join(offset_text(n, o) for n, o in sorted(s.clock_offsets.items())),
-        "neighbor_ages_s": ",".join(f"{n}:{max(now - stamp, 0.0):.3f}"
-                                    for n, stamp in stamps),
+        # The neighbours' clock offsets (this clock minus theirs: positive, its clock
+        # lags) and their data's ages, aged from arrival, the LISTED largest first; the
+        # own odometry's (its driver's clock).
+        "clock_offsets": worst_first(list(offsets), np.fromiter(
+            offsets.values(), float, len(offsets)), offset_text),
+        "neighbor_ages_s": worst_first(rows.names, ages, lambda n, age: f"{n}:{age:.3f}"),
         "own_odom_clock_offset_s": round(s.own_clock_offset, 3)
         if s.own_clock_offset is not None else "",
         "no_progress_s": round(s.stuck_for, 1), "no_progress_nearest": s.stuck_reason,

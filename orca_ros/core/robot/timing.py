@@ -63,6 +63,10 @@ class CycleTiming:
         """The own odometry came now (wall clock): a command's latency counts from here."""
         self.odom_wall_ns = time.perf_counter_ns()
 
+    def odometry_heard_within(self, wall_ns: float) -> bool:
+        """Whether the own odometry came within the last ``wall_ns`` (wall clock)."""
+        return self.odom_wall_ns > 0 and time.perf_counter_ns() - self.odom_wall_ns < wall_ns
+
     def odometry_starts(self, stamp_ns: int, spacing_ns: float) -> bool:
         """Whether odometry stamped ``stamp_ns`` starts a cycle: at least ``spacing_ns``
         after the one that started the last (by the odometry's own stamps)."""

@@ -203,6 +203,7 @@ def test_the_monitor_flags_a_neighbour_that_keeps_its_collision_course_and_not_o
         monitor.observe("stubborn", 0.1 * (k + 1), stubborn_v)
     assert not monitor.reciprocates("stubborn", 1.0)
     assert "stubborn" in monitor.flagged
+    assert monitor.refusing(1.0) == {"stubborn"}  # the cycle's set: the same answer
     # One that takes its half: v_B' = v_B - u/2, exactly on its half-plane.
     half_u = (line.point_x - own_v[0], line.point_y - own_v[1])
     polite_v = (stubborn_v[0] - half_u[0], stubborn_v[1] - half_u[1])
@@ -211,6 +212,7 @@ def test_the_monitor_flags_a_neighbour_that_keeps_its_collision_course_and_not_o
         monitor.observe("polite", 0.1 * (k + 1), polite_v)
     assert monitor.reciprocates("polite", 1.0)
     # The flag lifts after release_after seconds without a violation.
+    assert monitor.refusing(1.0 + monitor.release_after + 0.1) == frozenset()
     assert monitor.reciprocates("stubborn", 1.0 + monitor.release_after + 0.1)
 
 
@@ -235,6 +237,7 @@ def test_declared_non_reciprocating_robots_are_never_trusted():
     monitor = ReciprocityMonitor(tolerance=0.1, declared=frozenset({"forklift"}))
     assert not monitor.reciprocates("forklift", 0.0)
     assert monitor.reciprocates("r1", 0.0)
+    assert monitor.refusing(100.0) == {"forklift"}
 
 
 # --- own odometry that no robot could produce --------------------------------------------

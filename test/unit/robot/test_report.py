@@ -69,3 +69,18 @@ def test_a_robot_stuck_past_no_progress_warn_warns_with_what_is_nearest():
     assert values["no_progress_nearest"] == "neighbor parked at 0.05 m"
     assert robot_report(snapshot(stuck_for=7.0, no_progress_warn=8.0))[0] == OK
     assert robot_report(snapshot(stuck_for=90.0, no_progress_warn=0.0))[0] == OK
+
+
+def test_a_large_fleets_offsets_and_ages_list_the_worst_ten_and_count_the_rest():
+    from orca_ros.core.robot.report import LISTED
+
+    neighbors = {f"r{k:02d}": NeighborReading(10.0 - 0.01 * k, (k, 0.0), (0.0, 0.0),
+                                              announced=True) for k in range(25)}
+    offsets = {f"r{k:02d}": (-1) ** k * 0.001 * k for k in range(25)}
+    values = robot_report(snapshot(neighbors=neighbors, clock_offsets=offsets))[2]
+    ages = values["neighbor_ages_s"].split(",")
+    assert len(ages) == LISTED + 1 and ages[-1] == "+15 more"
+    assert ages[:2] == ["r24:0.240", "r23:0.230"] and ages[LISTED - 1] == "r15:0.150"
+    listed = values["clock_offsets"].split(",")
+    # by size, whichever the sign: r24 +0.024 s, r23 -0.023 s, ...
+    assert listed[:2] == ["r24:+0.024s", "r23:-0.023s"] and listed[-1] == "+15 more"

@@ -27,6 +27,20 @@ def test_a_cycle_is_due_after_the_given_periods_and_before_the_first():
     assert timing.due(1_125_000_000, 1.25, PERIOD)
 
 
+def test_odometry_heard_within_a_wall_window_and_not_before_any(monkeypatch):
+    from orca_ros.core.robot import timing as timing_module
+
+    wall = [5_000_000_000]
+    monkeypatch.setattr(timing_module.time, "perf_counter_ns", lambda: wall[0])
+    timing = CycleTiming()
+    assert not timing.odometry_heard_within(PERIOD / 2)  # none yet: the watchdog looks
+    timing.odometry_heard()
+    wall[0] += PERIOD / 2 - 1
+    assert timing.odometry_heard_within(PERIOD / 2)
+    wall[0] += 1
+    assert not timing.odometry_heard_within(PERIOD / 2)
+
+
 def test_odometry_starts_a_cycle_only_when_spaced_by_its_own_stamps():
     timing = CycleTiming()
     spacing = 0.5 * PERIOD
