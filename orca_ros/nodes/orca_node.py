@@ -232,15 +232,17 @@ class OrcaNode(GuardedCallbacks, Node):
     def _on_own_odom(self, raw) -> None:
         """The own odometry, serialized (a raw subscription: the fields read without
         building the message, :func:`~.ros_common.odometry_fields`) or a message."""
-        catch_up_clock(self)  # (its stamp is timed on the node's clock)
         try:
             msg, position, velocity, yaw, v, omega = own_odometry(raw, self.odom_frame)
         except BadMessage as error:
             self._reject("own odom", str(error))
             return
-        # When it was measured (:meth:`RobotControl.measured_ns`).
-        stamp_ns = self.core.measured_ns(msg.sec * 1_000_000_000 + msg.nanosec,
-                                         self._now_ns())
+        sent_ns, now_ns = msg.sec * 1_000_000_000 + msg.nanosec, self._now_ns()
+        if sent_ns > now_ns:  # stamped ahead of this clock: a /clock message may wait
+            catch_up_clock(self)
+            now_ns = self._now_ns()
+        # When it was measured (:meth:`RobotControl.measured_ns`), on the node's clock.
+        stamp_ns = self.core.measured_ns(sent_ns, now_ns)
         problem = self.core.odometry(stamp_ns, msg.sec + msg.nanosec * 1e-9, Pose2(
             position[0], position[1], yaw), velocity, v, omega, lambda: (msg.pz, msg.vz))
         if problem is not None:  # '': older than what we have

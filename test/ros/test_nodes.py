@@ -77,7 +77,8 @@ def test_orca_node_takes_its_waiting_odometry_at_its_control_timer(ros):
 def test_orca_node_on_sim_time_sets_its_clock_from_a_waiting_clock_message(ros):
     """:func:`~orca_ros.nodes.ros_common.catch_up_clock` sets a node's simulated clock
     from a /clock message that no executor handed over (the node is never spun), as
-    orca_node does before it times its own odometry and at its control timer."""
+    orca_node does when its own odometry is stamped ahead of its clock and at its
+    control timer when the odometry is overdue."""
     from rosgraph_msgs.msg import Clock
 
     from orca_ros.nodes.ros_common import catch_up_clock
@@ -96,6 +97,35 @@ def test_orca_node_on_sim_time_sets_its_clock_from_a_waiting_clock_message(ros):
         while node.get_clock().now().nanoseconds == 0 and time.monotonic() < deadline:
             time.sleep(0.05)
             catch_up_clock(node)
+        assert node.get_clock().now().nanoseconds == 42_000_000_000
+    finally:
+        node.destroy_node()
+
+
+def test_orca_node_catches_its_clock_up_for_odometry_stamped_ahead_of_it_only(ros):
+    """Own odometry stamped ahead of the node's simulated clock means a /clock message
+    may be waiting: the node takes it before it times the odometry. Odometry stamped
+    behind the clock leaves the clock as it is (no take per cycle for nothing)."""
+    from rosgraph_msgs.msg import Clock
+
+    node = OrcaNode(context=ros.context, namespace="me",
+                    parameter_overrides=params(use_sim_time=True))
+    try:
+        tester = ros.node("tester")
+        clock = tester.create_publisher(Clock, "/clock", 10)
+        wait_for_reader(clock)
+        msg = Clock()
+        msg.clock.sec = 42
+        clock.publish(msg)
+        time.sleep(0.3)  # (delivered to the reader, which no executor takes from)
+        node._on_own_odom(odom(0.0, 0.0))  # stamped 0 s: not ahead of the clock (0 s)
+        assert node.get_clock().now().nanoseconds == 0
+        ahead = odom(0.0, 0.0)
+        ahead.header.stamp.sec = 42
+        deadline = time.monotonic() + 5.0
+        while node.get_clock().now().nanoseconds == 0 and time.monotonic() < deadline:
+            node._on_own_odom(ahead)
+            time.sleep(0.05)
         assert node.get_clock().now().nanoseconds == 42_000_000_000
     finally:
         node.destroy_node()
