@@ -1,5 +1,6 @@
 """The ROS 2 nodes, run in-process with rclpy over real DDS."""
 
+import contextlib
 import math
 import time
 
@@ -74,61 +75,57 @@ def test_orca_node_takes_its_waiting_odometry_at_its_control_timer(ros):
         node.destroy_node()
 
 
+@contextlib.contextmanager
+def sim_time_node_with_a_clock_message_waiting(ros):
+    """An orca_node on simulated time (its clock at 0), never spun, with a /clock message
+    of 42 s published to it and handed over by no executor."""
+    from rosgraph_msgs.msg import Clock
+
+    node = OrcaNode(context=ros.context, namespace="me",
+                    parameter_overrides=params(use_sim_time=True))
+    try:
+        clock = ros.node("tester").create_publisher(Clock, "/clock", 10)
+        wait_for_reader(clock)
+        msg = Clock()
+        msg.clock.sec = 42
+        clock.publish(msg)
+        yield node
+    finally:
+        node.destroy_node()
+
+
+def clock_after(node, step, timeout=5.0):
+    """The node's clock (ns) once ``step()`` set it, or at ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while node.get_clock().now().nanoseconds == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        step()
+    return node.get_clock().now().nanoseconds
+
+
 def test_orca_node_on_sim_time_sets_its_clock_from_a_waiting_clock_message(ros):
     """:func:`~orca_ros.nodes.ros_common.catch_up_clock` sets a node's simulated clock
     from a /clock message that no executor handed over (the node is never spun), as
     orca_node does when its own odometry is stamped ahead of its clock and at its
     control timer when the odometry is overdue."""
-    from rosgraph_msgs.msg import Clock
-
     from orca_ros.nodes.ros_common import catch_up_clock
 
-    node = OrcaNode(context=ros.context, namespace="me",
-                    parameter_overrides=params(use_sim_time=True))
-    try:
-        tester = ros.node("tester")
-        clock = tester.create_publisher(Clock, "/clock", 10)
-        wait_for_reader(clock)
+    with sim_time_node_with_a_clock_message_waiting(ros) as node:
         assert node.get_clock().now().nanoseconds == 0
-        msg = Clock()
-        msg.clock.sec = 42
-        clock.publish(msg)
-        deadline = time.monotonic() + 5.0
-        while node.get_clock().now().nanoseconds == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            catch_up_clock(node)
-        assert node.get_clock().now().nanoseconds == 42_000_000_000
-    finally:
-        node.destroy_node()
+        assert clock_after(node, lambda: catch_up_clock(node)) == 42_000_000_000
 
 
 def test_orca_node_catches_its_clock_up_for_odometry_stamped_ahead_of_it_only(ros):
     """Own odometry stamped ahead of the node's simulated clock means a /clock message
-    may be waiting: the node takes it before it times the odometry. Odometry stamped
-    behind the clock leaves the clock as it is (no take per cycle for nothing)."""
-    from rosgraph_msgs.msg import Clock
-
-    node = OrcaNode(context=ros.context, namespace="me",
-                    parameter_overrides=params(use_sim_time=True))
-    try:
-        tester = ros.node("tester")
-        clock = tester.create_publisher(Clock, "/clock", 10)
-        wait_for_reader(clock)
-        msg = Clock()
-        msg.clock.sec = 42
-        clock.publish(msg)
+    may be waiting: the node takes it before it times the odometry. Odometry not ahead
+    of the clock leaves the clock as it is (no take per cycle for nothing)."""
+    with sim_time_node_with_a_clock_message_waiting(ros) as node:
         time.sleep(0.3)  # (delivered to the reader, which no executor takes from)
         node._on_own_odom(odom(0.0, 0.0))  # stamped 0 s: not ahead of the clock (0 s)
         assert node.get_clock().now().nanoseconds == 0
         ahead = odom(0.0, 0.0)
         ahead.header.stamp.sec = 42
-        deadline = time.monotonic() + 5.0
-        while node.get_clock().now().nanoseconds == 0 and time.monotonic() < deadline:
-            node._on_own_odom(ahead)
-            time.sleep(0.05)
-        assert node.get_clock().now().nanoseconds == 42_000_000_000
-    finally:
-        node.destroy_node()
+        assert clock_after(node, lambda: node._on_own_odom(ahead)) == 42_000_000_000
 
 
 def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
