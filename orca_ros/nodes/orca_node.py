@@ -231,18 +231,18 @@ class OrcaNode(GuardedCallbacks, Node):
 
     def _on_own_odom(self, raw) -> None:
         """The own odometry, serialized (a raw subscription: the fields read without
-        building the message, :func:`~.ros_common.odometry_fields`) or a message."""
+        building the message, :func:`~.ros_common.odometry_fields`) or a message. A
+        ``/clock`` message left waiting is taken first, whatever the odometry's stamp:
+        the odometry is timed on the node's clock (:meth:`RobotControl.measured_ns`)."""
+        catch_up_clock(self)
         try:
             msg, position, velocity, yaw, v, omega = own_odometry(raw, self.odom_frame)
         except BadMessage as error:
             self._reject("own odom", str(error))
             return
-        sent_ns, now_ns = msg.sec * 1_000_000_000 + msg.nanosec, self._now_ns()
-        if sent_ns > now_ns:  # stamped ahead of this clock: a /clock message may wait
-            catch_up_clock(self)
-            now_ns = self._now_ns()
-        # When it was measured (:meth:`RobotControl.measured_ns`), on the node's clock.
-        stamp_ns = self.core.measured_ns(sent_ns, now_ns)
+        # When it was measured (:meth:`RobotControl.measured_ns`).
+        stamp_ns = self.core.measured_ns(msg.sec * 1_000_000_000 + msg.nanosec,
+                                         self._now_ns())
         problem = self.core.odometry(stamp_ns, msg.sec + msg.nanosec * 1e-9, Pose2(
             position[0], position[1], yaw), velocity, v, omega, lambda: (msg.pz, msg.vz))
         if problem is not None:  # '': older than what we have
@@ -420,10 +420,11 @@ class OrcaNode(GuardedCallbacks, Node):
         (:meth:`RobotInputs.to_follow`)."""
         shared = self.neighbor_odometry
         if self.announcing:  # present: a node named as this one, in the robot's namespace
-            me = self.get_name()
+            me = self.get_name()  # (a fresh look: an older one would count as departed a
+            # robot whose node came since, and its odometry would be followed for good)
             self.inputs.departures(shared.states, {
                 namespace.strip("/") for node, namespace
-                in shared.graph("nodes", self.get_node_names_and_namespaces) if node == me})
+                in self.get_node_names_and_namespaces() if node == me})
         for name in self.inputs.to_follow(
                 lambda: shared.graph("odometry", lambda: tuple(robots_publishing_odometry(
                     self.get_topic_names_and_types()))),

@@ -106,26 +106,13 @@ def clock_after(node, step, timeout=5.0):
 def test_orca_node_on_sim_time_sets_its_clock_from_a_waiting_clock_message(ros):
     """:func:`~orca_ros.nodes.ros_common.catch_up_clock` sets a node's simulated clock
     from a /clock message that no executor handed over (the node is never spun), as
-    orca_node does when its own odometry is stamped ahead of its clock and at its
-    control timer when the odometry is overdue."""
+    orca_node does before it times its own odometry and at its control timer when the
+    odometry is overdue."""
     from orca_ros.nodes.ros_common import catch_up_clock
 
     with sim_time_node_with_a_clock_message_waiting(ros) as node:
         assert node.get_clock().now().nanoseconds == 0
         assert clock_after(node, lambda: catch_up_clock(node)) == 42_000_000_000
-
-
-def test_orca_node_catches_its_clock_up_for_odometry_stamped_ahead_of_it_only(ros):
-    """Own odometry stamped ahead of the node's simulated clock means a /clock message
-    may be waiting: the node takes it before it times the odometry. Odometry not ahead
-    of the clock leaves the clock as it is (no take per cycle for nothing)."""
-    with sim_time_node_with_a_clock_message_waiting(ros) as node:
-        time.sleep(0.3)  # (delivered to the reader, which no executor takes from)
-        node._on_own_odom(odom(0.0, 0.0))  # stamped 0 s: not ahead of the clock (0 s)
-        assert node.get_clock().now().nanoseconds == 0
-        ahead = odom(0.0, 0.0)
-        ahead.header.stamp.sec = 42
-        assert clock_after(node, lambda: node._on_own_odom(ahead)) == 42_000_000_000
 
 
 def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
