@@ -592,10 +592,13 @@ def header_seconds(msg) -> float:
 def _cdr_string(out: bytearray, text: str) -> None:
     """A CDR string (4-aligned length with its terminating NUL, then the bytes)."""
     data = text.encode("utf-8")
-    out += bytes(-(len(out) - 4) % 4)
-    out += struct.pack("<I", len(data) + 1)
+    out += _PADDING[len(out) % 4]  # (4-aligned from the 4-byte encapsulation: len % 4)
+    out += (len(data) + 1).to_bytes(4, "little")
     out += data
     out += b"\0"
+
+
+_PADDING = (b"", b"\0\0\0", b"\0\0", b"\0")  # to the next multiple of 4 from len % 4
 
 
 _ZERO_COVARIANCE = bytes(36 * 8)
@@ -647,17 +650,10 @@ def diagnostics_cdr(stamp_ns: int, statuses: Iterable[Tuple[str, int, str, str,
             _cdr_string(out, text)
         out += bytes(-(len(out) - 4) % 4)
         out += struct.pack("<I", len(values))
-        for pair in values.items():
-            for text in pair:  # _cdr_string, inlined: a status holds about a hundred
-                data = str(text).encode("utf-8")
-                out += _PADDING[len(out) % 4]  # (4-aligned from the 4-byte encapsulation)
-                out += (len(data) + 1).to_bytes(4, "little")
-                out += data
-                out += b"\0"
+        for key, value in values.items():
+            _cdr_string(out, str(key))
+            _cdr_string(out, str(value))
     return bytes(out)
-
-
-_PADDING = (b"", b"\0\0\0", b"\0\0", b"\0")  # to the next multiple of 4 from len % 4
 
 
 def twist_cdr(linear_x: float, linear_y: float, angular_z: float, stamped: bool,
