@@ -103,18 +103,19 @@ class NeighborOdometry:
         self.batch = StateBatcher() if batch_states else None
         self.announced = False  # the robots announce themselves (states, or cells of states)
         self.clocks = SenderClocks()  # each robot's clock offset to the process's clock
-        self._graph: Dict[str, Tuple[float, object]] = {}  # (wall s, answer) by question
+        self._odometry_look: Tuple[float, object] = (-math.inf, ())  # (wall s, answer)
 
-    def graph(self, question: str, ask: Callable[[], object]) -> object:
-        """The answer of ``ask()``, a look at the ROS graph (the process's, whichever node
-        asks), shared by the process's nodes for :data:`GRAPH_REUSE_S` of wall time: at
-        200 robots a look at every node and topic costs about 0.4 ms, and each of ten
-        nodes a process hosts looked once a second."""
+    def robots_publishing_odometry(self, ask: Callable[[], object]) -> object:
+        """``ask()``, a look at the ROS graph for the robots publishing odometry (the
+        process's graph, whichever node asks), shared by the process's nodes for
+        :data:`GRAPH_REUSE_S` of wall time: at 200 robots a look at every topic costs
+        about 0.4 ms, and each of ten nodes a process hosts looked once a second.
+        (Departures are not looked for here: a look even half a second old counts a
+        robot whose node came since as departed.)"""
         now = time.monotonic()
-        held = self._graph.get(question)
-        if held is None or now - held[0] >= GRAPH_REUSE_S:
-            held = self._graph[question] = (now, ask())
-        return held[1]
+        if now - self._odometry_look[0] >= GRAPH_REUSE_S:
+            self._odometry_look = (now, ask())
+        return self._odometry_look[1]
 
     def join(self, node) -> None:
         """``node`` reads from here (the first one owns the subscriptions)."""

@@ -420,14 +420,15 @@ class OrcaNode(GuardedCallbacks, Node):
         (:meth:`RobotInputs.to_follow`)."""
         shared = self.neighbor_odometry
         if self.announcing:  # present: a node named as this one, in the robot's namespace
-            me = self.get_name()  # (a fresh look: an older one would count as departed a
-            # robot whose node came since, and its odometry would be followed for good)
+            # A fresh look: an older one would count as departed a robot whose node came
+            # since, and its odometry would be followed for good.
+            me = self.get_name()
             self.inputs.departures(shared.states, {
                 namespace.strip("/") for node, namespace
                 in self.get_node_names_and_namespaces() if node == me})
         for name in self.inputs.to_follow(
-                lambda: shared.graph("odometry", lambda: tuple(robots_publishing_odometry(
-                    self.get_topic_names_and_types()))),
+                lambda: shared.robots_publishing_odometry(lambda: tuple(
+                    robots_publishing_odometry(self.get_topic_names_and_types()))),
                 shared.latest, shared.grid is not None, linked_names(self.cycle.link_groups)):
             shared.follow(name, self)
         for name in self.inputs.followed if self._param("share_predictions") else ():

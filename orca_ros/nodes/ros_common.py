@@ -642,13 +642,13 @@ def diagnostics_cdr(stamp_ns: int, statuses: Iterable[Tuple[str, int, str, str,
     out += struct.pack("<iI", *divmod(stamp_ns, 1_000_000_000))
     _cdr_string(out, "")
     statuses = list(statuses)
-    out += bytes(-(len(out) - 4) % 4)
+    out += _PADDING[len(out) % 4]
     out += struct.pack("<I", len(statuses))
     for name, level, message, hardware_id, values in statuses:
         out.append(level)
         for text in (name, message, hardware_id):
             _cdr_string(out, text)
-        out += bytes(-(len(out) - 4) % 4)
+        out += _PADDING[len(out) % 4]
         out += struct.pack("<I", len(values))
         for key, value in values.items():
             _cdr_string(out, str(key))

@@ -188,10 +188,9 @@ def test_the_nodes_of_a_process_share_one_look_at_the_graph_for_half_a_second(mo
         return ("r1", "r2")
 
     shared = NeighborOdometry()
-    assert shared.graph("odometry", look) == ("r1", "r2")
+    assert shared.robots_publishing_odometry(look) == ("r1", "r2")
     wall[0] += GRAPH_REUSE_S - 0.01  # another node of the process, soon after
-    assert shared.graph("odometry", look) == ("r1", "r2") and looks == [100.0]
-    assert shared.graph("nodes", lambda: ["n"]) == ["n"]  # another question is asked
+    assert shared.robots_publishing_odometry(look) == ("r1", "r2") and looks == [100.0]
     wall[0] += 0.01
-    shared.graph("odometry", look)
+    shared.robots_publishing_odometry(look)
     assert looks == [100.0, 100.0 + GRAPH_REUSE_S]
