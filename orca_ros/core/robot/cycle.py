@@ -459,17 +459,17 @@ class RobotCycle:
                                config.neighbor_dist, perception.max_uncertainty, keep)
         reciprocity, observed, radius_of = self.reciprocity, self.observed, self.radius_of
         waiting = reciprocity.waiting
-        for k, stamp, _, _, vx, vy, *_ in passed:  # the new readings judged first
-            name = names[k]
+        for row in passed:  # the new readings judged first
+            name, stamp = names[row[0]], row[1]
             if observed.get(name) != stamp:
                 observed[name] = stamp
                 expectation = waiting.get(name)
                 if expectation is not None and stamp > expectation.judge_after:
-                    reciprocity.observe(name, stamp, (vx, vy))
+                    reciprocity.observe(name, stamp, (row[4], row[5]))
         refusing = reciprocity.refusing(now) if perception.detect_non_reciprocating \
             else reciprocity.declared
         unannounced = perception.unannounced_reciprocate
-        perceived = []
+        perceived, make = [], Neighbor._make
         for k, _, px, py, vx, vy, uncertainty, added, selected, announced in passed:
             name = names[k]
             predicted = predictions.get(name) if predictions else None
@@ -477,8 +477,8 @@ class RobotCycle:
                 continue
             # not announced: not running the cycle (or no longer), so it won't yield
             reciprocates = name not in refusing and (announced or unannounced)
-            seen = Neighbor((px, py), (vx, vy), radius_of(name), name, uncertainty,
-                            reciprocates, added)
+            seen = make(((px, py), (vx, vy), radius_of(name), name, uncertainty,
+                         reciprocates, added))
             if predicted is not None:
                 s = rows.reading(k)
                 seen = perceive_neighbor_best(

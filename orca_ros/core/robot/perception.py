@@ -247,6 +247,7 @@ class ReciprocityMonitor:
     declared: frozenset = frozenset()
     _pending: Dict[str, _Expectation] = field(default_factory=dict)
     _history: Dict[str, Deque[Tuple[float, bool]]] = field(default_factory=dict)
+    _violations: Dict[str, int] = field(default_factory=dict)  # the True ones in _history
     _flagged_at: Dict[str, float] = field(default_factory=dict)
 
     def expect(self, name: str, stamp: float, half_plane: HalfPlane, own_velocity: Vector2,
@@ -282,9 +283,10 @@ class ReciprocityMonitor:
                                          expectation.neighbor_velocity, velocity) > self.tolerance
         history = self._history.setdefault(name, collections.deque())
         history.append((stamp, violated))
+        violations = self._violations.get(name, 0) + violated
         while history and history[0][0] < stamp - self.window:
-            history.popleft()
-        violations = sum(v for _, v in history)
+            violations -= history.popleft()[1]
+        self._violations[name] = violations
         if violations >= self.min_violations and violations >= self.ratio * len(history):
             self._flagged_at[name] = stamp
         if violated and name in self._flagged_at:
@@ -313,7 +315,7 @@ class ReciprocityMonitor:
         return self.declared.union(flagged)
 
     def forget(self, name: str) -> None:
-        for table in (self._pending, self._history, self._flagged_at):
+        for table in (self._pending, self._history, self._violations, self._flagged_at):
             table.pop(name, None)
 
     @property

@@ -233,6 +233,24 @@ def test_the_monitor_looks_for_an_answer_only_once_the_neighbour_could_have_hear
     assert not monitor.reciprocates("late", 1.25)
 
 
+def test_the_monitor_counts_only_the_violations_within_its_window():
+    """Three violations, a quiet spell longer than the window, then three more: never
+    four within ``window`` s, so never flagged (counted over all time, it would be)."""
+    own_v, rel, stubborn_v = (1.0, 0.0), (2.0, 0.0), (-1.0, 0.0)
+    line = agent_orca_half_plane(own_v, rel, stubborn_v, 0.5, 0.5, 10.0)
+    monitor = ReciprocityMonitor(tolerance=0.1, window=1.0, min_violations=4, ratio=0.5)
+    for start in (0.0, 5.0):
+        for k in range(3):
+            t = start + 0.1 * k
+            monitor.expect("now_and_then", t, line, own_v, stubborn_v)
+            monitor.observe("now_and_then", t + 0.05, stubborn_v)
+        assert monitor.reciprocates("now_and_then", start + 0.3)
+    # A fourth within the window flags it.
+    monitor.expect("now_and_then", 5.3, line, own_v, stubborn_v)
+    monitor.observe("now_and_then", 5.35, stubborn_v)
+    assert not monitor.reciprocates("now_and_then", 5.4)
+
+
 def test_declared_non_reciprocating_robots_are_never_trusted():
     monitor = ReciprocityMonitor(tolerance=0.1, declared=frozenset({"forklift"}))
     assert not monitor.reciprocates("forklift", 0.0)
