@@ -380,6 +380,20 @@ def write_json(path: str, data: Dict[str, object]) -> None:
     os.replace(temporary, target)
 
 
+def write_tracks(path: str, tracks: Mapping[str, Sequence[Tuple[float, ...]]],
+                 aerial: bool = False) -> None:
+    """Every pose heard, one CSV row each, by robot and then stamp: ``robot, stamp_s, x,
+    y, [z,] yaw`` (the ground truth round a contact, to plot or replay)."""
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["robot", "stamp_s", "x", "y", *(("z",) if aerial else ()), "yaw"])
+        for name, rows in tracks.items():
+            for row in sorted(rows):
+                writer.writerow([name, *(f"{value:.6f}" for value in row)])
+
+
 def summary_line(report: Dict[str, object]) -> str:
     separation = report["min_separation"]
     return (f"observer: {report['stamps_compared']} stamps compared, "
@@ -447,8 +461,10 @@ def social_line(figures: Optional[Dict[str, object]]) -> str:
 
 
 def observe(scenario_path: str, json_path: str, duration: Optional[float] = None,
-            status_path: Optional[str] = None, pose_topic: str = "odom") -> Dict[str, object]:
-    """Watch until SIGINT/SIGTERM or ``duration`` wall seconds; write and return the report."""
+            status_path: Optional[str] = None, pose_topic: str = "odom",
+            tracks_path: Optional[str] = None) -> Dict[str, object]:
+    """Watch until SIGINT/SIGTERM or ``duration`` wall seconds; write and return the report
+    (and with ``tracks_path`` every pose heard: :func:`write_tracks`)."""
     import rclpy
     from rclpy.context import Context
     from rclpy.signals import SignalHandlerOptions
@@ -476,6 +492,8 @@ def observe(scenario_path: str, json_path: str, duration: Optional[float] = None
     finally:
         report = watch.report(scenario_path, time.monotonic() - started)
         write_json(json_path, report)
+        if tracks_path:
+            write_tracks(tracks_path, watch.tracks, watch.aerial)
         if status_path:
             write_json(status_path, watch.status())
         executor.shutdown()
@@ -489,10 +507,13 @@ def observe(scenario_path: str, json_path: str, duration: Optional[float] = None
 def start_observer(scenario_path: str, json_path: str, status_path: Optional[str] = None,
                    duration: Optional[float] = None, log_path: Optional[str] = None,
                    env: Optional[Dict[str, str]] = None,
-                   pose_topic: str = "odom") -> subprocess.Popen:
+                   pose_topic: str = "odom",
+                   tracks_path: Optional[str] = None) -> subprocess.Popen:
     """Start ``python -m orca_ros.testing.observer`` in its own process (same ROS_DOMAIN_ID)."""
     command: List[str] = [sys.executable, "-m", "orca_ros.testing.observer", str(scenario_path),
                           "--json", str(json_path), "--pose-topic", pose_topic]
+    if tracks_path:
+        command += ["--tracks", str(tracks_path)]
     if status_path:
         command += ["--status", str(status_path)]
     if duration is not None:
@@ -568,8 +589,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="each robot's true pose in the shared frame: /<robot>/NAME "
                              "(nav_msgs/Odometry; default odom; ground_truth when odometry "
                              "is in each robot's own frame)")
+    parser.add_argument("--tracks", default=None, metavar="CSV",
+                        help="also write every pose heard there (robot, stamp_s, x, y, yaw)")
     args = parser.parse_args(argv)
-    report = observe(args.scenario, args.json, args.duration, args.status, args.pose_topic)
+    report = observe(args.scenario, args.json, args.duration, args.status, args.pose_topic,
+                     args.tracks)
     print(summary_line(report), flush=True)
     return 0
 

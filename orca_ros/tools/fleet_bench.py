@@ -152,7 +152,7 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
              control_trigger: Optional[str] = None,
              neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
              robot_parameters: tuple = (), engine: str = "kinematic",
-             callback_cpu: bool = False) -> Dict[str, object]:
+             callback_cpu: bool = False, tracks: bool = False) -> Dict[str, object]:
     """One fleet size: start, watch until all arrive or ``wall_limit``, stop; the row.
     ``control_trigger``: the orca_nodes' (default: the fleet plan's, ``odom``);
     ``neighbor_cell_size``: theirs (m; 0: each neighbour's odom topic); ``odom_frame``:
@@ -162,7 +162,8 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
     ``engine``: what moves fleet_sim's robots (``kinematic`` or ``mujoco``);
     ``callback_cpu``: the row's ``callback_cpu`` says where the robot processes' CPU
     went, callback by callback (:func:`~orca_ros.nodes.callback_cpu.callback_rows`, over
-    each process's whole life)."""
+    each process's whole life); ``tracks``: the observer writes every pose it heard to
+    ``tracks_<robots>.csv`` in ``folder``."""
     scenario = pathlib.Path(folder, f"circle_{robots}.yaml")
     scenario.write_text(circle_scenario_yaml(robots), encoding="utf-8")
     overrides = () if control_trigger is None else (("control_trigger", control_trigger),)
@@ -178,7 +179,9 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
     report_path = os.path.join(folder, f"observer_{robots}.json")
     observer = start_observer(str(scenario), report_path, status_path=status_path,
                               log_path=os.path.join(folder, f"observer_{robots}.log"),
-                              pose_topic=truth_topic(options))
+                              pose_topic=truth_topic(options),
+                              tracks_path=os.path.join(folder, f"tracks_{robots}.csv")
+                              if tracks else None)
     processes = PlanProcesses(specs, folder)
     try:
         if not wait_ready(status_path, observer):
@@ -279,7 +282,8 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
                    neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
                    robot_parameters: tuple = (), engine: str = "kinematic",
                    callback_cpu: bool = False) -> List[Dict[str, object]]:
-    """:func:`run_size` for each fleet size in turn (files in ``keep`` or a temporary folder)."""
+    """:func:`run_size` for each fleet size in turn (files in ``keep``, the observer's
+    tracks among them, or a temporary folder)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_ros_") as scratch:
         folder = keep or scratch
@@ -287,7 +291,7 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
         for count in counts:
             row = run_size(count, robots_per_process, folder, wall_limit, speed_factor,
                            kinematics, control_trigger, neighbor_cell_size, odom_frame,
-                           robot_parameters, engine, callback_cpu)
+                           robot_parameters, engine, callback_cpu, tracks=keep is not None)
             rows.append(row)
             if progress is not None:
                 progress(row)

@@ -52,7 +52,8 @@ def add_parser(sub) -> None:
                            "callback (each process's whole life; about 1 us more a call)")
     bench_ros.add_argument("--json", default=None, help="write the rows here")
     bench_ros.add_argument("--keep", default=None, metavar="DIR",
-                           help="keep the scenario, parameters files and logs here")
+                           help="keep the scenario, parameters files and logs here, and "
+                           "the observer's tracks (tracks_<robots>.csv: every pose heard)")
     bench_ros.set_defaults(func=run)
 
 
