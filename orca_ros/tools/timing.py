@@ -12,7 +12,7 @@ import statistics
 import time
 from dataclasses import dataclass
 from functools import partial
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ..core import AgentState, NeighborState, Segment, build_obstacle_edges, compute_new_velocity
 from ..core.scenario.builders import circle_scenario_yaml
@@ -190,6 +190,49 @@ def format_step_table(results: Sequence[StepTiming]) -> str:
         lines.append(f"| {r.neighbors} | {r.segments} | {r.median_us:.1f} | {r.p99_us:.1f} "
                      f"| {rvo2} | {navground} | {cycle} |")
     return "\n".join(lines)
+
+
+def node_period_benchmark(robots: int = 100, kinematics: str = "holonomic",
+                          periods: int = 1000, seed: int = 1) -> Tuple[float, int]:
+    """Median CPU time (µs) of one ``orca_node`` period at ``robots`` robots, as the node
+    runs it without ROS: the readings that count chosen from its table of the others'
+    announced states (:meth:`~orca_ros.core.robot.inputs.RobotInputs.neighbors`), then
+    :meth:`~orca_ros.core.robot.control.RobotControl.control` (the cycle, the reciprocity
+    monitor, the progress watch). The fleet stands at random in a square of 1.5 m a side
+    per robot and drifts along x at 0.3 m/s with the robot; every period brings every
+    robot's new state. Returns the median and how many neighbours the last period
+    perceived (the robot drives through the crowd: it never holds)."""
+    from ..core.geometry.frames import Pose2
+    from ..core.robot.control import RobotControl
+    from ..core.robot.readings import ReadingTable
+    from ..nodes.params.orca_node import PARAMETERS
+
+    rng = random.Random(seed)
+    params = {p.name: list(p.default) if isinstance(p.default, tuple) else p.default
+              for p in PARAMETERS}
+    params["kinematics"] = kinematics
+    robot = RobotControl("me", params, True, lambda: {})
+    robot.set_goal("", (1e4, 0.0, 0.0))
+    side = 1.5 * math.sqrt(robots)
+    others = [(f"r{k}", rng.uniform(-side / 2, side / 2), rng.uniform(-side / 2, side / 2),
+               0.3 + rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2)) for k in range(robots - 1)]
+    table = ReadingTable()
+    clock = time.thread_time_ns
+    samples = []
+    for k in range(periods + 1):
+        now = 1.0 + 0.1 * k
+        drift = 0.3 * (now - 1.0)
+        for name, x, y, vx, vy in others:  # their states came a little before
+            table.put(name, now - 0.03, now - 0.03, x + drift, y, vx, vy, announced=True)
+        robot.odometry(int(now * 1e9), now, Pose2(drift, 0.0, 0.0), (0.3, 0.0), 0.0, 0.0,
+                       lambda: (0.0, 0.0))
+        start = clock()
+        outcome = robot.control(now, robot.inputs.neighbors(now, table, table, False, 1.5),
+                                lambda name: True)
+        if k:  # the first builds what lasts
+            samples.append((clock() - start) / 1000.0)
+    perceived = outcome.result.perceived
+    return statistics.median(samples), len(perceived.neighbors) if perceived else 0
 
 
 def ros_fleet_benchmark(counts: Sequence[int] = (10, 20, 40), duration: float = 20.0,

@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..timing import format_step_table, pyrvo, step_benchmark
+    from ..timing import format_step_table, node_period_benchmark, pyrvo, step_benchmark
 
     if pyrvo is None:
         print("pyrvo is not installed: RVO2 columns stay empty "
@@ -31,5 +31,11 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     results = step_benchmark(cases=args.cases, repeats=args.repeats, seed=args.seed)
     print(format_step_table(results))
+    periods = {kinematics: node_period_benchmark(100, kinematics, seed=args.seed)
+               for kinematics in ("holonomic", "diff_drive")}
+    print(f"\norca_node's period at 100 robots (the readings that count chosen from 99 "
+          f"announced states, then the cycle; no ROS; "
+          f"{periods['holonomic'][1]} neighbours perceived), median CPU µs: "
+          + ", ".join(f"{kinematics} {median:.1f}" for kinematics, (median, _) in periods.items()))
     return 0
 
