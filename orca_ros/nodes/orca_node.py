@@ -65,9 +65,9 @@ from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, declare
 from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
                          GuardedCallbacks, NodeParameters, announced_state, catch_up_clock,
                          deliver_waiting, diagnostics_cdr, localization_fix,
-                         obstacle_update, odometry_on_cells, own_odometry, path_points,
-                         prediction_message, run_node, shared_prediction, twist_cdr,
-                         twist_of)
+                         obstacle_update, odometry_on_cells, on_sim_time, own_odometry,
+                         path_points, prediction_message, run_node, shared_prediction,
+                         twist_cdr, twist_of)
 
 FOOTPRINT_SIDES = 16  # the announced footprint: a polygon round the robot's disc
 COMMANDERS_EVERY = 5  # diagnostics: publishers on cmd_vel counted every this many
@@ -106,6 +106,9 @@ class OrcaNode(GuardedCallbacks, Node):
         # Neighbours' odometry: the process's, one subscription per robot for all its nodes.
         self.neighbor_odometry = neighbor_odometry or NeighborOdometry()
         self.neighbor_odometry.join(self)
+        # On a simulated clock every stamp is of that one clock: none is corrected by an
+        # estimated offset (:mod:`~orca_ros.core.robot.clocks`, "One clock").
+        self.core.own_clock.one_clock = on_sim_time(self)
         # Neighbour cells (neighbor_cell_size): publishers of the own odometry, by cell.
         self.cell_publishers: Dict[Tuple[int, int], object] = {}
         if self._param("neighbor_cell_size") > 0.0:

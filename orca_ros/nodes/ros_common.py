@@ -380,6 +380,12 @@ def catch_up_clock(node) -> None:
         deliver_waiting(subscription)
 
 
+def on_sim_time(node) -> bool:
+    """Whether ``node`` runs on a simulated clock (``use_sim_time``, which rclpy declares
+    for every node): then every stamp of the run is of that one clock."""
+    return bool(node.get_parameter("use_sim_time").value)
+
+
 def make_executor(context=None):
     """rclpy's EventsExecutor where this rclpy has it (Jazzy, Kilted: about 2.3x the
     messages per core), else the SingleThreadedExecutor (Humble)."""

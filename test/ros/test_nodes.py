@@ -124,6 +124,31 @@ def test_orca_node_takes_a_waiting_clock_message_before_it_times_its_own_odometr
         assert clock_after(node, lambda: node._on_own_odom(odom(0.0, 0.0))) == 42_000_000_000
 
 
+@pytest.mark.parametrize("sim_time", [True, False])
+def test_on_sim_time_a_neighbours_state_is_aged_by_its_stamp_however_long_it_waited(ros,
+                                                                                    sim_time):
+    """Every state of a neighbour arrives 0.3 s after its stamp for 12 s (a process that
+    stays behind). On a simulated clock the stamp is of the same clock: the reading keeps
+    it, and the state is 0.3 s old. On computers' own clocks the wait cannot be told from
+    the neighbour's clock lagging (core.robot.clocks): it is taken as an offset."""
+    from orca_ros.nodes.ros_common import odometry_cdr
+
+    node = OrcaNode(context=ros.context, namespace="me",
+                    parameter_overrides=params(use_sim_time=sim_time))
+    try:
+        assert node.core.own_clock.one_clock is sim_time
+        shared = node.neighbor_odometry
+        for i in range(121):
+            sent_ns = 100_000_000_000 + i * 100_000_000
+            shared.on_state(odometry_cdr(sent_ns, "world", "north", (1.0, 2.0, 0.0),
+                                         (0.0, 0.0, 0.0, 1.0), 0.0, (0.5, 0.0, 0.0, 0, 0, 0)),
+                            now_ns=sent_ns + 300_000_000)
+        held = shared.states.stamp("north")
+        assert held == pytest.approx(sent_ns * 1e-9 + (0.0 if sim_time else 0.3))
+    finally:
+        node.destroy_node()
+
+
 def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
     rig = Rig(ros)
     rig.goal.publish(goal(6.0, 0.0))

@@ -94,6 +94,28 @@ def test_sender_clocks_put_stamps_on_this_clock_and_tell_large_offsets():
     assert offsets_beyond(offsets, 0.0) == {}
 
 
+def test_on_one_clock_a_queue_that_keeps_every_message_waiting_is_not_taken_for_an_offset():
+    """A simulated clock for all: a receiving process 0.3 s behind for longer than the
+    window. Estimated, the wait reads as the sender's clock lagging and the data is aged
+    0.3 s less than it is (the bound the estimate keeps between computers); on one clock
+    every age is the true one, and no offset is reported."""
+    wait, period = 300 * MS, 100 * MS
+    estimated, one = SenderClocks(window=2.0), SenderClocks(window=2.0, one_clock=True)
+    own_estimated, own_one = ClockOffset(2.0), ClockOffset(2.0, one_clock=True)
+    for i in range(40):  # 4 s of messages, each arriving 0.3-0.35 s after its stamp
+        stamp = 100 * S + i * period
+        arrival = stamp + wait + (i % 6) * 10 * MS
+        true_age = arrival - stamp
+        assert arrival - one.measured_ns("r61", stamp, arrival) == true_age
+        assert arrival - own_one.measured_ns(stamp, arrival) == true_age
+        estimated_age = arrival - estimated.measured_ns("r61", stamp, arrival)
+        own_estimated.measured_ns(stamp, arrival)
+    assert true_age - estimated_age == wait  # what the estimate cannot tell from a clock
+    assert one.offset("r61") is None and own_one.estimate_ns is None
+    assert estimated.offset("r61") == wait * 1e-9 and own_estimated.estimate_ns == wait
+    assert one.to_local("r61", 11.0) == 11.0
+
+
 def report(**changed):
     from orca_ros.core.robot.report import robot_report
 
