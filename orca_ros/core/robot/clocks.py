@@ -36,7 +36,7 @@ every stamp is of the same clock, so there is no offset to estimate, and a stamp
 taken as it is (never after its arrival). Estimated there, a receiving process's
 queue that keeps every message waiting more than :data:`AGREEMENT` s for a whole
 window reads as a clock offset, and the data is then aged less than it is by that
-wait: with 100 robots, ten a process, on two busy cores, 9 to 22 robots ended a run
+wait: with 100 robots, ten a process, on two busy cores, 9 to 14 robots ended a run
 reporting their neighbours' clocks 0.2-0.3 s off, all on one simulated clock. On
 computers of their own the same queue cannot be told from a lagging clock by the
 stamps alone: the estimate's lower bound on the age (the true age less the least
