@@ -1,5 +1,6 @@
-"""bench-step's timings (orca_ros.tools.timing): what is timed is the work named, not a
-robot that holds or sees nobody (no time is asserted)."""
+"""bench-step's timings (orca_ros.tools.timing; core.robot.timing's tests hold the name
+test_timing): what is timed is the work named, not a robot that holds or sees nobody (no
+time is asserted)."""
 
 from orca_ros.tools.timing import node_period_benchmark
 
