@@ -57,7 +57,7 @@ from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, position_deviation
 from ..core.robot.readings import ReadingTable
 from .state_batch import STATE_BATCHES_TOPIC, BadBatch, attach, batch_states
 from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, OdometryFields,
-                         odometry_fields_of, on_sim_time, state_of)
+                         odometry_fields_of, state_of)
 
 STATES_TOPIC = "/orca/states"
 FOOTPRINT_GRACE = 4.0
@@ -118,12 +118,9 @@ class NeighborOdometry:
         return self._odometry_look[1]
 
     def join(self, node) -> None:
-        """``node`` reads from here (the first one owns the subscriptions; on a simulated
-        clock, ``use_sim_time``, the process's stamps are all of that one clock:
-        :class:`~orca_ros.core.robot.clocks.SenderClocks` ``one_clock``)."""
+        """``node`` reads from here (the first one owns the subscriptions)."""
         if self.owner is None:
             self.owner = node
-            self.clocks.one_clock = on_sim_time(node)
         if node not in self.nodes:
             self.nodes.append(node)
 

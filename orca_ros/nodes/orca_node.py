@@ -107,8 +107,11 @@ class OrcaNode(GuardedCallbacks, Node):
         self.neighbor_odometry = neighbor_odometry or NeighborOdometry()
         self.neighbor_odometry.join(self)
         # On a simulated clock every stamp is of that one clock: none is corrected by an
-        # estimated offset (:mod:`~orca_ros.core.robot.clocks`, "One clock").
-        self.core.own_clock.one_clock = on_sim_time(self)
+        # estimated offset (:mod:`~orca_ros.core.robot.clocks`, "One clock"); a process's
+        # nodes share that setting.
+        one_clock = on_sim_time(self)
+        self.core.own_clock.one_clock = one_clock
+        self.neighbor_odometry.clocks.one_clock = one_clock
         # Neighbour cells (neighbor_cell_size): publishers of the own odometry, by cell.
         self.cell_publishers: Dict[Tuple[int, int], object] = {}
         if self._param("neighbor_cell_size") > 0.0:
