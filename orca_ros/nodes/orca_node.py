@@ -111,7 +111,13 @@ class OrcaNode(GuardedCallbacks, Node):
         # nodes share that setting.
         one_clock = on_sim_time(self)
         self.core.own_clock.one_clock = one_clock
-        self.neighbor_odometry.clocks.one_clock = one_clock
+        clocks = self.neighbor_odometry.clocks
+        if len(self.neighbor_odometry.nodes) > 1 and clocks.one_clock != one_clock:
+            self.get_logger().warning(
+                f"use_sim_time is {one_clock} here but not on another orca_node of this "
+                "process: its nodes share how neighbours' stamps are read, now as "
+                f"use_sim_time {one_clock} says; run them all on one clock")
+        clocks.one_clock = one_clock
         # Neighbour cells (neighbor_cell_size): publishers of the own odometry, by cell.
         self.cell_publishers: Dict[Tuple[int, int], object] = {}
         if self._param("neighbor_cell_size") > 0.0:

@@ -46,6 +46,8 @@ FIELDS: Dict[str, Tuple[str, Callable[[dict], str]]] = {
     "stretches": ("over-stretched links", lambda r: str(r.get("link_overstretches", "-"))),
     "actions": ("supervisor actions", lambda r: str(r.get("conflicts", "-"))),
     "retreat": ("worst retreat m", lambda r: _fixed(r.get("retreat_max_m"), 2)),
+    "steering": ("steering reversals /min (median robot)",
+                 lambda r: _fixed(r.get("steering_reversals_per_min_median"), 1)),
 }
 
 
@@ -125,9 +127,9 @@ SECTIONS: Tuple[Section, ...] = (
                      "arrived makespan"))),
     _columns("public-supervisor", "The public scenarios with the cocoon supervisor", (
         _bench_group("", f"{PUBLIC} --supervisor", "arrived pairs makespan actions"),)),
-    _columns("public-retreat", "The public scenarios: worst retreat", (
-        _bench_group("holonomic", PUBLIC, "retreat"),
-        _bench_group("diff-drive", f"{PUBLIC} --kinematics diff_drive", "retreat"))),
+    _columns("public-retreat", "The public scenarios: worst retreat, steering", (
+        _bench_group("holonomic", PUBLIC, "retreat steering"),
+        _bench_group("diff-drive", f"{PUBLIC} --kinematics diff_drive", "retreat steering"))),
     Section("peers", "Peers on the same files: RVO2 and navground",
             (f"orca-ros bench {SHIPPED_PUBLIC} --compare navground rvo2",), "last-table",
             auto=False),

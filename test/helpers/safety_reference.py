@@ -107,9 +107,10 @@ class SafetyFilterReference:
             rx, ry = n.position[0] - px, n.position[1] - py
             distance = math.hypot(rx, ry)
             nx, ny = (rx / distance, ry / distance) if distance > 1e-12 else (1.0, 0.0)
-            reach = own + c.safety_radius(n.radius) + n.uncertainty + max(
-                travel, self.closing_distance(state.velocity, (nx, ny))
-                + self.closing_distance(n.velocity, (-nx, -ny)))
+            mine = self.closing_distance(state.velocity, (nx, ny))
+            theirs = self.closing_distance(n.velocity, (-nx, -ny))
+            braking = 2.0 * max(mine, theirs) if n.reciprocates else mine + theirs
+            reach = own + c.safety_radius(n.radius) + n.uncertainty + max(travel, braking)
             if not n.reciprocates:
                 reach += math.hypot(*n.velocity) * horizon
             if distance < reach:

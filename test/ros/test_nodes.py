@@ -149,6 +149,39 @@ def test_on_sim_time_a_neighbours_state_is_aged_by_its_stamp_however_long_it_wai
         node.destroy_node()
 
 
+def test_nodes_of_one_process_on_and_off_sim_time_are_warned_of(ros, monkeypatch):
+    """A process's nodes share how neighbours' stamps are read: a node whose
+    use_sim_time differs from the one before it says so."""
+    from orca_ros.nodes.neighbor_odometry import NeighborOdometry
+
+    warnings = []
+    logger = OrcaNode.get_logger
+
+    def recording(node):
+        real = logger(node)
+
+        class Recorder:
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+            def warning(self, text, *args, **kwargs):
+                warnings.append(text)
+                return real.warning(text, *args, **kwargs)
+        return Recorder()
+    monkeypatch.setattr(OrcaNode, "get_logger", recording)
+    shared = NeighborOdometry()
+    nodes = [OrcaNode(context=ros.context, namespace=name, neighbor_odometry=shared,
+                      parameter_overrides=params(use_sim_time=sim_time))
+             for name, sim_time in (("r1", True), ("r2", True), ("r3", False))]
+    try:
+        mixed = [text for text in warnings if "use_sim_time" in text]
+        assert len(mixed) == 1 and "use_sim_time is False" in mixed[0]
+        assert shared.clocks.one_clock is False
+    finally:
+        for node in nodes:
+            node.destroy_node()
+
+
 def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):
     rig = Rig(ros)
     rig.goal.publish(goal(6.0, 0.0))

@@ -2074,9 +2074,12 @@ py_within_one_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             nx = rx / distance;
             ny = ry / distance;
         }
-        double reach = own + safety_radius(&p, n.radius) + n.uncertainty + py_max(
-            travel, closing_distance(&p, vx, vy, nx, ny)
-            + closing_distance(&p, n.vx, n.vy, -nx, -ny));
+        double mine = closing_distance(&p, vx, vy, nx, ny);
+        double theirs = closing_distance(&p, n.vx, n.vy, -nx, -ny);
+        /* each keeps half the gap: either one's braking can bind */
+        double braking = n.reciprocates ? 2.0 * py_max(mine, theirs) : mine + theirs;
+        double reach = own + safety_radius(&p, n.radius) + n.uncertainty
+            + py_max(travel, braking);
         if (!n.reciprocates) {
             reach += py_hypot(n.vx, n.vy) * p.horizon;
         }

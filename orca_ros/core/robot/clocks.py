@@ -69,6 +69,12 @@ def _correction_ns(estimate_ns: Optional[int]) -> int:
     return estimate_ns
 
 
+def as_stamped_ns(stamp_ns: int, arrival_ns: int) -> int:
+    """A message's stamp taken as it is (on one clock), never after its arrival; its
+    arrival for an unset stamp (0) or arrival."""
+    return arrival_ns if stamp_ns <= 0 or arrival_ns <= 0 else min(stamp_ns, arrival_ns)
+
+
 class ClockOffset:
     """One sender's clock offset to this clock (ns): the least ``arrival - stamp`` of its
     messages that arrived within the last ``window`` s (a monotonic deque: each
@@ -103,10 +109,8 @@ class ClockOffset:
     def measured_ns(self, stamp_ns: int, arrival_ns: int) -> int:
         """When a message stamped ``stamp_ns``, arriving at ``arrival_ns``, was measured on
         this clock (the module's rule); the message is taken into the estimate."""
-        if stamp_ns <= 0 or arrival_ns <= 0:
-            return arrival_ns
-        if self.one_clock:
-            return min(stamp_ns, arrival_ns)
+        if self.one_clock or stamp_ns <= 0 or arrival_ns <= 0:
+            return as_stamped_ns(stamp_ns, arrival_ns)
         self.add(stamp_ns, arrival_ns)
         return min(stamp_ns + _correction_ns(self.estimate_ns), arrival_ns)
 
@@ -127,8 +131,7 @@ class SenderClocks:
     def measured_ns(self, sender: str, stamp_ns: int, arrival_ns: int) -> int:
         """:meth:`ClockOffset.measured_ns` of ``sender``'s clock."""
         if self.one_clock:
-            return arrival_ns if stamp_ns <= 0 or arrival_ns <= 0 else \
-                min(stamp_ns, arrival_ns)
+            return as_stamped_ns(stamp_ns, arrival_ns)
         clock = self.offsets.get(sender)
         if clock is None:
             clock = self.offsets[sender] = ClockOffset(self.window)

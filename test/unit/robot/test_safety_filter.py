@@ -1,13 +1,20 @@
 """The safety filter stage on its own: the constraints of a period and the projection
 of a method's output onto them."""
 
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orca_ros.core import Segment, build_obstacle_edges
 from orca_ros.core.methods import MethodOutput
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.safety_filter import SafetyConstraints, SafetyFilter, filter_output
 from orca_ros.core.robot.state import Neighbor, RobotState
+from orca_ros.core.scenario.loader import parse_scenario
+from orca_ros.core.sim.world import WorldOptions
+from orca_ros.core.sim.world3d import create_world
 
 CONFIG = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0, time_step=0.1)
 
@@ -36,6 +43,63 @@ def test_a_unicycle_inside_the_tracking_margin_gets_driving_limits():
                         0.2, "b")
     constraints = SafetyFilter(config, "a").constraints(RobotState((0.0, 0.0)), [touching], [])
     assert constraints.safety and constraints.driving
+
+
+@st.composite
+def braking_pairs(draw):
+    """A robot that brakes (a unicycle or an accel-limited body), its velocity within its
+    speed limit, and a reciprocating neighbour somewhere around it, moving any way."""
+    max_speed = draw(st.floats(0.1, 2.0))
+    config = ControllerConfig(
+        radius=draw(st.floats(0.05, 0.5)), max_speed=max_speed, pref_speed=max_speed,
+        time_step=draw(st.sampled_from([0.05, 0.1, 0.25])),
+        kinematics=draw(st.sampled_from(["holonomic", "diff_drive"])), accel_limited=True,
+        max_linear_accel=draw(st.floats(0.5, 5.0)),
+        command_validity=draw(st.one_of(st.none(), st.floats(0.05, 0.5))))
+    speed, course = draw(st.floats(0.0, max_speed)), draw(st.floats(-math.pi, math.pi))
+    state = RobotState((0.0, 0.0), (speed * math.cos(course), speed * math.sin(course)))
+    distance, bearing = draw(st.floats(0.2, 4.0)), draw(st.floats(-math.pi, math.pi))
+    their_speed, their_course = draw(st.floats(0.0, 2.0)), draw(st.floats(-math.pi, math.pi))
+    neighbor = Neighbor((distance * math.cos(bearing), distance * math.sin(bearing)),
+                        (their_speed * math.cos(their_course),
+                         their_speed * math.sin(their_course)),
+                        draw(st.floats(0.05, 0.5)), "b", draw(st.floats(0.0, 0.2)))
+    return config, state, neighbor, draw(st.floats(0.0, 0.2))
+
+
+@settings(max_examples=500, deadline=None)
+@given(braking_pairs())
+def test_a_neighbour_enters_the_close_list_before_its_half_plane_binds(pair):
+    """A neighbour the filter leaves out has a half-plane the robot's velocity keeps already:
+    its constraint starts loose and tightens as the gap closes. Counted only while the two
+    robots' braking distances added up to more than the gap, a robot behind one moving its
+    way entered the list already breaking the half-plane, braked at once, left, and came
+    back (a unicycle's turn command changing side every few periods)."""
+    config, state, neighbor, own_uncertainty = pair
+    safety = SafetyFilter(config, "a")
+    if safety.within_one_step(state, [neighbor], own_uncertainty):
+        return
+    lines, _ = safety.half_planes(state, [neighbor], [], own_uncertainty)
+    assert _allows(lines[0], state.velocity)
+
+
+def test_a_unicycle_behind_one_moving_its_way_steers_steadily():
+    """Two unicycles head the same way, the leader a metre ahead and converging on the
+    follower's line. The follower keeps its distance with its turn command on one side
+    (before the close list matched the half-planes, it changed side 166 times a
+    minute)."""
+    scenario = parse_scenario({
+        "name": "platoon", "time_step": 0.05, "max_time": 20.0, "on_goal": "stay",
+        "defaults": {"radius": 0.5, "max_speed": 1.33, "pref_speed": 1.3,
+                     "neighbor_dist": 10.0, "max_neighbors": 10, "time_horizon": 2.0,
+                     "time_horizon_obst": 2.0},
+        "agents": [{"name": "follower", "start": [0.0, 0.0], "goal": [0.0, 20.0]},
+                   {"name": "leader", "start": [1.2, 0.9], "goal": [0.5, 20.9]}],
+        "obstacles": []}, "<platoon>")
+    result = create_world(scenario, WorldOptions(kinematics="diff_drive")).run()
+    summary = result.summary()
+    assert result.reached == 2 and result.collisions == 0
+    assert summary["steering_reversals_per_min_max"] < 15.0
 
 
 def test_an_output_inside_every_half_plane_passes_unchanged():

@@ -120,3 +120,14 @@ def test_the_peers_section_takes_the_comparison_the_bench_prints_last():
     assert results.render(section, lambda argv: printed) == (
         "| scenario | method | reached |\n|---|---|---:|\n| a | orca | 4/4 |\n"
         "| a | navground-orca | 3/4 |")
+
+
+def test_the_retreat_section_gives_each_kinematics_retreat_and_median_steering():
+    holonomic = [{"scenario": "s1", "retreat_max_m": 0.0,
+                  "steering_reversals_per_min_median": 6.08}]
+    diff_drive = [{"scenario": "s1", "retreat_max_m": 1.234,
+                   "steering_reversals_per_min_median": None}]
+    table = results.columns_table(results.find_section("public-retreat").groups,
+                                  [holonomic, diff_drive])
+    assert "steering reversals /min (median robot)" in table.splitlines()[0]
+    assert table.splitlines()[2] == "| s1 | 0.00 | 6.1 | 1.23 | - |"
