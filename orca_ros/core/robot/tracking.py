@@ -23,9 +23,7 @@ half-plane that joins ORCA's linear program as a hard constraint
 
 The command is ``v = u . h`` (then clipped to the limits) and
 ``omega = wrap(angle(s u_free) - theta) / dt`` clipped to the angular speed and
-acceleration limits and to a rate the robot can still brake to zero by the new
-heading, so it settles on it without turning past it and back
-(:func:`unicycle_command`), where ``u_free`` is ORCA's
+acceleration limits (:func:`unicycle_command`), where ``u_free`` is ORCA's
 velocity without the kinematic half-planes and ``s = +1`` forward, ``-1`` in
 reverse: the robot turns its axis towards where avoidance wants it to go while it
 moves only as far as it can follow. A robot that may reverse backs off when
@@ -50,7 +48,7 @@ from ..geometry.types import Vector2
 from ..geometry.frames import wrap_angle
 from ..models.bodies import DiffDriveLimits
 from ..models.cube_wheels import CUBE_RADIUS_UNITS, DEFAULT_MM_PER_UNIT, TOIO, WheelModel
-from .safety_filter import braking_speed, filter_output
+from .safety_filter import filter_output
 
 def tracking_error_bound(limits: DiffDriveLimits, dt: float) -> float:
     """Largest distance between the driven and the planned position after one period (m)."""
@@ -135,10 +133,7 @@ def unicycle_command(planned: Vector2, free: Vector2, heading: float,
     ``current`` is the present ``(v, omega)``; acceleration limits apply to it.
     The heading error is closed in ``max(dt, heading_time_constant)`` seconds:
     robots that answer late (toio cubes, ~0.14 s) need a longer time constant
-    or they overshoot and circle. The turn rate is also one that braking at
-    ``max_angular_accel`` still brings to zero by the heading wanted
-    (:func:`_stoppable`): commanding ``error / dt`` up to the acceleration
-    limit, a robot turned past the heading and back after every swerve.
+    or they overshoot and circle.
     """
     v_now, omega_now = current
     hx, hy = math.cos(heading), math.sin(heading)
@@ -150,26 +145,13 @@ def unicycle_command(planned: Vector2, free: Vector2, heading: float,
 
     if free[0] * free[0] + free[1] * free[1] > 1e-12:
         facing = heading if direction > 0 else heading + math.pi
-        error = wrap_angle(math.atan2(free[1], free[0]) - facing)
-        omega = error / max(dt, heading_time_constant)
-        omega = _stoppable(omega, error, limits.max_angular_accel, dt)
+        omega = wrap_angle(math.atan2(free[1], free[0]) - facing) / max(dt, heading_time_constant)
     else:
         omega = 0.0
     step = limits.max_angular_accel * dt
     omega = min(max(omega, omega_now - step), omega_now + step)
     omega = min(max(omega, -limits.max_angular_speed), limits.max_angular_speed)
     return v, omega
-
-
-def _stoppable(omega: float, error: float, alpha: float, dt: float) -> float:
-    """``omega`` cut to a turn rate the robot can still bring to zero by the heading
-    ``error`` (rad) ahead, braking by ``alpha dt`` a period: the braking envelope of
-    :func:`~.safety_filter.braking_speed` over the angle, or, for an error one period
-    closes, any rate up to ``error / dt`` that one period's braking stops
-    (``<= alpha dt``)."""
-    reach = abs(error)
-    limit = max(braking_speed(reach, alpha, dt), min(reach / dt, alpha * dt))
-    return max(-limit, min(omega, limit))
 
 
 def move_to_target(position: Tuple[float, float], heading: float,

@@ -7,7 +7,7 @@ import pytest
 from orca_ros.core.methods import MethodOutput
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.state import RobotState
-from orca_ros.core.robot.tracking import UnicycleTracking, unicycle_command
+from orca_ros.core.robot.tracking import UnicycleTracking
 
 CONFIG = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0, time_step=0.1,
                           kinematics="diff_drive")
@@ -67,24 +67,3 @@ def test_held_on_its_goal_it_faces_the_preferred_velocity():
         lambda hard: tiny)
     assert omega > 0.0  # to the preferred velocity's side, not the tiny velocity's
     assert math.isfinite(omega)
-
-
-@pytest.mark.parametrize("target", [0.004, 0.1, 0.5, 2.0, -1.2])
-@pytest.mark.parametrize("time_step", [0.05, 0.1, 0.25])
-def test_a_unicycle_turns_to_a_new_heading_without_overshooting_it(target, time_step):
-    """Under its angular acceleration limit the turn rate is one it can still bring to
-    zero by the new heading (:func:`~orca_ros.core.robot.safety_filter.braking_speed`
-    over the angle), so the robot settles on it from one side, small errors included.
-    Commanding ``error / dt`` and braking only once there, a robot at 0.05 s overshot
-    and turned back: the turn command changed side after each swerve."""
-    limits = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0,
-                              time_step=time_step, kinematics="diff_drive").limits
-    free = (math.cos(target), math.sin(target))
-    heading, omega, side = 0.0, 0.0, math.copysign(1.0, target)
-    for _ in range(round(3.0 / time_step)):
-        _, omega = unicycle_command((0.0, 0.0), free, heading, (0.0, omega), limits,
-                                    time_step)
-        assert omega * side >= 0.0  # never turned back
-        heading += omega * time_step
-        assert (heading - target) * side <= 1e-12  # never past it
-    assert heading == pytest.approx(target, abs=1e-9)
