@@ -4,7 +4,7 @@ of a method's output onto them."""
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from orca_ros.core import Segment, build_obstacle_edges
@@ -77,8 +77,7 @@ def test_a_neighbour_enters_the_close_list_before_its_half_plane_binds(pair):
     back (a unicycle's turn command changing side every few periods)."""
     config, state, neighbor, own_uncertainty = pair
     safety = SafetyFilter(config, "a")
-    if safety.within_one_step(state, [neighbor], own_uncertainty):
-        return
+    assume(not safety.within_one_step(state, [neighbor], own_uncertainty))
     lines, _ = safety.half_planes(state, [neighbor], [], own_uncertainty)
     assert _allows(lines[0], state.velocity)
 
