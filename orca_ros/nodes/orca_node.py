@@ -172,7 +172,7 @@ class OrcaNode(GuardedCallbacks, Node):
             self.create_subscription(TwistStamped if self.stamped else Twist, "cmd_vel_in",
                                      self._on_cmd_vel_in, LATEST)
 
-        self.control_timer = self.create_timer(1.0 / self._param("control_rate"),
+        self.control_timer = self.create_timer(self.core.timer_period_ns() * 1e-9,
                                                self._on_control_timer)
         self.create_timer(self._param("discovery_period"), self._discover)
         self.create_timer(1.0, self._publish_diagnostics)
@@ -188,9 +188,6 @@ class OrcaNode(GuardedCallbacks, Node):
         problem = check_values(self.table, values) or settings.cross_check(values, self.params)
         if problem is not None:
             return SetParametersResult(successful=False, reason=problem)
-        if "control_rate" in values and self._param("control_rate") != \
-                values["control_rate"] and hasattr(self, "control_timer"):
-            self.control_timer.timer_period_ns = int(1e9 / values["control_rate"])
         self._config_dirty = True
         return SetParametersResult(successful=True)
 
@@ -204,6 +201,7 @@ class OrcaNode(GuardedCallbacks, Node):
         if self.footprint_pub is not None:
             self._publish_footprint()  # the radius may have changed
         self.core.configure()
+        self.control_timer.timer_period_ns = self.core.timer_period_ns()  # rate, trigger
         self._discover()  # follow robots named in new links at once
         self.core.redimension()
         for problem in self.core.problems():  # each holds the robot
@@ -270,6 +268,8 @@ class OrcaNode(GuardedCallbacks, Node):
             elif self.neighbor_odometry.grid is not None:
                 state = odometry_on_cells(msg, self.robot)
         self.timing.odometry_heard()
+        if self.core.rearms_timer:  # the timer a watchdog only (RobotControl.timer_period_ns)
+            self.control_timer.reset()
         if self.core.odometry_starts(stamp_ns, ODOM_TRIGGER_SPACING):
             with self.timing.cpu():  # spaced by the odometry's own stamps
                 self._control()

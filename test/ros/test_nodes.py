@@ -75,6 +75,37 @@ def test_orca_node_takes_its_waiting_odometry_at_its_control_timer(ros):
         node.destroy_node()
 
 
+def test_under_the_odom_trigger_the_control_timer_fires_only_when_odometry_stops(ros):
+    """control_trigger 'odom': each own odometry re-arms the control timer, so while it
+    comes at the control rate the timer stays quiet (its ticks cost a tenth of a fleet
+    robot's CPU), and when it stops the timer fires as the watchdog and the robot is
+    still commanded."""
+    node = ros.add(OrcaNode(context=ros.context, namespace="me", parameter_overrides=params(
+        control_rate=10.0, control_trigger="odom")))
+    tester = ros.node("tester")
+    own = tester.create_publisher(Odometry, "/me/odom", RELIABLE_10)
+    commands = []
+    tester.create_subscription(Twist, "/me/cmd_vel", commands.append, RELIABLE_10)
+    ticks = []
+    timer = node.control_timer
+    timer.callback = (lambda tick: lambda: (ticks.append(time.monotonic()), tick()))(
+        timer.callback)
+    assert ros.spin_until(lambda: own.get_subscription_count() > 0, 10.0)
+    node._on_goal(goal(5.0, 0.0))
+    feeding = tester.create_timer(0.1, lambda: own.publish(odom(0.0, 0.0)))
+    assert ros.spin_until(lambda: node.own is not None, 5.0)
+    ros.spin_for(0.3)
+    ticks.clear()
+    ros.spin_for(1.5)
+    fed = len(commands)
+    assert len(ticks) <= 1, f"the timer fired {len(ticks)} times while odometry came"
+    assert fed >= 10  # the odometry's cycles
+    feeding.cancel()
+    ros.spin_for(1.0)
+    assert len(ticks) >= 4  # the watchdog, every 1.5 periods
+    assert len(commands) > fed  # the robot is still commanded (braking as odometry ages)
+
+
 @contextlib.contextmanager
 def sim_time_node_with_a_clock_message_waiting(ros):
     """An orca_node on simulated time (its clock at 0), never spun, with a /clock message

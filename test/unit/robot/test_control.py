@@ -6,7 +6,7 @@ import math
 import pytest
 
 from orca_ros.core.geometry.frames import Pose2
-from orca_ros.core.robot.control import STOP, WATCHDOG_PERIODS, RobotControl
+from orca_ros.core.robot.control import LOOK_PERIODS, STOP, WATCHDOG_PERIODS, RobotControl
 from orca_ros.core.robot.cycle import GoalState
 from orca_ros.core.robot.inputs import QUIET_STOPS
 from orca_ros.core.robot.perception import NeighborReading
@@ -200,6 +200,14 @@ def test_the_timer_stands_in_for_odometry_only_when_it_stops():
     assert not robot.odometry_starts(1_050_000_000, 0.9)  # half a period later
     assert robot.odometry_starts(1_100_000_000, 0.9)
     assert not timer.odometry_starts(2_000_000_000, 0.9)
+
+
+def test_under_the_odom_trigger_the_timer_is_a_watchdog_half_a_period_late():
+    timer = control(control_trigger="timer", control_rate=10.0)
+    assert timer.timer_period_ns() == 100_000_000 and not timer.rearms_timer
+    robot = control(control_trigger="odom", control_rate=20.0)
+    assert robot.timer_period_ns() == int(LOOK_PERIODS * 50_000_000) == 75_000_000
+    assert robot.rearms_timer
 
 
 def test_a_negative_or_not_finite_speed_limit_is_refused():
