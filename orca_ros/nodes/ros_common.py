@@ -225,7 +225,11 @@ def odometry_fields(data: bytes) -> OdometryFields:
     if data[:2] != _CDR_LE:
         from rclpy.serialization import deserialize_message
 
-        return OdometryFields.of(deserialize_message(data, Odometry))
+        try:
+            msg = deserialize_message(data, Odometry)
+        except Exception as error:  # rclpy raises its own types for malformed bytes
+            raise BadMessage(f"unreadable odometry ({len(data)} bytes): {error}") from None
+        return OdometryFields.of(msg)
     try:
         sec, nanosec, frame_length = struct.unpack_from("<iII", data, 4)
         offset = 16 + frame_length
