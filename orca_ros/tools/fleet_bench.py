@@ -93,6 +93,9 @@ class ProcessUsage:
         return ProcessUsage(cpu, rss / 1024.0)
 
 
+LOG_TAIL_LINES = 40  # lines of a failed process's log a bench row keeps
+
+
 @dataclass
 class PlanProcesses:
     """The plan's processes, started and stopped as launch does."""
@@ -101,6 +104,7 @@ class PlanProcesses:
     folder: str
     procs: List[subprocess.Popen] = field(default_factory=list)
     exit_codes: Dict[str, Optional[int]] = field(default_factory=dict)
+    logs: Dict[str, pathlib.Path] = field(default_factory=dict)  # by the exit codes' names
     shutdown_s: float = 0.0
 
     def start(self, callback_cpu: Optional[str] = None) -> None:
@@ -111,8 +115,9 @@ class PlanProcesses:
         env.pop(CALLBACK_CPU_ENVIRONMENT, None)
         timed = {**env, CALLBACK_CPU_ENVIRONMENT: callback_cpu} if callback_cpu else env
         for spec in self.specs:
-            log = open(pathlib.Path(self.folder, f"{spec.name}_{spec.namespace}.log"), "w",
-                       encoding="utf-8")
+            path = pathlib.Path(self.folder, f"{spec.name}_{spec.namespace}.log")
+            self.logs[_process_name(spec)] = path
+            log = open(path, "w", encoding="utf-8")
             with log:
                 self.procs.append(subprocess.Popen(process_command(spec, self.folder),
                                                    stdout=log, stderr=subprocess.STDOUT,
@@ -139,8 +144,27 @@ class PlanProcesses:
                     getattr(proc, action)()
         for spec, proc in zip(self.specs, self.procs):
             proc.wait()
-            self.exit_codes[f"{spec.namespace}/{spec.name}".lstrip("/")] = proc.returncode
+            self.exit_codes[_process_name(spec)] = proc.returncode
         self.shutdown_s = time.monotonic() - started
+
+    def failed_logs(self, lines: int = LOG_TAIL_LINES) -> Dict[str, str]:
+        """The end of the log of every process that exited non-zero: a crash's stack
+        (rclpy's EventsExecutor turns Python's fault handler on) is there."""
+        return {name: log_tail(self.logs[name], lines)
+                for name, code in self.exit_codes.items() if code and name in self.logs}
+
+
+def log_tail(path: pathlib.Path, lines: int = LOG_TAIL_LINES) -> str:
+    """The last ``lines`` lines of a process's log ('' when it cannot be read)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _process_name(spec: NodeSpec) -> str:
+    return f"{spec.namespace}/{spec.name}".lstrip("/")
 
 
 def _is_robot_process(spec: NodeSpec) -> bool:
@@ -258,6 +282,7 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
         if robot_steps > 0 and "expired_command_steps" in commands else None,
         "odom_rate_hz_mean": report.get("odom_rate_hz_mean"),
         "nonzero_exits": {name: code for name, code in processes.exit_codes.items() if code},
+        "nonzero_exit_logs": processes.failed_logs(),
         "other_nodes_on_domain": foreign_nodes(report.get("nodes_seen", ()), specs),
         "shutdown_s": round(processes.shutdown_s, 1),
         **extra,

@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"bench-ros: {row['robots']} robots, {row['robots_per_process']} per process: "
                   f"{row['arrived']}/{row['robots']} arrived, {row['colliding_pairs']} "
                   f"colliding pairs ({row['stop_reason']})", file=sys.stderr, flush=True)
+            for name, tail in row.get("nonzero_exit_logs", {}).items():
+                print(f"bench-ros: {name} exited with status {row['nonzero_exits'][name]}; "
+                      f"the end of its log:\n{tail}", file=sys.stderr, flush=True)
             if row.get("other_nodes_on_domain"):
                 others = row["other_nodes_on_domain"]
                 print(f"warning: {len(others)} nodes of another run on this ROS domain "

@@ -30,3 +30,35 @@ def test_nodes_of_another_run_on_the_domain_are_told_from_the_plans():
     sim = NodeSpec("fleet_sim", "fleet_sim")
     seen = ["/r1/orca_node", "/fleet_sim", "/orca_observer", "/left0/orca_node", "/fleet_sim_2"]
     assert foreign_nodes(seen, [host, sim]) == ["/fleet_sim_2", "/left0/orca_node"]
+
+
+def test_a_process_that_dies_leaves_the_end_of_its_log_in_the_row(tmp_path, monkeypatch):
+    """A robot process that dies (a segmentation fault, seen once at a fleet's start) is
+    named with its exit status and the end of its log, where its stack is."""
+    import sys
+    import time
+
+    from orca_ros.tools import fleet_bench
+
+    scripts = {
+        "orca_robots_0": "import os, signal\nprint('hello')\nprint('the stack')\n"
+                         "os.kill(os.getpid(), signal.SIGSEGV)\n",
+        "orca_robots_1": "import time\nprint('fine')\ntry:\n    time.sleep(60)\n"
+                         "except KeyboardInterrupt:\n    pass\n",
+    }
+    monkeypatch.setattr(fleet_bench, "process_command",
+                        lambda spec, folder: [sys.executable, "-c", scripts[spec.name]])
+    specs = [NodeSpec("orca_robots", name) for name in scripts]
+    processes = fleet_bench.PlanProcesses(specs, str(tmp_path))
+    processes.start()
+    deadline = time.monotonic() + 30.0
+    while processes.procs[0].poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the other one is sleeping by now
+    processes.stop()
+    assert processes.exit_codes == {"orca_robots_0": -11, "orca_robots_1": 0}
+    logs = processes.failed_logs()
+    assert list(logs) == ["orca_robots_0"]
+    assert logs["orca_robots_0"].startswith("hello\nthe stack")  # (a fault handler's after)
+    last = (tmp_path / "orca_robots_0_.log").read_text().splitlines()[-1]
+    assert processes.failed_logs(lines=1) == {"orca_robots_0": last}
