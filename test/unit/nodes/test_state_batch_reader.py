@@ -125,3 +125,28 @@ def test_a_batch_read_in_c_takes_its_good_states_and_names_the_bad_one():
                                       "(nan, 0.0, 0.0), orientation (0.0, 0.0, "
                                       "0.7071067811865476, 0.7071067811865476), twist "
                                       "(0.5, 0.0, 0.0, 0.0)")]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_state, min_size=1, max_size=3), st.data())
+def test_c_takes_a_batch_as_one_exactly_when_python_reads_it_as_one(batch, data):
+    """A damaged batch (bytes changed, cut or added): the C reader reads it as a batch of
+    the same states where Python's reader does, and leaves it whole to Python where that
+    refuses it, so that the refusal is reported as before."""
+    from orca_ros.core.orca._orca2d import read_state_batch
+    from orca_ros.nodes.state_batch import BadBatch
+
+    raw = bytearray(batch_cdr([(f"robot{k}", _serialized(s)) for k, s in enumerate(batch)]))
+    for _ in range(data.draw(st.integers(0, 3))):
+        at = data.draw(st.integers(0, len(raw) - 1))
+        raw[at] = data.draw(st.integers(0, 255))
+    raw = bytes(raw[:data.draw(st.integers(0, len(raw)))] + data.draw(st.binary(max_size=8)))
+    try:
+        want = len(batch_states(raw))
+    except BadBatch:
+        want = None
+    rows = read_state_batch(raw, "world", 1e4, 3.0)
+    if raw[:2] != b"\x00\x01":
+        assert rows is None  # not plain CDR: rclpy's deserializer, in Python
+    else:
+        assert (None if rows is None else len(rows)) == want
