@@ -216,7 +216,7 @@ class OrcaNode(GuardedCallbacks, Node):
               "radius_of", "scan_mount"))
     goal, plan, status, last_result, reverse_limited = map(
         _of, ("goal", "plan", "status", "last_result", "reverse_limited"))
-    _neighbor_radius = _of("neighbor_radius")
+    _neighbor_radius = _of("radii", "A neighbour's radius by name (NeighborRadii).")
     controller = _of("cycle.controller", "The robot's controller (path, method, tracking).")
     goal_state = property(lambda self: str(self.status),
                           doc="What the robot is doing, as its diagnostics say it.")

@@ -2623,13 +2623,25 @@ py_perceive_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         const double *row = data + k * ROW_COLUMNS;
         double sx = row[ROW_X], sy = row[ROW_Y], vx = row[ROW_VX], vy = row[ROW_VY];
         double age = py_max(0.0, now - row[ROW_STAMP]) + lag;
-        double speed = py_hypot(vx, vy);
         if (!(keep != NULL && keep[k])) {  /* the reach test */
+            /* First with sqrt, which may differ from Python's hypot in the last bit:
+               passed over at once where a margin far above that leaves no doubt (most
+               of a large fleet), else tested as Python tests it. */
+            double rough_distance = sqrt((sx - x) * (sx - x) + (sy - y) * (sy - y));
+            double rough_reach = (max_speed + 2.0 * sqrt(vx * vx + vy * vy)) * py_max(age, 0.0);
+            if (isfinite(rough_distance) && isfinite(rough_reach)
+                    && rough_distance - rough_reach
+                       >= neighbor_dist + 1e-9 * (rough_distance + rough_reach + neighbor_dist)
+                          + 1e-150) {
+                continue;
+            }
             double distance = py_hypot(sx - x, sy - y);
-            if (distance - (max_speed + 2.0 * speed) * py_max(age, 0.0) >= neighbor_dist) {
+            if (distance - (max_speed + 2.0 * py_hypot(vx, vy)) * py_max(age, 0.0)
+                    >= neighbor_dist) {
                 continue;
             }
         }
+        double speed = py_hypot(vx, vy);
         /* perceive_neighbor, position_uncertainty */
         age = py_max(age, 0.0);
         double t = py_min(age, extrapolate);
@@ -2654,15 +2666,29 @@ py_perceive_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < n; i++) {
         const Perceived *p = &seen[i];
         const double *row = data + p->row * ROW_COLUMNS;
-        PyObject *item = Py_BuildValue("(ndddddddOO)", p->row, row[ROW_STAMP], p->x, p->y,
-                                       row[ROW_VX], row[ROW_VY], p->uncertainty, p->added,
-                                       p->selected ? Py_True : Py_False,
-                                       row[ROW_ANNOUNCED] != 0.0 ? Py_True : Py_False);
+        double values[7] = {row[ROW_STAMP], p->x, p->y, row[ROW_VX], row[ROW_VY],
+                            p->uncertainty, p->added};
+        PyObject *item = PyTuple_New(10);
         if (item == NULL) {
             Py_CLEAR(result);
             goto done;
         }
         PyList_SET_ITEM(result, i, item);
+        PyObject *number = PyLong_FromSsize_t(p->row);
+        if (number == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyTuple_SET_ITEM(item, 0, number);
+        for (int j = 0; j < 7; j++) {
+            if ((number = PyFloat_FromDouble(values[j])) == NULL) {
+                Py_CLEAR(result);
+                goto done;
+            }
+            PyTuple_SET_ITEM(item, j + 1, number);
+        }
+        PyTuple_SET_ITEM(item, 8, Py_NewRef(p->selected ? Py_True : Py_False));
+        PyTuple_SET_ITEM(item, 9, Py_NewRef(row[ROW_ANNOUNCED] != 0.0 ? Py_True : Py_False));
     }
 done:
     PyMem_Free(seen);
@@ -2670,6 +2696,616 @@ done:
     return result;
 }
 
+
+/* --- the neighbours as the cycle keeps them and as the method sees them ----------------
+ *
+ * After perceive_rows: which rows are new readings (observed_rows, for the reciprocity
+ * monitor), the rows as Neighbor tuples (make_neighbors, RobotCycle._perceived_neighbors)
+ * and the Neighbors as NeighborView tuples (neighbor_views,
+ * RobotController.neighbor_views). Their Python references are in
+ * test/helpers/neighbor_reference.py; the numbers are Python's to the last bit. */
+
+/* An instance of the tuple subclass `type` (a NamedTuple) holding `items` (stolen), made
+   as tuple.__new__ makes one, without the Python-level __new__. */
+static PyObject *
+new_named(PyTypeObject *type, Py_ssize_t count, PyObject **items)
+{
+    PyObject *result = type->tp_alloc(type, count);
+    if (result == NULL) {
+        for (Py_ssize_t k = 0; k < count; k++) {
+            Py_XDECREF(items[k]);
+        }
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (items[k] == NULL) {
+            for (Py_ssize_t j = k + 1; j < count; j++) {
+                Py_XDECREF(items[j]);
+            }
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, k, items[k]);
+    }
+    return result;
+}
+
+static int
+arg_tuple_type(PyObject *obj, const char *name, PyTypeObject **out)
+{
+    if (!PyType_Check(obj) || !PyType_IsSubtype((PyTypeObject *)obj, &PyTuple_Type)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a subclass of tuple", name);
+        return -1;
+    }
+    *out = (PyTypeObject *)obj;
+    return 0;
+}
+
+/* One row of perceive_rows' list: (row, stamp, x, y, vx, vy, uncertainty, added,
+   selected, announced); its name from names. */
+static int
+passed_row(PyObject *item, PyObject *names, Py_ssize_t *row, PyObject **name)
+{
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 10) {
+        PyErr_SetString(PyExc_TypeError, "passed must hold perceive_rows' tuples");
+        return -1;
+    }
+    *row = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
+    if (*row == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (*row < 0 || *row >= PyList_GET_SIZE(names)) {
+        PyErr_SetString(PyExc_IndexError, "a passed row is not among names");
+        return -1;
+    }
+    *name = PyList_GET_ITEM(names, *row);
+    return 0;
+}
+
+PyDoc_STRVAR(observed_rows_doc,
+"observed_rows(passed, names, observed, waiting) -> list of (name, stamp, (vx, vy))\n\n"
+"Of perceive_rows' list, the readings not seen before: each row whose stamp differs\n"
+"from observed[name] is written into observed (a dict of name to stamp); of those, the\n"
+"ones whose name is in waiting (the reciprocity monitor's) are returned, in passed's\n"
+"order, for ReciprocityMonitor.observe.");
+
+static PyObject *
+py_observed_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (check_nargs("observed_rows", nargs, 4) < 0) {
+        return NULL;
+    }
+    PyObject *passed = args[0], *names = args[1], *observed = args[2], *waiting = args[3];
+    if (!PyList_Check(passed) || !PyList_Check(names) || !PyDict_Check(observed)) {
+        PyErr_SetString(PyExc_TypeError, "passed and names must be lists, observed a dict");
+        return NULL;
+    }
+    PyObject *result = PyList_New(0);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(passed); i++) {
+        PyObject *item = PyList_GET_ITEM(passed, i), *name;
+        Py_ssize_t row;
+        if (passed_row(item, names, &row, &name) < 0) {
+            goto fail;
+        }
+        PyObject *stamp = PyTuple_GET_ITEM(item, 1);
+        PyObject *known = PyDict_GetItemWithError(observed, name);  /* borrowed */
+        if (known == NULL && PyErr_Occurred()) {
+            goto fail;
+        }
+        if (known != NULL) {
+            int differs = PyObject_RichCompareBool(known, stamp, Py_NE);
+            if (differs < 0) {
+                goto fail;
+            }
+            if (!differs) {
+                continue;
+            }
+        }
+        if (PyDict_SetItem(observed, name, stamp) < 0) {
+            goto fail;
+        }
+        int awaited = PyDict_Check(waiting) ? PyDict_Contains(waiting, name)
+            : PySequence_Contains(waiting, name);
+        if (awaited < 0) {
+            goto fail;
+        }
+        if (awaited) {
+            PyObject *velocity = PyTuple_Pack(2, PyTuple_GET_ITEM(item, 4),
+                                              PyTuple_GET_ITEM(item, 5));
+            PyObject *entry = velocity == NULL ? NULL : PyTuple_Pack(3, name, stamp, velocity);
+            Py_XDECREF(velocity);
+            if (entry == NULL || PyList_Append(result, entry) < 0) {
+                Py_XDECREF(entry);
+                goto fail;
+            }
+            Py_DECREF(entry);
+        }
+    }
+    return result;
+fail:
+    Py_DECREF(result);
+    return NULL;
+}
+
+PyDoc_STRVAR(make_neighbors_doc,
+"make_neighbors(passed, names, keep, listed, heard, default_radius, refusing,\n"
+"               unannounced, neighbor_type) -> list of Neighbor\n\n"
+"perceive_rows' list as Neighbor tuples (neighbor_type), in its order: the selected\n"
+"rows and, with keep (bytes, one per name, or None), the rows kept; each of radius\n"
+"listed[name], else heard.get(name, default_radius) (NeighborRadii), reciprocating\n"
+"unless its name is in refusing (a set) or it is neither announced nor taken to\n"
+"reciprocate unannounced (unannounced).");
+
+static PyObject *
+py_make_neighbors(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyTypeObject *neighbor_type;
+    if (check_nargs("make_neighbors", nargs, 9) < 0
+            || arg_tuple_type(args[8], "neighbor_type", &neighbor_type) < 0) {
+        return NULL;
+    }
+    PyObject *passed = args[0], *names = args[1], *keep_obj = args[2], *listed = args[3];
+    PyObject *heard = args[4], *default_radius = args[5], *refusing = args[6];
+    int unannounced = PyObject_IsTrue(args[7]);
+    if (unannounced < 0) {
+        return NULL;
+    }
+    if (!PyList_Check(passed) || !PyList_Check(names) || !PyDict_Check(listed)
+            || !PyDict_Check(heard) || !PyAnySet_Check(refusing)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "passed and names must be lists, listed and heard dicts, refusing a set");
+        return NULL;
+    }
+    const char *keep = NULL;
+    if (keep_obj != Py_None) {
+        if (!PyBytes_Check(keep_obj) || PyBytes_GET_SIZE(keep_obj) != PyList_GET_SIZE(names)) {
+            PyErr_SetString(PyExc_TypeError, "keep must be None or bytes, one per name");
+            return NULL;
+        }
+        keep = PyBytes_AS_STRING(keep_obj);
+    }
+    PyObject *result = PyList_New(0);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(passed); i++) {
+        PyObject *item = PyList_GET_ITEM(passed, i), *name;
+        Py_ssize_t row;
+        if (passed_row(item, names, &row, &name) < 0) {
+            goto fail;
+        }
+        int selected = PyObject_IsTrue(PyTuple_GET_ITEM(item, 8));
+        int announced = PyObject_IsTrue(PyTuple_GET_ITEM(item, 9));
+        if (selected < 0 || announced < 0) {
+            goto fail;
+        }
+        if (!selected && !(keep != NULL && keep[row])) {
+            continue;
+        }
+        PyObject *radius = PyDict_GetItemWithError(listed, name);  /* borrowed */
+        if (radius == NULL && !PyErr_Occurred()) {
+            radius = PyDict_GetItemWithError(heard, name);
+        }
+        if (radius == NULL) {
+            if (PyErr_Occurred()) {
+                goto fail;
+            }
+            radius = default_radius;
+        }
+        int refused = PySet_Contains(refusing, name);
+        if (refused < 0) {
+            goto fail;
+        }
+        PyObject *reciprocates = !refused && (announced || unannounced) ? Py_True : Py_False;
+        PyObject *items[7] = {
+            PyTuple_Pack(2, PyTuple_GET_ITEM(item, 2), PyTuple_GET_ITEM(item, 3)),
+            PyTuple_Pack(2, PyTuple_GET_ITEM(item, 4), PyTuple_GET_ITEM(item, 5)),
+            Py_NewRef(radius), Py_NewRef(name), Py_NewRef(PyTuple_GET_ITEM(item, 6)),
+            Py_NewRef(reciprocates), Py_NewRef(PyTuple_GET_ITEM(item, 7))};
+        PyObject *neighbor = new_named(neighbor_type, 7, items);
+        if (neighbor == NULL || PyList_Append(result, neighbor) < 0) {
+            Py_XDECREF(neighbor);
+            goto fail;
+        }
+        Py_DECREF(neighbor);
+    }
+    return result;
+fail:
+    Py_DECREF(result);
+    return NULL;
+}
+
+/* A pair of floats, (x, y), from a sequence of two numbers. */
+static int
+pair_of(PyObject *obj, double *x, double *y)
+{
+    PyObject *pair = PySequence_Fast(obj, "positions and velocities must be (x, y) pairs");
+    if (pair == NULL) {
+        return -1;
+    }
+    if (PySequence_Fast_GET_SIZE(pair) != 2) {
+        Py_DECREF(pair);
+        PyErr_SetString(PyExc_TypeError, "positions and velocities must be (x, y) pairs");
+        return -1;
+    }
+    *x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(pair, 0));
+    *y = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(pair, 1));
+    Py_DECREF(pair);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+PyDoc_STRVAR(neighbor_views_doc,
+"neighbor_views(neighbors, x, y, vx, vy, own_radius, radius, margin_ratio,\n"
+"               tracking_error, margin_speed_ratio, max_speed, held, view_type)\n"
+"    -> list of NeighborView\n\n"
+"The Neighbor tuples as the method plans with them (RobotController.neighbor_views):\n"
+"each radius as ControllerConfig.avoidance_radius makes it, less\n"
+"pair_margin_shortfall at the pair's relative speed (margins held: held), plus its\n"
+"planning uncertainty, at most half the free gap to the robot at (x, y) of\n"
+"own_radius.");
+
+static PyObject *
+py_neighbor_views(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double x, y, vx, vy, own_radius, radius, margin_ratio, tracking_error, speed_ratio;
+    double max_speed, held;
+    PyTypeObject *view_type;
+    if (check_nargs("neighbor_views", nargs, 13) < 0
+            || arg_double(args[1], "x", &x) < 0 || arg_double(args[2], "y", &y) < 0
+            || arg_double(args[3], "vx", &vx) < 0 || arg_double(args[4], "vy", &vy) < 0
+            || arg_double(args[5], "own_radius", &own_radius) < 0
+            || arg_double(args[6], "radius", &radius) < 0
+            || arg_double(args[7], "margin_ratio", &margin_ratio) < 0
+            || arg_double(args[8], "tracking_error", &tracking_error) < 0
+            || arg_double(args[9], "margin_speed_ratio", &speed_ratio) < 0
+            || arg_double(args[10], "max_speed", &max_speed) < 0
+            || arg_double(args[11], "held", &held) < 0
+            || arg_tuple_type(args[12], "view_type", &view_type) < 0) {
+        return NULL;
+    }
+    PyObject *neighbors = PySequence_Fast(args[0], "neighbors must be a sequence");
+    if (neighbors == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(neighbors);
+    PyObject **items = PySequence_Fast_ITEMS(neighbors);
+    PyObject *result = PyList_New(count);
+    if (result == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *n = items[i];
+        if (!PyTuple_Check(n) || PyTuple_GET_SIZE(n) < 7) {
+            PyErr_SetString(PyExc_TypeError, "neighbors must be Neighbor tuples");
+            goto fail;
+        }
+        PyObject *position = PyTuple_GET_ITEM(n, 0), *velocity = PyTuple_GET_ITEM(n, 1);
+        double nx, ny, nvx, nvy;
+        if (pair_of(position, &nx, &ny) < 0 || pair_of(velocity, &nvx, &nvy) < 0) {
+            goto fail;
+        }
+        double n_radius = PyFloat_AsDouble(PyTuple_GET_ITEM(n, 2));
+        double uncertainty = PyFloat_AsDouble(PyTuple_GET_ITEM(n, 4));
+        double age_uncertainty = PyFloat_AsDouble(PyTuple_GET_ITEM(n, 6));
+        int reciprocates = PyObject_IsTrue(PyTuple_GET_ITEM(n, 5));
+        if (reciprocates < 0 || PyErr_Occurred()) {
+            goto fail;
+        }
+        /* avoidance_radius(n.radius) - pair_margin_shortfall(radius, n.radius, |v - v_n|, held) */
+        double view_radius = n_radius * (1.0 + margin_ratio) + tracking_error;
+        double relative = py_hypot(vx - nvx, vy - nvy);
+        double shortfall = 0.0;
+        if (!(margin_ratio <= 0.0)) {
+            double scale = speed_ratio <= 0.0 ? 1.0
+                : py_min(1.0, relative / (speed_ratio * max_speed));
+            shortfall = (1.0 - scale * held) * margin_ratio * (radius + n_radius);
+        }
+        view_radius -= shortfall;
+        /* planning_uncertainty(n), at most half the free gap */
+        double planned = reciprocates ? py_max(uncertainty - age_uncertainty, 0.0) : uncertainty;
+        if (planned > 0.0) {
+            double free = py_hypot(x - nx, y - ny) - own_radius - view_radius;
+            view_radius += py_min(planned, 0.5 * py_max(free, 0.0));
+        }
+        PyObject *fields[5] = {
+            Py_NewRef(position), Py_NewRef(velocity), PyFloat_FromDouble(view_radius),
+            Py_NewRef(PyTuple_GET_ITEM(n, 3)), Py_NewRef(PyTuple_GET_ITEM(n, 5))};
+        PyObject *view = new_named(view_type, 5, fields);
+        if (view == NULL) {
+            goto fail;
+        }
+        PyList_SET_ITEM(result, i, view);
+    }
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    Py_DECREF(neighbors);
+    return result;
+}
+
+/* --- the reciprocity monitor's two per-period steps ------------------------------------
+ *
+ * perception.ReciprocityMonitor keeps its tables as Python dicts (by neighbour name):
+ * pending, an expectation (stamp, half_plane, own_velocity, neighbor_velocity,
+ * judge_after) each; history, a list of (stamp, violated) each, oldest first;
+ * violations, the True ones in history; flagged_at, the stamp of the last flag. These
+ * two functions are its expect and observe for a whole period's neighbours. Their
+ * Python reference: test/helpers/perception_reference.py, ReciprocityMonitor. */
+
+static int
+float_item(PyObject *tuple, Py_ssize_t k, double *out)
+{
+    *out = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, k));
+    return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+static int
+expectation_of(PyObject *obj)
+{
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 5) {
+        PyErr_SetString(PyExc_TypeError, "an expectation is (stamp, half_plane, own_velocity, "
+                        "neighbor_velocity, judge_after)");
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(reciprocity_expect_doc,
+"reciprocity_expect(pending, window, neighbors, stamps, lines, own_velocity, now)\n\n"
+"ReciprocityMonitor.expect for each Neighbor of neighbors with its half-plane of lines\n"
+"(as many), its data's stamp stamps[key], built at now (None: at the stamp): a new\n"
+"expectation in pending unless the one before still waits (built less than window s\n"
+"after it could be judged).");
+
+static PyObject *
+py_reciprocity_expect(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double window, now = 0.0;
+    if (check_nargs("reciprocity_expect", nargs, 7) < 0
+            || arg_double(args[1], "window", &window) < 0
+            || (args[6] != Py_None && arg_double(args[6], "now", &now) < 0)) {
+        return NULL;
+    }
+    PyObject *pending = args[0], *stamps = args[3], *own_velocity = args[5];
+    if (!PyDict_Check(pending) || !PyDict_Check(stamps)) {
+        PyErr_SetString(PyExc_TypeError, "pending and stamps must be dicts");
+        return NULL;
+    }
+    PyObject *neighbors = PySequence_Fast(args[2], "neighbors must be a sequence");
+    if (neighbors == NULL) {
+        return NULL;
+    }
+    PyObject *lines = PySequence_Fast(args[4], "lines must be a sequence");
+    if (lines == NULL) {
+        Py_DECREF(neighbors);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(neighbors);
+    if (PySequence_Fast_GET_SIZE(lines) != count) {
+        PyErr_SetString(PyExc_ValueError, "one half-plane per neighbour");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *n = PySequence_Fast_GET_ITEM(neighbors, i);
+        if (!PyTuple_Check(n) || PyTuple_GET_SIZE(n) < 4) {
+            PyErr_SetString(PyExc_TypeError, "neighbors must be Neighbor tuples");
+            goto done;
+        }
+        PyObject *name = PyTuple_GET_ITEM(n, 3);
+        PyObject *stamp_obj = PyDict_GetItemWithError(stamps, name);  /* borrowed */
+        if (stamp_obj == NULL) {
+            if (!PyErr_Occurred()) {
+                PyErr_SetObject(PyExc_KeyError, name);
+            }
+            goto done;
+        }
+        double stamp = PyFloat_AsDouble(stamp_obj);
+        if (stamp == -1.0 && PyErr_Occurred()) {
+            goto done;
+        }
+        double built = args[6] == Py_None ? stamp : py_max(now, stamp);
+        PyObject *before = PyDict_GetItemWithError(pending, name);  /* borrowed */
+        if (before == NULL && PyErr_Occurred()) {
+            goto done;
+        }
+        if (before != NULL) {
+            double judge_after;
+            if (expectation_of(before) < 0 || float_item(before, 4, &judge_after) < 0) {
+                goto done;
+            }
+            if (built - judge_after <= window) {
+                continue;  /* the one before still waits for its answer */
+            }
+        }
+        PyObject *judge = PyFloat_FromDouble(built + (built - stamp));
+        if (judge == NULL) {
+            goto done;
+        }
+        PyObject *expectation = PyTuple_Pack(5, stamp_obj, PySequence_Fast_GET_ITEM(lines, i),
+                                             own_velocity, PyTuple_GET_ITEM(n, 1), judge);
+        Py_DECREF(judge);
+        if (expectation == NULL) {
+            goto done;
+        }
+        int failed = PyDict_SetItem(pending, name, expectation);
+        Py_DECREF(expectation);
+        if (failed < 0) {
+            goto done;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    Py_DECREF(neighbors);
+    Py_DECREF(lines);
+    return result;
+}
+
+/* The violation of one judged expectation (perception.reciprocity_violation) and whether
+   anything was asked of the neighbour (|u|/2 above tolerance): 1 violated, 0 kept, -2
+   nothing asked, -1 an error. */
+static int
+judge_expectation(PyObject *expectation, PyObject *velocity, double tolerance)
+{
+    PyObject *line = PyTuple_GET_ITEM(expectation, 1);
+    if (!PyTuple_Check(line) || PyTuple_GET_SIZE(line) != 4) {
+        PyErr_SetString(PyExc_TypeError, "an expectation's half-plane must be a HalfPlane");
+        return -1;
+    }
+    double px, py, dx, dy, own_x, own_y, then_x, then_y, now_x, now_y;
+    if (float_item(line, 0, &px) < 0 || float_item(line, 1, &py) < 0
+            || float_item(line, 2, &dx) < 0 || float_item(line, 3, &dy) < 0
+            || pair_of(PyTuple_GET_ITEM(expectation, 2), &own_x, &own_y) < 0
+            || pair_of(PyTuple_GET_ITEM(expectation, 3), &then_x, &then_y) < 0
+            || pair_of(velocity, &now_x, &now_y) < 0) {
+        return -1;
+    }
+    if (py_hypot(px - own_x, py - own_y) <= tolerance) {
+        return -2;  /* nothing was asked of it */
+    }
+    double mx = -dy, my = dx;
+    double half_ux = px - own_x, half_uy = py - own_y;
+    double violation = (now_x - then_x + half_ux) * mx + (now_y - then_y + half_uy) * my;
+    return violation > tolerance;
+}
+
+PyDoc_STRVAR(reciprocity_observe_doc,
+"reciprocity_observe(judged, pending, history, violations, flagged_at, tolerance,\n"
+"                    window, min_violations, ratio)\n\n"
+"ReciprocityMonitor.observe for each (name, stamp, velocity) of judged, in order: the\n"
+"expectation waiting on name, if stamp is past its judge_after, is judged and dropped;\n"
+"where something was asked of the neighbour its verdict joins history (the ones older\n"
+"than window s dropped), and the neighbour is flagged at stamp when min_violations\n"
+"violations, and at least ratio of its history, are in it, or when it violates while\n"
+"flagged.");
+
+static PyObject *
+py_reciprocity_observe(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double tolerance, window, ratio;
+    if (check_nargs("reciprocity_observe", nargs, 9) < 0
+            || arg_double(args[5], "tolerance", &tolerance) < 0
+            || arg_double(args[6], "window", &window) < 0
+            || arg_double(args[8], "ratio", &ratio) < 0) {
+        return NULL;
+    }
+    long min_violations = PyLong_AsLong(args[7]);
+    if (min_violations == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *judged = args[0], *pending = args[1], *history = args[2];
+    PyObject *violations = args[3], *flagged_at = args[4];
+    if (!PyList_Check(judged) || !PyDict_Check(pending) || !PyDict_Check(history)
+            || !PyDict_Check(violations) || !PyDict_Check(flagged_at)) {
+        PyErr_SetString(PyExc_TypeError, "judged must be a list, the tables dicts");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(judged); i++) {
+        PyObject *entry = PyList_GET_ITEM(judged, i);
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 3) {
+            PyErr_SetString(PyExc_TypeError, "judged must hold (name, stamp, velocity)");
+            return NULL;
+        }
+        PyObject *name = PyTuple_GET_ITEM(entry, 0), *stamp_obj = PyTuple_GET_ITEM(entry, 1);
+        PyObject *expectation = PyDict_GetItemWithError(pending, name);  /* borrowed */
+        if (expectation == NULL) {
+            if (PyErr_Occurred()) {
+                return NULL;
+            }
+            continue;
+        }
+        double stamp, judge_after;
+        if (expectation_of(expectation) < 0 || float_item(entry, 1, &stamp) < 0
+                || float_item(expectation, 4, &judge_after) < 0) {
+            return NULL;
+        }
+        if (stamp <= judge_after) {
+            continue;
+        }
+        Py_INCREF(expectation);
+        int verdict = PyDict_DelItem(pending, name) < 0 ? -1
+            : judge_expectation(expectation, PyTuple_GET_ITEM(entry, 2), tolerance);
+        Py_DECREF(expectation);
+        if (verdict == -1) {
+            return NULL;
+        }
+        if (verdict == -2) {
+            continue;
+        }
+        PyObject *kept = PyDict_GetItemWithError(history, name);  /* borrowed */
+        if (kept == NULL) {
+            if (PyErr_Occurred() || (kept = PyList_New(0)) == NULL) {
+                return NULL;
+            }
+            int failed = PyDict_SetItem(history, name, kept);
+            Py_DECREF(kept);  /* the dict holds it */
+            if (failed < 0) {
+                return NULL;
+            }
+        }
+        if (!PyList_Check(kept)) {
+            PyErr_SetString(PyExc_TypeError, "a history must be a list");
+            return NULL;
+        }
+        PyObject *verdict_item = PyTuple_Pack(2, stamp_obj, verdict ? Py_True : Py_False);
+        if (verdict_item == NULL || PyList_Append(kept, verdict_item) < 0) {
+            Py_XDECREF(verdict_item);
+            return NULL;
+        }
+        Py_DECREF(verdict_item);
+        long count = 0;
+        PyObject *counted = PyDict_GetItemWithError(violations, name);
+        if (counted != NULL) {
+            count = PyLong_AsLong(counted);
+        }
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        count += verdict;
+        Py_ssize_t old = 0, size = PyList_GET_SIZE(kept);
+        while (old < size) {
+            PyObject *item = PyList_GET_ITEM(kept, old);
+            double when;
+            if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2
+                    || float_item(item, 0, &when) < 0) {
+                if (!PyErr_Occurred()) {
+                    PyErr_SetString(PyExc_TypeError, "a history holds (stamp, violated)");
+                }
+                return NULL;
+            }
+            if (!(when < stamp - window)) {
+                break;
+            }
+            count -= PyTuple_GET_ITEM(item, 1) == Py_True;
+            old++;
+        }
+        if (old > 0 && PyList_SetSlice(kept, 0, old, NULL) < 0) {
+            return NULL;
+        }
+        PyObject *total = PyLong_FromLong(count);
+        if (total == NULL || PyDict_SetItem(violations, name, total) < 0) {
+            Py_XDECREF(total);
+            return NULL;
+        }
+        Py_DECREF(total);
+        int flag = count >= min_violations
+            && (double)count >= ratio * (double)PyList_GET_SIZE(kept);
+        if (!flag && verdict) {
+            flag = PyDict_Contains(flagged_at, name);
+            if (flag < 0) {
+                return NULL;
+            }
+        }
+        if (flag && PyDict_SetItem(flagged_at, name, stamp_obj) < 0) {
+            return NULL;
+        }
+    }
+    Py_RETURN_NONE;
+}
 
 /* --- the neighbours' announced states, read from their bytes --------------------------
  *
@@ -2893,6 +3529,16 @@ static PyMethodDef methods[] = {
      read_state_batch_doc},
     {"perceive_rows", (PyCFunction)(void (*)(void))py_perceive_rows, METH_FASTCALL,
      perceive_rows_doc},
+    {"observed_rows", (PyCFunction)(void (*)(void))py_observed_rows, METH_FASTCALL,
+     observed_rows_doc},
+    {"make_neighbors", (PyCFunction)(void (*)(void))py_make_neighbors, METH_FASTCALL,
+     make_neighbors_doc},
+    {"neighbor_views", (PyCFunction)(void (*)(void))py_neighbor_views, METH_FASTCALL,
+     neighbor_views_doc},
+    {"reciprocity_expect", (PyCFunction)(void (*)(void))py_reciprocity_expect, METH_FASTCALL,
+     reciprocity_expect_doc},
+    {"reciprocity_observe", (PyCFunction)(void (*)(void))py_reciprocity_observe,
+     METH_FASTCALL, reciprocity_observe_doc},
     {"segment_min_distances", (PyCFunction)(void (*)(void))py_segment_min_distances,
      METH_FASTCALL, segment_min_distances_doc},
     {"agent_orca_half_plane_rows", (PyCFunction)(void (*)(void))py_agent_orca_half_plane_rows,

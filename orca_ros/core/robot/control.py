@@ -20,7 +20,7 @@ from .clocks import ClockOffset, SenderClocks
 from .cycle import AerialCycle, CycleResult, GoalState, RobotCycle, Status
 from .inputs import RobotInputs, command_twist
 from .obstacle_registry import ObstacleUpdateError
-from .perception import NeighborReading
+from .perception import NeighborRadii, NeighborReading
 from .progress import ProgressWatch, nearest_reason, remaining_path
 from .report import RobotSnapshot, robot_report
 from .timing import CycleTiming
@@ -55,7 +55,8 @@ class RobotControl:
     def __init__(self, robot: str, params: Mapping[str, Any], announcing: bool,
                  heard_radii: Callable[[], Mapping[str, float]] = dict,
                  drive: Optional[object] = None) -> None:
-        self.robot, self.params, self.heard_radii = robot, params, heard_radii
+        self.robot, self.params = robot, params
+        self.radii = NeighborRadii(heard=heard_radii)  # each neighbour's, by name
         self.inputs = RobotInputs(robot, params, announcing)
         self.timing = CycleTiming()  # cycles, late cycles, odom -> cmd_vel latencies
         self.own_clock = ClockOffset()  # the own odometry's stamps (its driver's clock)
@@ -68,7 +69,7 @@ class RobotControl:
         self.dimensions = int(params["dimensions"])
         self.cycle = RobotCycle(settings.controller_config(params), key=robot,
                                 perception=settings.perception_settings(params),
-                                radius_of=self.neighbor_radius, drive=drive)
+                                radius_of=self.radii, drive=drive)
         # Every source's walls, by (ns, id); their union is walls.edges.
         self.walls = RobotWalls(robot, self.cycle.controller.roadmaps)
         self.scan_mount = Pose2(*(float(v) for v in params["scan_pose"]))
@@ -77,20 +78,17 @@ class RobotControl:
 
     # --- settings ---------------------------------------------------------------------------
 
-    def neighbor_radius(self, name: str) -> float:
-        """A neighbour's radius: listed in neighbor_radii, else as its footprint says,
-        else neighbor_radius."""
-        listed = self.radius_of.get(name)
-        if listed is not None:
-            return listed
-        return self.heard_radii().get(name, self.default_radius)
+    @property
+    def radius_of(self) -> Dict[str, float]:
+        """The radii listed in ``neighbor_radii``, by name."""
+        return self.radii.listed
 
     def configure(self) -> str:
         """The cycle takes the settings (it keeps its path). Returns what is wrong with
         ``links`` ('' when nothing): the cycle then holds the robot until it is set right."""
         p = self.params
-        self.radius_of = settings.neighbor_radii(p)  # once per change, not per cycle
-        self.default_radius = float(p["neighbor_radius"])
+        self.radii.listed = settings.neighbor_radii(p)  # once per change, not per cycle
+        self.radii.default = float(p["neighbor_radius"])
         self.cycle.reconfigure(settings.controller_config(p), settings.perception_settings(p),
                                p["supervisor_timeout"])
         return self.cycle.set_links(p["links"])
@@ -104,7 +102,7 @@ class RobotControl:
         try:
             return AerialCycle(self.cycle.config, key=self.robot,
                                perception=self.cycle.perception,
-                               radius_of=self.neighbor_radius), ""
+                               radius_of=self.radii), ""
         except ValueError as error:
             return None, f"dimensions 3: {error}"
 
@@ -254,7 +252,7 @@ class RobotControl:
             return problem
 
         def discs():
-            return [(r.position[0], r.position[1], self.neighbor_radius(name) + r.uncertainty)
+            return [(r.position[0], r.position[1], self.radii(name) + r.uncertainty)
                     for name, r in neighbors().items()]
         try:
             self.walls.scan(ranges, angle_min, angle_increment, range_min, range_max,

@@ -37,6 +37,7 @@ from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2
 from ..methods import (AvoidanceMethod, LinkView, MethodOutput, NeighborView, RobotView,
                        TetherView)
+from ..orca import _orca2d
 from ..orca.orca2d import select_visible_edges
 from .config import ControllerConfig
 from .preferred_velocity import Guidance, PreferredVelocity
@@ -191,44 +192,27 @@ class RobotController:
         margin (:meth:`ControllerConfig.avoidance_radius`, less
         :meth:`~ControllerConfig.pair_margin_shortfall` at low relative speed or while
         the robot has released its margin,
-        :class:`~.preferred_velocity.MarginHold`) and by its
-        :meth:`planning_uncertainty`, but by at most half the free gap, so an uncertain
-        neighbour never looks like an overlap that the method would flee from."""
+        :class:`~.preferred_velocity.MarginHold`) and by its planning uncertainty, but by
+        at most half the free gap, so an uncertain neighbour never looks like an overlap
+        that the method would flee from. In C, one call for all (``_orca2d.neighbor_views``).
+
+        The planning uncertainty: all of a neighbour's ``uncertainty`` for a robot that
+        does not reciprocate; for one that does, all but what comes of its data's age
+        (``age_uncertainty``). Reciprocal avoidance holds when both robots of a pair plan
+        with the same geometry: each then takes its half of ``u`` (van den Berg et al.
+        2011, section 4). Through ROS each robot hears some neighbours a period later
+        than others (those published after its own odometry), so their discs grow on
+        one side of a pair only. The more cautious robot then sees its half-plane
+        through the gap the other keeps and gives way for both, pushed back at the
+        other's speed (measured: doc/results.md, "The world predicts the nodes"). Both
+        plan with the neighbour carried forward to where it is expected; what that guess
+        may miss stays in the hard safety half-planes (:class:`SafetyFilter`), which keep
+        the pair apart whatever the age."""
         c = self.effective_config
-        position = state.position
-        vx, vy = state.velocity
-        held = self.preferred.margin.held
-        views = []
-        for n in neighbors:
-            nvx, nvy = n.velocity
-            radius = c.avoidance_radius(n.radius) - c.pair_margin_shortfall(
-                c.radius, n.radius, math.hypot(vx - nvx, vy - nvy), held)
-            uncertainty = self.planning_uncertainty(n)
-            if uncertainty > 0.0:
-                free = math.dist(position, n.position) - own_radius - radius
-                radius += min(uncertainty, 0.5 * max(free, 0.0))
-            views.append(NeighborView(n.position, n.velocity, radius, n.key, n.reciprocates))
-        return views
-
-    @staticmethod
-    def planning_uncertainty(n: Neighbor) -> float:
-        """How much of a neighbour's ``uncertainty`` the method plans with (m): all of it
-        for a robot that does not reciprocate; for one that does, all but what comes of
-        its data's age (``age_uncertainty``).
-
-        Reciprocal avoidance holds when both robots of a pair plan with the same
-        geometry: each then takes its half of ``u`` (van den Berg et al. 2011, section
-        4). Through ROS each robot hears some neighbours a period later than others
-        (those published after its own odometry), so their discs grow on one side of a
-        pair only. The more cautious robot then sees its half-plane through the gap the
-        other keeps and gives way for both, pushed back at the other's speed (measured:
-        doc/results.md, "The world predicts the nodes"). Both plan with the neighbour
-        carried forward to where it is expected; what that guess may miss stays in the
-        hard safety half-planes (:class:`SafetyFilter`), which keep the pair apart
-        whatever the age."""
-        if not n.reciprocates:
-            return n.uncertainty
-        return max(n.uncertainty - n.age_uncertainty, 0.0)
+        (x, y), (vx, vy) = state.position, state.velocity
+        return _orca2d.neighbor_views(  # (its Python: test/helpers/neighbor_reference.py)
+            neighbors, x, y, vx, vy, own_radius, c.radius, c.margin_ratio, c.tracking_error,
+            c.margin_speed_ratio, c.max_speed, self.preferred.margin.held, NeighborView)
 
     @property
     def method(self) -> AvoidanceMethod:
@@ -265,8 +249,8 @@ class RobotController:
         keep-right, stall escape, guidance or detour then; the robot is never at a goal.
 
         A neighbour's ``uncertainty`` enlarges it fully in the hard safety
-        half-planes, and in the method's view by its :meth:`planning_uncertainty`, at
-        most half the free gap (:meth:`neighbor_view`). Against a neighbour that does not
+        half-planes, and in the method's view by its planning uncertainty, at most half
+        the free gap (:meth:`neighbor_views`). Against a neighbour that does not
         reciprocate ORCA takes the whole ``u``.
         """
         c = self.effective_config

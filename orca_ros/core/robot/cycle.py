@@ -32,8 +32,8 @@ import dataclasses
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import (TYPE_CHECKING, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence,
-                    Tuple, Union)
+from typing import (TYPE_CHECKING, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple,
+                    Union)
 
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.types import Vector2
@@ -41,9 +41,9 @@ from ..methods import LinkView, TetherView
 from .config import ControllerConfig
 from .controller import RobotController
 from .link_groups import LinkedViews, LinkSpec, linked_views, parse_links
-from ..orca._orca2d import perceive_rows
-from .perception import (NeighborReading, ReciprocityMonitor, SentCommands, SharedPrediction,
-                         perceive_neighbor_best, select_neighbors)
+from ..orca._orca2d import make_neighbors, observed_rows, perceive_rows
+from .perception import (NeighborRadii, NeighborReading, ReciprocityMonitor, SentCommands,
+                         SharedPrediction, perceive_neighbor_best, select_neighbors)
 from .readings import Readings
 from .state import Command, Neighbor, RobotState, predict_state
 
@@ -198,14 +198,14 @@ class RobotCycle:
     replay), the reciprocity monitor, the neighbours' shared predictions, the
     supervisor's directives and the linked groups.
 
-    ``radius_of``: a neighbour's radius by name; ``drive``: how the robot's drive
+    ``radius_of``: the neighbours' radii by name; ``drive``: how the robot's drive
     carries out commands, for the lag replay (:func:`~orca_ros.core.models.drive.drive_model`).
     """
 
     config: ControllerConfig
     key: str = ""
     perception: PerceptionSettings = field(default_factory=PerceptionSettings)
-    radius_of: Callable[[str], float] = lambda name: 0.2
+    radius_of: NeighborRadii = field(default_factory=NeighborRadii)
     drive: Optional[object] = None
     link_groups: Tuple[LinkSpec, ...] = ()
     controller: Optional[RobotController] = None
@@ -443,54 +443,47 @@ class RobotCycle:
         ``share_predictions``: :func:`~.perception.perceive_neighbor_best`). A neighbour
         that cannot be within reach, wherever it went since its reading, is passed over
         first (its distance less ``(max_speed + 2 speed) age`` is ``neighbor_dist`` or
-        more); the reciprocity monitor sees each new reading of the others."""
+        more); the reciprocity monitor sees each new reading of the others. The rows
+        become :class:`Neighbor` tuples in C too (``_orca2d.observed_rows``,
+        ``make_neighbors``; radii by :class:`~.perception.NeighborRadii`)."""
         perception = self.perception
         max_speed = self.neighbor_max_speed
         predictions = self.predictions if perception.share_predictions else {}
-        rows = Readings.of(readings)
-        names = rows.names
+        rows_of = Readings.of(readings)
+        names = rows_of.names
         keep = None
         if predictions:  # never passed over: where it said it will be counts
             keep = bytes(name in predictions for name in names)
         lag = config.command_lag
         x, y = state.position
-        passed = perceive_rows(rows.data, names, x, y, now, lag, max_speed,
+        passed = perceive_rows(rows_of.data, names, x, y, now, lag, max_speed,
                                config.max_linear_accel, perception.neighbor_timeout,
                                config.neighbor_dist, perception.max_uncertainty, keep)
-        reciprocity, observed, radius_of = self.reciprocity, self.observed, self.radius_of
-        waiting = reciprocity.waiting
-        for row in passed:  # the new readings judged first
-            name, stamp = names[row[0]], row[1]
-            if observed.get(name) != stamp:
-                observed[name] = stamp
-                expectation = waiting.get(name)
-                if expectation is not None and stamp > expectation.judge_after:
-                    reciprocity.observe(name, stamp, (row[4], row[5]))
+        reciprocity = self.reciprocity  # the new readings judged first
+        reciprocity.observe_all(observed_rows(passed, names, self.observed,
+                                              reciprocity.waiting))
         refusing = reciprocity.refusing(now) if perception.detect_non_reciprocating \
             else reciprocity.declared
-        unannounced = perception.unannounced_reciprocate
-        perceived, make = [], Neighbor._make
-        for k, _, px, py, vx, vy, uncertainty, added, selected, announced in passed:
-            name = names[k]
-            predicted = predictions.get(name) if predictions else None
-            if not selected and predicted is None:
-                continue
-            # not announced: not running the cycle (or no longer), so it won't yield
-            reciprocates = name not in refusing and (announced or unannounced)
-            seen = make(((px, py), (vx, vy), radius_of(name), name, uncertainty,
-                         reciprocates, added))
+        radii = self.radius_of
+        # not announced: not running the cycle (or no longer), so it won't yield
+        perceived = make_neighbors(passed, names, keep, radii.listed, radii.heard(),
+                                   radii.default, refusing,
+                                   perception.unannounced_reciprocate, Neighbor)
+        if not predictions:
+            return perceived
+        for i, seen in enumerate(perceived):  # carried by what they said, where surer
+            predicted = predictions.get(seen.key)
             if predicted is not None:
-                s = rows.reading(k)
-                seen = perceive_neighbor_best(
-                    Neighbor(s.position, s.velocity, seen.radius, name,
-                             min(s.uncertainty, perception.max_uncertainty), reciprocates),
+                s = rows_of.reading(rows_of.index[seen.key])
+                perceived[i] = perceive_neighbor_best(
+                    Neighbor(s.position, s.velocity, seen.radius, seen.key,
+                             min(s.uncertainty, perception.max_uncertainty),
+                             seen.reciprocates),
                     max(0.0, now - s.stamp) + lag, max_speed, config.max_linear_accel,
                     perception.neighbor_timeout, predicted, now + lag,
                     config.max_angular_speed)
-            perceived.append(seen)
-        if predictions:  # the predicted ones chosen and ordered with the rest
-            return select_neighbors(state.position, perceived, config.neighbor_dist)
-        return perceived
+        # the predicted ones chosen and ordered with the rest
+        return select_neighbors(state.position, perceived, config.neighbor_dist)
 
     def _expect_reciprocity(self, command: Command, state: RobotState,
                             neighbors: List[Neighbor], now: float) -> None:
@@ -500,10 +493,7 @@ class RobotCycle:
         lines = command.output.neighbor_half_planes if command.output is not None else ()
         if not neighbors or len(lines) != len(neighbors):
             return
-        stamps, expect = self.observed, self.reciprocity.expect  # (each one's latest)
-        for neighbor, line in zip(neighbors, lines):
-            expect(neighbor.key, stamps[neighbor.key], line, state.velocity,
-                   neighbor.velocity, now)
+        self.reciprocity.expect_all(neighbors, self.observed, lines, state.velocity, now)
 
     def apply_directives(self, now: float) -> None:
         """Hand the supervisor's unexpired directives to the controller. Directives
@@ -565,7 +555,7 @@ class AerialCycle:
     config: ControllerConfig
     key: str = ""
     perception: PerceptionSettings = field(default_factory=PerceptionSettings)
-    radius_of: Callable[[str], float] = lambda name: 0.2
+    radius_of: NeighborRadii = field(default_factory=NeighborRadii)
 
     def __post_init__(self) -> None:
         from .aerial import AerialController  # aerial robots only

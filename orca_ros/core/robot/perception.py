@@ -20,12 +20,13 @@ from __future__ import annotations
 import collections
 import math
 from dataclasses import dataclass, field
-from typing import (Deque, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence,
-                    Tuple)
+from typing import (Callable, Deque, Dict, Iterable, List, Mapping, NamedTuple, Optional,
+                    Sequence, Tuple)
 
 from .state import Neighbor
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
+from ..orca import _orca2d
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,25 @@ class NeighborReading:
     def order(self) -> float:
         """What orders one sender's readings: its own stamp."""
         return self.stamp if self.sent is None else self.sent
+
+
+@dataclass
+class NeighborRadii:
+    """Each neighbour's radius by name (m): as ``listed`` (the robot's configuration:
+    orca_node's ``neighbor_radii``, a world's scenario), else as it announced itself
+    (``heard()``: the radii of the footprints heard, read once a cycle), else
+    ``default``. Called with a name, that radius; the cycle hands the three to C whole
+    (``_orca2d.make_neighbors``, :meth:`~.cycle.RobotCycle._perceived_neighbors`)."""
+
+    listed: Dict[str, float] = field(default_factory=dict)
+    heard: Callable[[], Dict[str, float]] = dict
+    default: float = 0.2
+
+    def __call__(self, name: str) -> float:
+        listed = self.listed.get(name)
+        if listed is not None:
+            return listed
+        return self.heard().get(name, self.default)
 
 
 def stopped_reading(reading: NeighborReading, now: float, command_validity: float,
@@ -189,34 +209,6 @@ def perceive_neighbor_best(neighbor: Neighbor, age: float, max_speed: float, max
     return min(from_odometry, from_prediction, key=lambda n: n.uncertainty)
 
 
-def reciprocity_violation(half_plane: HalfPlane, own_velocity: Vector2,
-                          neighbor_velocity_then: Vector2,
-                          neighbor_velocity_now: Vector2) -> float:
-    """How far a neighbour's new velocity lies outside its reciprocal ORCA half-plane (m/s).
-
-    Our half-plane ``ORCA_A|B`` passes through ``v_A + u/2`` with normal ``m``
-    (to the left of its direction). A neighbour B running ORCA keeps to
-    ``ORCA_B|A``: through ``v_B - u/2`` with normal ``-m`` (van den Berg et al.
-    2011, eq. 4 from B's side). The violation is
-    ``(v_B' - v_B + (v_A + u/2) - v_A) . m``: positive when B's new velocity
-    ``v_B'`` is outside its half-plane, for instance when B keeps its velocity
-    on a collision course (then it is ``|u|/2``).
-    """
-    mx, my = -half_plane.direction_y, half_plane.direction_x
-    half_u = (half_plane.point_x - own_velocity[0], half_plane.point_y - own_velocity[1])
-    return ((neighbor_velocity_now[0] - neighbor_velocity_then[0] + half_u[0]) * mx
-            + (neighbor_velocity_now[1] - neighbor_velocity_then[1] + half_u[1]) * my)
-
-
-@dataclass
-class _Expectation:
-    stamp: float
-    half_plane: HalfPlane
-    own_velocity: Vector2
-    neighbor_velocity: Vector2
-    judge_after: float  # the neighbour's answer is in its velocity measured after this
-
-
 @dataclass
 class ReciprocityMonitor:
     """Tells, per neighbour, whether it reciprocates, from how it answers our half-planes.
@@ -224,8 +216,15 @@ class ReciprocityMonitor:
     Each control period the robot hands over, per neighbour, the ORCA
     half-plane it built and the velocities it used (:meth:`expect`); when the
     neighbour's velocity measured after it could have answered comes
-    (:meth:`observe`), its :func:`reciprocity_violation` is judged. A
-    neighbour heard ``L`` s late (its data's age when the half-plane was built)
+    (:meth:`observe`), its violation is judged: our half-plane ``ORCA_A|B``
+    passes through ``v_A + u/2`` with normal ``m`` (to the left of its direction);
+    a neighbour B running ORCA keeps to ``ORCA_B|A``, through ``v_B - u/2`` with
+    normal ``-m`` (van den Berg et al. 2011, eq. 4 from B's side), so its violation
+    is ``(v_B' - v_B + (v_A + u/2) - v_A) . m``: positive when B's new velocity
+    ``v_B'`` is outside its half-plane, ``|u|/2`` when B keeps its velocity on a
+    collision course.
+
+    A neighbour heard ``L`` s late (its data's age when the half-plane was built)
     hears this robot about as late: its answer is looked for in its velocity
     measured ``L`` s after the half-plane was built, not in the next reading,
     which shows what it did before it could have heard anything (judged there,
@@ -237,6 +236,9 @@ class ReciprocityMonitor:
     ``ratio`` of the periods that required it; the flag lifts after
     ``release_after`` s without a violation. Neighbours named in ``declared``
     never reciprocate (e.g. robots of another fleet).
+
+    The tables are dicts by name; a period's expectations and answers are taken in C,
+    all neighbours at once (:meth:`expect_all`, :meth:`observe_all`).
     """
 
     tolerance: float
@@ -245,8 +247,10 @@ class ReciprocityMonitor:
     ratio: float = 0.6
     release_after: float = 4.0
     declared: frozenset = frozenset()
-    _pending: Dict[str, _Expectation] = field(default_factory=dict)
-    _history: Dict[str, Deque[Tuple[float, bool]]] = field(default_factory=dict)
+    # (stamp, half_plane, own_velocity, neighbor_velocity, judge_after): the neighbour's
+    # answer is in its velocity measured after judge_after
+    _pending: Dict[str, tuple] = field(default_factory=dict)
+    _history: Dict[str, List[Tuple[float, bool]]] = field(default_factory=dict)
     _violations: Dict[str, int] = field(default_factory=dict)  # the True ones in _history
     _flagged_at: Dict[str, float] = field(default_factory=dict)
 
@@ -255,12 +259,16 @@ class ReciprocityMonitor:
         """Our half-plane against ``name``, built at ``now`` (default ``stamp``) from its
         data of time ``stamp``: judged on its velocity measured after
         ``now + (now - stamp)``. One expectation per neighbour waits at a time."""
-        built = stamp if now is None else max(now, stamp)
-        pending = self._pending.get(name)
-        if pending is not None and built - pending.judge_after <= self.window:
-            return  # the one before still waits for its answer
-        self._pending[name] = _Expectation(stamp, half_plane, own_velocity, neighbor_velocity,
-                                           built + (built - stamp))
+        self.expect_all([Neighbor((0.0, 0.0), neighbor_velocity, 0.0, name)],
+                        {name: stamp}, [half_plane], own_velocity, now)
+
+    def expect_all(self, neighbors: Sequence[Neighbor], stamps: Mapping[str, float],
+                   half_planes: Sequence[HalfPlane], own_velocity: Vector2,
+                   now: Optional[float] = None) -> None:
+        """:meth:`expect` for each of ``neighbors`` with its half-plane (as many), its
+        data's stamp ``stamps[key]``."""
+        _orca2d.reciprocity_expect(self._pending, self.window, neighbors, stamps,
+                                   half_planes, own_velocity, now)
 
     @property
     def waiting(self) -> Mapping[str, object]:
@@ -270,27 +278,13 @@ class ReciprocityMonitor:
 
     def observe(self, name: str, stamp: float, velocity: Vector2) -> None:
         """``name``'s velocity measured at ``stamp``."""
-        expectation = self._pending.get(name)
-        if expectation is None or stamp <= expectation.judge_after:
-            return
-        del self._pending[name]
-        half_plane = expectation.half_plane
-        half_u = math.hypot(half_plane.point_x - expectation.own_velocity[0],
-                            half_plane.point_y - expectation.own_velocity[1])
-        if half_u <= self.tolerance:
-            return  # nothing was asked of it
-        violated = reciprocity_violation(half_plane, expectation.own_velocity,
-                                         expectation.neighbor_velocity, velocity) > self.tolerance
-        history = self._history.setdefault(name, collections.deque())
-        history.append((stamp, violated))
-        violations = self._violations.get(name, 0) + violated
-        while history and history[0][0] < stamp - self.window:
-            violations -= history.popleft()[1]
-        self._violations[name] = violations
-        if violations >= self.min_violations and violations >= self.ratio * len(history):
-            self._flagged_at[name] = stamp
-        if violated and name in self._flagged_at:
-            self._flagged_at[name] = stamp
+        self.observe_all([(name, stamp, velocity)])
+
+    def observe_all(self, judged: List[Tuple[str, float, Vector2]]) -> None:
+        """:meth:`observe` for each ``(name, stamp, velocity)``, in order."""
+        _orca2d.reciprocity_observe(judged, self._pending, self._history, self._violations,
+                                    self._flagged_at, self.tolerance, self.window,
+                                    self.min_violations, self.ratio)
 
     def reciprocates(self, name: str, now: float) -> bool:
         if name in self.declared:

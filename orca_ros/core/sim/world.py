@@ -39,7 +39,7 @@ from ..methods import LinkView, TetherView, method_names, world_spec
 from ..geometry.frames import world_to_body
 from ..geometry.obstacles import ObstacleVertex, build_obstacle_edges
 from ..robot.safety_filter import SafetyFilter
-from ..robot.perception import (NeighborReading, SharedPrediction)
+from ..robot.perception import NeighborRadii, NeighborReading, SharedPrediction
 from ..scenario.loader import AgentSpec, LinkSpec, Scenario
 
 CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
@@ -746,7 +746,7 @@ class World(ScenarioRun):
         self._previous_positions = self.positions.copy()
 
         roadmaps: Dict = {}  # shared: agents of one size share a roadmap
-        radius_of = {a.name: a.radius for a in agents}.get
+        radius_of = NeighborRadii({a.name: a.radius for a in agents})
         perception = options.perception_settings()
         self.cycles: List[RobotCycle] = []
         for agent in agents:

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..robot.aerial import AerialController, Neighbor3D
 from ..robot.cycle import AerialCycle, NeighborsNow, OwnReading
+from ..robot.perception import NeighborRadii
 from ..robot.state import RobotState
 from ..methods import method_names, world_spec
 from ..scenario.loader import Scenario
@@ -68,7 +69,7 @@ class World3D(ScenarioRun):
                                 for a in agents]
             self._backend = start_world_backend(options.method, self, dimensions=3)
         else:
-            radius_of = {a.name: a.radius for a in agents}.get
+            radius_of = NeighborRadii({a.name: a.radius for a in agents})
             perception = options.perception_settings()
             self.cycles = [AerialCycle(options.controller_config(a, scenario), key=a.name,
                                        perception=perception, radius_of=radius_of)

@@ -221,7 +221,7 @@ def test_a_negative_or_not_finite_speed_limit_is_refused():
 def test_a_neighbours_radius_is_listed_else_heard_else_the_default():
     robot = control(heard_radii={"b": 0.5, "c": 0.6}, neighbors=["a", "b"],
                     neighbor_radii=[0.7, 0.8], neighbor_radius=0.25)
-    assert [robot.neighbor_radius(n) for n in "abcd"] == [0.7, 0.8, 0.6, 0.25]
+    assert [robot.radii(n) for n in "abcd"] == [0.7, 0.8, 0.6, 0.25]
 
 
 def test_a_scan_in_the_shared_frame_adds_no_walls():

@@ -13,7 +13,8 @@ from orca_ros.core.robot.controller import RobotController
 from orca_ros.core.orca.orca2d import agent_orca_half_plane
 from orca_ros.core.robot.safety_filter import braking_speed, one_step_safety_half_plane
 from orca_ros.core.robot.perception import (OdometryGate, ReciprocityMonitor, perceive_neighbor,
-                                            position_uncertainty, reciprocity_violation)
+                                            position_uncertainty)
+from helpers.perception_reference import reciprocity_violation
 
 
 def permitted(line, v, tol=1e-9):

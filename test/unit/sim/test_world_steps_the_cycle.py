@@ -7,7 +7,7 @@ period after period; what only the cycle does (hold the robot for an invalid
 import pytest
 
 from orca_ros.core.robot.cycle import GoalState, OwnReading, RobotCycle
-from orca_ros.core.robot.perception import NeighborReading
+from orca_ros.core.robot.perception import NeighborRadii, NeighborReading
 from orca_ros.core.robot.state import RobotState
 from orca_ros.core.scenario.loader import parse_scenario
 from orca_ros.core.sim.world import World, WorldOptions
@@ -39,7 +39,7 @@ def _twin(world, index):
     radius = {a.name: a.radius for a in world.scenario.agents}
     cycle = RobotCycle(world.options.controller_config(agent, world.scenario), key=agent.name,
                        perception=world.options.perception_settings(),
-                       radius_of=radius.get, link_groups=world.scenario.links)
+                       radius_of=NeighborRadii(radius), link_groups=world.scenario.links)
     cycle.set_path(agent.waypoints)
     return cycle
 
@@ -115,7 +115,8 @@ def test_an_aerial_robot_in_the_3d_world_sends_what_its_cycle_fed_by_hand_sends(
     agent = world.scenario.agents[0]
     radius = {a.name: a.radius for a in world.scenario.agents}
     twin = AerialCycle(world.options.controller_config(agent, world.scenario), key=agent.name,
-                       perception=world.options.perception_settings(), radius_of=radius.get)
+                       perception=world.options.perception_settings(),
+                       radius_of=NeighborRadii(radius))
     twin.set_path(agent.waypoints)
     cycle = world.cycles[0]
     stepped = []
