@@ -185,7 +185,7 @@ def run_in_process(scenario_path: str, options: FleetOptions = FleetOptions(),
     import rclpy
     from rclpy.context import Context
 
-    from ..nodes.ros_common import make_executor
+    from ..nodes.ros_common import make_executor, share_clock
 
     attachments = list(attachments)
     plan = fleet_plan(scenario_path, options)
@@ -214,6 +214,8 @@ def run_in_process(scenario_path: str, options: FleetOptions = FleetOptions(),
         supervisor = next((n for n, spec in zip(nodes, plan)
                            if spec.executable == "supervisor_node"), None)
         executor = make_executor(context)
+        if shared:  # and one /clock subscription, as orca_robots' nodes
+            share_clock(list(robots.values()))
         for node in nodes:
             executor.add_node(node)
         record = sim.record

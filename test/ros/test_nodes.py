@@ -155,6 +155,38 @@ def test_orca_node_takes_a_waiting_clock_message_before_it_times_its_own_odometr
         assert clock_after(node, lambda: node._on_own_odom(odom(0.0, 0.0))) == 42_000_000_000
 
 
+def test_a_process_nodes_on_sim_time_share_one_clock_subscription(ros):
+    """:func:`~orca_ros.nodes.ros_common.share_clock`, as orca_robots runs it: of three
+    orca_nodes on simulated time one subscribes to /clock, and a clock message sets
+    every node's clock, also one taken by a node's own catch_up_clock."""
+    from rosgraph_msgs.msg import Clock
+
+    from orca_ros.nodes.neighbor_odometry import NeighborOdometry
+    from orca_ros.nodes.ros_common import catch_up_clock, share_clock
+
+    shared = NeighborOdometry()
+    nodes = [ros.add(OrcaNode(context=ros.context, namespace=name, neighbor_odometry=shared,
+                              parameter_overrides=params(use_sim_time=True)))
+             for name in ("r1", "r2", "r3")]
+    tester = ros.node("tester")
+    assert ros.spin_until(lambda: tester.count_subscribers("/clock") == 3)
+    assert share_clock(nodes) == 2
+    assert ros.spin_until(lambda: tester.count_subscribers("/clock") == 1)
+    clock = tester.create_publisher(Clock, "/clock", 10)
+    wait_for_reader(clock)
+    msg = Clock()
+    msg.clock.sec = 7
+    clock.publish(msg)
+    assert ros.spin_until(lambda: all(n.get_clock().now().nanoseconds == 7_000_000_000
+                                      for n in nodes))
+    msg.clock.sec = 8
+    clock.publish(msg)
+    time.sleep(0.3)  # (delivered to the reader, which no executor takes from)
+    assert nodes[2].get_clock().now().nanoseconds == 7_000_000_000
+    catch_up_clock(nodes[2])  # the shared subscription's message, taken by the third node
+    assert all(n.get_clock().now().nanoseconds == 8_000_000_000 for n in nodes)
+
+
 @pytest.mark.parametrize("sim_time", [True, False])
 def test_on_sim_time_a_neighbours_state_is_aged_by_its_stamp_however_long_it_waited(ros,
                                                                                     sim_time):
