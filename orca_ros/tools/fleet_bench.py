@@ -108,8 +108,14 @@ class PlanProcesses:
     shutdown_s: float = 0.0
 
     def start(self, callback_cpu: Optional[str] = None) -> None:
-        """Start every process; ``callback_cpu``: the folder the robot processes write
-        their callbacks' CPU to (:mod:`orca_ros.nodes.callback_cpu`)."""
+        """Start every process, in the plan's folder; ``callback_cpu``: the folder the
+        robot processes write their callbacks' CPU to (:mod:`orca_ros.nodes.callback_cpu`).
+
+        In the folder, not where the bench was started: a process runs ``python -c``,
+        which imports first from its working directory, so started in a checkout it
+        would run that checkout's code whatever ``PYTHONPATH`` says (as launch's
+        processes would not)."""
+        self.folder = os.path.abspath(self.folder)
         grace = shutdown_grace(len(self.specs))
         env = {**os.environ, **shutdown_environment(str(grace))}
         env.pop(CALLBACK_CPU_ENVIRONMENT, None)
@@ -121,6 +127,7 @@ class PlanProcesses:
             with log:
                 self.procs.append(subprocess.Popen(process_command(spec, self.folder),
                                                    stdout=log, stderr=subprocess.STDOUT,
+                                                   cwd=self.folder,
                                                    env=timed if _is_robot_process(spec)
                                                    else env))
 

@@ -115,10 +115,13 @@ def _time_robot_cycle(agent, neighbors, edges, kinematics: str, repeats: int) ->
     neighbours' readings perceived, the preferred velocity with guidance round the walls,
     the safety filter, ORCA and, for a unicycle, tracking), on a case of
     :func:`random_step_case`, its goal 8 m ahead; the first call, which builds what lasts
-    (guidance's roadmap), is not timed."""
+    (guidance's roadmap), is not timed. The readings come as orca_node hands them over:
+    rows of arrays (:class:`~orca_ros.core.robot.readings.Readings`), written as the
+    messages came, not in the cycle."""
     from ..core.robot.config import ControllerConfig
     from ..core.robot.cycle import OwnReading, RobotCycle
     from ..core.robot.perception import NeighborReading
+    from ..core.robot.readings import Readings
     from ..core.robot.state import RobotState
 
     config = ControllerConfig(radius=agent.radius, max_speed=agent.max_speed, pref_speed=1.2,
@@ -128,8 +131,9 @@ def _time_robot_cycle(agent, neighbors, edges, kinematics: str, repeats: int) ->
                               time_horizon_obst=agent.time_horizon_obst, kinematics=kinematics)
     cycle = RobotCycle(config, key="robot")
     cycle.set_path([(8.0, 0.0)])
-    readings = {f"n{k}": NeighborReading(0.0, n.position, n.velocity, announced=True)
-                for k, n in enumerate(neighbors)}
+    readings = Readings.of({f"n{k}": NeighborReading(0.0, n.position, n.velocity,
+                                                     announced=True)
+                            for k, n in enumerate(neighbors)})
     vx, vy = agent.velocity
     own = OwnReading(RobotState(agent.position, agent.velocity, math.atan2(vy, vx),
                                 math.hypot(vx, vy), 0.0), 0.0)

@@ -62,3 +62,21 @@ def test_a_process_that_dies_leaves_the_end_of_its_log_in_the_row(tmp_path, monk
     assert logs["orca_robots_0"].startswith("hello\nthe stack")  # (a fault handler's after)
     last = (tmp_path / "orca_robots_0_.log").read_text().splitlines()[-1]
     assert processes.failed_logs(lines=1) == {"orca_robots_0": last}
+
+
+def test_the_processes_run_in_the_plan_folder(tmp_path, monkeypatch):
+    """``python -c`` imports first from its working directory: started in a checkout, a
+    robot process would run that checkout's code whatever ``PYTHONPATH`` says."""
+    import sys
+
+    from orca_ros.tools import fleet_bench
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plan").mkdir()
+    monkeypatch.setattr(fleet_bench, "process_command", lambda spec, folder: [
+        sys.executable, "-c", "import os; print(os.getcwd())"])
+    processes = fleet_bench.PlanProcesses([NodeSpec("orca_robots", "r0")], "plan")
+    processes.start()
+    processes.procs[0].wait(timeout=30)
+    assert (tmp_path / "plan" / "r0_.log").read_text().strip() == \
+        str(tmp_path / "plan")
