@@ -699,11 +699,10 @@ def _signal(process: HostProcess, signum: int) -> None:
         pass
 
 
-def _tail(path: str, chars: int = 1500) -> str:
-    try:
-        return pathlib.Path(path).read_text(encoding="utf-8", errors="replace")[-chars:]
-    except OSError:
-        return "(no log)"
+def _tail(path: str) -> str:
+    from .observer import log_tail
+
+    return log_tail(path, 20) or "(no log)"
 
 
 def _observer_entry(report: Dict[str, Any]) -> Dict[str, Any]:

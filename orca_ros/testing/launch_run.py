@@ -44,7 +44,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Deque, Dict, List, Optional, Tuple
 
-from .observer import read_status, start_observer, stop_observer, wait_ready, write_json
+from .observer import (log_tail, read_status, start_observer, stop_observer, wait_ready,
+                       write_json)
 
 PACKAGE = "orca_ros"
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -386,8 +387,8 @@ def _run_in(folder: str, launch_path: pathlib.Path, arguments: List[Tuple[str, s
                               pose_topic=pose_topic_of(arguments))
     try:
         if not wait_ready(status_path, observer):
-            raise SetupError(f"the observer did not start: "
-                             f"{pathlib.Path(folder, 'observer.log').read_text()[-2000:]}")
+            raise SetupError("the observer did not start: "
+                             + log_tail(os.path.join(folder, "observer.log")))
         started = time.monotonic()
         record, stopper, code, shutdown_s = run_launch(launch_path, arguments, status_path,
                                                        wall_limit, sigterm_timeout)

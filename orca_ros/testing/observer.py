@@ -539,6 +539,16 @@ def wait_ready(status_path: str, proc: subprocess.Popen, timeout: float = 30.0) 
     return False
 
 
+def log_tail(path, lines: int = 40) -> str:
+    """The last ``lines`` lines of a process's log ('' when it cannot be read): what a
+    harness shows of a process that did not start, or died (a crash's stack)."""
+    try:
+        text = pathlib.Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
 def read_status(status_path: str) -> Optional[Dict[str, object]]:
     try:
         return json.loads(pathlib.Path(status_path).read_text(encoding="utf-8"))

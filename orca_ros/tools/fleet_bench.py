@@ -42,7 +42,8 @@ from ..fleet.launch import shutdown_environment
 from ..nodes.callback_cpu import ENVIRONMENT as CALLBACK_CPU_ENVIRONMENT, callback_rows
 from ..fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, NodeSpec, fleet_plan,
                           process_plan, shutdown_grace, truth_topic)
-from ..testing.observer import read_status, start_observer, stop_observer, wait_ready
+from ..testing.observer import (log_tail, read_status, start_observer, stop_observer,
+                                wait_ready)
 from ..core.scenario.builders import circle_scenario_yaml
 
 POLL = 0.5  # wall seconds between looks at the observer's status
@@ -161,15 +162,6 @@ class PlanProcesses:
                 for name, code in self.exit_codes.items() if code and name in self.logs}
 
 
-def log_tail(path: pathlib.Path, lines: int = LOG_TAIL_LINES) -> str:
-    """The last ``lines`` lines of a process's log ('' when it cannot be read)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
-
-
 def _process_name(spec: NodeSpec) -> str:
     return f"{spec.namespace}/{spec.name}".lstrip("/")
 
@@ -216,8 +208,8 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
     processes = PlanProcesses(specs, folder)
     try:
         if not wait_ready(status_path, observer):
-            raise RuntimeError("the observer did not start: " + pathlib.Path(
-                folder, f"observer_{robots}.log").read_text()[-2000:])
+            raise RuntimeError("the observer did not start: " + log_tail(
+                os.path.join(folder, f"observer_{robots}.log")))
         started = time.monotonic()
         cpu_folder = os.path.join(folder, f"callback_cpu_{robots}") if callback_cpu else None
         processes.start(cpu_folder)
