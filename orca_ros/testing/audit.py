@@ -159,10 +159,17 @@ class StampAudit:
                  goal_tolerance: Mapping[str, float],
                  polygons: Sequence[Sequence[Sequence[float]]] = (), settle: float = 3.0,
                  occupancy=None,
-                 history: int = 10000, track_before: int = 30, track_after: int = 10) -> None:
+                 history: int = 10000, track_before: int = 30, track_after: int = 10,
+                 route=None) -> None:
         """``track_before``/``track_after``: compared stamps kept before a pair's first
-        contact and added after it, in :attr:`Contact.track`."""
+        contact and added after it, in :attr:`Contact.track`. ``route``: the robots'
+        :class:`~orca_ros.core.sim.metrics.RouteProgress`, in the order of ``radii``
+        (a robot is then at its goal only once past its waypoints; None: no waypoints)."""
         self.radii = dict(radii)
+        self.route = route
+        self.route_row = {name: k for k, name in enumerate(self.radii)}
+        self.last_leg = {name: route is None or route.index[k] == route.last[k]
+                         for name, k in self.route_row.items()}
         self.goals = {n: np.asarray(g, dtype=float) for n, g in goals.items()}
         self.goal_tolerance = dict(goal_tolerance)
         self.polygons = [np.asarray(p, dtype=float) for p in polygons]
@@ -198,7 +205,9 @@ class StampAudit:
         pose = (float(x), float(y)) if z is None else (float(x), float(y), float(z))
         if robot not in self.latest or stamp_ns >= self.latest[robot][0]:
             self.latest[robot] = (stamp_ns, pose)
-        if robot not in self.reached_goal and \
+        if not self.last_leg[robot]:
+            self.last_leg[robot] = self.route.on_last_leg(self.route_row[robot], pose)
+        if robot not in self.reached_goal and self.last_leg[robot] and \
                 math.dist(pose, self.goals[robot]) <= self.goal_tolerance[robot]:
             self.reached_goal.add(robot)
         if stamp_ns in self.done_set:
@@ -259,9 +268,10 @@ class StampAudit:
 
     # -- output ------------------------------------------------------------
     def arrived(self) -> List[str]:
-        """Robots within goal tolerance at their latest stamp: at their goals now."""
-        return sorted(n for n, (_, xy) in self.latest.items()
-                      if math.dist(xy, self.goals[n]) <= self.goal_tolerance[n])
+        """Robots within goal tolerance at their latest stamp, past their waypoints: at
+        their goals now."""
+        return sorted(n for n, (_, xy) in self.latest.items() if self.last_leg[n]
+                      and math.dist(xy, self.goals[n]) <= self.goal_tolerance[n])
 
     def report(self) -> Dict[str, object]:
         arrived = self.arrived()

@@ -48,7 +48,8 @@ import numpy as np
 from .audit import TOUCH, StampAudit
 from ..core.geometry.vectors import point_segment_distance
 from ..core.scenario.loader import LinkSpec, Scenario, load_scenario, resolve_scenario
-from ..core.sim.motion_quality import RobotTrack, fleet_motion_quality, run_motion_summary
+from ..core.sim.motion_quality import (RobotTrack, RouteProgress, fleet_motion_quality,
+                                      run_motion_summary)
 
 ODOM_DEPTH = 50
 STATUS_PERIOD = 1.0  # wall seconds between status files
@@ -154,7 +155,8 @@ def audit_for(scenario: Scenario) -> StampAudit:
                             polygons=[p.vertices for p in scenario.obstacles]
                             + [(e.a, e.b) for e in scenario.mat_edges]
                             + [p.vertices for p in scenario.unmapped_obstacles],
-                            occupancy=scenario.occupancy, links=scenario.links)
+                            occupancy=scenario.occupancy, links=scenario.links,
+                            route=RouteProgress.of(scenario))
 
 
 class Watch:

@@ -1,7 +1,8 @@
 """``orca-ros bench-ros``: a fleet through real ROS 2 nodes, in processes as launch runs them.
 
 For each fleet size, N robots on a circle swap to antipodes
-(:func:`~orca_ros.core.scenario.builders.circle_scenario_yaml`). The node plan is
+(:func:`~orca_ros.core.scenario.builders.circle_scenario_yaml`, or in pairs over a floor,
+``--layout pairs``). The node plan is
 the launch files' (:func:`~orca_ros.fleet.plan.fleet_plan`, split by
 :func:`~orca_ros.fleet.plan.process_plan` into ``robots_per_process`` orca_nodes
 per ``orca_robots`` process, 1 = one process per orca_node), started as
@@ -44,7 +45,7 @@ from ..fleet.plan import (DEFAULT_ROBOTS_PER_PROCESS, FleetOptions, NodeSpec, fl
                           process_plan, shutdown_grace, truth_topic)
 from ..testing.observer import (log_tail, read_status, start_observer, stop_observer,
                                 wait_ready)
-from ..core.scenario.builders import circle_scenario_yaml
+from ..core.scenario.builders import FLEET_LAYOUTS
 
 POLL = 0.5  # wall seconds between looks at the observer's status
 SIGKILL_AFTER = 5.0  # s after SIGTERM, launch's sigkill_timeout
@@ -175,7 +176,8 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
              control_trigger: Optional[str] = None,
              neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
              robot_parameters: tuple = (), engine: str = "kinematic",
-             callback_cpu: bool = False, tracks: bool = False) -> Dict[str, object]:
+             callback_cpu: bool = False, tracks: bool = False,
+             layout: str = "circle") -> Dict[str, object]:
     """One fleet size: start, watch until all arrive or ``wall_limit``, stop; the row.
     ``control_trigger``: the orca_nodes' (default: the fleet plan's, ``odom``);
     ``neighbor_cell_size``: theirs (m; 0: each neighbour's odom topic); ``odom_frame``:
@@ -186,9 +188,10 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
     ``callback_cpu``: the row's ``callback_cpu`` says where the robot processes' CPU
     went, callback by callback (:func:`~orca_ros.nodes.callback_cpu.callback_rows`, over
     each process's whole life); ``tracks``: the observer writes every pose it heard to
-    ``tracks_<robots>.csv`` in ``folder``."""
-    scenario = pathlib.Path(folder, f"circle_{robots}.yaml")
-    scenario.write_text(circle_scenario_yaml(robots), encoding="utf-8")
+    ``tracks_<robots>.csv`` in ``folder``; ``layout``: the robots swap on a circle or in
+    pairs spread over a floor (:data:`~orca_ros.core.scenario.builders.FLEET_LAYOUTS`)."""
+    scenario = pathlib.Path(folder, f"{layout}_{robots}.yaml")
+    scenario.write_text(FLEET_LAYOUTS[layout](robots), encoding="utf-8")
     overrides = () if control_trigger is None else (("control_trigger", control_trigger),)
     if neighbor_cell_size:
         overrides += (("neighbor_cell_size", float(neighbor_cell_size)),)
@@ -255,7 +258,8 @@ def run_size(robots: int, robots_per_process: int, folder: str, wall_limit: floa
             [json.loads(path.read_text()) for path in pathlib.Path(cpu_folder).glob("*.json")
              if int(path.stem) in pids], robots)
     return {
-        "robots": robots, "robots_per_process": robots_per_process, "processes": len(specs),
+        "robots": robots, "layout": layout, "robots_per_process": robots_per_process,
+        "processes": len(specs),
         "control_trigger": next(s.parameters.get("control_trigger", "timer") for s in plan
                                 if s.executable == "orca_node"),
         "neighbor_cell_size": float(neighbor_cell_size), "odom_frame": odom_frame,
@@ -305,7 +309,8 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
                    progress=None, control_trigger: Optional[str] = None,
                    neighbor_cell_size: float = 0.0, odom_frame: str = "shared",
                    robot_parameters: tuple = (), engine: str = "kinematic",
-                   callback_cpu: bool = False) -> List[Dict[str, object]]:
+                   callback_cpu: bool = False, layout: str = "circle"
+                   ) -> List[Dict[str, object]]:
     """:func:`run_size` for each fleet size in turn (files in ``keep``, the observer's
     tracks among them, or a temporary folder)."""
     rows = []
@@ -315,7 +320,8 @@ def plan_benchmark(counts: Sequence[int], robots_per_process: int = DEFAULT_ROBO
         for count in counts:
             row = run_size(count, robots_per_process, folder, wall_limit, speed_factor,
                            kinematics, control_trigger, neighbor_cell_size, odom_frame,
-                           robot_parameters, engine, callback_cpu, tracks=keep is not None)
+                           robot_parameters, engine, callback_cpu, tracks=keep is not None,
+                           layout=layout)
             rows.append(row)
             if progress is not None:
                 progress(row)
@@ -331,17 +337,18 @@ def _percent(value, digits: int = 1) -> str:
 
 
 def format_plan_table(rows: Sequence[Dict[str, object]], target_hz: float = 10.0) -> str:
-    lines = [f"| robots | per process | neighbour cells m | odom frame | processes | arrived "
+    lines = [f"| robots | layout | per process | neighbour cells m | odom frame | processes "
+             "| arrived "
              f"| colliding pairs | all heard s | all discovered s | wall s "
              f"| control Hz (target {target_hz:g}) | late cycles | odom→cmd_vel p50 ms "
              "| p99 ms | cycle CPU p99 ms | real-time factor | neighbour odom msgs/s "
              "| CPU per robot "
              "| RSS per robot MB | fleet_sim CPU | expired commands | non-zero exits |",
-             "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+             "|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
              "---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(
-            f"| {r['robots']} | {r['robots_per_process']} "
+            f"| {r['robots']} | {r.get('layout', 'circle')} | {r['robots_per_process']} "
             f"| {r.get('neighbor_cell_size') or '-'} | {r.get('odom_frame', 'shared')} "
             f"| {r['processes']} "
             f"| {_cell(r['arrived'])}/{r['robots']} | {_cell(r['colliding_pairs'])} "

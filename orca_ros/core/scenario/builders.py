@@ -1,7 +1,8 @@
 """Scenarios built in code: robots on a circle (fleet timing), dense crowds past blocks,
 any scenario with linked pairs added, and aerial robots in 3D.
 
-``orca-ros bench-ros`` runs :func:`circle_scenario_yaml`; the README's crowd
+``orca-ros bench-ros`` runs :func:`circle_scenario_yaml` (or :func:`pairs_scenario_yaml`,
+``--layout pairs``); the README's crowd
 table runs :func:`block_crowd_scenario` (written to YAML, then ``orca-ros bench``);
 ``orca-ros link-pairs`` writes :func:`with_link_pairs`. The built-in 3D scenarios
 ``sphere_swap_3d`` and ``two_layers_crossing_3d`` were written by
@@ -31,6 +32,40 @@ def circle_scenario_yaml(robots: int, radius_m: float = 0.2, speed: float = 0.5,
         lines.append(f"  - {{name: r{k}, start: [{x:.4f}, {y:.4f}], goal: [{-x:.4f}, {-y:.4f}]}}")
     lines.append("obstacles: []")
     return "\n".join(lines) + "\n"
+
+
+def pairs_scenario_yaml(robots: int, spacing_m: float = 12.0, swap_m: float = 4.0,
+                        legs: int = 5, radius_m: float = 0.2, speed: float = 0.5,
+                        time_step: float = 0.1, max_time: float = 120.0) -> str:
+    """A scenario: ``robots`` robots in pairs spread over a floor, the pairs' centres on a
+    square grid ``spacing_m`` apart, each pair swapping across ``swap_m`` and back,
+    ``legs`` crossings in all, about 10 s each (an odd robot crosses alone). With the
+    circle's 4 m ``neighbor_dist`` a robot meets its partner only, where on the circle
+    every robot meets every other at the centre: the floor where neighbour cells
+    (``neighbor_cell_size``) should pay."""
+    pairs = (robots + 1) // 2
+    side = max(1, math.ceil(math.sqrt(pairs)))
+    lines = [f"name: pairs_{robots}", f"time_step: {time_step}", f"max_time: {max_time}",
+             "on_goal: stay",
+             f"defaults: {{radius: {radius_m}, max_speed: {speed}, pref_speed: {speed * 0.8}, "
+             "neighbor_dist: 4.0, max_neighbors: 10, time_horizon: 3.0, time_horizon_obst: 1.0}",
+             "agents:"]
+    half = 0.5 * swap_m
+    for k in range(robots):
+        pair, second = divmod(k, 2)
+        cx, cy = spacing_m * (pair % side), spacing_m * (pair // side)
+        dy = 0.1 if second else -0.1  # (not exactly head-on)
+        x0, x1 = (cx + half, cx - half) if second else (cx - half, cx + half)
+        ends = [f"[{(x1, x0)[leg % 2]:.4f}, {cy + dy:.4f}]" for leg in range(legs)]
+        waypoints = f", waypoints: [{', '.join(ends[:-1])}]" if legs > 1 else ""
+        lines.append(f"  - {{name: r{k}, start: [{x0:.4f}, {cy + dy:.4f}]{waypoints}, "
+                     f"goal: {ends[-1]}}}")
+    lines.append("obstacles: []")
+    return "\n".join(lines) + "\n"
+
+
+FLEET_LAYOUTS = {"circle": circle_scenario_yaml, "pairs": pairs_scenario_yaml}
+"""``orca-ros bench-ros --layout``: the scenario of N robots each builds."""
 
 
 BLOCK_CROWDS = ("stream", "cross", "converge")

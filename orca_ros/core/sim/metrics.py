@@ -18,7 +18,7 @@ from scipy.spatial import cKDTree
 from ..geometry.polygons import PolygonIndex, points_polygon_signed_distance
 from ..methods.links import disc_crosses_moving_segment
 from ..scenario.loader import Scenario
-from .motion_quality import MotionQuality, RobotTrack, fleet_motion_quality
+from .motion_quality import MotionQuality, RobotTrack, RouteProgress, fleet_motion_quality
 
 INDEXED_OUTLINES = 64
 """Above this many walls, each robot is judged only against those a spatial index finds
@@ -203,6 +203,7 @@ class FleetRecord:
         self.radii = np.array([a.radius for a in scenario.agents])
         self.goals = np.array([a.goal for a in scenario.agents], dtype=float)
         self.goal_tolerance = np.array([scenario.goal_tolerance_of(a) for a in scenario.agents])
+        self.route = RouteProgress.of(scenario)  # at a goal only once past the waypoints
         self.obstacles = [np.array(w) for w in scenario.solid_outlines]
         self.ledger = CollisionLedger(occupancy=scenario.occupancy)
         self.link_ledger = LinkLedger()
@@ -230,7 +231,8 @@ class FleetRecord:
             self.link_ledger.update(self.trajectory[-1], positions, self.radii, self.names,
                                     np.ones(len(self.names), dtype=bool), self.link_pairs,
                                     self.link_group)
-        self.at_goal_now = np.linalg.norm(positions - self.goals, axis=1) <= self.goal_tolerance
+        self.at_goal_now = (np.linalg.norm(positions - self.goals, axis=1)
+                            <= self.goal_tolerance) & self.route.on_last_legs(positions)
         self.arrival_time[self.at_goal_now & np.isnan(self.arrival_time)] = sim_time
         self.trajectory.append(positions)
         self.frame_times.append(sim_time)

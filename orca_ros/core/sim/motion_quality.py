@@ -374,6 +374,47 @@ class DistancesOnGrid:
         return field[free_rows, free_cols]
 
 
+class RouteProgress:
+    """Each robot's progress along its scenario route, for judging arrival from poses
+    alone: the waypoint it heads for moves on past each waypoint but the goal that the
+    robot comes within ``waypoint_tolerance`` of, in order, as its own path following
+    moves on (:meth:`~orca_ros.core.robot.preferred_velocity.FollowsWaypoints.current_target`).
+    A robot is at its goal only on its last leg: a route that passes its goal's point
+    before its end (a shuttle back and forth, a loop) has not arrived there."""
+
+    def __init__(self, routes: Sequence[Sequence[Sequence[float]]],
+                 tolerances: Sequence[float]) -> None:
+        self.routes = [np.asarray(r, dtype=float) for r in routes]
+        self.tolerances = list(tolerances)
+        self.index = [0] * len(self.routes)
+        self.last = [len(r) - 1 for r in self.routes]
+        self.moving_on = [k for k, last in enumerate(self.last) if last > 0]
+
+    @classmethod
+    def of(cls, scenario, names: Optional[Sequence[str]] = None) -> "RouteProgress":
+        """The routes of ``scenario``'s robots (a :class:`~orca_ros.core.scenario.loader.Scenario`;
+        of ``names``, in that order)."""
+        agents = scenario.agents if names is None else [scenario.agent(n) for n in names]
+        return cls([a.waypoints for a in agents],
+                   [scenario.waypoint_tolerance_of(a) for a in agents])
+
+    def on_last_leg(self, k: int, position: Sequence[float]) -> bool:
+        """Robot ``k`` at ``position``: moved on past what it passed; whether it heads
+        for its goal."""
+        route, index, last = self.routes[k], self.index[k], self.last[k]
+        while index < last and math.dist(position, route[index]) <= self.tolerances[k]:
+            index += 1
+        self.index[k] = index
+        return index == last
+
+    def on_last_legs(self, positions: np.ndarray) -> np.ndarray:
+        """:meth:`on_last_leg` for every robot at once (``positions``: (N, D))."""
+        for k in self.moving_on:
+            if self.index[k] < self.last[k]:
+                self.on_last_leg(k, positions[k])
+        return np.array(self.index) == np.array(self.last)
+
+
 def remaining_path_length(positions: np.ndarray, waypoints: Sequence[Sequence[float]],
                           waypoint_tolerance: float,
                           round_walls: Optional[DistancesRoundWalls] = None) -> np.ndarray:

@@ -623,10 +623,11 @@ class ScenarioRun:
         return result
 
     def at_goal_count(self) -> int:
-        """Agents within their goal tolerance of their final goal now (an agent taken
-        out on arrival, ``on_goal: remove``, counts as there)."""
+        """Agents within their goal tolerance of their final goal now, having arrived
+        (a route that passes its goal's point before its end has not arrived there; an
+        agent taken out on arrival, ``on_goal: remove``, counts as there)."""
         near = np.linalg.norm(self.positions - self._goals, axis=1) <= self._goal_tolerance
-        return int(np.sum(near | ~self.active))
+        return int(np.sum((near & ~np.isnan(self.arrival_time)) | ~self.active))
 
     def result(self, wall_time: float) -> RunResult:
         arrived = ~np.isnan(self.arrival_time)

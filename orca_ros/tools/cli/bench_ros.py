@@ -38,6 +38,10 @@ def add_parser(sub) -> None:
                            help="the orca_nodes' neighbor_cell_size: neighbours' odometry "
                            "from the floor's squares of M m near each robot (default 0: "
                            "each neighbour's odom topic)")
+    bench_ros.add_argument("--layout", choices=("circle", "pairs"), default="circle",
+                           help="the robots swap places on a circle (default: all meet at "
+                           "its centre) or in pairs spread over a floor 12 m apart (each "
+                           "meets its partner only: where neighbour cells pay)")
     bench_ros.add_argument("--in-process", action="store_true",
                            help="every node in this one process instead, for --duration sim s")
     bench_ros.add_argument("--duration", type=POSITIVE, default=20.0,
@@ -68,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
         if args.callback_cpu:
             return refused("bench-ros", ValueError("--callback-cpu counts the robot "
                                                    "processes' callbacks, not --in-process"))
+        if args.layout != "circle":
+            return refused("bench-ros", ValueError("--layout pairs runs with the nodes in "
+                                                   "their processes, not --in-process"))
         from ..timing import format_ros_table, ros_fleet_benchmark
 
         rows = ros_fleet_benchmark(args.robots, duration=args.duration,
@@ -99,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                               args.speed_factor, args.kinematics, args.keep, progress,
                               args.control_trigger, args.neighbor_cell_size,
                               args.odom_frame, robot_parameters, args.engine,
-                              args.callback_cpu)
+                              args.callback_cpu, layout=args.layout)
         print(format_plan_table(rows))
         if args.callback_cpu:
             from ...nodes.callback_cpu import callback_table

@@ -62,3 +62,41 @@ def test_where_robots_leave_at_their_goals_arriving_is_enough():
     record.record(1.0, [(5.0, 0.0), (4.0, 2.0)])
     record.record(2.0, [(5.6, 0.0), (5.0, 2.0)])
     assert all_held(record, scenario)
+
+
+SHUTTLE = """
+name: shuttle
+time_step: 0.1
+max_time: 30.0
+on_goal: stay
+defaults: {radius: 0.2, max_speed: 0.5, pref_speed: 0.4}
+agents:
+- {name: a, start: [0.0, 0.0], waypoints: [[4.0, 0.0], [0.0, 0.0]], goal: [4.0, 0.0]}
+"""
+
+
+def test_a_robot_whose_route_passes_its_goal_has_not_arrived_there_until_its_last_leg():
+    """A shuttle (out, back, out again) is at its goal's point after its first leg: that
+    is not arriving, for fleet_sim's record nor the independent observer (a bench-ros run
+    of robots shuttling in pairs stopped after three legs of five, all "at their goals")."""
+    from orca_ros.testing.observer import audit_for
+
+    scenario = parse_scenario(yaml.safe_load(SHUTTLE))
+    record, audit = FleetRecord(scenario, [(0.0, 0.0)]), audit_for(scenario)
+    for t, x in ((1.0, 4.0), (2.0, 0.1), (3.0, 3.95)):
+        record.record(t, [(x, 0.0)])
+        audit.add("a", int(t * 1e9), x, 0.0)
+        expected = t == 3.0  # out (at the goal's point), back, out again
+        assert (record.arrived, record.at_goal) == (int(expected), int(expected))
+        assert (audit.arrived() == ["a"]) is expected
+        assert ("a" in audit.reached_goal) is expected
+
+
+def test_in_the_world_a_shuttle_is_at_its_goal_only_after_its_last_leg():
+    scenario = parse_scenario(yaml.safe_load(SHUTTLE))
+    world = World(scenario, WorldOptions())
+    world.step()
+    world.positions[0] = (4.0, 0.0)  # out: on the goal's point, the way back still to go
+    assert world.at_goal_count() == 0 and not world.all_arrived
+    result = world.run()
+    assert result.reached == 1 and result.at_goal_at_end == 1
