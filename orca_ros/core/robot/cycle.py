@@ -449,14 +449,14 @@ class RobotCycle:
         perception = self.perception
         max_speed = self.neighbor_max_speed
         predictions = self.predictions if perception.share_predictions else {}
-        rows_of = Readings.of(readings)
-        names = rows_of.names
+        rows = Readings.of(readings)
+        names = rows.names
         keep = None
         if predictions:  # never passed over: where it said it will be counts
             keep = bytes(name in predictions for name in names)
         lag = config.command_lag
         x, y = state.position
-        passed = perceive_rows(rows_of.data, names, x, y, now, lag, max_speed,
+        passed = perceive_rows(rows.data, names, x, y, now, lag, max_speed,
                                config.max_linear_accel, perception.neighbor_timeout,
                                config.neighbor_dist, perception.max_uncertainty, keep)
         reciprocity = self.reciprocity  # the new readings judged first
@@ -474,7 +474,7 @@ class RobotCycle:
         for i, seen in enumerate(perceived):  # carried by what they said, where surer
             predicted = predictions.get(seen.key)
             if predicted is not None:
-                s = rows_of.reading(rows_of.index[seen.key])
+                s = rows.reading(rows.index[seen.key])
                 perceived[i] = perceive_neighbor_best(
                     Neighbor(s.position, s.velocity, seen.radius, seen.key,
                              min(s.uncertainty, perception.max_uncertainty),
