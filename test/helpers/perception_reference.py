@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import collections
 import math
-from dataclasses import dataclass, field
-from typing import Deque, Dict, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import List, Mapping, Optional, Sequence
 
 from orca_ros.core.geometry.types import Vector2
+from orca_ros.core.robot import perception
 from orca_ros.core.robot.perception import perceive_neighbor, select_neighbors
 from orca_ros.core.robot.readings import (ANNOUNCED, STAMP, UNCERTAINTY, VX, VY, X, Y)
 from orca_ros.core.geometry.linprog import HalfPlane
@@ -154,41 +155,11 @@ class _Expectation:
     judge_after: float  # the neighbour's answer is in its velocity measured after this
 
 
-@dataclass
-class ReciprocityMonitor:
-    """Reference of :class:`orca_ros.core.robot.perception.ReciprocityMonitor`, whose
-    ``expect`` and ``observe`` are C (``_orca2d.reciprocity_expect``,
-    ``reciprocity_observe``); unchanged but for these lines. Tells, per neighbour,
-    whether it reciprocates, from how it answers our half-planes.
-
-    Each control period the robot hands over, per neighbour, the ORCA
-    half-plane it built and the velocities it used (:meth:`expect`); when the
-    neighbour's velocity measured after it could have answered comes
-    (:meth:`observe`), its :func:`reciprocity_violation` is judged. A
-    neighbour heard ``L`` s late (its data's age when the half-plane was built)
-    hears this robot about as late: its answer is looked for in its velocity
-    measured ``L`` s after the half-plane was built, not in the next reading,
-    which shows what it did before it could have heard anything (judged there,
-    robots whose states are relayed with some delay flag each other in turn).
-    An expectation waits until judged, or ``window`` s. Only periods in which
-    reciprocating was required count (``|u|/2 > tolerance``). A neighbour is
-    flagged when, within the last ``window`` s, at least ``min_violations``
-    such periods saw a violation above ``tolerance`` and they are at least
-    ``ratio`` of the periods that required it; the flag lifts after
-    ``release_after`` s without a violation. Neighbours named in ``declared``
-    never reciprocate (e.g. robots of another fleet).
-    """
-
-    tolerance: float
-    window: float = 2.0
-    min_violations: int = 4
-    ratio: float = 0.6
-    release_after: float = 4.0
-    declared: frozenset = frozenset()
-    _pending: Dict[str, _Expectation] = field(default_factory=dict)
-    _history: Dict[str, Deque[Tuple[float, bool]]] = field(default_factory=dict)
-    _violations: Dict[str, int] = field(default_factory=dict)  # the True ones in _history
-    _flagged_at: Dict[str, float] = field(default_factory=dict)
+class ReciprocityMonitor(perception.ReciprocityMonitor):
+    """Reference of :class:`orca_ros.core.robot.perception.ReciprocityMonitor`'s
+    ``expect`` and ``observe``, which are C (``_orca2d.reciprocity_expect``,
+    ``reciprocity_observe``): their former Python, unchanged (its expectations
+    :class:`_Expectation` objects, its histories deques); the rest is the package's."""
 
     def expect(self, name: str, stamp: float, half_plane: HalfPlane, own_velocity: Vector2,
                neighbor_velocity: Vector2, now: Optional[float] = None) -> None:
@@ -231,33 +202,3 @@ class ReciprocityMonitor:
             self._flagged_at[name] = stamp
         if violated and name in self._flagged_at:
             self._flagged_at[name] = stamp
-
-    def reciprocates(self, name: str, now: float) -> bool:
-        if name in self.declared:
-            return False
-        flagged = self._flagged_at.get(name)
-        if flagged is None:
-            return True
-        if now - flagged > self.release_after:
-            del self._flagged_at[name]
-            return True
-        return False
-
-    def refusing(self, now: float) -> frozenset:
-        """The names that do not reciprocate at ``now`` (:meth:`reciprocates` false):
-        the declared and those flagged within ``release_after``; the older flags lift.
-        One set for a whole cycle's neighbours."""
-        flagged = self._flagged_at
-        if not flagged:
-            return self.declared
-        for name in [n for n, at in flagged.items() if now - at > self.release_after]:
-            del flagged[name]
-        return self.declared.union(flagged)
-
-    def forget(self, name: str) -> None:
-        for table in (self._pending, self._history, self._violations, self._flagged_at):
-            table.pop(name, None)
-
-    @property
-    def flagged(self) -> Tuple[str, ...]:
-        return tuple(sorted(set(self._flagged_at) | set(self.declared)))
