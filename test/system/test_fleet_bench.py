@@ -36,7 +36,7 @@ def test_bench_ros_runs_the_fleet_in_processes_and_reports_each_figure(tmp_path,
     assert 0.0 < row["cycle_cpu_ms_p99"] <= row["latency_ms_p99"]
     assert 0.0 <= row["expired_command_share"] < 0.05  # fleet_sim's own count, reported
     assert row["neighbor_cell_size"] == cells
-    assert f"| 3 | 2 | {cells or '-'} | shared | 4 | 3/3 | 0 |" in run.stdout
+    assert f"| 3 | circle | 2 | {cells or '-'} | shared | 4 | 3/3 | 0 |" in run.stdout
 
 
 def test_bench_ros_says_where_the_robot_processes_cpu_went(tmp_path):
