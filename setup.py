@@ -21,9 +21,14 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
-# ORCA's hot path (RVO2's computeNewVelocity) in C: orca_ros/core/orca/_orca2d.c.
-# Plain C against the Python C API; needs a C compiler and the Python headers.
-EXTENSIONS = [Extension("orca_ros.core.orca._orca2d", ["orca_ros/core/orca/_orca2d.c"])]
+# The robot cycle's hot path in C, plain C against the Python C API (a C compiler and
+# the Python headers): ORCA (RVO2's computeNewVelocity), perception and the safety
+# filter in orca_ros/core/orca/_orca2d.c; the preferred velocity's geometry in
+# orca_ros/core/robot/_guidance.c. Both use Python's arithmetic from orca_ros/core/pymath.h.
+SHARED_C = {"include_dirs": ["orca_ros/core"], "depends": ["orca_ros/core/pymath.h"]}
+EXTENSIONS = [Extension("orca_ros.core.orca._orca2d", ["orca_ros/core/orca/_orca2d.c"], **SHARED_C),
+              Extension("orca_ros.core.robot._guidance", ["orca_ros/core/robot/_guidance.c"],
+                        **SHARED_C)]
 
 # ROS 2 from PyPI wheels, for machines without a ROS install. Users of a
 # system ROS 2 (apt, source) install without this extra.

@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pymath.h"
+
 #define RVO_EPSILON 1e-5              /* parallel-line threshold (RVO2's RVO_EPSILON) */
 #define TINY_LENGTH 0x1p-400          /* below this, squares of components may be subnormal */
 #define RESCALE 0x1p600               /* exact: a power of two */
@@ -1707,99 +1709,16 @@ py_set_half_plane_type(PyObject *module, PyObject *cls)
 /* The one-step safety filter (orca_ros/core/robot/safety_filter.py: SafetyFilter's
    within_one_step and half_planes, one_step_safety_half_plane, least_retreat,
    braking_speed, one_step_obstacle_half_plane, edge_distance), in the order of
-   operations of the Python reference in test/helpers/safety_reference.py. Python's
-   min(a, b) and max(a, b) keep a unless b is strictly smaller or larger; so do these. */
+   operations of the Python reference in test/helpers/safety_reference.py, with Python's
+   min, max and hypot (py_min, py_max, py_hypot: orca_ros/core/pymath.h). */
 
 #define SAFETY_TIE_EPSILON 1e-12
-
-/* math.hypot(x, y) as CPython (3.10 and later) computes it (mathmodule.c's vector_norm:
-   an exact square, compensated sums, a corrected square root), so that the lengths here
-   are Python's to the last bit; the C library's hypot may round differently. */
-static double
-py_hypot(double x, double y)
-{
-    double vec[2] = {fabs(x), fabs(y)};
-    double max = 0.0;
-    int found_nan = 0;
-    for (int i = 0; i < 2; i++) {
-        found_nan |= isnan(vec[i]);
-        if (vec[i] > max) {
-            max = vec[i];
-        }
-    }
-    if (isinf(max)) {
-        return max;
-    }
-    if (found_nan) {
-        return NAN;
-    }
-    if (max == 0.0) {
-        return max;
-    }
-    int max_e;
-    frexp(max, &max_e);
-    double tiny = 1.0;
-    if (max_e < -1023) {
-#if PY_VERSION_HEX >= 0x030C0000
-        /* subnormal: scaled up first, as vector_norm recurses (3.12 and later) */
-        vec[0] /= DBL_MIN;
-        vec[1] /= DBL_MIN;
-        max /= DBL_MIN;
-        tiny = DBL_MIN;
-        frexp(max, &max_e);
-#else
-        /* subnormal: divided by the largest, as vector_norm does (3.10, 3.11) */
-        double csum = 1.0, frac = 0.0;
-        for (int i = 0; i < 2; i++) {
-            double v = vec[i] / max;
-            v = v * v;
-            double old = csum;
-            csum += v;
-            frac += (old - csum) + v;
-        }
-        return max * sqrt(csum - 1.0 + frac);
-#endif
-    }
-    double scale = ldexp(1.0, -max_e);
-    double csum = 1.0, frac1 = 0.0, frac2 = 0.0;
-    for (int i = 0; i < 2; i++) {
-        double v = vec[i] * scale;
-        double hi = v * v;
-        double lo = fma(v, v, -hi);             /* exact square: hi + lo */
-        double sum = csum + hi;
-        frac2 += (csum - sum) + hi;             /* exact sum: csum >= hi */
-        csum = sum;
-        frac1 += lo;
-    }
-    double h = sqrt(csum - 1.0 + (frac1 + frac2));
-    double hi = -h * h;
-    double lo = fma(-h, h, -hi);
-    double sum = csum + hi;
-    frac2 += (csum - sum) + hi;
-    csum = sum;
-    frac1 += lo;
-    double rest = csum - 1.0 + (frac1 + frac2);
-    h += rest / (2.0 * h);
-    return tiny * (h / scale);
-}
 
 typedef struct {
     double time_step, horizon, tracking_error, max_speed;
     double braking;                   /* braking_accel, when has_braking */
     int has_braking;
 } SafetyParams;
-
-static double
-py_max(double a, double b)
-{
-    return b > a ? b : a;
-}
-
-static double
-py_min(double a, double b)
-{
-    return b < a ? b : a;
-}
 
 /* SafetyFilter.closing_distance */
 static double

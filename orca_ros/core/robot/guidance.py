@@ -30,7 +30,7 @@ import numpy as np
 from ..geometry.obstacles import ObstacleVertex
 from ..geometry.segment_index import SegmentIndex, closest_points_on_segments
 from ..geometry.types import Vector2
-from ..geometry.vectors import closest_point_on_segment, point_segment_distance
+from . import _guidance
 
 SIGHT_LINE = 1e-9
 """Clearance (m) of a line that merely must not cross or touch a wall."""
@@ -502,99 +502,11 @@ def detour_around_discs(position: Vector2, target: Vector2,
     leave no room on either side of the ``blocker`` itself (the disc the straight
     line meets first), the robot stands in a passage too narrow to pass it, and the
     answer says so (``walled``: the caller may give way). Returns a :class:`Detour`,
-    or None when the way is clear or the cluster surrounds the robot.
+    or None when the way is clear or the cluster surrounds the robot. Ties go to the
+    disc listed first and to the clockwise way. In C (``_guidance.detour_around_discs``).
     """
     px, py = position
     tx, ty = target
-    centres = [(float(d[0][0]), float(d[0][1])) for d in discs]
-    radii = [float(d[1]) for d in discs]
-    blocking = [i for i, (c, r) in enumerate(zip(centres, radii))
-                if math.dist(c, target) > r and point_segment_distance(c, position, target) < r]
-    if not blocking:
-        return None
-    blocker = min(blocking, key=lambda i: math.dist(position, centres[i]) - radii[i])
-    cluster, frontier = set(blocking), list(blocking)
-    while frontier:
-        i = frontier.pop()
-        for j in range(len(centres)):
-            if j not in cluster and math.dist(centres[i], centres[j]) < radii[i] + radii[j]:
-                cluster.add(j)
-                frontier.append(j)
-    bearing = math.atan2(ty - py, tx - px)
-    low, high = math.inf, -math.inf
-    low_disc = high_disc = -1
-    for i in cluster:
-        cx, cy = centres[i]
-        distance = math.hypot(cx - px, cy - py)
-        if distance < 1e-12:
-            return None
-        half = math.pi / 2 if distance <= radii[i] else math.asin(radii[i] / distance)
-        relative = math.atan2(cy - py, cx - px) - bearing
-        relative = math.atan2(math.sin(relative), math.cos(relative))
-        if relative - half < low:
-            low, low_disc = relative - half, i
-        if relative + half > high:
-            high, high_disc = relative + half, i
-    if high - low >= 1.9 * math.pi:
-        return None
-    ways = {}
-    for way, angle, i in ((-1, low, low_disc), (1, high, high_disc)):
-        cx, cy = centres[i]
-        distance = math.hypot(cx - px, cy - py)
-        reach = math.sqrt(max(distance * distance - radii[i] * radii[i], 0.0))
-        heading = bearing + angle
-        wx, wy = px + reach * math.cos(heading), py + reach * math.sin(heading)
-        ox, oy = wx - cx, wy - cy
-        norm = math.hypot(ox, oy)
-        if norm > 1e-12:
-            wx, wy = wx + offset * ox / norm, wy + offset * oy / norm
-        length = math.hypot(wx - px, wy - py) + math.hypot(tx - wx, ty - wy)
-        ways[way] = ((wx, wy), length, _shut_by_a_wall(position, (cx, cy), radii[i], (wx, wy),
-                                                       walls, clearance))
-    if not all(way[2] for way in ways.values()):
-        ways = {s: way for s, way in ways.items() if not way[2]}
-    walled = _walls_either_side(centres[blocker], bearing, radii[blocker] + clearance, walls)
-    if side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
-        return Detour(ways[side][0], side, walled, blocker)
-    way = min(ways, key=lambda s: ways[s][1])
-    return Detour(ways[way][0], way, walled, blocker)
-
-
-def _walls_either_side(centre: Vector2, bearing: float, reach: float,
-                       walls: Sequence[tuple]) -> bool:
-    """Whether walls come within ``reach`` of ``centre`` beside it on both sides, across
-    the direction ``bearing`` (rad) the robot is heading in: their nearest points lie
-    more across that direction than along it. (Ahead or behind, the two faces of one
-    corner fall on either side of a line aimed at the corner: robots round a block's
-    corner in rvo2_blocks backed out of a 20 m lane.)"""
-    ux, uy = math.cos(bearing), math.sin(bearing)
-    sides = set()
-    for a, b in walls:
-        (wx, wy), _ = closest_point_on_segment(centre, a, b)
-        dx, dy = wx - centre[0], wy - centre[1]
-        if math.hypot(dx, dy) < reach:
-            across, along = ux * dy - uy * dx, ux * dx + uy * dy
-            if abs(across) > abs(along):
-                sides.add(across > 0.0)
-    return len(sides) == 2
-
-
-def _shut_by_a_wall(position: Vector2, centre: Vector2, radius: float, waypoint: Vector2,
-                    walls: Sequence[tuple], clearance: float) -> bool:
-    """Whether a wall leaves the robot at ``position`` no room to pass the disc
-    (``centre``, ``radius``: where the robot's centre may not go) on the side of its
-    ``waypoint``: the wall's nearest point is nearer the centre than ``radius +
-    clearance``, and on the waypoint's side of the line from the robot through the
-    centre. (Judged by the side of the waypoint as seen from the centre instead, a
-    speck beside a robot parked in an aisle shut both ways at once, both were then
-    taken as open, and a unicycle pressed on into the shut one for good.)"""
-    px, py = position
-    cx, cy = centre
-    ax, ay = cx - px, cy - py
-    side = ax * (waypoint[1] - py) - ay * (waypoint[0] - px)
-    for a, b in walls:
-        (wx, wy), _ = closest_point_on_segment(centre, a, b)
-        if math.hypot(wx - cx, wy - cy) < radius + clearance and \
-                (ax * (wy - py) - ay * (wx - px)) * side > 0.0:
-            return True
-    return False
+    way = _guidance.detour_around_discs(  # (its Python: test/helpers/guidance_reference.py)
+        px, py, tx, ty, discs, side, offset, walls, clearance)
+    return None if way is None else Detour((way[0], way[1]), way[2], way[3], way[4])

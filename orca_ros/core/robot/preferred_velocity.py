@@ -30,6 +30,7 @@ import numpy as np
 from ..geometry.obstacles import ObstacleEdges, ObstacleVertex
 from ..geometry.segment_index import BRUTE_FORCE_SEGMENTS, point_segment_distance
 from ..geometry.types import Vector2
+from . import _guidance
 from .guidance import (MAP_EDGES, SIGHT_LINE, Detour, VisibilityRoadmap, WallQueries,
                        detour_around_discs, guidance_walls, unplanned_walls)
 from .navigation_grid import NavigationGrid
@@ -424,29 +425,11 @@ def door_share(c, key: str, doors: Sequence[Vector2], position: Vector2, heading
     robot). A robot in the door itself goes on. The order is by name because both
     robots see both names the same way; an order by distance to the door can change as
     they move and leave both waiting. Measured: doc/results.md, "Doors one robot wide".
-    A function, not a part with state: the turn is decided afresh each period."""
-    if not len(doors):
-        return 1.0
-    if min(math.dist(position, door) for door in doors) < c.radius:
-        return 1.0  # in a door (of the nodes across a thick door, near any): go on
-    radius = c.avoidance_radius(c.radius)
-    reach, hold = 6.0 * radius, 3.0 * radius
-    share = 1.0
-    for door in doors:
-        ox, oy = door[0] - position[0], door[1] - position[1]
-        own = math.hypot(ox, oy)
-        if own > reach or ox * heading[0] + oy * heading[1] <= 0.0:
-            continue  # no door ahead
-        for other in traffic:
-            position_o, velocity_o, key_o = other
-            tx, ty = door[0] - position_o[0], door[1] - position_o[1]
-            theirs = math.hypot(tx, ty)
-            closing = (tx * velocity_o[0] + ty * velocity_o[1]) / max(theirs, 1e-9)
-            first = theirs < c.radius or (key_o < key and theirs <= reach
-                                          and closing > DOOR_CLOSING_SHARE * c.pref_speed)
-            if first:
-                share = min(share, max(0.0, min(1.0, (own - hold) / hold)))
-    return share
+    A function, not a part with state: the turn is decided afresh each period.
+    In C (``_guidance.door_share``)."""
+    return _guidance.door_share(  # (its Python: test/helpers/guidance_reference.py)
+        key, doors, position[0], position[1], heading[0], heading[1], traffic, c.radius,
+        c.avoidance_radius(c.radius), c.pref_speed, DOOR_CLOSING_SHARE)
 
 
 @dataclass
@@ -542,7 +525,7 @@ class PreferredVelocity(FollowsWaypoints):
         the robot is at its goal, counted as a period of this path (``periods``, and
         ``goal_reached`` once it is). ``c``: the effective configuration."""
         pref = self.compute(c, state, edges, self.standing(c, state, own_radius, neighbors, views),
-                            [(n.position, n.velocity, n.key) for n in neighbors])
+                            neighbors)
         self.periods += 1
         arrived = self.at_goal(state.position)
         self.goal_reached = self.goal_reached or arrived
@@ -554,9 +537,10 @@ class PreferredVelocity(FollowsWaypoints):
         """Towards the current waypoint (or guidance corner) at ``pref_speed``, with the
         behaviours that keep-right brings (:meth:`_when_stuck`: the clocks, the margin,
         the way round the ``standing`` robots, ``(centre, combined radius)``), slowed
-        before a door another robot of ``traffic`` (``position``, ``velocity``, ``key``)
-        goes through first, turned by keep-right and the stall escape. ``c``: the
-        effective configuration."""
+        before a door another robot of ``traffic`` (the neighbours: anything with a
+        ``position``, ``velocity`` and ``key``, as :class:`~.state.Neighbor`) goes through
+        first, turned by keep-right and the stall escape. ``c``: the effective
+        configuration."""
         position = state.position
         target = self.current_target(position)
         guided = target is not None and not c.strict and c.guidance and bool(edges)
@@ -575,9 +559,11 @@ class PreferredVelocity(FollowsWaypoints):
         if distance < 1e-12:
             return (0.0, 0.0)
         speed = min(c.pref_speed, distance / c.time_step)
-        if guided and traffic:
-            speed *= door_share(c, self.key, self.guidance.planner(self.config, edges).door_nodes,
-                                position, (dx / distance, dy / distance), traffic)
+        doors = self.guidance.planner(self.config, edges).door_nodes if guided and traffic \
+            else ()
+        if len(doors):
+            speed *= door_share(c, self.key, doors, position, (dx / distance, dy / distance),
+                                [(n.position, n.velocity, n.key) for n in traffic])
         px, py = dx / distance * speed, dy / distance * speed
         if not keep_right:
             return (px, py)

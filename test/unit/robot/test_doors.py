@@ -9,7 +9,7 @@ from orca_ros.core.geometry.types import Polygon
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.guidance import VisibilityRoadmap
 from orca_ros.core.robot.preferred_velocity import PreferredVelocity, door_share
-from orca_ros.core.robot.state import RobotState
+from orca_ros.core.robot.state import Neighbor, RobotState
 from orca_ros.core.scenario.loader import parse_scenario
 from orca_ros.core.sim.world import World, WorldOptions
 
@@ -78,7 +78,8 @@ def _speed(key, position, traffic):
     config, path = _doorway_path(key)
     edges = build_obstacle_edges([Polygon(v) for v in CORRIDOR])
     state = RobotState(position, (0.0, 0.0), heading=0.0)
-    return math.hypot(*path.compute(config, state, edges, (), traffic))
+    neighbors = [Neighbor(p, v, RADIUS, k) for p, v, k in traffic]
+    return math.hypot(*path.compute(config, state, edges, (), neighbors))
 
 
 def test_a_robot_waits_short_of_a_door_for_the_robot_whose_name_sorts_first():

@@ -1,0 +1,500 @@
+/*
+ * The preferred velocity's per-period geometry in C: the way round robots standing in
+ * the way (orca_ros/core/robot/guidance.py: detour_around_discs) and the turn at doors
+ * one robot wide (orca_ros/core/robot/preferred_velocity.py: door_share). The Python
+ * modules document the rules and call into this one; test/helpers/guidance_reference.py
+ * keeps the former Python, which the tests compare this against value for value: the
+ * same operations in the same order, with Python's min, max and hypot (pymath.h).
+ *
+ * Built with floating-point contraction off (setup.py), as Python rounds each operation.
+ * Bad input raises TypeError or ValueError naming the argument; nothing here keeps a
+ * reference to its input after the call.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "pymath.h"
+
+#define NEAR_ZERO 1e-12               /* a disc at the robot's centre; no offset direction */
+#define ROUND_FULL (1.9 * M_PI)       /* a cluster this wide surrounds the robot */
+#define SHORT_SEGMENT 1e-18           /* a segment this short (squared) is its first point */
+
+/* ------------------------------------------------------------------------------------ */
+/* Reading Python input                                                                  */
+
+/* (x, y) from a sequence of two numbers; ``what`` names it in the error. */
+static int
+read_pair(PyObject *obj, double *x, double *y, const char *what, Py_ssize_t index)
+{
+    PyObject *pair = PySequence_Fast(obj, "");
+    if (pair == NULL || PySequence_Fast_GET_SIZE(pair) != 2) {
+        Py_XDECREF(pair);
+        PyErr_Clear();
+        if (index >= 0) {
+            PyErr_Format(PyExc_TypeError, "%s[%zd] must hold (x, y) pairs", what, index);
+        } else {
+            PyErr_Format(PyExc_TypeError, "%s must be an (x, y) pair", what);
+        }
+        return -1;
+    }
+    *x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(pair, 0));
+    if (!PyErr_Occurred()) {
+        *y = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(pair, 1));
+    }
+    Py_DECREF(pair);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* A number argument. */
+static int
+read_double(PyObject *obj, double *out, const char *name)
+{
+    *out = PyFloat_AsDouble(obj);
+    if (*out == -1.0 && PyErr_Occurred()) {
+        PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
+/* Segments (a, b) of points: 4 numbers each into a new array (*out, free it), or -1. */
+static Py_ssize_t
+read_segments(PyObject *obj, double **out, const char *name)
+{
+    PyObject *fast = PySequence_Fast(obj, "");
+    if (fast == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of (a, b) segments", name);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    double *s = PyMem_Malloc(sizeof(double) * 4 * (size_t)(n ? n : 1));
+    if (s == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *segment = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, i), "");
+        int ok = segment != NULL && PySequence_Fast_GET_SIZE(segment) == 2;
+        if (!ok) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s[%zd] must be an (a, b) segment", name, i);
+        }
+        ok = ok && read_pair(PySequence_Fast_GET_ITEM(segment, 0), s + 4 * i, s + 4 * i + 1,
+                             name, i) == 0
+                && read_pair(PySequence_Fast_GET_ITEM(segment, 1), s + 4 * i + 2,
+                             s + 4 * i + 3, name, i) == 0;
+        Py_XDECREF(segment);
+        if (!ok) {
+            PyMem_Free(s);
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    *out = s;
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Geometry, as orca_ros/core/geometry/vectors.py                                        */
+
+/* closest_point_on_segment(p, a, b): the point of segment a-b nearest to p. */
+static void
+closest_point(double x, double y, const double *segment, double *qx, double *qy)
+{
+    double ax = segment[0], ay = segment[1];
+    double abx = segment[2] - ax, aby = segment[3] - ay;
+    double length_sq = abx * abx + aby * aby;
+    double s = length_sq < SHORT_SEGMENT ? 0.0
+        : py_min(1.0, py_max(0.0, ((x - ax) * abx + (y - ay) * aby) / length_sq));
+    *qx = ax + s * abx;
+    *qy = ay + s * aby;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* detour_around_discs                                                                   */
+
+/* Whether a wall leaves no room to pass the disc (cx, cy, radius) on the side of the
+   waypoint (wx, wy), seen from (px, py) (guidance.py's former _shut_by_a_wall). */
+static int
+shut_by_a_wall(double px, double py, double cx, double cy, double radius, double wx,
+               double wy, const double *walls, Py_ssize_t n_walls, double clearance)
+{
+    double ax = cx - px, ay = cy - py;
+    double side = ax * (wy - py) - ay * (wx - px);
+    for (Py_ssize_t k = 0; k < n_walls; k++) {
+        double qx, qy;
+        closest_point(cx, cy, walls + 4 * k, &qx, &qy);
+        if (py_hypot(qx - cx, qy - cy) < radius + clearance
+                && (ax * (qy - py) - ay * (qx - px)) * side > 0.0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether walls come within reach of (cx, cy) on both sides across ``bearing``
+   (guidance.py's former _walls_either_side). */
+static int
+walls_either_side(double cx, double cy, double bearing, double reach, const double *walls,
+                  Py_ssize_t n_walls)
+{
+    double ux = cos(bearing), uy = sin(bearing);
+    int left = 0, right = 0;
+    for (Py_ssize_t k = 0; k < n_walls; k++) {
+        double qx, qy;
+        closest_point(cx, cy, walls + 4 * k, &qx, &qy);
+        double dx = qx - cx, dy = qy - cy;
+        if (py_hypot(dx, dy) < reach) {
+            double across = ux * dy - uy * dx, along = ux * dx + uy * dy;
+            if (fabs(across) > fabs(along)) {
+                if (across > 0.0) {
+                    left = 1;
+                } else {
+                    right = 1;
+                }
+            }
+        }
+    }
+    return left && right;
+}
+
+typedef struct {
+    double wx, wy, length;
+    int shut;
+} Way;
+
+PyDoc_STRVAR(detour_around_discs_doc,
+"detour_around_discs(px, py, tx, ty, discs, side, offset, walls, clearance)\n"
+"    -> None or (wx, wy, side, walled, blocker)\n\n"
+"guidance.detour_around_discs: discs are (centre, radius, ...) with centre an (x, y)\n"
+"pair, walls (a, b) segments of (x, y) pairs. Ties go to the lower disc index and to\n"
+"the clockwise way.");
+
+static PyObject *
+py_detour_around_discs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double px, py, tx, ty, offset, clearance;
+    if (nargs != 9) {
+        PyErr_Format(PyExc_TypeError, "detour_around_discs() takes 9 positional arguments "
+                     "(%zd given)", nargs);
+        return NULL;
+    }
+    long side = PyLong_AsLong(args[5]);
+    if (side == -1 && PyErr_Occurred()) {
+        PyErr_SetString(PyExc_TypeError, "side must be an integer");
+        return NULL;
+    }
+    if (read_double(args[0], &px, "px") < 0 || read_double(args[1], &py, "py") < 0
+            || read_double(args[2], &tx, "tx") < 0 || read_double(args[3], &ty, "ty") < 0
+            || read_double(args[6], &offset, "offset") < 0
+            || read_double(args[8], &clearance, "clearance") < 0) {
+        return NULL;
+    }
+    PyObject *discs = PySequence_Fast(args[4], "discs must be a sequence of (centre, radius)");
+    if (discs == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(discs);
+    double *walls = NULL;
+    double *disc = PyMem_Malloc(sizeof(double) * 3 * (size_t)(n ? n : 1));
+    int *in_cluster = PyMem_Calloc((size_t)(n ? n : 1), sizeof(int));
+    Py_ssize_t *frontier = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n ? n : 1));
+    PyObject *result = NULL;
+    if (disc == NULL || in_cluster == NULL || frontier == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = PySequence_Fast(PySequence_Fast_GET_ITEM(discs, i), "");
+        int ok = d != NULL && PySequence_Fast_GET_SIZE(d) >= 2;
+        if (!ok) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "discs[%zd] must be (centre, radius, ...)", i);
+        }
+        ok = ok && read_pair(PySequence_Fast_GET_ITEM(d, 0), disc + 3 * i, disc + 3 * i + 1,
+                             "discs", i) == 0
+                && read_double(PySequence_Fast_GET_ITEM(d, 1), disc + 3 * i + 2,
+                               "a disc's radius") == 0;
+        Py_XDECREF(d);
+        if (!ok) {
+            goto done;
+        }
+        if (disc[3 * i + 2] < 0.0) {
+            PyErr_Format(PyExc_ValueError, "discs[%zd] has a negative radius (%g)", i,
+                         disc[3 * i + 2]);
+            goto done;
+        }
+    }
+    Py_ssize_t n_walls = read_segments(args[7], &walls, "walls");
+    if (n_walls < 0) {
+        goto done;
+    }
+    /* The discs the straight line crosses that do not hold the target; the first met. */
+    Py_ssize_t blocker = -1, stack = 0;
+    double nearest = 0.0;
+    double abx = tx - px, aby = ty - py, length_sq = abx * abx + aby * aby;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double cx = disc[3 * i], cy = disc[3 * i + 1], r = disc[3 * i + 2];
+        double s = length_sq < SHORT_SEGMENT ? 0.0
+            : py_min(1.0, py_max(0.0, ((cx - px) * abx + (cy - py) * aby) / length_sq));
+        if (py_hypot(cx - tx, cy - ty) > r
+                && py_hypot(cx - (px + s * abx), cy - (py + s * aby)) < r) {
+            double key = py_hypot(px - cx, py - cy) - r;
+            if (blocker < 0 || key < nearest) {
+                blocker = i;
+                nearest = key;
+            }
+            in_cluster[i] = 1;
+            frontier[stack++] = i;
+        }
+    }
+    if (blocker < 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    /* The cluster: discs closer together than their two radii, joined. */
+    while (stack > 0) {
+        Py_ssize_t i = frontier[--stack];
+        for (Py_ssize_t j = 0; j < n; j++) {
+            if (!in_cluster[j] && py_hypot(disc[3 * i] - disc[3 * j],
+                                           disc[3 * i + 1] - disc[3 * j + 1])
+                    < disc[3 * i + 2] + disc[3 * j + 2]) {
+                in_cluster[j] = 1;
+                frontier[stack++] = j;
+            }
+        }
+    }
+    /* Its angular extent seen from the robot, from the bearing of the target. */
+    double bearing = atan2(ty - py, tx - px);
+    double low = INFINITY, high = -INFINITY;
+    Py_ssize_t low_disc = -1, high_disc = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!in_cluster[i]) {
+            continue;
+        }
+        double cx = disc[3 * i], cy = disc[3 * i + 1], r = disc[3 * i + 2];
+        double distance = py_hypot(cx - px, cy - py);
+        if (distance < NEAR_ZERO) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        double half = distance <= r ? M_PI / 2 : asin(r / distance);
+        double relative = atan2(cy - py, cx - px) - bearing;
+        relative = atan2(sin(relative), cos(relative));
+        if (relative - half < low) {
+            low = relative - half;
+            low_disc = i;
+        }
+        if (relative + half > high) {
+            high = relative + half;
+            high_disc = i;
+        }
+    }
+    if (high - low >= ROUND_FULL) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    /* The two ways round: to the tangent point of the bounding disc, pushed out. */
+    Way ways[2];
+    double angles[2] = {low, high};
+    Py_ssize_t bounds[2] = {low_disc < 0 ? n - 1 : low_disc, high_disc < 0 ? n - 1 : high_disc};
+    for (int k = 0; k < 2; k++) {
+        double cx = disc[3 * bounds[k]], cy = disc[3 * bounds[k] + 1];
+        double r = disc[3 * bounds[k] + 2];
+        double distance = py_hypot(cx - px, cy - py);
+        double reach = sqrt(py_max(distance * distance - r * r, 0.0));
+        double heading = bearing + angles[k];
+        double wx = px + reach * cos(heading), wy = py + reach * sin(heading);
+        double ox = wx - cx, oy = wy - cy;
+        double norm = py_hypot(ox, oy);
+        if (norm > NEAR_ZERO) {
+            wx = wx + offset * ox / norm;
+            wy = wy + offset * oy / norm;
+        }
+        ways[k].wx = wx;
+        ways[k].wy = wy;
+        ways[k].length = py_hypot(wx - px, wy - py) + py_hypot(tx - wx, ty - wy);
+        ways[k].shut = shut_by_a_wall(px, py, cx, cy, r, wx, wy, walls, n_walls, clearance);
+    }
+    /* Ways shut by a wall are closed, unless both are. */
+    int open[2] = {1, 1};
+    if (!(ways[0].shut && ways[1].shut)) {
+        open[0] = !ways[0].shut;
+        open[1] = !ways[1].shut;
+    }
+    int walled = walls_either_side(disc[3 * blocker], disc[3 * blocker + 1], bearing,
+                                   disc[3 * blocker + 2] + clearance, walls, n_walls);
+    /* The side already taken while still open and not much longer; else the shorter. */
+    int k = -1;
+    if (side == -1 || side == 1) {
+        int own = side == 1, other = !own;
+        if (open[own] && (!open[other] || ways[own].length <= 1.5 * ways[other].length)) {
+            k = own;
+        }
+    }
+    if (k < 0) {
+        k = !open[0] ? 1 : (!open[1] ? 0 : (ways[1].length < ways[0].length ? 1 : 0));
+    }
+    result = Py_BuildValue("(ddiOn)", ways[k].wx, ways[k].wy, k ? 1 : -1,
+                           walled ? Py_True : Py_False, blocker);
+done:
+    Py_DECREF(discs);
+    PyMem_Free(walls);
+    PyMem_Free(disc);
+    PyMem_Free(in_cluster);
+    PyMem_Free(frontier);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* door_share                                                                            */
+
+PyDoc_STRVAR(door_share_doc,
+"door_share(key, doors, px, py, hx, hy, traffic, radius, avoidance_radius,\n"
+"           pref_speed, closing_share) -> float\n\n"
+"preferred_velocity.door_share: doors (x, y) points, traffic (position, velocity, key)\n"
+"triples; radius and avoidance_radius the robot's (ControllerConfig.avoidance_radius).");
+
+static PyObject *
+py_door_share(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double px, py, hx, hy, radius, avoidance, pref_speed, closing_share;
+    if (nargs != 11) {
+        PyErr_Format(PyExc_TypeError, "door_share() takes 11 positional arguments "
+                     "(%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *key = args[0];
+    if (read_double(args[2], &px, "px") < 0 || read_double(args[3], &py, "py") < 0
+            || read_double(args[4], &hx, "hx") < 0 || read_double(args[5], &hy, "hy") < 0
+            || read_double(args[7], &radius, "radius") < 0
+            || read_double(args[8], &avoidance, "avoidance_radius") < 0
+            || read_double(args[9], &pref_speed, "pref_speed") < 0
+            || read_double(args[10], &closing_share, "closing_share") < 0) {
+        return NULL;
+    }
+    PyObject *doors = PySequence_Fast(args[1], "doors must be a sequence of (x, y) points");
+    if (doors == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(doors);
+    PyObject *traffic = NULL;
+    double *door = NULL, *other = NULL;
+    double share = 1.0;
+    if (n == 0) {
+        goto answer;
+    }
+    door = PyMem_Malloc(sizeof(double) * 2 * (size_t)n);
+    if (door == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    double nearest = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (read_pair(PySequence_Fast_GET_ITEM(doors, i), door + 2 * i, door + 2 * i + 1,
+                      "doors", i) < 0) {
+            goto fail;
+        }
+        double d = py_hypot(px - door[2 * i], py - door[2 * i + 1]);
+        nearest = i == 0 ? d : py_min(nearest, d);
+    }
+    if (nearest < radius) {
+        goto answer;  /* in a door: go on */
+    }
+    traffic = PySequence_Fast(args[6], "traffic must be a sequence of (position, velocity, key)");
+    if (traffic == NULL) {
+        goto fail;
+    }
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(traffic);
+    other = PyMem_Malloc(sizeof(double) * 4 * (size_t)(m ? m : 1));
+    if (other == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t j = 0; j < m; j++) {
+        PyObject *item = PyTuple_Check(PySequence_Fast_GET_ITEM(traffic, j))
+            ? PySequence_Fast_GET_ITEM(traffic, j) : NULL;
+        if (item == NULL || PyTuple_GET_SIZE(item) != 3) {
+            PyErr_Format(PyExc_TypeError, "traffic[%zd] must be a (position, velocity, key) "
+                         "tuple", j);
+            goto fail;
+        }
+        if (read_pair(PyTuple_GET_ITEM(item, 0), other + 4 * j, other + 4 * j + 1,
+                      "traffic", j) < 0
+                || read_pair(PyTuple_GET_ITEM(item, 1), other + 4 * j + 2, other + 4 * j + 3,
+                             "traffic", j) < 0) {
+            goto fail;
+        }
+    }
+    double reach = 6.0 * avoidance, hold = 3.0 * avoidance;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double ox = door[2 * i] - px, oy = door[2 * i + 1] - py;
+        double own = py_hypot(ox, oy);
+        if (own > reach || ox * hx + oy * hy <= 0.0) {
+            continue;  /* no door ahead */
+        }
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const double *o = other + 4 * j;
+            double qx = door[2 * i] - o[0], qy = door[2 * i + 1] - o[1];
+            double theirs = py_hypot(qx, qy);
+            double closing = (qx * o[2] + qy * o[3]) / py_max(theirs, 1e-9);
+            int first = theirs < radius;
+            if (!first) {
+                PyObject *key_o = PyTuple_GET_ITEM(PySequence_Fast_GET_ITEM(traffic, j), 2);
+                int before = PyObject_RichCompareBool(key_o, key, Py_LT);
+                if (before < 0) {
+                    goto fail;
+                }
+                first = before && theirs <= reach && closing > closing_share * pref_speed;
+            }
+            if (first) {
+                if (hold == 0.0) {
+                    PyErr_SetString(PyExc_ZeroDivisionError,
+                                    "float division by zero (avoidance_radius is 0)");
+                    goto fail;
+                }
+                share = py_min(share, py_max(0.0, py_min(1.0, (own - hold) / hold)));
+            }
+        }
+    }
+answer:
+    Py_DECREF(doors);
+    Py_XDECREF(traffic);
+    PyMem_Free(door);
+    PyMem_Free(other);
+    return PyFloat_FromDouble(share);
+fail:
+    Py_DECREF(doors);
+    Py_XDECREF(traffic);
+    PyMem_Free(door);
+    PyMem_Free(other);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"detour_around_discs", (PyCFunction)(void (*)(void))py_detour_around_discs,
+     METH_FASTCALL, detour_around_discs_doc},
+    {"door_share", (PyCFunction)(void (*)(void))py_door_share, METH_FASTCALL,
+     door_share_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    "_guidance",
+    "The preferred velocity's per-period geometry in C; see orca_ros.core.robot.guidance.",
+    -1,
+    methods,
+};
+
+PyMODINIT_FUNC
+PyInit__guidance(void)
+{
+    return PyModule_Create(&module_def);
+}
