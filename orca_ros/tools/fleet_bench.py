@@ -109,6 +109,9 @@ class PlanProcesses:
     logs: Dict[str, pathlib.Path] = field(default_factory=dict)  # by the exit codes' names
     shutdown_s: float = 0.0
 
+    def __post_init__(self) -> None:
+        self.folder = os.path.abspath(self.folder)  # the processes' working directory
+
     def start(self, callback_cpu: Optional[str] = None) -> None:
         """Start every process, in the plan's folder; ``callback_cpu``: the folder the
         robot processes write their callbacks' CPU to (:mod:`orca_ros.nodes.callback_cpu`).
@@ -117,7 +120,6 @@ class PlanProcesses:
         which imports first from its working directory, so started in a checkout it
         would run that checkout's code whatever ``PYTHONPATH`` says (as launch's
         processes would not)."""
-        self.folder = os.path.abspath(self.folder)
         grace = shutdown_grace(len(self.specs))
         env = {**os.environ, **shutdown_environment(str(grace))}
         env.pop(CALLBACK_CPU_ENVIRONMENT, None)

@@ -55,3 +55,13 @@ def test_every_code_block_of_the_node_pages_closes_on_a_line_of_its_own():
                 assert line.strip() == "```", f"{page.name}:{number}: text after a closing fence"
             inside = not inside
         assert not inside, f"{page.name}: a code block never closed"
+
+
+def test_orca_nodes_page_gives_the_odom_triggers_periods_the_code_uses():
+    from orca_ros.core.robot.control import LOOK_PERIODS, WATCHDOG_PERIODS
+    from orca_ros.nodes.params.orca_node import ODOM_TRIGGER_SPACING
+
+    page = " ".join((DOC / "orca_node.md").read_text().split())
+    assert f"at most one per {ODOM_TRIGGER_SPACING:g} control periods" in page
+    assert f"it fires only when the odometry is {LOOK_PERIODS:g} periods old" in page
+    assert f"stands in when no cycle has run for {WATCHDOG_PERIODS:g} periods" in page
