@@ -24,10 +24,15 @@ class BuildExt(build_ext):
 # The robot cycle's hot path in C, plain C against the Python C API (a C compiler and
 # the Python headers): ORCA (RVO2's computeNewVelocity), perception and the safety
 # filter in orca_ros/core/orca/_orca2d.c; the preferred velocity's geometry in
-# orca_ros/core/robot/_guidance.c. Both use Python's arithmetic from orca_ros/core/pymath.h.
-SHARED_C = {"include_dirs": ["orca_ros/core"], "depends": ["orca_ros/core/pymath.h"]}
+# orca_ros/core/robot/_guidance.c; the neighbours' state batches read from their bytes in
+# orca_ros/nodes/_state_batch.c. All take Python's arithmetic and argument errors from
+# orca_ros/core/pymath.h and pyargs.h.
+SHARED_C = {"include_dirs": ["orca_ros/core"],
+            "depends": ["orca_ros/core/pymath.h", "orca_ros/core/pyargs.h"]}
 EXTENSIONS = [Extension("orca_ros.core.orca._orca2d", ["orca_ros/core/orca/_orca2d.c"], **SHARED_C),
               Extension("orca_ros.core.robot._guidance", ["orca_ros/core/robot/_guidance.c"],
+                        **SHARED_C),
+              Extension("orca_ros.nodes._state_batch", ["orca_ros/nodes/_state_batch.c"],
                         **SHARED_C)]
 
 # ROS 2 from PyPI wheels, for machines without a ROS install. Users of a

@@ -15,10 +15,9 @@
 #    from $ORCA_ROS_COLCON_SOURCE (default this repository) with --symlink-install
 #    unless ORCA_ROS_SYMLINK_INSTALL=0. With symlinks, Python sources, launch and config
 #    files point into this repository, so edits need no rebuild (only a new
-#    executable, launch or config file does, or a change to the C extensions
-#    orca_ros/core/orca/_orca2d.c and orca_ros/core/robot/_guidance.c, which are
-#    compiled into the source tree as by `pip install -e .`). CI builds the committed
-#    tree, copied. Then the install must import those extensions.
+#    executable, launch or config file does, or a change to a C extension (setup.py's
+#    EXTENSIONS), which are compiled into the source tree as by `pip install -e .`).
+#    CI builds the committed tree, copied. Then the install must import them.
 # 3. Write $ORCA_ROS_COLCON_WS/orca_env.sh: colcon's install/setup.bash, then
 #    the venv on AMENT_PREFIX_PATH (its message packages). `python -m
 #    orca_ros.testing.launch_run` and test/launch do without it: they add both when missing.
@@ -110,11 +109,11 @@ done
 # The C extensions (setup.py's EXTENSIONS) are built with the package: the install must
 # import them (from /, so that no source folder stands in for them).
 if ! (set +u; . "$ws_abs/install/setup.bash"; cd / \
-      && "$py" -c "import orca_ros.core.orca._orca2d, orca_ros.core.robot._guidance") \
+      && "$py" -c "import orca_ros.core.orca._orca2d, orca_ros.core.robot._guidance, orca_ros.nodes._state_batch") \
     >>"$log" 2>&1; then
   tail -n 5 "$log" >&2
   echo "the colcon install of orca_ros does not import its C extensions" \
-       "orca_ros.core.orca._orca2d and orca_ros.core.robot._guidance (log: $log)" >&2
+       "(setup.py's EXTENSIONS; log: $log)" >&2
   exit 1
 fi
 

@@ -53,9 +53,9 @@ from ..core.robot.batching import StateBatcher
 from ..core.robot.clocks import SenderClocks
 from ..core.robot.cells import (Cell, CellGrid, cell_topic, publication_reach,
                                 subscription_reach)
-from ..core.orca._orca2d import read_state_batch
 from ..core.robot.localization import UNCERTAINTY_DEVIATIONS, position_deviation
 from ..core.robot.readings import ReadingTable
+from ._state_batch import read_state_batch
 from .state_batch import STATE_BATCHES_TOPIC, BadBatch, attach, batch_states
 from .ros_common import (CELL, LATCHED_MANY, LATEST, BadMessage, OdometryFields,
                          odometry_fields_of, state_of)
@@ -217,7 +217,7 @@ class NeighborOdometry:
             self.on_state(state, now_ns)
 
     def _read_batch(self, raw) -> bool:
-        """A batch of plain CDR read in one call into C (``_orca2d.read_state_batch``,
+        """A batch of plain CDR read in one call into C (``_state_batch.read_state_batch``,
         the rules of :meth:`on_state` number for number; a thousand states a second per
         process at 100 robots); a state it leaves (None) goes through :meth:`on_state`,
         which says what is wrong with it. False when the batch is not for this path."""

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "pyargs.h"
 #include "pymath.h"
 
 #define NEAR_ZERO 1e-12               /* a disc at the robot's centre; no offset direction */
@@ -46,19 +47,6 @@ read_pair(PyObject *obj, double *x, double *y, const char *what, Py_ssize_t inde
     }
     Py_DECREF(pair);
     return PyErr_Occurred() ? -1 : 0;
-}
-
-/* A number argument. */
-static int
-read_double(PyObject *obj, double *out, const char *name)
-{
-    *out = PyFloat_AsDouble(obj);
-    if (*out == -1.0 && PyErr_Occurred()) {
-        PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", name,
-                     Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    return 0;
 }
 
 /* Segments (a, b) of points: 4 numbers each into a new array (*out, free it), or -1. */
@@ -180,9 +168,7 @@ static PyObject *
 py_detour_around_discs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     double px, py, tx, ty, offset, clearance;
-    if (nargs != 9) {
-        PyErr_Format(PyExc_TypeError, "detour_around_discs() takes 9 positional arguments "
-                     "(%zd given)", nargs);
+    if (check_nargs("detour_around_discs", nargs, 9) < 0) {
         return NULL;
     }
     long side = PyLong_AsLong(args[5]);
@@ -190,10 +176,10 @@ py_detour_around_discs(PyObject *module, PyObject *const *args, Py_ssize_t nargs
         PyErr_SetString(PyExc_TypeError, "side must be an integer");
         return NULL;
     }
-    if (read_double(args[0], &px, "px") < 0 || read_double(args[1], &py, "py") < 0
-            || read_double(args[2], &tx, "tx") < 0 || read_double(args[3], &ty, "ty") < 0
-            || read_double(args[6], &offset, "offset") < 0
-            || read_double(args[8], &clearance, "clearance") < 0) {
+    if (arg_double(args[0], "px", &px) < 0 || arg_double(args[1], "py", &py) < 0
+            || arg_double(args[2], "tx", &tx) < 0 || arg_double(args[3], "ty", &ty) < 0
+            || arg_double(args[6], "offset", &offset) < 0
+            || arg_double(args[8], "clearance", &clearance) < 0) {
         return NULL;
     }
     PyObject *discs = PySequence_Fast(args[4], "discs must be a sequence of (centre, radius)");
@@ -219,8 +205,8 @@ py_detour_around_discs(PyObject *module, PyObject *const *args, Py_ssize_t nargs
         }
         ok = ok && read_pair(PySequence_Fast_GET_ITEM(d, 0), disc + 3 * i, disc + 3 * i + 1,
                              "discs", i) == 0
-                && read_double(PySequence_Fast_GET_ITEM(d, 1), disc + 3 * i + 2,
-                               "a disc's radius") == 0;
+                && arg_double(PySequence_Fast_GET_ITEM(d, 1), "a disc's radius",
+                              disc + 3 * i + 2) == 0;
         Py_XDECREF(d);
         if (!ok) {
             goto done;
@@ -365,18 +351,16 @@ static PyObject *
 py_door_share(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     double px, py, hx, hy, radius, avoidance, pref_speed, closing_share;
-    if (nargs != 11) {
-        PyErr_Format(PyExc_TypeError, "door_share() takes 11 positional arguments "
-                     "(%zd given)", nargs);
+    if (check_nargs("door_share", nargs, 11) < 0) {
         return NULL;
     }
     PyObject *key = args[0];
-    if (read_double(args[2], &px, "px") < 0 || read_double(args[3], &py, "py") < 0
-            || read_double(args[4], &hx, "hx") < 0 || read_double(args[5], &hy, "hy") < 0
-            || read_double(args[7], &radius, "radius") < 0
-            || read_double(args[8], &avoidance, "avoidance_radius") < 0
-            || read_double(args[9], &pref_speed, "pref_speed") < 0
-            || read_double(args[10], &closing_share, "closing_share") < 0) {
+    if (arg_double(args[2], "px", &px) < 0 || arg_double(args[3], "py", &py) < 0
+            || arg_double(args[4], "hx", &hx) < 0 || arg_double(args[5], "hy", &hy) < 0
+            || arg_double(args[7], "radius", &radius) < 0
+            || arg_double(args[8], "avoidance_radius", &avoidance) < 0
+            || arg_double(args[9], "pref_speed", &pref_speed) < 0
+            || arg_double(args[10], "closing_share", &closing_share) < 0) {
         return NULL;
     }
     PyObject *doors = PySequence_Fast(args[1], "doors must be a sequence of (x, y) points");

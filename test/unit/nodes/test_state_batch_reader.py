@@ -1,5 +1,5 @@
 """A state batch read in one call into C (``NeighborOdometry`` through
-``_orca2d.read_state_batch``) against the same batch read state by state in Python
+``_state_batch.read_state_batch``) against the same batch read state by state in Python
 (``NeighborOdometry.on_state``, the reference): the same tables, number for number, and
 the same states refused with the same reasons."""
 
@@ -133,7 +133,7 @@ def test_c_takes_a_batch_as_one_exactly_when_python_reads_it_as_one(batch, data)
     """A damaged batch (bytes changed, cut or added): the C reader reads it as a batch of
     the same states where Python's reader does, and leaves it whole to Python where that
     refuses it, so that the refusal is reported as before."""
-    from orca_ros.core.orca._orca2d import read_state_batch
+    from orca_ros.nodes._state_batch import read_state_batch
     from orca_ros.nodes.state_batch import BadBatch
 
     raw = bytearray(batch_cdr([(f"robot{k}", _serialized(s)) for k, s in enumerate(batch)]))
