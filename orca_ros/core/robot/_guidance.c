@@ -107,8 +107,13 @@ closest_point(double x, double y, const double *segment, double *qx, double *qy)
 /* ------------------------------------------------------------------------------------ */
 /* detour_around_discs                                                                   */
 
-/* Whether a wall leaves no room to pass the disc (cx, cy, radius) on the side of the
-   waypoint (wx, wy), seen from (px, py) (guidance.py's former _shut_by_a_wall). */
+/* Whether a wall leaves the robot at (px, py) no room to pass the disc (cx, cy, radius:
+   where its centre may not go) on the side of its waypoint (wx, wy): the wall's nearest
+   point is nearer the centre than radius + clearance, and on the waypoint's side of the
+   line from the robot through the centre. (Judged by the side of the waypoint as seen
+   from the centre instead, a speck beside a robot parked in an aisle shut both ways at
+   once, both were then taken as open, and a unicycle pressed on into the shut one for
+   good.) */
 static int
 shut_by_a_wall(double px, double py, double cx, double cy, double radius, double wx,
                double wy, const double *walls, Py_ssize_t n_walls, double clearance)
@@ -126,8 +131,11 @@ shut_by_a_wall(double px, double py, double cx, double cy, double radius, double
     return 0;
 }
 
-/* Whether walls come within reach of (cx, cy) on both sides across ``bearing``
-   (guidance.py's former _walls_either_side). */
+/* Whether walls come within ``reach`` of (cx, cy) beside it on both sides, across the
+   direction ``bearing`` (rad) the robot heads in: their nearest points lie more across
+   that direction than along it. (Ahead or behind, the two faces of one corner fall on
+   either side of a line aimed at the corner: robots round a block's corner in
+   rvo2_blocks backed out of a 20 m lane.) */
 static int
 walls_either_side(double cx, double cy, double bearing, double reach, const double *walls,
                   Py_ssize_t n_walls)
@@ -389,7 +397,7 @@ py_door_share(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         nearest = i == 0 ? d : py_min(nearest, d);
     }
     if (nearest < radius) {
-        goto answer;  /* in a door: go on */
+        goto answer;  /* in a door (of the nodes across a thick door, near any): go on */
     }
     traffic = PySequence_Fast(args[6], "traffic must be a sequence of (position, velocity, key)");
     if (traffic == NULL) {
