@@ -10,6 +10,14 @@
  * test/helpers/orca_reference.py keeps the former pure-Python code, which the tests
  * compare this one against.
  *
+ * After them, in this order: ORCA's half-planes of many robots at once (the world's
+ * batch), distances to wall segments (orca_ros/core/geometry/segment_index.py), and the
+ * robot cycle's neighbour stage: perception over the readings' rows (perceive_rows),
+ * the rows made Neighbors and the method's views (make_neighbors, neighbor_views), and
+ * the reciprocity monitor's two steps (orca_ros/core/robot/perception.py; their former
+ * Python in test/helpers/perception_reference.py). The preferred velocity's geometry is
+ * in orca_ros/core/robot/_guidance.c, the state batch reader in orca_ros/nodes.
+ *
  * Every step follows RVO2 (Agent.cpp: linearProgram1/2/3, the obstacle and agent
  * loops of computeNewVelocity), in double precision, in the same order of operations
  * as the Python reference, so that results agree with it to the last bit. The one
