@@ -46,6 +46,7 @@ from .perception import (NeighborRadii, NeighborReading, ReciprocityMonitor, Sen
                          SharedPrediction, perceive_neighbor_best, select_neighbors)
 from .readings import Readings
 from .state import Command, Neighbor, RobotState, predict_state
+from .tracking import LoopDelay
 
 if TYPE_CHECKING:
     from .aerial import AerialCommand
@@ -226,6 +227,7 @@ class RobotCycle:
         self.link_stale: List[str] = []  # own partners whose reading is stale
         self.links_seen = 0  # other groups' links handed to the method last cycle
         self.last_command: Optional[Command] = None
+        self._measure_loop_delay()
 
     def _monitor(self) -> ReciprocityMonitor:
         return ReciprocityMonitor(tolerance=0.1 * self.neighbor_max_speed,
@@ -248,6 +250,20 @@ class RobotCycle:
         self.reciprocity = self._monitor()
         self.sent.lag = config.command_lag
         self.sent.validity = config.command_horizon
+        self._measure_loop_delay()
+
+    def _measure_loop_delay(self) -> None:
+        """A unicycle that follows with its own tracking measures how late its turn
+        commands show in its odometry (:class:`~.tracking.LoopDelay`), unless it replays
+        the commands it sent over a known ``command_lag`` (toio cubes), which makes up
+        for that delay instead. A new control period starts the measurement anew."""
+        config, tracking = self.config, self.controller.tracking
+        measured = config.diff_drive and config.tracking == "unicycle" and not (
+            config.command_lag > 0.0 and config.lag_error is not None)
+        if not measured:
+            tracking.loop_delay = None
+        elif tracking.loop_delay is None or tracking.loop_delay.period != config.time_step:
+            tracking.loop_delay = LoopDelay(config.time_step)
 
     def set_links(self, raw) -> str:
         """``links`` (orca_node's parameter, the scenario format's text) as the robot's
@@ -296,8 +312,13 @@ class RobotCycle:
         :class:`NeighborsNow`. ``awaited_obstacles``: the obstacle sources not heard
         from yet (the robot holds until they are). ``preferred``: a preferred velocity
         from outside (filter mode), instead of the robot's own path."""
+        loop = self.controller.tracking.loop_delay
+        if loop is not None and own is not None:
+            loop.observe(now, own.state.angular_speed)
         result = self._step(now, own, neighbors, obstacle_edges, awaited_obstacles,
                             preferred)
+        if loop is not None and result.command is not None:
+            loop.sent(now, result.command.angular)
         if self.sent.lag > 0.0:  # replayed over the lag; without one, nothing reads them
             command = result.command
             self.sent.record(now, command.linear if command else 0.0,

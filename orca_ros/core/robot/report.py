@@ -176,11 +176,25 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         "own_odom_clock_offset_s": round(s.own_clock_offset, 3)
         if s.own_clock_offset is not None else "",
         "no_progress_s": round(s.stuck_for, 1), "no_progress_nearest": s.stuck_reason,
+        # a unicycle's turn commands: how late they show in its odometry (measured), and
+        # the time its heading error is closed in since
+        **_loop_delay(cycle),
         **s.timing.figures(),
     }
     if s.scan is not None:
         values.update(s.scan)
     return level, message, values
+
+
+def _loop_delay(cycle: RobotCycle) -> Dict[str, object]:
+    """``loop_delay_s`` and ``heading_time_constant_s`` of a unicycle that measures its
+    loop's delay (:class:`~.tracking.LoopDelay`); empty values otherwise."""
+    tracking = getattr(cycle.controller, "tracking", None)
+    loop = tracking.loop_delay if tracking is not None else None
+    if loop is None:
+        return {"loop_delay_s": "", "heading_time_constant_s": ""}
+    constant = max(cycle.config.time_step, tracking.heading_time_constant(cycle.config))
+    return {"loop_delay_s": round(loop.delay, 3), "heading_time_constant_s": round(constant, 3)}
 
 
 def _clocks(s: RobotSnapshot, level: int, message: str) -> Tuple[int, str]:

@@ -23,7 +23,9 @@ half-plane that joins ORCA's linear program as a hard constraint
 
 The command is ``v = u . h`` (then clipped to the limits) and
 ``omega = wrap(angle(s u_free) - theta) / dt`` clipped to the angular speed and
-acceleration limits (:func:`unicycle_command`), where ``u_free`` is ORCA's
+acceleration limits and to a rate the robot can still brake to zero by the new
+heading, so it settles on it without turning past it and back
+(:func:`unicycle_command`), where ``u_free`` is ORCA's
 velocity without the kinematic half-planes and ``s = +1`` forward, ``-1`` in
 reverse: the robot turns its axis towards where avoidance wants it to go while it
 moves only as far as it can follow. A robot that may reverse backs off when
@@ -40,15 +42,16 @@ toio cubes may instead follow the toio SDK's ``CubeHandle.Move2Target``
 
 from __future__ import annotations
 
+import collections
 import math
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Deque, List, Optional, Sequence, Tuple
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
 from ..geometry.frames import wrap_angle
 from ..models.bodies import DiffDriveLimits
 from ..models.cube_wheels import CUBE_RADIUS_UNITS, DEFAULT_MM_PER_UNIT, TOIO, WheelModel
-from .safety_filter import filter_output
+from .safety_filter import braking_speed, filter_output
 
 def tracking_error_bound(limits: DiffDriveLimits, dt: float) -> float:
     """Largest distance between the driven and the planned position after one period (m)."""
@@ -133,7 +136,10 @@ def unicycle_command(planned: Vector2, free: Vector2, heading: float,
     ``current`` is the present ``(v, omega)``; acceleration limits apply to it.
     The heading error is closed in ``max(dt, heading_time_constant)`` seconds:
     robots that answer late (toio cubes, ~0.14 s) need a longer time constant
-    or they overshoot and circle.
+    or they overshoot and circle. The turn rate is also one that braking at
+    ``max_angular_accel`` still brings to zero by the heading wanted
+    (:func:`_stoppable`): commanding ``error / dt`` up to the acceleration
+    limit, a robot turned past the heading and back after every swerve.
     """
     v_now, omega_now = current
     hx, hy = math.cos(heading), math.sin(heading)
@@ -145,13 +151,26 @@ def unicycle_command(planned: Vector2, free: Vector2, heading: float,
 
     if free[0] * free[0] + free[1] * free[1] > 1e-12:
         facing = heading if direction > 0 else heading + math.pi
-        omega = wrap_angle(math.atan2(free[1], free[0]) - facing) / max(dt, heading_time_constant)
+        error = wrap_angle(math.atan2(free[1], free[0]) - facing)
+        omega = error / max(dt, heading_time_constant)
+        omega = _stoppable(omega, error, limits.max_angular_accel, dt)
     else:
         omega = 0.0
     step = limits.max_angular_accel * dt
     omega = min(max(omega, omega_now - step), omega_now + step)
     omega = min(max(omega, -limits.max_angular_speed), limits.max_angular_speed)
     return v, omega
+
+
+def _stoppable(omega: float, error: float, alpha: float, dt: float) -> float:
+    """``omega`` cut to a turn rate the robot can still bring to zero by the heading
+    ``error`` (rad) ahead, braking by ``alpha dt`` a period: the braking envelope of
+    :func:`~.safety_filter.braking_speed` over the angle, or, for an error one period
+    closes, any rate up to ``error / dt`` that one period's braking stops
+    (``<= alpha dt``)."""
+    reach = abs(error)
+    limit = max(braking_speed(reach, alpha, dt), min(reach / dt, alpha * dt))
+    return max(-limit, min(omega, limit))
 
 
 def move_to_target(position: Tuple[float, float], heading: float,
@@ -247,6 +266,93 @@ def move_to_target_command(c, state, output) -> Tuple[float, float]:
     return min(v, c.max_speed), max(-c.max_angular_speed, min(omega, c.max_angular_speed))
 
 
+DELAY_TIME_CONSTANT_RATIO = 2.25
+"""A unicycle closes its heading error over at least this many times its loop's extra
+delay (:class:`LoopDelay`). A turn command acts on a heading the controller sees only
+after the loop's delay; closing the error within one period then turns past the heading
+and back. (A discrete integrator under a proportional gain ``K`` a period with ``n``
+periods of extra delay overshoots once ``K > n**n / (n + 1)**(n + 1)``: 0.15 for two
+periods, where 2.25 gives 0.22. Measured with every delivery held 0.1 s, six runs of
+``corridor_wall`` each: 1.5 left the turn command changing side 24-40 times a minute,
+2.25 12-17, 3.0 10-18 with longer stands when held 0.2 s; doc/results.md.)"""
+
+
+class LoopDelay:
+    """How long a unicycle's turn commands take to show in the odometry its cycle reads
+    (s, on the cycle's clock), measured from the commands and readings themselves.
+
+    Each period the cycle notes the turn rate it read (:meth:`observe`) and the one it
+    sent (:meth:`sent`). For each candidate delay ``D`` (whole control periods up to
+    :attr:`longest`), the rate read now should be the one sent ``D`` ago (the latest
+    sent by ``now - D``); a running mean of how far it is, forgotten by
+    :attr:`forgetting` a period, scores every candidate. Periods whose commands in
+    that window all agree tell nothing and are passed over. :attr:`delay` is the
+    longest candidate that scores within :attr:`tolerance` of the best (a command sent
+    at one period's start shows at once and one period later alike), once
+    :attr:`evidence` periods have spoken; before, 0.
+
+    :attr:`extra` is what the heading loop cannot see of its own commands beyond the
+    one period every cycle has (fleet_sim and the world: 0; a tenth of a second each
+    way on the network and a command's period: 0.2 s). The delay includes the
+    odometry's age at the cycle, the command's way to the robot and the drive's
+    response."""
+
+    longest: float = 1.0  # s, the longest delay measured
+    forgetting: float = 0.95  # a period's weight of the running means
+    tolerance: float = 0.02  # rad/s, within the best mean error: a tie
+    informative: float = 0.1  # rad/s, the commands' spread a period must show
+    evidence: int = 5  # informative periods before the delay is given
+
+    def __init__(self, period: float) -> None:
+        self.period = period
+        self.count = max(1, int(math.ceil(self.longest / period - 1e-9))) + 1
+        self._sent: Deque[Tuple[float, float]] = collections.deque()
+        self._errors = [0.0] * self.count
+        self._weight = 0.0
+        self._heard = 0
+        self.delay = 0.0
+
+    @property
+    def extra(self) -> float:
+        """The delay beyond one control period (s, never negative)."""
+        return max(0.0, self.delay - self.period)
+
+    def sent(self, now: float, omega: float) -> None:
+        """The turn rate commanded at ``now``."""
+        sent = self._sent
+        sent.append((now, omega))
+        oldest = now - self.count * self.period  # one command at or before it is kept
+        while len(sent) > 1 and sent[1][0] <= oldest:
+            sent.popleft()
+
+    def observe(self, now: float, omega: float) -> None:
+        """The turn rate the odometry read at ``now`` says (before this period's command
+        is sent)."""
+        sent = self._sent
+        if not sent:
+            return
+        # The rate in force at now - k periods, k = 0 .. count - 1: the latest sent by
+        # then; before the first command, none (the robot stood).
+        rates, j = [], len(sent) - 1
+        for k in range(self.count):
+            limit = now - k * self.period + 1e-6 * self.period
+            while j >= 0 and sent[j][0] > limit:
+                j -= 1
+            rates.append(sent[j][1] if j >= 0 else 0.0)
+        if max(rates) - min(rates) < self.informative:
+            return
+        keep = self.forgetting
+        self._errors = [keep * e + abs(omega - r) for e, r in zip(self._errors, rates)]
+        self._weight = keep * self._weight + 1.0
+        self._heard += 1
+        if self._heard < self.evidence:
+            return
+        best = min(self._errors)
+        ties = best + self.tolerance * self._weight
+        k = max(k for k, e in enumerate(self._errors) if e <= ties)
+        self.delay = k * self.period
+
+
 class UnicycleTracking:
     """The tracking stage of a unicycle: from the method's velocity to ``(v, omega)``.
 
@@ -261,6 +367,15 @@ class UnicycleTracking:
 
     def __init__(self, drive_sign: int = 1) -> None:
         self.drive_sign = drive_sign
+        self.loop_delay: Optional[LoopDelay] = None  # measured by the cycle (LoopDelay)
+
+    def heading_time_constant(self, c) -> float:
+        """The time the heading error is closed in: ``c.heading_time_constant``, or
+        :data:`DELAY_TIME_CONSTANT_RATIO` times the loop's measured extra delay if
+        longer (:class:`LoopDelay`)."""
+        if self.loop_delay is None:
+            return c.heading_time_constant
+        return max(c.heading_time_constant, DELAY_TIME_CONSTANT_RATIO * self.loop_delay.extra)
 
     def command(self, c, state, result, pref: Vector2, held: bool,
                 safety: Sequence[HalfPlane], driving: Sequence[HalfPlane],
@@ -288,6 +403,7 @@ class UnicycleTracking:
         else:
             v, omega = unicycle_command(planned.velocity, facing, state.heading,
                                         (state.linear_speed, state.angular_speed), limits,
-                                        c.time_step, c.heading_time_constant, self.drive_sign,
+                                        c.time_step, self.heading_time_constant(c),
+                                        self.drive_sign,
                                         c.reverse_speed)
         return planned, v, omega

@@ -42,6 +42,9 @@ from ..robot.safety_filter import SafetyFilter
 from ..robot.perception import NeighborRadii, NeighborReading, SharedPrediction
 from ..scenario.loader import AgentSpec, LinkSpec, Scenario
 
+MAX_DELAY_S = 60.0
+"""The longest delivery delay the world takes (s): the fault injector's bound."""
+
 CUBE_CONTROLLER = {name: value for name, value in CUBE_ROBOT_PARAMETERS.items()
                    if name in {f.name for f in dataclass_fields(ControllerConfig)}}
 """The :class:`ControllerConfig` fields a toio cube's orca_node runs with."""
@@ -86,6 +89,10 @@ class WorldOptions:
     ros_timing: bool = False
     """Time the robots' cycles as the ROS path through fleet_sim times them
     (:class:`RosTiming`), so the world predicts what the nodes do."""
+    delay: float = 0.0
+    """With ``ros_timing``: every odometry and command delivery held this long (s,
+    rounded up to a time step), as ``orca-ros sim --faults delay=S`` holds them over a
+    slow network (:class:`RosTiming`)."""
 
     def __post_init__(self) -> None:
         if self.method not in method_names():
@@ -101,6 +108,15 @@ class WorldOptions:
         if self.command_validity_periods is not None and not self.command_validity_periods >= 1:
             raise ValueError("command_validity_periods must be >= 1, got "
                              f"{self.command_validity_periods}")
+        if not 0.0 <= self.delay <= MAX_DELAY_S:
+            raise ValueError(f"delay must be within [0, {MAX_DELAY_S}] s, got {self.delay}")
+        if self.delay > 0.0 and not self.ros_timing:
+            raise ValueError("delay holds the deliveries of the ROS path: it needs ros_timing")
+
+    def delay_steps(self, time_step: float) -> int:
+        """:attr:`delay` in whole time steps, rounded up (as the fault injector holds a
+        delivery until the receiver's clock, which moves in steps, has passed it)."""
+        return math.ceil(self.delay / time_step - 1e-9) if self.delay > 0.0 else 0
 
     @property
     def strict(self) -> bool:
@@ -161,28 +177,54 @@ class RosTiming:
     Measured in ``orca-ros sim`` (corridor_wall, diff-drive, speed factor 4): every
     robot's own odometry was 0 s old when it planned, and of its neighbours' readings
     half were fresh and half one step old, as modelled.
+
+    With a delay of ``d`` steps (:attr:`WorldOptions.delay`, ``orca-ros sim --faults
+    delay=S``), every odometry reaches its node ``d`` steps after fleet_sim published
+    it, stamped when it was published, and every command reaches fleet_sim ``d`` steps
+    after it was sent and acts from the step it arrives at (:class:`FleetSimBodies`):
+    a robot hears of its turn ``2 d + 1`` steps after it commanded it. A neighbour's
+    state comes as the fleet plans' robots hear it, announced by the neighbour's node
+    (``/orca/states``) when its odometry reached it: ``2 d`` steps old (before the
+    first, as old as there is).
     """
 
     COMMAND_VALIDITY_PERIODS = COMMAND_VALIDITY_PERIODS
 
-    def __init__(self) -> None:
-        self._published: Optional[List[NeighborReading]] = None  # the last step's odometry
+    def __init__(self, delay_steps: int = 0) -> None:
+        self.delay_steps = delay_steps
+        # What fleet_sim published at each of the last steps: its odometry as neighbours
+        # and as the robots themselves read it, newest last.
+        self._published: Deque[Tuple[List[NeighborReading], List[OwnReading]]] = \
+            deque(maxlen=2 * delay_steps + 2)
 
     def inputs(self, world: "World", active_idx: np.ndarray
-               ) -> Iterator[Tuple[int, OwnReading, Dict[str, NeighborReading]]]:
+               ) -> Iterator[Tuple[int, Optional[OwnReading], Dict[str, NeighborReading]]]:
         """Per active robot, in the scenario's order: ``(i, its own reading, its
         neighbours' readings by name)``, from fleet_sim's bodies (:class:`FleetSimBodies`):
-        its own and those published before it fresh, those after it one step old."""
+        its own and those published before it as delivered now, those after it one step
+        older. Before the first odometry has come through a delay: no reading."""
         now = world.time
         bodies = world.bodies
-        fresh = [bodies.reading(i, now) for i in range(len(world.names))]
-        before = self._published or fresh
-        self._published = fresh
+        count = len(world.names)
+        self._published.append((
+            [bodies.reading(i, now) for i in range(count)],
+            [bodies.own(i, now) for i in range(count)] if self.delay_steps else None))
+        published, d = self._published, self.delay_steps
+        newest = len(published) - 1
         active = active_idx.tolist()
+        if newest < d:  # no odometry has come through yet
+            for i in active:
+                yield i, None, {}
+            return
+        own = published[newest - d][1]
+        # The neighbours' states come as they announced them: one more delay on the way.
+        heard = max(newest - 2 * d, 0)
+        fresh = published[heard][0]
+        before = published[heard - 1][0] if heard else fresh
         names = world.names
         for i in active:
-            yield i, bodies.own(i, now), {names[j]: fresh[j] if j < i else before[j]
-                                          for j in active if j != i}
+            yield i, own[i] if own is not None else bodies.own(i, now), \
+                {names[j]: fresh[j] if j < i else before[j] for j in active if j != i}
 
 
 class IdealTiming:
@@ -267,6 +309,9 @@ class FleetSimBodies:
                        for (x, y), h in zip(world.positions, world.headings)]
         self.limits = [DiffDriveLimits(c.config.max_speed, **FLEET_SIM_LIMITS)
                        for c in world.cycles]
+        # Commands on their way to fleet_sim under a delay: each step's, oldest first.
+        self.delay_steps = world.options.delay_steps(world.dt)
+        self._on_the_way: Deque[Dict[int, Tuple[float, float, float]]] = deque()
 
     def reading(self, i: int, stamp: float) -> NeighborReading:
         """Robot ``i``'s odometry as its neighbours get it (announced: every robot of the
@@ -288,13 +333,19 @@ class FleetSimBodies:
 
     def move(self, world: "World", active_idx: np.ndarray, results: Dict[int, CycleResult]
              ) -> Tuple[np.ndarray, np.ndarray]:
-        """Every active body one step under its command (:meth:`IdealBodies.move`)."""
+        """Every active body one step under its command (:meth:`IdealBodies.move`); under
+        a delay, under the command sent that many steps ago (none yet: it brakes)."""
+        sent = {i: (0.0, 0.0, 0.0) if result.holds else self.twist(i, result.command)
+                for i, result in results.items()}
+        if self.delay_steps:
+            self._on_the_way.append(sent)
+            sent = self._on_the_way.popleft() if len(self._on_the_way) > self.delay_steps \
+                else {}
         new_positions = world.positions.copy()
         new_velocities = np.zeros_like(world.velocities)
-        for i, result in results.items():
-            command = (0.0, 0.0, 0.0) if result.holds else self.twist(i, result.command)
-            body = step_body(self.bodies[i], command, self.kinematics, self.limits[i],
-                             world.dt)
+        for i in (results if not self.delay_steps else active_idx.tolist()):
+            body = step_body(self.bodies[i], sent.get(i, (0.0, 0.0, 0.0)), self.kinematics,
+                             self.limits[i], world.dt)
             self.bodies[i] = body
             new_positions[i] = (body.x, body.y)
             new_velocities[i] = body.world_velocity
@@ -770,7 +821,8 @@ class World(ScenarioRun):
         if options.kinematics == "toio":
             self.timing = self.bodies = Cubes(self)
         elif options.ros_timing:
-            self.timing, self.bodies = RosTiming(), FleetSimBodies(self)
+            self.timing = RosTiming(options.delay_steps(scenario.time_step))
+            self.bodies = FleetSimBodies(self)
         else:
             self.timing = IdealTiming()
             self.bodies = IdealBodies(unicycle=options.kinematics == "diff_drive")

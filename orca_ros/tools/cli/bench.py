@@ -39,6 +39,11 @@ def add_parser(sub) -> None:
                             "after its own one step old, commands valid for two steps, "
                             "fleet_sim's bodies and orca_node's perception; the world then "
                             "predicts the nodes")
+    bench.add_argument("--delay", type=NON_NEGATIVE, default=0.0, metavar="S",
+                       help="with --ros-timing: every odometry and cmd_vel delivery held S "
+                            "s (rounded up to a time step; the neighbours' announced states "
+                            "arrive two delays old), as orca-ros sim --faults delay=S holds "
+                            "them")
     bench.add_argument("--command-validity-periods", type=POSITIVE, metavar="K",
                        help="plan as the ROS nodes do: commands act up to K time steps, "
                             "bodies brake at their acceleration limit (default: 1 step; 2 "
@@ -87,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         options = WorldOptions(method=method_choice(args, "bench"), kinematics=args.kinematics,
                                controller=tuple(controller),
                                command_validity_periods=args.command_validity_periods,
-                               ros_timing=args.ros_timing)
+                               ros_timing=args.ros_timing, delay=args.delay)
         runs = Runs(args.runs, args.jitter_starts, args.full_time)
         if args.compare and runs.repeated:
             raise ValueError("--compare runs each file once as it is: not with --runs or "

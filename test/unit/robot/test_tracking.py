@@ -7,7 +7,8 @@ import pytest
 from orca_ros.core.methods import MethodOutput
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.state import RobotState
-from orca_ros.core.robot.tracking import UnicycleTracking
+from orca_ros.core.robot.tracking import (DELAY_TIME_CONSTANT_RATIO, LoopDelay, UnicycleTracking,
+                                        unicycle_command)
 
 CONFIG = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0, time_step=0.1,
                           kinematics="diff_drive")
@@ -67,3 +68,94 @@ def test_held_on_its_goal_it_faces_the_preferred_velocity():
         lambda hard: tiny)
     assert omega > 0.0  # to the preferred velocity's side, not the tiny velocity's
     assert math.isfinite(omega)
+
+
+@pytest.mark.parametrize("target", [0.004, 0.1, 0.5, 2.0, -1.2])
+@pytest.mark.parametrize("time_step", [0.05, 0.1, 0.25])
+def test_a_unicycle_turns_to_a_new_heading_without_overshooting_it(target, time_step):
+    """Under its angular acceleration limit the turn rate is one it can still bring to
+    zero by the new heading (:func:`~orca_ros.core.robot.safety_filter.braking_speed`
+    over the angle), so the robot settles on it from one side, small errors included.
+    Commanding ``error / dt`` and braking only once there, a robot at 0.05 s overshot
+    and turned back: the turn command changed side after each swerve."""
+    limits = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0,
+                              time_step=time_step, kinematics="diff_drive").limits
+    free = (math.cos(target), math.sin(target))
+    heading, omega, side = 0.0, 0.0, math.copysign(1.0, target)
+    for _ in range(round(3.0 / time_step)):
+        _, omega = unicycle_command((0.0, 0.0), free, heading, (0.0, omega), limits,
+                                    time_step)
+        assert omega * side >= 0.0  # never turned back
+        heading += omega * time_step
+        assert (heading - target) * side <= 1e-12  # never past it
+    assert heading == pytest.approx(target, abs=1e-9)
+
+
+# --- LoopDelay: how late turn commands show in the odometry ---------------------------
+
+def _turns(count: int, seed: int = 3):
+    """Turn commands that change every period (rad/s), as a swerving robot sends."""
+    import random
+
+    rng = random.Random(seed)
+    return [rng.uniform(-2.0, 2.0) for _ in range(count)]
+
+
+@pytest.mark.parametrize("periods", [1, 2, 3, 5])
+def test_the_loop_delay_is_the_periods_after_which_the_odometry_shows_a_command(periods):
+    """Each period the odometry reads the turn rate commanded ``periods`` ago (one:
+    fleet_sim and the world, the command of the period before)."""
+    loop, commands = LoopDelay(0.1), _turns(60)
+    for k, omega in enumerate(commands):
+        now = 0.1 * k
+        loop.observe(now, commands[k - periods] if k >= periods else 0.0)
+        loop.sent(now, omega)
+    assert loop.delay == pytest.approx(0.1 * periods)
+    assert loop.extra == pytest.approx(0.1 * (periods - 1))
+
+
+def test_noisy_odometry_still_gives_the_delay():
+    import random
+
+    rng = random.Random(7)
+    loop, commands = LoopDelay(0.05), _turns(120)
+    for k, omega in enumerate(commands):
+        measured = commands[k - 4] if k >= 4 else 0.0
+        loop.observe(0.05 * k, measured + rng.gauss(0.0, 0.1))
+        loop.sent(0.05 * k, omega)
+    assert loop.delay == pytest.approx(0.2)
+
+
+def test_driving_straight_tells_nothing_and_the_measured_delay_stays():
+    """Commands that all agree match every candidate delay alike: such periods are
+    passed over, so a long straight stretch keeps what the turns before measured."""
+    loop, commands = LoopDelay(0.1), _turns(40) + [0.0] * 200
+    for k, omega in enumerate(commands):
+        loop.observe(0.1 * k, commands[k - 3] if k >= 3 else 0.0)
+        loop.sent(0.1 * k, omega)
+        if k == 39:
+            assert loop.delay == pytest.approx(0.3)
+    assert loop.delay == pytest.approx(0.3)
+
+
+def test_the_delay_is_given_only_after_some_turning():
+    loop, commands = LoopDelay(0.1), _turns(3)
+    for k, omega in enumerate(commands):
+        loop.observe(0.1 * k, commands[k - 2] if k >= 2 else 0.0)
+        loop.sent(0.1 * k, omega)
+    assert loop.delay == 0.0  # three periods: not yet LoopDelay.evidence
+
+
+def test_a_late_loop_closes_the_heading_error_more_slowly():
+    tracking = UnicycleTracking()
+    assert tracking.heading_time_constant(CONFIG) == CONFIG.heading_time_constant
+    tracking.loop_delay = LoopDelay(0.1)
+    tracking.loop_delay.delay = 0.3  # two periods beyond the cycle's own
+    assert tracking.heading_time_constant(CONFIG) == \
+        pytest.approx(DELAY_TIME_CONSTANT_RATIO * 0.2)
+    tracking.loop_delay.delay = 0.1  # the cycle's own period: as configured
+    assert tracking.heading_time_constant(CONFIG) == CONFIG.heading_time_constant
+    slow = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0, time_step=0.1,
+                            kinematics="diff_drive", heading_time_constant=1.0)
+    tracking.loop_delay.delay = 0.3
+    assert tracking.heading_time_constant(slow) == 1.0  # the parameter stays a floor
