@@ -42,9 +42,8 @@ toio cubes may instead follow the toio SDK's ``CubeHandle.Move2Target``
 
 from __future__ import annotations
 
-import collections
 import math
-from typing import Callable, Deque, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
@@ -306,7 +305,8 @@ class LoopDelay:
     def __init__(self, period: float) -> None:
         self.period = period
         self.count = max(1, int(math.ceil(self.longest / period - 1e-9))) + 1
-        self._sent: Deque[Tuple[float, float]] = collections.deque()
+        self._times: List[float] = []  # when each kept command was sent, oldest first
+        self._rates: List[float] = []  # its turn rate
         self._errors = [0.0] * self.count
         self._weight = 0.0
         self._heard = 0
@@ -319,38 +319,46 @@ class LoopDelay:
 
     def sent(self, now: float, omega: float) -> None:
         """The turn rate commanded at ``now``."""
-        sent = self._sent
-        sent.append((now, omega))
+        times, rates = self._times, self._rates
+        times.append(now)
+        rates.append(omega)
         oldest = now - self.count * self.period  # one command at or before it is kept
-        while len(sent) > 1 and sent[1][0] <= oldest:
-            sent.popleft()
+        while len(times) > 1 and times[1] <= oldest:
+            del times[0], rates[0]
 
     def observe(self, now: float, omega: float) -> None:
         """The turn rate the odometry read at ``now`` says (before this period's command
         is sent)."""
-        sent = self._sent
-        if not sent:
+        times, sent = self._times, self._rates
+        if not times:
+            return
+        reaches_back = times[0] <= now - (self.count - 1) * self.period
+        # Commands that all agree (those kept, and the stand before them) tell nothing.
+        if max(sent) - min(sent) < self.informative and \
+                (reaches_back or abs(sent[0]) < self.informative):
             return
         # The rate in force at now - k periods, k = 0 .. count - 1: the latest sent by
         # then; before the first command, none (the robot stood).
-        rates, j = [], len(sent) - 1
-        for k in range(self.count):
-            limit = now - k * self.period + 1e-6 * self.period
-            while j >= 0 and sent[j][0] > limit:
+        period, rates, j = self.period, [], len(times) - 1
+        limit = now + 1e-6 * period
+        for _ in range(self.count):
+            while j >= 0 and times[j] > limit:
                 j -= 1
-            rates.append(sent[j][1] if j >= 0 else 0.0)
+            rates.append(sent[j] if j >= 0 else 0.0)
+            limit -= period
         if max(rates) - min(rates) < self.informative:
             return
         keep = self.forgetting
-        self._errors = [keep * e + abs(omega - r) for e, r in zip(self._errors, rates)]
+        errors = self._errors = [keep * e + abs(omega - r) for e, r in zip(self._errors, rates)]
         self._weight = keep * self._weight + 1.0
         self._heard += 1
         if self._heard < self.evidence:
             return
-        best = min(self._errors)
-        ties = best + self.tolerance * self._weight
-        k = max(k for k, e in enumerate(self._errors) if e <= ties)
-        self.delay = k * self.period
+        ties = min(errors) + self.tolerance * self._weight
+        k = len(errors) - 1
+        while errors[k] > ties:
+            k -= 1
+        self.delay = k * period
 
 
 class UnicycleTracking:
