@@ -320,6 +320,12 @@ class LoopDelay:
     def sent(self, now: float, omega: float) -> None:
         """The turn rate commanded at ``now``."""
         times, rates = self._times, self._rates
+        if times and now <= times[-1]:
+            if now >= times[-1] - self.period:  # the same period again: the latest counts
+                rates[-1] = omega
+                return
+            times.clear()  # the clock went back (a simulation started over): anew
+            rates.clear()
         times.append(now)
         rates.append(omega)
         oldest = now - self.count * self.period  # one command at or before it is kept

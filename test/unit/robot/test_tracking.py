@@ -159,3 +159,14 @@ def test_a_late_loop_closes_the_heading_error_more_slowly():
                             kinematics="diff_drive", heading_time_constant=1.0)
     tracking.loop_delay.delay = 0.3
     assert tracking.heading_time_constant(slow) == 1.0  # the parameter stays a floor
+
+
+def test_a_clock_that_stands_or_goes_back_keeps_the_history_bounded():
+    """Cycles at one instant (a paused simulation) keep the latest command only; a clock
+    that went back (a simulation started over) starts the history anew."""
+    loop = LoopDelay(0.1)
+    for omega in (0.5, -0.5, 1.0):
+        loop.sent(2.0, omega)
+    assert loop._times == [2.0] and loop._rates == [1.0]
+    loop.sent(0.0, 0.2)
+    assert loop._times == [0.0] and loop._rates == [0.2]
