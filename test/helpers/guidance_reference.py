@@ -1,7 +1,8 @@
 """The preferred velocity's per-period geometry in pure Python: the former bodies of
 :func:`~orca_ros.core.robot.guidance.detour_around_discs` (with its helpers
-``_shut_by_a_wall`` and ``_walls_either_side``) and
-:func:`~orca_ros.core.robot.preferred_velocity.door_share`, which
+``_shut_by_a_wall`` and ``_walls_either_side``),
+:func:`~orca_ros.core.robot.preferred_velocity.door_share` and the test of
+``WallQueries._pinched`` on the walls near the line (:func:`pinched`), which
 ``orca_ros/core/robot/_guidance.c`` replaced. The one change: the cluster's discs are
 visited in index order (``sorted``), so a tie in the cluster's extent goes to the lower
 index, as in C; the former code visited a set's order. The tests' reference for the C
@@ -13,6 +14,9 @@ from __future__ import annotations
 import math
 from typing import Optional, Sequence
 
+import numpy as np
+
+from orca_ros.core.geometry.segment_index import closest_points_on_segments
 from orca_ros.core.geometry.types import Vector2
 from orca_ros.core.geometry.vectors import closest_point_on_segment, point_segment_distance
 from orca_ros.core.robot.guidance import Detour
@@ -137,3 +141,26 @@ def door_share(c, key: str, doors: Sequence[Vector2], position: Vector2, heading
             if first:
                 share = min(share, max(0.0, min(1.0, (own - hold) / hold)))
     return share
+
+
+def pinched(p: np.ndarray, q: np.ndarray, passage: float, samples_per_width: float,
+            a: np.ndarray, b: np.ndarray) -> bool:
+    """guidance.WallQueries._pinched as it was in numpy, on the walls ``a``-``b`` it took
+    near the line."""
+    direction = q - p
+    length = float(np.hypot(*direction))
+    if length <= 2.0 * passage:
+        return False
+    samples = np.linspace(passage, length - passage,
+                          max(2, int(math.ceil((length - 2.0 * passage)
+                                               * samples_per_width / passage)) + 1))
+    unit = direction / length
+    points = p + samples[:, None] * unit
+    if len(a) == 0:
+        return False
+    offset = closest_points_on_segments(points[:, None], a[None], b[None]) - points[:, None]
+    distance = np.hypot(offset[..., 0], offset[..., 1])
+    side = unit[0] * offset[..., 1] - unit[1] * offset[..., 0]  # > 0: on the left
+    left = np.where(side > 0.0, distance, np.inf).min(axis=1)
+    right = np.where(side < 0.0, distance, np.inf).min(axis=1)
+    return bool(np.any(left + right < 2.0 * passage))

@@ -113,21 +113,6 @@ zero_division(const char *what)
 /* ------------------------------------------------------------------------------------ */
 /* Reading Python input                                                                  */
 
-static int
-arg_index(PyObject *obj, const char *name, Py_ssize_t *out)
-{
-    Py_ssize_t value = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
-    if (value == -1 && PyErr_Occurred()) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-            PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.100s", name,
-                         Py_TYPE(obj)->tp_name);
-        }
-        return -1;
-    }
-    *out = value;
-    return 0;
-}
-
 /* The n numbers of a sequence (a tuple is read without a copy; anything else is copied
    into one first, so that no __float__ can change it under the loop). ``name`` and
    ``index`` (when >= 0) name it in errors: "lines[3] ...". ``expected`` describes the
@@ -2185,28 +2170,7 @@ py_python_hypot(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 /* ------------------------------------------------------------------------------------ */
 /* ORCA's agent half-planes of many robots at once (the world's batch)                   */
 
-/* A float64 C-contiguous buffer of ``count`` numbers, named in errors; ``writable``:
-   one the caller writes into. */
-static int
-get_buffer(PyObject *obj, const char *name, Py_ssize_t count, int writable,
-           Py_buffer *view)
-{
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a %sC-contiguous float64 array", name,
-                     writable ? "writable " : "");
-        return -1;
-    }
-    if (view->format == NULL || strcmp(view->format, "d") != 0 || view->itemsize != 8
-            || view->len != count * 8) {
-        PyErr_Format(PyExc_ValueError, "%s must hold %zd float64 numbers", name, count);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
+/* A read-only float64 buffer of ``count`` numbers (get_buffer, pyargs.h). */
 static int
 get_doubles(PyObject *obj, const char *name, Py_ssize_t count, Py_buffer *view)
 {

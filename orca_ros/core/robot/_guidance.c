@@ -1,7 +1,8 @@
 /*
  * The preferred velocity's per-period geometry in C: the way round robots standing in
- * the way (orca_ros/core/robot/guidance.py: detour_around_discs) and the turn at doors
- * one robot wide (orca_ros/core/robot/preferred_velocity.py: door_share). The Python
+ * the way (orca_ros/core/robot/guidance.py: detour_around_discs), the turn at doors
+ * one robot wide (orca_ros/core/robot/preferred_velocity.py: door_share) and the gaps
+ * too narrow on guidance's lines of sight (guidance.py: WallQueries._pinched). The Python
  * modules document the rules and call into this one; test/helpers/guidance_reference.py
  * keeps the former Python, which the tests compare this against value for value: the
  * same operations in the same order, with Python's min, max and hypot (pymath.h).
@@ -469,11 +470,91 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* A gap too narrow on a line of sight (guidance.py: WallQueries._pinched)               */
+
+PyDoc_STRVAR(pinched_doc,
+"pinched(px, py, qx, qy, passage, samples_per_width, a, b, e) -> bool\n\n"
+"Whether the line p-q goes through a gap narrower than 2 passage between the walls\n"
+"a[i]-b[i] (float64 C-contiguous arrays of shape (e, 2)): at one of the points along it\n"
+"(numpy.linspace(passage, length - passage, n), n = max(2, ceil((length - 2 passage)\n"
+"samples_per_width / passage) + 1)), the nearest wall on its left and the nearest on its\n"
+"right are less than that apart. False for a line no longer than 2 passage, or e = 0.");
+
+static PyObject *
+py_pinched(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double px, py, qx, qy, passage, per_width;
+    Py_ssize_t e;
+    if (check_nargs("pinched", nargs, 9) < 0 || arg_double(args[0], "px", &px) < 0
+            || arg_double(args[1], "py", &py) < 0 || arg_double(args[2], "qx", &qx) < 0
+            || arg_double(args[3], "qy", &qy) < 0
+            || arg_double(args[4], "passage", &passage) < 0
+            || arg_double(args[5], "samples_per_width", &per_width) < 0
+            || arg_index(args[8], "e", &e) < 0) {
+        return NULL;
+    }
+    if (e < 0) {
+        PyErr_SetString(PyExc_ValueError, "e must be >= 0");
+        return NULL;
+    }
+    if (!(passage > 0.0)) {
+        PyErr_Format(PyExc_ValueError, "passage must be > 0, got %R", args[4]);
+        return NULL;
+    }
+    Py_buffer views[2];
+    if (get_buffer(args[6], "a", e * 2, 0, &views[0]) < 0) {
+        return NULL;
+    }
+    if (get_buffer(args[7], "b", e * 2, 0, &views[1]) < 0) {
+        PyBuffer_Release(&views[0]);
+        return NULL;
+    }
+    const double *a = views[0].buf, *b = views[1].buf;
+    int pinched = 0;
+    double dx = qx - px, dy = qy - py;
+    double length = hypot(dx, dy);
+    if (e > 0 && length > 2.0 * passage) {
+        /* numpy.linspace: k * step + start, the last point exactly the stop */
+        Py_ssize_t num = (Py_ssize_t)ceil((length - 2.0 * passage) * per_width / passage) + 1;
+        num = num > 2 ? num : 2;
+        double start = passage, stop = length - passage;
+        double step = (stop - start) / (double)(num - 1);
+        double ux = dx / length, uy = dy / length;
+        for (Py_ssize_t k = 0; k < num && !pinched; k++) {
+            double s = k == num - 1 ? stop : (double)k * step + start;
+            double x = px + s * ux, y = py + s * uy;
+            double left = INFINITY, right = INFINITY;
+            for (Py_ssize_t i = 0; i < e; i++) {
+                double ax = a[2 * i], ay = a[2 * i + 1];
+                double ddx = b[2 * i] - ax, ddy = b[2 * i + 1] - ay;
+                double length_sq = ddx * ddx + ddy * ddy;
+                length_sq = length_sq > 1e-300 ? length_sq : 1e-300;
+                double t = ((x - ax) * ddx + (y - ay) * ddy) / length_sq;
+                t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+                double ox = (ax + t * ddx) - x, oy = (ay + t * ddy) - y;
+                double distance = hypot(ox, oy);
+                double side = ux * oy - uy * ox;  /* > 0: on the left */
+                if (side > 0.0 && distance < left) {
+                    left = distance;
+                } else if (side < 0.0 && distance < right) {
+                    right = distance;
+                }
+            }
+            pinched = left + right < 2.0 * passage;
+        }
+    }
+    PyBuffer_Release(&views[0]);
+    PyBuffer_Release(&views[1]);
+    return PyBool_FromLong(pinched);
+}
+
 static PyMethodDef methods[] = {
     {"detour_around_discs", (PyCFunction)(void (*)(void))py_detour_around_discs,
      METH_FASTCALL, detour_around_discs_doc},
     {"door_share", (PyCFunction)(void (*)(void))py_door_share, METH_FASTCALL,
      door_share_doc},
+    {"pinched", (PyCFunction)(void (*)(void))py_pinched, METH_FASTCALL, pinched_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -204,27 +204,16 @@ class WallQueries:
         narrower than ``2 passage``: at a point along it, the nearest wall on its left
         and the nearest on its right are less than that apart (their distances summed;
         points every quarter ``passage``, those within ``passage`` of either end left
-        out: the robot is already there, or the goal is)."""
-        direction = q - p
-        length = float(np.hypot(*direction))
+        out: the robot is already there, or the goal is). The walls near the line
+        are tested in C (``_guidance.pinched``)."""
+        length = float(np.hypot(*(q - p)))
         if length <= 2.0 * passage:
             return False
-        samples = np.linspace(passage, length - passage,
-                              max(2, int(math.ceil((length - 2.0 * passage)
-                                                   * PASSAGE_SAMPLES_PER_WIDTH / passage)) + 1))
-        unit = direction / length
-        points = p + samples[:, None] * unit
-        middle = 0.5 * (p + q)
-        local = self.walls.near(middle, 0.5 * length + 2.0 * passage)
+        local = self.walls.near(0.5 * (p + q), 0.5 * length + 2.0 * passage)
         a, b = self.walls.a[local], self.walls.b[local]
-        if len(a) == 0:
-            return False
-        offset = closest_points_on_segments(points[:, None], a[None], b[None]) - points[:, None]
-        distance = np.hypot(offset[..., 0], offset[..., 1])
-        side = unit[0] * offset[..., 1] - unit[1] * offset[..., 0]  # > 0: on the left
-        left = np.where(side > 0.0, distance, np.inf).min(axis=1)
-        right = np.where(side < 0.0, distance, np.inf).min(axis=1)
-        return bool(np.any(left + right < 2.0 * passage))
+        return _guidance.pinched(  # (its Python: test/helpers/guidance_reference.py)
+            float(p[0]), float(p[1]), float(q[0]), float(q[1]), passage,
+            PASSAGE_SAMPLES_PER_WIDTH, a, b, len(a))
 
     def wall_distance(self, point: Vector2) -> float:
         """Distance from ``point`` to the nearest edge (infinite without edges)."""

@@ -4,12 +4,14 @@
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orca_ros.core.robot.config import ControllerConfig
-from orca_ros.core.robot.guidance import detour_around_discs
+from orca_ros.core.robot import _guidance
+from orca_ros.core.robot.guidance import PASSAGE_SAMPLES_PER_WIDTH, detour_around_discs
 from orca_ros.core.robot.preferred_velocity import door_share
 from helpers import guidance_reference as reference
 
@@ -107,3 +109,43 @@ def test_traffic_that_is_not_position_velocity_key_is_named():
     with pytest.raises(TypeError, match=r"traffic\[1\]"):
         door_share(config, "a1", [(1.0, 0.0)], (0.0, 0.0), (1.0, 0.0),
                    [((1.1, 0.0), (-1.0, 0.0), "a0"), ((1.1, 0.0), (-1.0, 0.0))])
+
+
+# --- the gaps too narrow on a line of sight (_guidance.pinched) --------------------------
+
+walls_near = st.lists(st.tuples(st.floats(-3.0, 3.0), st.floats(-3.0, 3.0),
+                                st.floats(-3.0, 3.0), st.floats(-3.0, 3.0)),
+                      min_size=0, max_size=8)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.tuples(st.floats(-2.0, 2.0), st.floats(-2.0, 2.0)),
+       st.tuples(st.floats(-2.0, 2.0), st.floats(-2.0, 2.0)), st.floats(0.05, 0.8),
+       walls_near)
+def test_a_pinched_line_of_sight_is_the_former_numpys(p, q, passage, walls):
+    p, q = np.array(p), np.array(q)
+    a = np.array([w[:2] for w in walls], dtype=float).reshape(-1, 2)
+    b = np.array([w[2:] for w in walls], dtype=float).reshape(-1, 2)
+    expected = reference.pinched(p, q, passage, PASSAGE_SAMPLES_PER_WIDTH, a, b)
+    assert _guidance.pinched(float(p[0]), float(p[1]), float(q[0]), float(q[1]), passage,
+                             PASSAGE_SAMPLES_PER_WIDTH, a, b, len(a)) is expected
+
+
+@pytest.mark.parametrize("gap, pinched", [(0.5, True), (0.7, False)])
+def test_a_line_through_a_door_narrower_than_two_passages_is_pinched(gap, pinched):
+    """Two walls across x = 0 leave a door of ``gap`` round y = 0; the line from (-2, 0)
+    to (2, 0) goes through it. With a passage of 0.3 the door must be 0.6 wide."""
+    a = np.array([[0.0, 0.5 * gap], [0.0, -0.5 * gap]])
+    b = np.array([[0.0, 3.0], [0.0, -3.0]])
+    assert _guidance.pinched(-2.0, 0.0, 2.0, 0.0, 0.3, PASSAGE_SAMPLES_PER_WIDTH, a, b,
+                             2) is pinched
+
+
+def test_pinched_names_bad_walls_and_passage():
+    a = np.zeros((1, 2))
+    with pytest.raises(ValueError, match="b must hold 2 float64"):
+        _guidance.pinched(0.0, 0.0, 1.0, 0.0, 0.3, 4, a, np.zeros(3), 1)
+    with pytest.raises(TypeError, match="a must be a C-contiguous float64 array"):
+        _guidance.pinched(0.0, 0.0, 1.0, 0.0, 0.3, 4, [0.0, 0.0], a, 1)
+    with pytest.raises(ValueError, match="passage must be > 0"):
+        _guidance.pinched(0.0, 0.0, 1.0, 0.0, 0.0, 4, a, a, 1)
