@@ -10,8 +10,9 @@
  * test/helpers/orca_reference.py keeps the former pure-Python code, which the tests
  * compare this one against.
  *
- * After them, in this order: ORCA's half-planes of many robots at once (the world's
- * batch), distances to wall segments (orca_ros/core/geometry/segment_index.py), and the
+ * After them, in this order: a unicycle's tracking (its kinematic half-planes and its
+ * command, orca_ros/core/robot/tracking.py), ORCA's half-planes of many robots at once
+ * (the world's batch), distances to wall segments (orca_ros/core/geometry/segment_index.py), and the
  * robot cycle's neighbour stage: perception over the readings' rows (perceive_rows),
  * the rows made Neighbors and the method's views (make_neighbors, neighbor_views), and
  * the reciprocity monitor's two steps (orca_ros/core/robot/perception.py; their former
@@ -2168,6 +2169,145 @@ py_python_hypot(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 
 /* ------------------------------------------------------------------------------------ */
+/* A unicycle's tracking (orca_ros/core/robot/tracking.py: kinematic_half_planes,
+   unicycle_command and its turn-rate cut _stoppable), in the order of operations of the
+   Python reference in test/helpers/tracking_reference.py. */
+
+/* geometry.frames.wrap_angle: an angle in (-pi, pi] */
+static double
+wrap_angle(double angle)
+{
+    double wrapped = fmod(angle + M_PI, 2.0 * M_PI);
+    if (wrapped <= 0.0) {
+        wrapped += 2.0 * M_PI;
+    }
+    return wrapped - M_PI;
+}
+
+PyDoc_STRVAR(kinematic_half_planes_doc,
+"kinematic_half_planes(heading, linear_speed, lateral_error, max_linear_accel,\n"
+"                      max_linear_speed, dt, direction, reverse_speed)\n"
+"    -> list of 4 HalfPlanes\n\n"
+"orca_ros.core.robot.tracking.kinematic_half_planes with the limits' fields given.");
+
+static PyObject *
+py_kinematic_half_planes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double heading = 0.0, speed = 0.0, lateral_error = 0.0, accel = 0.0, top = 0.0;
+    double dt = 0.0, reverse_speed = 0.0;
+    Py_ssize_t direction = 1;
+    if (check_nargs("kinematic_half_planes", nargs, 8) < 0
+            || arg_double(args[0], "heading", &heading) < 0
+            || arg_double(args[1], "linear_speed", &speed) < 0
+            || arg_double(args[2], "lateral_error", &lateral_error) < 0
+            || arg_double(args[3], "max_linear_accel", &accel) < 0
+            || arg_double(args[4], "max_linear_speed", &top) < 0
+            || arg_double(args[5], "dt", &dt) < 0
+            || arg_index(args[6], "direction", &direction) < 0
+            || arg_double(args[7], "reverse_speed", &reverse_speed) < 0) {
+        return NULL;
+    }
+    if (dt == 0.0) {
+        PyErr_SetString(PyExc_ZeroDivisionError, "float division by zero (dt is 0)");
+        return NULL;
+    }
+    double hx = cos(heading), hy = sin(heading);
+    double lateral = lateral_error / dt;
+    double change = accel * dt;
+    double lowest, highest;
+    if (direction < 0) {
+        lowest = py_max(-reverse_speed, speed - change);
+        highest = py_min(0.0, speed + change);
+        if (lowest > highest) {  /* still moving forward: brake as hard as it can */
+            lowest = highest = speed - change;
+        }
+    } else {
+        lowest = py_max(0.0, speed - change);
+        highest = py_min(top, speed + change);
+        if (lowest > highest) {  /* still moving in reverse: brake as hard as it can */
+            lowest = highest = speed + change;
+        }
+    }
+    /* n = (-hy, hx) is the heading's left normal. */
+    Line lines[4] = {
+        {-hy * lateral, hx * lateral, -hx, -hy},     /* u . n <= lateral */
+        {hy * lateral, -hx * lateral, hx, hy},       /* u . n >= -lateral */
+        {hx * lowest, hy * lowest, hy, -hx},         /* u . h >= lowest */
+        {hx * highest, hy * highest, -hy, hx},       /* u . h <= highest */
+    };
+    PyObject *result = PyList_New(4);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (int k = 0; k < 4; k++) {
+        PyObject *line = new_half_plane(&lines[k]);
+        if (line == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyList_SET_ITEM(result, k, line);
+    }
+    return result;
+}
+
+PyDoc_STRVAR(unicycle_command_doc,
+"unicycle_command(planned_x, planned_y, free_x, free_y, heading, v_now, omega_now,\n"
+"                 max_linear_speed, max_linear_accel, max_angular_speed,\n"
+"                 max_angular_accel, dt, heading_time_constant, direction,\n"
+"                 reverse_speed) -> (v, omega)\n\n"
+"orca_ros.core.robot.tracking.unicycle_command with its pairs and the limits' fields\n"
+"given one by one.");
+
+static PyObject *
+py_unicycle_command(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char *names[15] = {
+        "planned_x", "planned_y", "free_x", "free_y", "heading", "v_now", "omega_now",
+        "max_linear_speed", "max_linear_accel", "max_angular_speed", "max_angular_accel",
+        "dt", "heading_time_constant", "direction", "reverse_speed"};
+    double x[15];
+    if (check_nargs("unicycle_command", nargs, 15) < 0) {
+        return NULL;
+    }
+    for (int k = 0; k < 15; k++) {
+        if (arg_double(args[k], names[k], &x[k]) < 0) {
+            return NULL;
+        }
+    }
+    double planned_x = x[0], planned_y = x[1], free_x = x[2], free_y = x[3];
+    double heading = x[4], v_now = x[5], omega_now = x[6], top = x[7];
+    double linear_accel = x[8], max_turn = x[9], alpha = x[10], dt = x[11];
+    double time_constant = x[12], direction = x[13], reverse_speed = x[14];
+    if (dt == 0.0) {
+        PyErr_SetString(PyExc_ZeroDivisionError, "float division by zero (dt is 0)");
+        return NULL;
+    }
+    double hx = cos(heading), hy = sin(heading);
+    double v = planned_x * hx + planned_y * hy;
+    double lowest = direction > 0 ? 0.0 : -reverse_speed;
+    double highest = direction > 0 ? top : 0.0;
+    v = py_min(py_max(v, lowest), highest);
+    /* The acceleration limit wins: a robot still moving the other way brakes. */
+    v = py_min(py_max(v, v_now - linear_accel * dt), v_now + linear_accel * dt);
+    double omega = 0.0;
+    if (free_x * free_x + free_y * free_y > 1e-12) {
+        double facing = direction > 0 ? heading : heading + M_PI;
+        double error = wrap_angle(atan2(free_y, free_x) - facing);
+        omega = error / py_max(dt, time_constant);
+        /* _stoppable: a rate braking at alpha still stops by the heading wanted */
+        double reach = fabs(error);
+        double limit = py_max(braking_speed(reach, alpha, dt, dt),
+                              py_min(reach / dt, alpha * dt));
+        omega = py_max(-limit, py_min(omega, limit));
+    }
+    double step = alpha * dt;
+    omega = py_min(py_max(omega, omega_now - step), omega_now + step);
+    omega = py_min(py_max(omega, -max_turn), max_turn);
+    return Py_BuildValue("(dd)", v, omega);
+}
+
+
+/* ------------------------------------------------------------------------------------ */
 /* ORCA's agent half-planes of many robots at once (the world's batch)                   */
 
 /* A read-only float64 buffer of ``count`` numbers (get_buffer, pyargs.h). */
@@ -3173,6 +3313,10 @@ static PyMethodDef methods[] = {
      reciprocity_expect_doc},
     {"reciprocity_observe", (PyCFunction)(void (*)(void))py_reciprocity_observe,
      METH_FASTCALL, reciprocity_observe_doc},
+    {"kinematic_half_planes", (PyCFunction)(void (*)(void))py_kinematic_half_planes,
+     METH_FASTCALL, kinematic_half_planes_doc},
+    {"unicycle_command", (PyCFunction)(void (*)(void))py_unicycle_command, METH_FASTCALL,
+     unicycle_command_doc},
     {"segment_min_distances", (PyCFunction)(void (*)(void))py_segment_min_distances,
      METH_FASTCALL, segment_min_distances_doc},
     {"agent_orca_half_plane_rows", (PyCFunction)(void (*)(void))py_agent_orca_half_plane_rows,

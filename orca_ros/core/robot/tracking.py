@@ -48,9 +48,10 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from ..geometry.linprog import HalfPlane
 from ..geometry.types import Vector2
 from ..geometry.frames import wrap_angle
+from ..orca import _orca2d
 from ..models.bodies import DiffDriveLimits
 from ..models.cube_wheels import CUBE_RADIUS_UNITS, DEFAULT_MM_PER_UNIT, TOIO, WheelModel
-from .safety_filter import braking_speed, filter_output
+from .safety_filter import filter_output
 
 def tracking_error_bound(limits: DiffDriveLimits, dt: float) -> float:
     """Largest distance between the driven and the planned position after one period (m)."""
@@ -98,28 +99,13 @@ def kinematic_half_planes(heading: float, linear_speed: float, limits: DiffDrive
 
     ``direction``: +1 driving forward, -1 in reverse (at most ``reverse_speed``).
     A robot still moving the other way may only brake towards it. Allowed side is
-    to the left of each direction, as for ORCA half-planes.
+    to the left of each direction, as for ORCA half-planes: ``|u . n| <= lateral_error /
+    dt`` (``n`` the heading's left normal) and ``lowest <= u . h <= highest``. In C
+    (``_orca2d.kinematic_half_planes``; its Python: test/helpers/tracking_reference.py).
     """
-    hx, hy = math.cos(heading), math.sin(heading)
-    lateral = limits.lateral_error / dt
-    change = limits.max_linear_accel * dt
-    if direction < 0:
-        lowest = max(-reverse_speed, linear_speed - change)
-        highest = min(0.0, linear_speed + change)
-        if lowest > highest:  # still moving forward: brake as hard as it can
-            lowest = highest = linear_speed - change
-    else:
-        lowest = max(0.0, linear_speed - change)
-        highest = min(limits.max_linear_speed, linear_speed + change)
-        if lowest > highest:  # still moving in reverse: brake as hard as it can
-            lowest = highest = linear_speed + change
-    # n = (-hy, hx) is the heading's left normal.
-    return [
-        HalfPlane(-hy * lateral, hx * lateral, -hx, -hy),   # u . n <= lateral
-        HalfPlane(hy * lateral, -hx * lateral, hx, hy),     # u . n >= -lateral
-        HalfPlane(hx * lowest, hy * lowest, hy, -hx),       # u . h >= lowest
-        HalfPlane(hx * highest, hy * highest, -hy, hx),     # u . h <= highest
-    ]
+    return _orca2d.kinematic_half_planes(heading, linear_speed, limits.lateral_error,
+                                         limits.max_linear_accel, limits.max_linear_speed,
+                                         dt, direction, reverse_speed)
 
 
 def unicycle_command(planned: Vector2, free: Vector2, heading: float,
@@ -136,40 +122,17 @@ def unicycle_command(planned: Vector2, free: Vector2, heading: float,
     The heading error is closed in ``max(dt, heading_time_constant)`` seconds:
     robots that answer late (toio cubes, ~0.14 s) need a longer time constant
     or they overshoot and circle. The turn rate is also one that braking at
-    ``max_angular_accel`` still brings to zero by the heading wanted
-    (:func:`_stoppable`): commanding ``error / dt`` up to the acceleration
-    limit, a robot turned past the heading and back after every swerve.
+    ``max_angular_accel`` still brings to zero by the heading wanted (the
+    braking envelope of :func:`~.safety_filter.braking_speed` over the angle, or,
+    for an error one period closes, any rate up to ``error / dt`` that one period's
+    braking stops): commanding ``error / dt`` up to the acceleration limit, a robot
+    turned past the heading and back after every swerve. In C
+    (``_orca2d.unicycle_command``; its Python: test/helpers/tracking_reference.py).
     """
-    v_now, omega_now = current
-    hx, hy = math.cos(heading), math.sin(heading)
-    v = planned[0] * hx + planned[1] * hy
-    lowest, highest = (0.0, limits.max_linear_speed) if direction > 0 else (-reverse_speed, 0.0)
-    v = min(max(v, lowest), highest)
-    # The acceleration limit wins: a robot still moving the other way brakes.
-    v = min(max(v, v_now - limits.max_linear_accel * dt), v_now + limits.max_linear_accel * dt)
-
-    if free[0] * free[0] + free[1] * free[1] > 1e-12:
-        facing = heading if direction > 0 else heading + math.pi
-        error = wrap_angle(math.atan2(free[1], free[0]) - facing)
-        omega = error / max(dt, heading_time_constant)
-        omega = _stoppable(omega, error, limits.max_angular_accel, dt)
-    else:
-        omega = 0.0
-    step = limits.max_angular_accel * dt
-    omega = min(max(omega, omega_now - step), omega_now + step)
-    omega = min(max(omega, -limits.max_angular_speed), limits.max_angular_speed)
-    return v, omega
-
-
-def _stoppable(omega: float, error: float, alpha: float, dt: float) -> float:
-    """``omega`` cut to a turn rate the robot can still bring to zero by the heading
-    ``error`` (rad) ahead, braking by ``alpha dt`` a period: the braking envelope of
-    :func:`~.safety_filter.braking_speed` over the angle, or, for an error one period
-    closes, any rate up to ``error / dt`` that one period's braking stops
-    (``<= alpha dt``)."""
-    reach = abs(error)
-    limit = max(braking_speed(reach, alpha, dt), min(reach / dt, alpha * dt))
-    return max(-limit, min(omega, limit))
+    return _orca2d.unicycle_command(
+        planned[0], planned[1], free[0], free[1], heading, current[0], current[1],
+        limits.max_linear_speed, limits.max_linear_accel, limits.max_angular_speed,
+        limits.max_angular_accel, dt, heading_time_constant, direction, reverse_speed)
 
 
 def move_to_target(position: Tuple[float, float], heading: float,
