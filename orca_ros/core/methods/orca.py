@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from ..geometry.linprog import HalfPlane
 from .links import (LINK_CLEARANCE, TETHER_MARGIN, link_safety_half_plane,
@@ -117,8 +117,20 @@ class Orca(AvoidanceMethod):
                     yielding.append(line)
         return hard, yielding
 
+    _planned: Optional[tuple] = None  # (the view's neighbours, own state, their lines)
+
     def compute_velocity(self, view: RobotView) -> MethodOutput:
-        neighbors = [] if view.agent_half_planes is not None else [
+        """ORCA's velocity for ``view``. Run again on the same view with other hard
+        half-planes (a unicycle's tracking adds its kinematic ones), the neighbours'
+        half-planes of the first run are taken as they are: the same neighbours (the
+        same objects) and own state give the same lines."""
+        agent_lines = view.agent_half_planes
+        state = (view.position, view.velocity, view.radius, view.time_step)
+        planned = self._planned
+        if agent_lines is None and planned is not None and planned[0] is view.neighbors \
+                and planned[1] == state:
+            agent_lines = planned[2]
+        neighbors = [] if agent_lines is not None else [
             (n.position[0], n.position[1], n.velocity[0], n.velocity[1], n.radius,
              0.5 if n.reciprocates else 1.0) for n in view.neighbors]
         hard, yielding = view.hard_half_planes, []
@@ -129,11 +141,13 @@ class Orca(AvoidanceMethod):
                             view.pref_velocity, self.params.time_horizon,
                             self.params.time_horizon_obst, view.time_step, neighbors,
                             view.obstacle_edges, hard_half_planes=hard,
-                            agent_half_planes=view.agent_half_planes,
+                            agent_half_planes=agent_lines,
                             yielding_half_planes=yielding)
         first_agent_line = result.num_obstacle_half_planes + len(hard) + len(yielding)
-        return MethodOutput(result.velocity, result.half_planes, result.used_fallback,
-                            result.half_planes[first_agent_line:])
+        lines = result.half_planes[first_agent_line:]
+        if view.agent_half_planes is None:
+            self._planned = (view.neighbors, state, lines)
+        return MethodOutput(result.velocity, result.half_planes, result.used_fallback, lines)
 
 
 class OrcaStrict(Orca):

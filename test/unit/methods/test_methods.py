@@ -232,3 +232,26 @@ def test_the_method_launch_argument_offers_and_passes_a_registered_method(
             sections += list(yaml.safe_load(stream).values())
     assert len(sections) == len(robots)
     assert all(section["ros__parameters"]["method"] == "test_sidestep" for section in sections)
+
+
+def test_orca_run_again_with_other_hard_half_planes_takes_its_neighbours_lines_as_they_are():
+    """A unicycle's tracking runs ORCA a second time on the same view with its kinematic
+    half-planes added: the neighbours' half-planes are not built again (the same
+    objects), and the velocity is a fresh instance's to the last bit."""
+    from orca_ros.core.geometry.linprog import HalfPlane
+    from orca_ros.core.methods import NeighborView, RobotView
+    from orca_ros.core.methods.orca import ORCA
+
+    neighbors = [NeighborView((1.5, 0.2), (-0.8, 0.0), 0.4, "a"),
+                 NeighborView((0.5, -1.4), (0.0, 0.9), 0.4, "b", reciprocates=False)]
+    view = RobotView((0.0, 0.0), (0.8, 0.0), 0.0, 0.4, 0.3, 1.0, (1.0, 0.0), 0.1, neighbors)
+    method = ORCA.create()
+    first = method.compute_velocity(view)
+    hard = [HalfPlane(0.0, 0.05, -1.0, 0.0), HalfPlane(0.0, -0.05, 1.0, 0.0)]
+    again = method.compute_velocity(view._replace(hard_half_planes=hard))
+    fresh = ORCA.create().compute_velocity(view._replace(hard_half_planes=hard))
+    assert len(first.neighbor_half_planes) == 2
+    assert all(a is b for a, b in zip(again.neighbor_half_planes, first.neighbor_half_planes))
+    assert again.velocity == fresh.velocity and again.half_planes == fresh.half_planes
+    moved = method.compute_velocity(view._replace(position=(0.1, 0.0)))  # a new state
+    assert moved.neighbor_half_planes != first.neighbor_half_planes
