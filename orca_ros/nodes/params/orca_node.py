@@ -209,7 +209,8 @@ PARAMETERS: Tuple[Param, ...] = (
           'preferred velocity) instead of turning round first; 0 = never reverses, -1 = '
           'max_speed'), range=(-1.0, 20.0)),
     Param('heading_time_constant', 0.0,
-          'diff-drive heading error closed in this long (s); 0 = one control period',
+          'diff-drive heading error closed in at least this long (s); 0 = one control '
+          'period; longer where turn commands show late (loop_delay_s)',
           range=(0.0, 10.0)),
     Param('command_lag', 0.0,
           "robot's command-to-motion lag (s): plan from the state extrapolated by it",
