@@ -23,6 +23,8 @@ The figures, per robot (:class:`MotionQuality`):
 - :func:`steering_reversals`: how often its steering command changed side
   (:func:`steering_signal`, :data:`STEER_DEAD_BAND`), per minute of moving time: the
   controller's choice flipping, apart from honest turns along a curved route;
+- :func:`turned_on_goal`: how far a robot with a body heading turned once it had
+  arrived (degrees): spinning on its goal, or turning to come back to it;
 - the social-navigation set the crowd-navigation benchmarks report (Francis et al.,
   *Principles and Guidelines for Evaluating Social Robot Navigation Algorithms*, 2023),
   taken on the way (from the start of the record to the robot's first arrival within
@@ -97,7 +99,8 @@ class MotionQuality:
 
     ``steering_reversals``: :func:`steering_reversals` of its recorded steering command on
     the way, and ``steering_reversals_per_min`` per minute of moving time (None: no
-    steering command was recorded, or it never moved).
+    steering command was recorded, or it never moved). ``turned_on_goal_deg``:
+    :func:`turned_on_goal` (None: no body heading, or it never arrived).
 
     A figure that could not be computed is None, and ``unavailable`` names it with the
     reason (the figures are taken after a run from its record: one that fails must not
@@ -127,6 +130,7 @@ class MotionQuality:
     jerk_max_mps3: Optional[float] = None
     steering_reversals: Optional[int] = None
     steering_reversals_per_min: Optional[float] = None
+    turned_on_goal_deg: Optional[float] = None
 
     def as_dict(self) -> Dict[str, object]:
         figures = {"retreat_m": _round(self.retreat_m), "off_goal_m": _round(self.off_goal_m),
@@ -138,7 +142,8 @@ class MotionQuality:
                    "time_off_goal_s": _round(self.time_off_goal_s),
                    "at_goal_at_end": self.at_goal_at_end,
                    "steering_reversals": self.steering_reversals,
-                   "steering_reversals_per_min": _round(self.steering_reversals_per_min)}
+                   "steering_reversals_per_min": _round(self.steering_reversals_per_min),
+                   "turned_on_goal_deg": _round(self.turned_on_goal_deg)}
         figures.update({name: getattr(self, name) for name in SOCIAL_FIGURES})
         for name in SOCIAL_FIGURES:
             if isinstance(figures[name], float):
@@ -653,6 +658,18 @@ def turn_reversals(rates: Sequence[float], rate_threshold: float = TURN_RATE_RAD
     return int(np.count_nonzero(signs[1:] != signs[:-1])) if len(signs) > 1 else 0
 
 
+def turned_on_goal(yaws: Sequence[float], arrival: Optional[int]) -> Optional[float]:
+    """How far a robot with a body heading turned (degrees, every turn added up, either
+    way) from the sample of its first arrival (``arrival``) on: a unicycle that turns for
+    the goal point itself spins on its goal; one pushed off it turns to come back.
+    None when it never arrived."""
+    if arrival is None:
+        return None
+    after = np.asarray(yaws, dtype=float)[arrival:]
+    return float(np.degrees(np.nansum(np.abs(wrap_angle(np.diff(after)))))) \
+        if len(after) > 1 else 0.0
+
+
 def steering_signal(linear_command: bool, angular: float, velocity: Sequence[float],
                     preferred: Sequence[float],
                     speed_threshold: float = STOP_SPEED_MPS) -> float:
@@ -941,7 +958,9 @@ def motion_quality(times: Sequence[float], positions: np.ndarray,
         spl=figure("spl", success_weighted),
         acceleration_mean_mps2=acceleration[0], acceleration_max_mps2=acceleration[1],
         jerk_mean_mps3=jerk[0], jerk_max_mps3=jerk[1],
-        steering_reversals=steered, steering_reversals_per_min=steered_per_minute)
+        steering_reversals=steered, steering_reversals_per_min=steered_per_minute,
+        turned_on_goal_deg=None if yaws is None or arrived is None else
+        figure("turned_on_goal_deg", lambda: turned_on_goal(yaws, arrival)))
 
 
 BODY_YAW_MIN_RANGE_RAD = 0.05
@@ -1049,7 +1068,9 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
     end of the record); ``steering_reversals_per_min_median`` (the median over robots
     that moved of their steering reversals per minute, :func:`steering_reversals`) and
     ``steering_reversals_per_min_max`` with ``steering_reversals_robot`` (the worst);
-    None where no steering command was recorded.
+    None where no steering command was recorded; ``turned_on_goal_max_deg`` with
+    ``turned_on_goal_robot``: the most a robot with a body heading turned from its first
+    arrival on (:func:`turned_on_goal`; None without body headings).
 
     The social-navigation set (each robot's on its way, :class:`MotionQuality`):
     ``spl`` (the mean over robots of their :func:`spl`, Anderson et al.'s SPL),
@@ -1100,6 +1121,12 @@ def run_motion_summary(figures: Dict[str, MotionQuality]) -> Dict[str, object]:
         if steer_rates else None,
         "steering_reversals_per_min_max": _round(steer_worst[0]) if steer_worst else None,
         "steering_reversals_robot": steer_worst[1] if steer_worst and steer_worst[0] > 0.0
+        else None,
+    })
+    turned_worst = worst("turned_on_goal_deg")
+    summary.update({
+        "turned_on_goal_max_deg": _round(turned_worst[0]) if turned_worst else None,
+        "turned_on_goal_robot": turned_worst[1] if turned_worst and turned_worst[0] > 0.0
         else None,
     })
 

@@ -10,7 +10,7 @@ from orca_ros.core.sim.motion_quality import (
     remaining_path_length,
     retreat,
     run_motion_summary, steering_reversals, steering_signal, stops, time_standing,
-    turn_reversals, turn_reversals_per_minute, yaw_rates)
+    turn_reversals, turn_reversals_per_minute, turned_on_goal, yaw_rates)
 
 DT = 0.1
 GOAL = (10.0, 0.0)
@@ -181,7 +181,8 @@ def test_the_run_summary_names_the_worst_robots():
                    "acceleration_mean_mps2": None, "acceleration_max_mps2": None,
                    "jerk_mean_mps3": None, "jerk_max_mps3": None,
                    "steering_reversals_per_min_median": None,
-                   "steering_reversals_per_min_max": None, "steering_reversals_robot": None}
+                   "steering_reversals_per_min_max": None, "steering_reversals_robot": None,
+                   "turned_on_goal_max_deg": None, "turned_on_goal_robot": None}
     assert run_motion_summary({"calm": calm})["retreat_robot"] is None
 
 
@@ -656,3 +657,27 @@ def test_the_run_summary_takes_the_median_robot_steering():
     assert row["steering_reversals_per_min_median"] == 4.0
     assert (row["steering_reversals_per_min_max"], row["steering_reversals_robot"]) == \
         (30.0, "b")
+
+
+def test_a_unicycle_spinning_on_its_goal_is_counted_in_degrees_turned_there():
+    times, positions = track(run((10.0, 10.0), (10.0, 3.0)))
+    arrival = int(np.argmax(positions[:, 0] >= 10.0 - 0.2))
+    yaws = np.zeros(len(times))
+    spin = np.linspace(0.0, 3.0 * math.pi, len(times) - arrival - 10)
+    yaws[arrival + 10:] = spin  # one and a half turns on the goal, either wrap
+    figures = motion_quality(times, positions, [GOAL], 0.2, 0.2, yaws=yaws)
+    assert figures.turned_on_goal_deg == pytest.approx(540.0, abs=1e-6)
+    assert figures.as_dict()["turned_on_goal_deg"] == pytest.approx(540.0, abs=1e-5)
+    summary = run_motion_summary({"a": figures, "b": motion_quality(
+        times, positions, [GOAL], 0.2, 0.2, yaws=np.zeros(len(times)))})
+    assert summary["turned_on_goal_max_deg"] == pytest.approx(540.0, abs=1e-5)
+    assert summary["turned_on_goal_robot"] == "a"
+
+
+def test_turning_on_the_way_or_without_a_body_heading_is_not_turning_on_the_goal():
+    times, positions = track(run((10.0, 10.0), (10.0, 3.0)))
+    yaws = np.where(times < 5.0, np.sin(times), 0.0)  # weaving on the way only
+    assert motion_quality(times, positions, [GOAL], 0.2, 0.2,
+                          yaws=yaws).turned_on_goal_deg == 0.0
+    assert motion_quality(times, positions, [GOAL], 0.2, 0.2).turned_on_goal_deg is None
+    assert turned_on_goal(yaws, None) is None  # never arrived
