@@ -57,21 +57,6 @@ def keep_right_angle(stalled_time, base_deg: float, escape_deg: float, escape_ti
     return base_deg + (escape_deg - base_deg) * fraction
 
 
-def turnable_speed(distance: float, bearing: float, max_angular_speed: float) -> float:
-    """The fastest a unicycle may head for a point ``distance`` (m) away and ``bearing``
-    (rad) off its heading and still turn onto it (m/s; infinite straight ahead or behind).
-
-    The circle through the point tangent to the heading has radius
-    ``distance / (2 |sin bearing|)``; at speed ``v`` the robot's tightest circle has
-    radius ``v / max_angular_speed``. Faster, it circles the point instead of reaching
-    it. Heading for its goal at ``distance / time_step``, a unicycle a few millimetres
-    off the point did that, round and round: a toio cube on ``toio_b_wall`` turned
-    12,721 degrees on its goal over the run's 60 s, a unicycle of ``walls_swap_6`` 3,479
-    before the last robot arrived (doc/results.md)."""
-    sine = abs(math.sin(bearing))
-    return max_angular_speed * distance / (2.0 * sine) if sine > 1e-12 else math.inf
-
-
 class FollowsWaypoints:
     """A robot's progress along its ``waypoints`` (2D or 3D points; the last is the goal):
     ``waypoint_index``, and ``config``'s ``lookahead_m`` and
@@ -574,11 +559,6 @@ class PreferredVelocity(FollowsWaypoints):
         if distance < 1e-12:
             return (0.0, 0.0)
         speed = min(c.pref_speed, distance / c.time_step)
-        if c.diff_drive and target == self.goal:
-            # Only for the goal: a corner on the way is passed, not reached, and slowing
-            # for corners jammed the block crowds (rvo2_blocks 678 -> 1,129 s).
-            speed = min(speed, turnable_speed(distance, math.atan2(dy, dx) - state.heading,
-                                              c.max_angular_speed))
         doors = self.guidance.planner(self.config, edges).door_nodes if guided and traffic \
             else ()
         if len(doors):

@@ -7,8 +7,7 @@ import pytest
 
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.preferred_velocity import (PreferredVelocity, ProgressClock,
-                                                    StallClock, keep_right_angle,
-                                                    turnable_speed)
+                                                    StallClock, keep_right_angle)
 from orca_ros.core.robot.state import RobotState
 
 CONFIG = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=0.8, time_step=0.1)
@@ -110,36 +109,3 @@ def test_the_progress_clock_restarts_a_radius_nearer_or_on_a_new_target():
     clock.note(CONFIG, (0.0, 5.0), 9.0)
     assert clock.unprogressed_time == 0.0
     assert not clock.stuck(CONFIG) and clock.stuck(CONFIG, CONFIG.progress_escape_time)
-
-
-# --- a unicycle heading for its goal no faster than it can turn onto it ----------------
-
-def test_the_speed_a_unicycle_can_still_turn_onto_a_point_at():
-    assert turnable_speed(0.1, 0.0, 3.0) == math.inf  # straight ahead
-    assert turnable_speed(0.1, math.pi, 3.0) == math.inf  # straight behind
-    assert turnable_speed(0.1, math.pi / 2, 3.0) == pytest.approx(0.15)  # circle r 0.05
-    assert turnable_speed(0.1, -math.pi / 6, 3.0) == pytest.approx(0.3)
-
-
-UNICYCLE = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=0.8, time_step=0.1,
-                            kinematics="diff_drive", keep_right_deg=0.0)
-
-
-def test_a_unicycle_heads_for_a_goal_beside_it_slowly_enough_to_turn_onto_it():
-    stage = _stage([(0.0, 0.05)], UNICYCLE)  # 5 cm to its left, heading along x
-    pref = stage.compute(UNICYCLE, RobotState((0.0, 0.0), heading=0.0))
-    assert math.hypot(*pref) == pytest.approx(3.0 * 0.05 / 2)  # not 0.05 / 0.1 = 0.5
-    ahead = stage.compute(UNICYCLE, RobotState((0.0, 0.0), heading=math.pi / 2))
-    assert math.hypot(*ahead) == pytest.approx(0.5)
-    holonomic = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=0.8, time_step=0.1,
-                                 keep_right_deg=0.0)
-    pref = _stage([(0.0, 0.05)], holonomic).compute(holonomic, RobotState((0.0, 0.0)))
-    assert math.hypot(*pref) == pytest.approx(0.5)
-
-
-def test_a_waypoint_on_the_way_is_not_slowed_for():
-    config = ControllerConfig(radius=0.01, max_speed=1.0, pref_speed=0.8, time_step=0.1,
-                              kinematics="diff_drive", keep_right_deg=0.0, lookahead=0.001)
-    stage = _stage([(0.0, 0.05), (5.0, 5.0)], config)  # the first 5 cm to its left
-    pref = stage.compute(config, RobotState((0.0, 0.0), heading=0.0))
-    assert stage.target == (0.0, 0.05) and math.hypot(*pref) == pytest.approx(0.5)

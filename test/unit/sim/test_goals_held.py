@@ -2,8 +2,6 @@
 back, and a run is done only when every robot is at its goal at once (the world, and
 fleet_sim's record that ends runs through ROS)."""
 
-import math
-
 import numpy as np
 import yaml
 import pytest
@@ -102,20 +100,3 @@ def test_in_the_world_a_shuttle_is_at_its_goal_only_after_its_last_leg():
     assert world.at_goal_count() == 0 and not world.all_arrived
     result = world.run()
     assert result.reached == 1 and result.at_goal_at_end == 1
-
-
-def _turned_on_goal(name, kinematics):
-    scenario = load_scenario(resolve_scenario(name))
-    world = World(scenario, WorldOptions(kinematics=kinematics))
-    figures = world.run(full_time=True).motion_quality
-    return max(f.turned_on_goal_deg for f in figures.values())
-
-
-def test_a_cube_on_its_goal_does_not_circle_the_point(monkeypatch):
-    """A lone cube a few millimetres off its goal point, heading there at the distance
-    over one period, circled it at its top turn rate for the rest of the run (12,721
-    degrees); no faster than it can turn onto the point, it turns little there."""
-    assert _turned_on_goal("toio_b_wall", "toio") < 720.0
-    from orca_ros.core.robot import preferred_velocity
-    monkeypatch.setattr(preferred_velocity, "turnable_speed", lambda *args: math.inf)
-    assert _turned_on_goal("toio_b_wall", "toio") > 3600.0
