@@ -4,7 +4,7 @@ MOTION_FIELDS = {"retreat_max_m", "retreat_robot", "off_goal_max_m", "off_goal_r
                  "stops", "time_standing_s",
                  "turn_reversals_per_min", "turn_reversals_per_min_max", "turn_reversals_robot",
                  "steering_reversals_per_min_median", "steering_reversals_per_min_max",
-                 "steering_reversals_robot",
+                 "steering_reversals_robot", "turned_on_goal_max_deg", "turned_on_goal_robot",
                  "time_off_goal_s", "at_goal_at_end",
                  "spl", "path_length_mean_m", "timeouts", "failed_to_progress",
                  "time_stalled_s", "acceleration_mean_mps2", "acceleration_max_mps2",
