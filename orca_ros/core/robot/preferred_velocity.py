@@ -183,6 +183,7 @@ class Guidance:
 
     roadmaps: Dict[tuple, WallQueries] = field(default_factory=dict)
     corner: Optional[Vector2] = None  # the roadmap corner headed for, if any
+    planned_for: Optional[Vector2] = None  # the target the last plan was made for
     # The planner last asked for, with the configuration and walls it was asked for
     # (held, so neither object's identity can pass to another) and its key in
     # ``roadmaps``: asked again each period.
@@ -218,14 +219,18 @@ class Guidance:
                edges: Sequence[ObstacleVertex]) -> Vector2:
         """``target``, or the next roadmap corner when an obstacle blocks the way to it.
         Between plans (``replan`` false) the corner is kept until the robot is within
-        half ``lookahead_m`` of it."""
+        half ``lookahead_m`` of it. A new ``target`` (the next waypoint) is planned for
+        at once: heading straight for it until the next plan, a robot passing a
+        waypoint by a wall's end turned into the wall for a period and back (an honest
+        route's steering reversed twice at each such waypoint)."""
         c = config
-        if not replan:
+        if not replan and target == self.planned_for:
             if self.corner is not None and math.dist(position, self.corner) > 0.5 * c.lookahead_m:
                 return self.corner
             if self.corner is None:
                 return target
         roadmap = self.planner(c, edges)
+        self.planned_for = target
         # The straight line is free if it keeps the robot's radius from every
         # wall, or, for a goal closer to a wall than that, the goal's distance,
         # and goes through no gap too narrow for the robot as ORCA keeps it off

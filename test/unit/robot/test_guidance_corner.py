@@ -25,9 +25,19 @@ def test_between_plans_the_corner_is_kept_and_without_one_nothing_is_planned():
     guidance = Guidance()
     corner = guidance.target(CONFIG, True, (0.0, 0.0), TARGET, WALL)
     assert guidance.target(CONFIG, False, (0.1, 0.0), TARGET, WALL) == corner
-    idle = Guidance()
-    assert idle.target(CONFIG, False, (0.0, 0.0), TARGET, WALL) == TARGET
-    assert idle.roadmaps == {}  # no planner built between plans
+    clear = Guidance()
+    assert clear.target(CONFIG, True, (3.0, 0.0), TARGET, WALL) == TARGET  # a clear line
+    # Between plans the same target is not looked at again, wherever the robot is.
+    assert clear.target(CONFIG, False, (0.0, 0.0), TARGET, WALL) == TARGET
+
+
+def test_a_new_target_is_planned_for_at_once():
+    """A robot passing a waypoint by a wall's end headed straight for the next one, into
+    the wall, until the next plan."""
+    guidance = Guidance()
+    assert guidance.target(CONFIG, True, (0.0, 0.0), (1.0, 0.0), WALL) == (1.0, 0.0)
+    corner = guidance.target(CONFIG, False, (0.5, 0.0), TARGET, WALL)
+    assert corner != TARGET and abs(corner[1]) > 1.0 + CONFIG.radius
 
 
 def test_within_half_the_lookahead_of_the_corner_it_plans_again():
