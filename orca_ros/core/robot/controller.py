@@ -289,6 +289,7 @@ class RobotController:
         planned, v, omega = self.tracking.command(
             c, state, result, pref, arrived or path.held_by_goal(c, state.position),
             constraints.safety, constraints.driving,
-            lambda hard: self._run_method(view._replace(hard_half_planes=hard)))
+            lambda hard: self._run_method(view._replace(hard_half_planes=hard)),
+            path.goal if path.target == path.goal else None)
         return Command(planned.velocity, v, omega, pref, free, planned, arrived,
                        path.guidance.corner, path.stalled_time)

@@ -174,6 +174,99 @@ def move_to_target(position: Tuple[float, float], heading: float,
     return forward * model.mps_per_unit, turn
 
 
+def turnable_speed(distance: float, bearing: float, max_angular_speed: float) -> float:
+    """The fastest a unicycle may drive towards a point ``distance`` (m) away and
+    ``bearing`` (rad) off its axis and still turn onto it (m/s; infinite straight ahead
+    or behind).
+
+    The circle through the point tangent to the axis has radius ``distance / (2 |sin
+    bearing|)``; at speed ``v`` the robot's tightest circle has radius ``v /
+    max_angular_speed``. Driven faster it circles the point instead of reaching it."""
+    sine = abs(math.sin(bearing))
+    return max_angular_speed * distance / (2.0 * sine) if sine > 1e-12 else math.inf
+
+
+def _violation(lines: Sequence[HalfPlane], ux: float, uy: float) -> float:
+    """How far ``(ux, uy)`` lies outside the worst of ``lines`` (m/s; 0 inside all)."""
+    worst = 0.0
+    for px, py, dx, dy in lines:
+        worst = max(worst, dx * (py - uy) - dy * (px - ux))
+    return worst
+
+
+AS_PREFERRED_SHARE = 0.02
+"""Avoidance leaves a robot's preferred velocity as it is while its velocity differs from
+it by at most this share of the top speed (:func:`as_preferred`)."""
+
+
+def as_preferred(c, pref: Vector2, free: Vector2) -> bool:
+    """Whether the method's velocity ``free`` is the preferred velocity ``pref``, to
+    within :data:`AS_PREFERRED_SHARE` of the top speed: no one asks the robot to move
+    otherwise. (A share of the preferred velocity would not do: a parked diff-drive robot
+    4 cm off its point prefers its full 0.4 m/s, and a quarter of that left it deaf to a
+    robot squeezing past.)"""
+    return math.hypot(free[0] - pref[0], free[1] - pref[1]) <= AS_PREFERRED_SHARE * c.max_speed
+
+
+def onto_goal_speed(c, state, goal: Vector2, pref: Vector2, free: Vector2, v: float,
+                    lines: Sequence[HalfPlane]) -> float:
+    """``v`` (the tracking's forward speed), at most the speed at which the robot still
+    turns onto its ``goal`` (:func:`turnable_speed`, the axis taken in the direction it
+    drives), while the method's velocity ``free`` is its preferred velocity ``pref``
+    (:func:`as_preferred`); no lower than braking at ``max_linear_accel`` allows,
+    and only where the slower motion along the heading breaks none of the half-planes
+    ``lines`` (the method's and the safety filter's) more than ``v`` does. A robot the
+    method sends elsewhere (a parked one making way) drives as planned: capped there
+    too, parked robots stood fast on their goals and a robot short of its own between
+    two of them never got in.
+
+    Heading for its goal at ``distance / time_step``, a unicycle a few millimetres off
+    the point drove faster than it could turn onto it and circled the point, round and
+    round (a toio cube on ``toio_b_wall``: 12,721 degrees in 60 s). The speed it
+    negotiates with (its preferred velocity) stays: it is a parked robot's claim on its
+    place, and lowering that left robots short of goals beside parked ones."""
+    dx, dy = goal[0] - state.position[0], goal[1] - state.position[1]
+    distance = math.hypot(dx, dy)
+    if distance < 1e-9 or abs(v) < 1e-12 or not as_preferred(c, pref, free):
+        return v
+    axis = state.heading if v > 0.0 else state.heading + math.pi
+    cap = turnable_speed(distance, math.atan2(dy, dx) - axis, c.max_angular_speed)
+    floor = abs(state.linear_speed) - c.limits.max_linear_accel * c.time_step \
+        if state.linear_speed * v > 0.0 else 0.0
+    speed = max(cap, floor)
+    if speed >= abs(v):
+        return v
+    slower = math.copysign(speed, v)
+    hx, hy = math.cos(state.heading), math.sin(state.heading)
+    if _violation(lines, slower * hx, slower * hy) > _violation(lines, v * hx, v * hy) + 1e-9:
+        return v
+    return slower
+
+
+SETTLED_SHARE = 0.25
+"""A unicycle on its goal stands without turning within this share of its goal tolerance
+of the point, while the method leaves its preferred velocity as it is
+(:func:`settled`)."""
+
+
+def settled(c, state, goal: Vector2, pref: Vector2, free: Vector2,
+            lines: Sequence[HalfPlane] = ()) -> bool:
+    """Whether a unicycle that reached its goal stands there, neither driving nor
+    turning: within :data:`SETTLED_SHARE` of its goal tolerance of the point, with the
+    method's velocity ``free`` its preferred velocity ``pref`` (:func:`as_preferred`),
+    and standing inside every half-plane of ``lines`` (the method's and the safety
+    filter's: a parked robot whose preferred velocity made way for one squeezing past
+    it, and that stood instead, kept that one 0.33 m short of its goal).
+
+    Turning to face a point a millimetre away, a cube chased the point's bearing round
+    and round (toio_ring_swap_6: 8,971 degrees in 60 s). The preferred velocity stays
+    what it is, the robot's claim on its place; a robot the method asks to make way
+    (``free`` not ``pref``) turns and drives as ever: one that did not turn could not
+    make way (menge_circle left a robot short in 5 of 10 runs)."""
+    return math.dist(state.position, goal) <= SETTLED_SHARE * c.goal_tolerance_m and \
+        as_preferred(c, pref, free) and _violation(lines, 0.0, 0.0) <= 1e-9
+
+
 HELD_TURN_SPEED_SHARE = 0.02
 """A unicycle on its goal, or within two radii of a goal it has reached, whose avoidance
 velocity is under this share of its top speed turns to its preferred velocity instead (see
@@ -356,13 +449,16 @@ class UnicycleTracking:
 
     def command(self, c, state, result, pref: Vector2, held: bool,
                 safety: Sequence[HalfPlane], driving: Sequence[HalfPlane],
-                replan: Callable[[List[HalfPlane]], object]) -> Tuple[object, float, float]:
+                replan: Callable[[List[HalfPlane]], object],
+                goal: Optional[Vector2] = None) -> Tuple[object, float, float]:
         """``(planned, v, omega)``: the method output the robot drives (``planned``) and
         its twist. ``c``: the effective configuration; ``result``: the method's output
         without the kinematic half-planes; ``pref``: the preferred velocity; ``held``:
         the robot stands on or by its goal (:func:`turn_to`); ``safety``, ``driving``:
         the safety filter's half-planes (:class:`~.safety_filter.SafetyConstraints`);
-        ``replan(hard_half_planes)``: the method's output under other hard half-planes."""
+        ``replan(hard_half_planes)``: the method's output under other hard half-planes;
+        ``goal``: the robot's goal while it heads for it (no corner or detour between),
+        which it drives no faster than it can turn onto (:func:`onto_goal_speed`)."""
         limits = c.limits
         planned = result
         facing = turn_to(c, state, result.velocity, pref, result, held)
@@ -375,12 +471,25 @@ class UnicycleTracking:
             planned = replan(hard)
         elif driving:
             planned = filter_output(result, c.max_speed, safety + driving)
+        # What the robot keeps to if it slows or stands for its goal: the method's own
+        # half-planes (a neighbour counts on its share of their avoidance) and the
+        # safety filter's.
+        lines = list(result.half_planes) + safety + driving if goal is not None else []
         if c.tracking == "move2target":
             v, omega = move_to_target_command(c, state, planned)
+        elif goal is not None and held and settled(c, state, goal, pref, result.velocity, lines):
+            ahead = (self.drive_sign * math.cos(state.heading),
+                     self.drive_sign * math.sin(state.heading))
+            v, omega = unicycle_command((0.0, 0.0), ahead, state.heading,
+                                        (state.linear_speed, state.angular_speed), limits,
+                                        c.time_step, self.heading_time_constant(c),
+                                        self.drive_sign, c.reverse_speed)
         else:
             v, omega = unicycle_command(planned.velocity, facing, state.heading,
                                         (state.linear_speed, state.angular_speed), limits,
                                         c.time_step, self.heading_time_constant(c),
                                         self.drive_sign,
                                         c.reverse_speed)
+            if goal is not None:
+                v = onto_goal_speed(c, state, goal, pref, result.velocity, v, lines)
         return planned, v, omega

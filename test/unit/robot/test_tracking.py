@@ -7,7 +7,9 @@ import pytest
 from orca_ros.core.methods import MethodOutput
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.state import RobotState
+from orca_ros.core.geometry.linprog import HalfPlane
 from orca_ros.core.robot.tracking import (DELAY_TIME_CONSTANT_RATIO, LoopDelay, UnicycleTracking,
+                                        onto_goal_speed, settled, turnable_speed,
                                         unicycle_command)
 
 CONFIG = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0, time_step=0.1,
@@ -170,3 +172,79 @@ def test_a_clock_that_stands_or_goes_back_keeps_the_history_bounded():
     assert loop._times == [2.0] and loop._rates == [1.0]
     loop.sent(0.0, 0.2)
     assert loop._times == [0.0] and loop._rates == [0.2]
+
+
+def test_the_turnable_speed_is_the_tightest_circle_through_the_point():
+    # 0.1 m abeam: the circle through it tangent to the axis has radius 0.05 m.
+    assert turnable_speed(0.1, math.pi / 2, 2.0) == pytest.approx(0.1)
+    assert turnable_speed(0.1, math.pi / 6, 2.0) == pytest.approx(0.2)
+    assert turnable_speed(0.1, 0.0, 2.0) == math.inf
+    assert turnable_speed(0.1, math.pi, 2.0) == math.inf
+
+
+# A unicycle 5 cm from its goal, the goal abeam to its left, driving at 0.4 m/s.
+NEAR = RobotState((0.0, 0.0), (0.4, 0.0), 0.0, 0.4, 0.0)
+GOAL = (0.0, 0.05)
+
+
+def test_a_unicycle_drives_no_faster_than_it_can_turn_onto_its_goal():
+    pref = (0.0, 0.5)
+    capped = onto_goal_speed(CONFIG, NEAR, GOAL, pref, pref, 0.4, [])
+    # max_angular_speed 3 rad/s: 3 x 0.05 / 2 = 0.075 m/s, but braking at 4 m/s^2
+    # takes at most 0.4 m/s off in a period of 0.1 s: no lower than 0.0.
+    assert capped == pytest.approx(0.075)
+    slow = RobotState((0.0, 0.0), (0.1, 0.0), 0.0, 0.1, 0.0)
+    assert onto_goal_speed(CONFIG, slow, GOAL, pref, pref, 0.1, []) == pytest.approx(0.075)
+    ahead = (0.3, 0.0)  # the goal straight ahead: no cap
+    assert onto_goal_speed(CONFIG, NEAR, ahead, (0.5, 0.0), (0.5, 0.0), 0.4, []) == 0.4
+
+
+def test_it_slows_no_faster_than_it_can_brake():
+    fast = RobotState((0.0, 0.0), (1.0, 0.0), 0.0, 1.0, 0.0)
+    pref = (0.0, 0.5)
+    assert onto_goal_speed(CONFIG, fast, GOAL, pref, pref, 1.0, []) == pytest.approx(0.6)
+
+
+def test_a_unicycle_the_method_sends_elsewhere_is_not_slowed_for_its_goal():
+    pref = (0.0, 0.5)
+    making_way = (0.4, -0.2)  # a parked robot moving aside for another
+    assert onto_goal_speed(CONFIG, NEAR, GOAL, pref, making_way, 0.4, []) == 0.4
+
+
+def test_it_is_not_slowed_where_slower_breaks_a_hard_half_plane():
+    pref = (0.0, 0.5)
+    # A robot closing from behind: the velocities with u_x >= 0.3 only.
+    behind = HalfPlane(0.3, 0.0, 0.0, -1.0)
+    assert onto_goal_speed(CONFIG, NEAR, GOAL, pref, pref, 0.4, [behind]) == 0.4
+    ahead = HalfPlane(0.5, 0.0, 0.0, 1.0)  # u_x <= 0.5: slower keeps to it
+    assert onto_goal_speed(CONFIG, NEAR, GOAL, pref, pref, 0.4, [ahead]) == pytest.approx(0.075)
+
+
+def test_a_unicycle_settles_on_its_goal_unless_asked_to_make_way():
+    at = RobotState((0.0, 0.0), heading=1.0)
+    goal = (0.01, 0.0)  # 1 cm off, under a quarter of the tolerance (the radius, 0.2 m)
+    pref = (0.1, 0.0)
+    assert settled(CONFIG, at, goal, pref, pref)
+    assert not settled(CONFIG, at, goal, pref, (0.0, -0.2))
+    assert not settled(CONFIG, at, (0.06, 0.0), pref, pref)
+    # A robot closing from behind that standing still would not leave room for.
+    assert not settled(CONFIG, at, goal, pref, pref, [HalfPlane(0.05, 0.0, 0.0, -1.0)])
+    tracking = UnicycleTracking()
+    _, v, omega = tracking.command(CONFIG, at, MethodOutput(pref), pref, True, [], [],
+                                   lambda hard: MethodOutput(pref), goal)
+    assert v == 0.0 and omega == 0.0  # it does not turn to face a point 1 cm away
+    _, v, omega = tracking.command(CONFIG, at, MethodOutput(pref), pref, True, [], [],
+                                   lambda hard: MethodOutput(pref), None)
+    assert omega < 0.0  # without its goal (a corner between) it turns as ever
+
+
+def test_a_parked_unicycle_a_neighbour_counts_on_does_not_stand():
+    """Its preferred velocity, towards its point 1 cm off, is also its share of making
+    room for a robot squeezing past (the method's half-plane wants it moving at 0.05
+    m/s or more): standing there kept the other 0.33 m short of its goal."""
+    at = RobotState((0.0, 0.0), heading=0.0)
+    goal, pref = (0.01, 0.0), (0.1, 0.0)
+    share = MethodOutput(pref, half_planes=(HalfPlane(0.05, 0.0, 0.0, -1.0),))
+    _, v, omega = UnicycleTracking().command(CONFIG, at, share, pref, True, [], [],
+                                             lambda hard: MethodOutput(pref), goal)
+    assert v > 0.0
