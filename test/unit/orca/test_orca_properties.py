@@ -46,14 +46,28 @@ def violation(line, velocity):
         line.direction_y * (line.point_x - velocity[0])
 
 
+# Two robots on top of the agent whose half-planes are nearly opposite and cannot both
+# hold: the third linear program intersects lines just above RVO2's 1e-5 parallel
+# threshold, and the rounding that division magnifies left the result 1.85e-9 over the
+# speed limit.
+OPPOSED = (AgentState(position=(0.0, 0.0), velocity=(-0.5, 0.0), radius=0.0, max_speed=1.0,
+                      pref_velocity=(0.0, 0.0), time_horizon=1.0, time_horizon_obst=1.0,
+                      neighbor_dist=1.0, max_neighbors=2),
+           [NeighborState((0.0, 0.0), (0.0, 0.0), 0.0),
+            NeighborState((0.0, 0.0), (-1.25, 6.103515625e-05), 2.0)], [], 1.0)
+
+
 @settings(max_examples=400, deadline=None)
 @given(scenes())
+@example(OPPOSED)
 def test_velocity_is_finite_and_within_max_speed(scene):
+    """Within the speed limit to rounding (relative 1e-8): the third linear program's
+    division by near-parallel lines' determinant magnifies it (``OPPOSED``: 1.85e-9)."""
     agent, neighbors, edges, time_step = scene
     result = compute_new_velocity(agent, neighbors, edges, time_step)
     vx, vy = result.velocity
     assert math.isfinite(vx) and math.isfinite(vy)
-    assert math.hypot(vx, vy) <= agent.max_speed * (1 + 1e-9) + 1e-12
+    assert math.hypot(vx, vy) <= agent.max_speed * (1 + 1e-8) + 1e-12
 
 
 @settings(max_examples=400, deadline=None)
