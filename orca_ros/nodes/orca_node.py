@@ -61,7 +61,8 @@ from ..core.robot.perception import NeighborReading
 from . import markers
 from .neighbor_odometry import FOOTPRINTS_TOPIC, STATES_TOPIC, NeighborOdometry
 from .params import check_start, check_values, declare_table, removed_problem
-from .params.orca_node import ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, declare_method
+from .params.orca_node import (ODOM_TRIGGER_SPACING, PARAMETERS, REMOVED, declare_method,
+                               unknown_parameters)
 from .ros_common import (LATCHED, LATEST, OBSTACLES_SUBSCRIPTION, RELIABLE_10, BadMessage,
                          GuardedCallbacks, NodeParameters, announced_state, catch_up_clock,
                          deliver_waiting, diagnostics_cdr, localization_fix,
@@ -96,6 +97,10 @@ class OrcaNode(GuardedCallbacks, Node):
         problem = check_start(self, self.table)
         if problem:
             raise ValueError(problem)
+        unknown = unknown_parameters(getattr(self, "_parameter_overrides", {}), self.table)
+        if unknown:  # a misspelt name would otherwise be ignored without a word
+            self.get_logger().warning(
+                f"orca_node has no parameter {', '.join(sorted(unknown))}: ignored")
         self.robot = self.get_namespace().strip("/") or self.get_name()
         self.add_on_set_parameters_callback(self._validate_parameters)
         self._config_dirty = False

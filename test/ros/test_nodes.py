@@ -212,11 +212,8 @@ def test_on_sim_time_a_neighbours_state_is_aged_by_its_stamp_however_long_it_wai
         node.destroy_node()
 
 
-def test_nodes_of_one_process_on_and_off_sim_time_are_warned_of(ros, monkeypatch):
-    """A process's nodes share how neighbours' stamps are read: a node whose
-    use_sim_time differs from the one before it says so."""
-    from orca_ros.nodes.neighbor_odometry import NeighborOdometry
-
+def recorded_warnings(monkeypatch) -> list:
+    """The warnings OrcaNodes log from now on, as they log them (the list fills)."""
     warnings = []
     logger = OrcaNode.get_logger
 
@@ -232,6 +229,15 @@ def test_nodes_of_one_process_on_and_off_sim_time_are_warned_of(ros, monkeypatch
                 return real.warning(text, *args, **kwargs)
         return Recorder()
     monkeypatch.setattr(OrcaNode, "get_logger", recording)
+    return warnings
+
+
+def test_nodes_of_one_process_on_and_off_sim_time_are_warned_of(ros, monkeypatch):
+    """A process's nodes share how neighbours' stamps are read: a node whose
+    use_sim_time differs from the one before it says so."""
+    from orca_ros.nodes.neighbor_odometry import NeighborOdometry
+
+    warnings = recorded_warnings(monkeypatch)
     shared = NeighborOdometry()
     nodes = [OrcaNode(context=ros.context, namespace=name, neighbor_odometry=shared,
                       parameter_overrides=params(use_sim_time=sim_time))
@@ -243,6 +249,20 @@ def test_nodes_of_one_process_on_and_off_sim_time_are_warned_of(ros, monkeypatch
     finally:
         for node in nodes:
             node.destroy_node()
+
+
+def test_a_parameter_orca_node_lacks_is_warned_of_naming_it(ros, monkeypatch):
+    """ROS passes over a parameter a node does not declare: a misspelt name in a
+    parameters file is said at start, and the node runs."""
+    warnings = recorded_warnings(monkeypatch)
+    node = OrcaNode(context=ros.context, namespace="me",
+                    parameter_overrides=params(max_uncertainty=0.0, radius=0.3))
+    try:
+        assert [text for text in warnings if "no parameter" in text] == \
+            ["orca_node has no parameter max_uncertainty: ignored"]
+        assert node.get_parameter("radius").value == 0.3
+    finally:
+        node.destroy_node()
 
 
 def test_bad_messages_become_diagnostics_and_the_node_keeps_running(ros):

@@ -2696,7 +2696,7 @@ done:
  * monitor), the rows as Neighbor tuples (make_neighbors, RobotCycle._perceived_neighbors)
  * and the Neighbors as NeighborView tuples (neighbor_views,
  * RobotController.neighbor_views). Their Python references are in
- * test/helpers/neighbor_reference.py; the numbers are Python's to the last bit. */
+ * test/helpers/perception_reference.py; the numbers are Python's to the last bit. */
 
 /* An instance of the tuple subclass `type` (a NamedTuple) holding `items` (stolen), made
    as tuple.__new__ makes one, without the Python-level __new__. */

@@ -210,7 +210,7 @@ class RobotController:
         the pair apart whatever the age."""
         c = self.effective_config
         (x, y), (vx, vy) = state.position, state.velocity
-        return _orca2d.neighbor_views(  # (its Python: test/helpers/neighbor_reference.py)
+        return _orca2d.neighbor_views(  # (its Python: test/helpers/perception_reference.py)
             neighbors, x, y, vx, vy, own_radius, c.radius, c.margin_ratio, c.tracking_error,
             c.margin_speed_ratio, c.max_speed, self.preferred.margin.held, NeighborView)
 

@@ -10,7 +10,7 @@ when ``method`` changes.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from ...core.methods import TRACKING, method_names, method_spec, method_summary
 from ...core.models.bodies import FLEET_SIM_LIMITS, KINEMATICS
@@ -252,6 +252,25 @@ def method_parameters(method: str) -> Tuple[Param, ...]:
     return tuple(Param(f"{method}.{name}", default,
                        docs[name] or f"{method}'s {name}")
                  for name, default in method_parameter_defaults(method).items())
+
+
+ROS_PARAMETERS = ("use_sim_time", "start_type_description_service")
+"""Parameters rclpy declares on every node."""
+
+
+def unknown_parameters(names: Iterable[str], declared: Iterable[str] = ()) -> List[str]:
+    """Those of ``names`` that orca_node has no parameter for, whatever its method: not in
+    :data:`PARAMETERS`, not ``<method>.<field>`` of a method orca_node runs, not removed
+    (:data:`REMOVED` says what replaced those) and not one rclpy declares (``use_sim_time``,
+    ``qos_overrides.*``). ``declared``: names known already (a node's table), which spares
+    importing the other methods when every name is among them."""
+    known = set(declared) | set(ROS_PARAMETERS) | {r.name for r in REMOVED}
+    left = [n for n in names if n not in known and not n.startswith("qos_overrides.")]
+    if not left:
+        return []
+    known |= {p.name for p in PARAMETERS}
+    known |= {p.name for m in method_names(ros=True) for p in method_parameters(m)}
+    return [n for n in left if n not in known]
 
 
 def declare_method(node, method: str, declared: Optional[str] = None) -> Dict[str, Param]:

@@ -48,7 +48,8 @@ def method_choice(args: argparse.Namespace, command: str) -> str:
 
 
 def name_values(entries, option: str = "--robot-param") -> tuple:
-    """``NAME=VALUE`` entries (``--robot-param``, ``--method-param``), values read as YAML."""
+    """``NAME=VALUE`` entries (``--robot-param``, ``--method-param``), values read as YAML;
+    a ``--robot-param`` orca_node has no parameter for is refused, naming it."""
     import yaml
 
     parameters = []
@@ -60,6 +61,13 @@ def name_values(entries, option: str = "--robot-param") -> tuple:
         if option == "--method-param" and isinstance(value, list):
             value = tuple(value)  # method parameters are frozen dataclasses
         parameters.append((name.strip(), value))
+    if option == "--robot-param":
+        from ...nodes.params.orca_node import unknown_parameters
+
+        unknown = unknown_parameters(name for name, _ in parameters)
+        if unknown:
+            raise ValueError(f"{option}: orca_node has no parameter {', '.join(unknown)} "
+                             "(orca_node's parameters: doc/parameters.md)")
     return tuple(parameters)
 
 

@@ -149,3 +149,15 @@ def test_every_method_parameter_says_what_it_is(method):
         field = param.name.split(".", 1)[1]
         assert param.description != f"{method}'s {field}", param.name
         assert "see doc/parameters.md" not in param.description, param.name
+
+
+def test_unknown_parameters_are_those_of_no_table():
+    """orca_node's names, any method's ``<method>.<field>``, removed ones (their own message
+    says what replaced them) and rclpy's are known; a misspelt name is not."""
+    from orca_ros.nodes.params.orca_node import unknown_parameters
+
+    known = ["radius", "max_pose_uncertainty", "hrvo.uncertainty_offset", "planner",
+             "use_sim_time", "qos_overrides./a/odom.subscription.depth"]
+    assert unknown_parameters(known) == []
+    assert unknown_parameters(["max_uncertainty", "radius", "orca.nope", "radiuss"]) == \
+        ["max_uncertainty", "orca.nope", "radiuss"]

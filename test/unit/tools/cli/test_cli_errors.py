@@ -139,6 +139,17 @@ def test_bad_input_is_refused_with_status_2_and_its_reason(verb, tmp_path, capsy
     assert "Traceback" not in err and "internal error" not in err
 
 
+@pytest.mark.parametrize("verb", ["sim", "bench-ros", "fault-suite"])
+def test_a_robot_parameter_orca_node_lacks_is_refused_naming_it(verb, capsys, monkeypatch):
+    """``--robot-param`` goes to every orca_node, which would ignore a name it has no
+    parameter for: a misspelt one is refused before anything starts."""
+    monkeypatch.chdir(pathlib.Path(__file__).resolve().parents[4])
+    arguments = [verb] + (["--robots", "2"] if verb == "bench-ros" else ["corridor_wall"])
+    status, err = _run(arguments + ["--robot-param", "max_uncertainty=0.0"], capsys)
+    assert status == REFUSED
+    assert "orca_node has no parameter max_uncertainty" in err
+
+
 @pytest.mark.parametrize("verb", sorted(INJECTIONS))
 def test_an_internal_error_is_a_bug_with_status_70_and_its_traceback(verb, tmp_path, capsys,
                                                                     monkeypatch):
