@@ -251,6 +251,9 @@ def run_in_process(scenario_path: str, options: FleetOptions = FleetOptions(),
         wall_time = time.perf_counter() - started
         summary = _summary(scenario, record, options, wall_time)
         summary.update(_timing(robots.values(), record.sim_time))
+        held = goals_held(robots)
+        if held:
+            summary["goals_held"] = held
         conflicts = supervisor.decisions if supervisor is not None else []
         if options.supervisor:
             summary["conflicts"] = conflicts
@@ -285,6 +288,14 @@ def all_held(record, scenario: Scenario) -> bool:
     everyone = len(scenario.agents)
     return record.arrived == everyone and (scenario.on_goal != "stay"
                                            or record.at_goal == everyone)
+
+
+def goals_held(robots) -> Dict[str, List[str]]:
+    """The robots (orca_nodes by name) that, stuck short of their goals at the run's end,
+    found that the robots around the goal leave them no room
+    (:func:`~orca_ros.core.robot.progress.goal_held_by`), each with those robots."""
+    return {name: list(node.core.progress.held_by) for name, node in sorted(robots.items())
+            if node.core.progress.held_by}
 
 
 def _timing(robots, sim_time: float) -> Dict[str, Any]:

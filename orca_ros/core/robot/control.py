@@ -21,7 +21,7 @@ from .cycle import AerialCycle, CycleResult, GoalState, RobotCycle, Status
 from .inputs import RobotInputs, command_twist
 from .obstacle_registry import ObstacleUpdateError
 from .perception import NeighborRadii, NeighborReading
-from .progress import ProgressWatch, nearest_reason, remaining_path
+from .progress import ProgressWatch, goal_held_by, nearest_reason, remaining_path
 from .report import RobotSnapshot, robot_report
 from .timing import CycleTiming
 from .walls import RobotWalls, scan_problem
@@ -298,7 +298,8 @@ class RobotControl:
 
     def _note_progress(self, now: float, result: CycleResult) -> None:
         """:class:`~.progress.ProgressWatch` after a 2D period; what is nearest the robot
-        (a neighbour or wall) is worked out only once it is stuck for no_progress_warn."""
+        (a neighbour or wall), and which neighbours hold its goal, are worked out only
+        once it is stuck for no_progress_warn."""
         own, watch = self.inputs.own, self.progress
         if result.status.state is not GoalState.DRIVING or own is None:
             watch.note(now, False, None)
@@ -311,6 +312,12 @@ class RobotControl:
             seen = result.perceived.neighbors if result.perceived is not None else ()
             watch.reason = nearest_reason(position, self.params["radius"], seen,
                                           self.walls.edges)
+            c = controller.effective_config
+            watch.held_by = goal_held_by(controller.waypoints[-1], c.goal_tolerance_m,
+                                         c.safety_radius(c.radius) + own.uncertainty, seen,
+                                         c.safety_radius)
+        else:
+            watch.held_by = ()
 
     def _control_3d(self, now: float, neighbors: Mapping[str, NeighborReading]
                     ) -> ControlOutcome:
@@ -351,4 +358,5 @@ class RobotControl:
             commanders, cmd_topic, self.reverse_limited, p["max_reverse_speed"], failed,
             self.walls.scan_report() if p["scan_obstacles"] else None, offsets,
             None if own_offset is None else own_offset * 1e-9, p["clock_offset_warn"],
-            self.progress.stuck_for(now), self.progress.reason, p["no_progress_warn"]))
+            self.progress.stuck_for(now), self.progress.reason, p["no_progress_warn"],
+            self.progress.held_by))

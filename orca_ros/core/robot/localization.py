@@ -24,10 +24,11 @@ The position uncertainty of a fix, :data:`UNCERTAINTY_DEVIATIONS` standard devia
 its covariance's larger axis (:func:`pose_margin`), grows the robot's disc for its own
 safety layer and, announced as the covariance, for its neighbours, up to
 ``max_uncertainty``. Between fixes the pose follows the odometry, whose heading drifts
-where the wheels slip (a unicycle turning hard: 20-30 degrees in half a second under a
-physics engine), and a heading off by ``d`` puts the robot ``s sin d`` off to the side
-after ``s`` metres: :attr:`SharedFramePose.drift_uncertainty`, the distance driven since
-the last fix times the sine of the heading drift the corrections showed
+where the wheels slip (a unicycle turning hard under the MuJoCo engine: a few degrees in
+half a second, up to about 11; ``scripts/engine_heading_drift.py``), and a heading off
+by ``d`` puts the robot ``s sin d`` off to the side after ``s`` metres:
+:attr:`SharedFramePose.drift_uncertainty`, the distance driven since the last fix times
+the sine of the heading drift the corrections showed
 (:attr:`SharedFramePose.heading_drift`: the heading corrections of the last
 :data:`DRIFT_FIXES` fixes beyond their own noise), grows the robot's disc against walls
 (position corrections are not used: two fixes' own noise, a few centimetres each, hides

@@ -6,17 +6,33 @@ Its goal state then says "driving", which is true and tells nothing.
 :class:`ProgressWatch` keeps how long a driving robot has got no nearer its goal
 (along what is left of its path) by :data:`MIN_GAIN`; past ``no_progress_warn`` s the
 diagnostics warn, naming what is nearest to it when the cycle last ran: the nearest
-neighbour (its name and the gap between the discs) or wall.
+neighbour (its name and the gap between the discs) or wall, and, when its goal has no
+room left for it, the neighbours that take that room (:func:`goal_held_by`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence, Tuple
+
+import numpy as np
 
 from ..geometry.vectors import point_segment_distance
 
 MIN_GAIN = 0.05  # m nearer the goal that counts as progress
+
+GOAL_RINGS = ((0.0, 1), (1.0 / 3.0, 8), (2.0 / 3.0, 16), (1.0, 24))
+"""Where :func:`goal_held_by` looks for room: the goal, then rings at these shares of the
+goal tolerance, with this many points each."""
+
+
+def _goal_points(goal: Sequence[float], tolerance: float) -> np.ndarray:
+    rows = []
+    for share, count in GOAL_RINGS:
+        angles = np.arange(count) * (2.0 * np.pi / count)
+        rows.append(np.column_stack([goal[0] + share * tolerance * np.cos(angles),
+                                     goal[1] + share * tolerance * np.sin(angles)]))
+    return np.concatenate(rows)
 
 
 def remaining_path(position: Sequence[float], waypoints: Sequence[Sequence[float]],
@@ -53,6 +69,39 @@ def nearest_reason(position: Sequence[float], radius: float, neighbors: Iterable
     return reason
 
 
+def goal_held_by(goal: Sequence[float], tolerance: float, own: float, neighbors: Iterable,
+                 safety_radius: Callable[[float], float]) -> Tuple[str, ...]:
+    """The neighbours that leave a robot no room at its goal, as they stand; () while
+    there is room.
+
+    The hard safety layer keeps the robot's centre ``own + safety_radius(n.radius) +
+    n.uncertainty`` from each neighbour ``n`` (:class:`~.state.Neighbor`; ``own``: the
+    robot's safety radius and its own uncertainty, as
+    :meth:`~.safety_filter.SafetyFilter.half_planes` takes them). The goal has room when
+    some point within ``tolerance`` of it is that far from every neighbour; looked for
+    at the goal and on the rings of :data:`GOAL_RINGS` (so a gap narrower than the
+    rings' spacing can go unseen: the answer errs towards "held"). Held, the
+    neighbours named are those nearer than their distance to some point looked at,
+    sorted by name. Goals packed closer than their robots' safety distances (their
+    radii, tracking errors and localization margins) cannot all be held: this says
+    which robots stand in the way."""
+    points = _goal_points(goal, tolerance)
+    names, reach, where = [], [], []
+    for n in neighbors:
+        distance = own + safety_radius(n.radius) + n.uncertainty
+        if math.dist(goal[:2], n.position) < tolerance + distance:
+            names.append(n.key)
+            reach.append(distance)
+            where.append(n.position)
+    if not names:
+        return ()
+    gaps = np.linalg.norm(points[:, None, :] - np.asarray(where)[None, :, :], axis=2)
+    excluded = gaps < np.asarray(reach)[None, :]
+    if not excluded.any(axis=1).all():
+        return ()
+    return tuple(sorted(name for name, hit in zip(names, excluded.any(axis=0)) if hit))
+
+
 class ProgressWatch:
     """How long a driving robot has got no nearer its goal (:meth:`stuck_for`), and what
     was nearest to it then (:attr:`reason`)."""
@@ -61,13 +110,14 @@ class ProgressWatch:
         self.best: Optional[float] = None  # the least remaining distance while driving
         self.since = 0.0  # s: when it was last got :data:`MIN_GAIN` nearer
         self.reason = ""
+        self.held_by: Tuple[str, ...] = ()  # :func:`goal_held_by`, once stuck
 
     def note(self, now: float, driving: bool, remaining: Optional[float],
              reason: str = "") -> None:
         """One control period at ``now`` (s): whether the robot drives, how far its goal
         still is (None: no goal), what is nearest to it."""
         if not driving or remaining is None:
-            self.best, self.reason = None, ""
+            self.best, self.reason, self.held_by = None, "", ()
             return
         if self.best is None or remaining < self.best - MIN_GAIN:
             self.best, self.since = remaining, now

@@ -52,7 +52,8 @@ class RobotSnapshot:
     neighbours' clock offsets (s, this clock minus theirs, :mod:`~.clocks`),
     ``own_clock_offset`` the own odometry's, warned of beyond ``clock_offset_warn``;
     ``stuck_for``: s the robot has driven no nearer its goal (:mod:`~.progress`), warned
-    of from ``no_progress_warn`` (0: never) with ``stuck_reason``."""
+    of from ``no_progress_warn`` (0: never) with ``stuck_reason`` and the neighbours that
+    hold its goal (``goal_held_by``, :func:`~.progress.goal_held_by`)."""
 
     robot: str
     now: float
@@ -83,6 +84,7 @@ class RobotSnapshot:
     stuck_for: float = 0.0
     stuck_reason: str = ""
     no_progress_warn: float = 0.0
+    goal_held_by: Tuple[str, ...] = ()
 
 
 def _fallback_used(s: RobotSnapshot) -> bool:
@@ -123,6 +125,9 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         level = max(level, WARN)
         held = f" (nearest: {s.stuck_reason})" if s.stuck_reason else ""
         message = f"{message}; no progress towards the goal for {s.stuck_for:.0f} s{held}"
+        if s.goal_held_by:
+            message = (f"{message}; its goal has no room within the goal tolerance at the "
+                       f"safety distance from {', '.join(s.goal_held_by)}")
     group = group_of(cycle.link_groups, s.robot)
     rows = Readings.of(s.neighbors)  # read as arrays, not reading by reading
     ages = np.maximum(now - rows.data[:, STAMP], 0.0)
@@ -176,6 +181,7 @@ def robot_report(s: RobotSnapshot) -> Tuple[int, str, Dict[str, object]]:
         "own_odom_clock_offset_s": round(s.own_clock_offset, 3)
         if s.own_clock_offset is not None else "",
         "no_progress_s": round(s.stuck_for, 1), "no_progress_nearest": s.stuck_reason,
+        "goal_held_by": ",".join(s.goal_held_by),
         # a unicycle's turn commands: how late they show in its odometry (measured), and
         # the time its heading error is closed in since
         **_loop_delay(cycle),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Dict, List
 
 from .common import POSITIVE, method_choice, method_help, name_values, refused
 
@@ -197,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  engine mujoco: {reset_warning(summary['engine_resets'])}")
     print(f"  {motion_line(summary)} (fleet_sim)")
     print(f"  {social_line(summary)} (fleet_sim)")
+    if summary.get("goals_held"):
+        print(f"  {held_line(summary['goals_held'])}")
     if "faults" in summary:
         print(f"faults {summary['faults']['spec']}:")
         for line in result_lines(summary["faults"]):
@@ -220,6 +223,14 @@ def run(args: argparse.Namespace) -> int:
                                  run.collision_points, times=run.frame_times)
         print(f"picture: {path}")
     return 0
+
+
+def held_line(held: Dict[str, List[str]]) -> str:
+    """The robots whose goals have no room (:func:`~orca_ros.fleet.runner.goals_held`),
+    each with the robots that take it."""
+    whose = "robot's goal has" if len(held) == 1 else "robots' goals have"
+    return (f"{len(held)} {whose} no room at the safety distance (goal_held_by): "
+            + ", ".join(f"{robot} ({', '.join(by)})" for robot, by in held.items()))
 
 
 def _observer_line(result: dict) -> str:

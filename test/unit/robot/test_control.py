@@ -240,3 +240,23 @@ def test_the_markers_result_holds_the_perceived_neighbours():
     outcome = robot.control(1.0, {"other": other}, heard_all)
     assert [n.key for n in outcome.result.perceived.neighbors] == ["other"]
     assert robot.last_result is outcome.result
+
+
+def test_a_robot_stuck_short_of_a_goal_two_robots_crowd_names_them():
+    # Parked 0.45 m either side of the goal, each announcing 0.1 m of uncertainty: a
+    # robot of radius 0.2 must keep 0.5 m from each, and no point within 0.2 m of its
+    # goal is that far from both. Its odometry stays put: after no_progress_warn it says
+    # who holds the goal.
+    robot = control(heard_radii={"east": 0.2, "west": 0.2}, radius=0.2, goal_tolerance=0.2,
+                    no_progress_warn=1.0)
+    robot.set_goal("", (0.0, 0.0, 0.0))
+    for k in range(25):
+        now = 1.0 + 0.1 * k
+        at(robot, now, y=-1.0, yaw=math.pi / 2)
+        seen = {name: NeighborReading(now, (x, 0.0), (0.0, 0.0), uncertainty=0.1,
+                                      announced=True)
+                for name, x in (("east", 0.45), ("west", -0.45))}
+        robot.control(now, seen, heard_all)
+    assert robot.progress.held_by == ("east", "west")
+    _, message, values = robot.report(now, seen, 0, 1, {}, "", 1, "/me/cmd_vel", {})
+    assert values["goal_held_by"] == "east,west" and "no room" in message

@@ -71,6 +71,18 @@ def test_a_robot_stuck_past_no_progress_warn_warns_with_what_is_nearest():
     assert robot_report(snapshot(stuck_for=90.0, no_progress_warn=0.0))[0] == OK
 
 
+def test_a_stuck_robot_whose_goal_has_no_room_names_who_holds_it():
+    level, message, values = robot_report(snapshot(
+        stuck_for=9.0, stuck_reason="neighbor a24 at 0.22 m", no_progress_warn=8.0,
+        goal_held_by=("a24", "a26")))
+    assert level == WARN
+    assert message.endswith("; its goal has no room within the goal tolerance at the safety "
+                            "distance from a24, a26")
+    assert values["goal_held_by"] == "a24,a26"
+    _, message, values = robot_report(snapshot(stuck_for=9.0, no_progress_warn=8.0))
+    assert "no room" not in message and values["goal_held_by"] == ""
+
+
 def test_a_large_fleets_offsets_and_ages_list_the_worst_ten_and_count_the_rest():
     from orca_ros.core.robot.report import LISTED
 
