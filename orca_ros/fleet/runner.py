@@ -294,8 +294,9 @@ def goals_held(robots) -> Dict[str, List[str]]:
     """The robots (orca_nodes by name) that, stuck short of their goals at the run's end,
     found that the robots around the goal leave them no room
     (:func:`~orca_ros.core.robot.progress.goal_held_by`), each with those robots."""
-    return {name: list(node.core.progress.held_by) for name, node in sorted(robots.items())
-            if node.core.progress.held_by}
+    held = {name: list(node.core.goal_held_by(node.get_clock().now().nanoseconds * 1e-9))
+            for name, node in sorted(robots.items())}
+    return {name: by for name, by in held.items() if by}
 
 
 def _timing(robots, sim_time: float) -> Dict[str, Any]:

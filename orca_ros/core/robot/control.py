@@ -298,8 +298,7 @@ class RobotControl:
 
     def _note_progress(self, now: float, result: CycleResult) -> None:
         """:class:`~.progress.ProgressWatch` after a 2D period; what is nearest the robot
-        (a neighbour or wall), and which neighbours hold its goal, are worked out only
-        once it is stuck for no_progress_warn."""
+        (a neighbour or wall) is worked out only once it is stuck for no_progress_warn."""
         own, watch = self.inputs.own, self.progress
         if result.status.state is not GoalState.DRIVING or own is None:
             watch.note(now, False, None)
@@ -312,12 +311,21 @@ class RobotControl:
             seen = result.perceived.neighbors if result.perceived is not None else ()
             watch.reason = nearest_reason(position, self.params["radius"], seen,
                                           self.walls.edges)
-            c = controller.effective_config
-            watch.held_by = goal_held_by(controller.waypoints[-1], c.goal_tolerance_m,
-                                         c.safety_radius(c.radius) + own.uncertainty, seen,
-                                         c.safety_radius)
-        else:
-            watch.held_by = ()
+
+    def goal_held_by(self, now: float) -> Tuple[str, ...]:
+        """While the robot has been stuck for no_progress_warn: the neighbours that leave
+        it no room at its goal as it last perceived them
+        (:func:`~.progress.goal_held_by`); else (). Worked out when asked (the
+        diagnostics, once a second), not every period."""
+        limit, result, controller = self.params["no_progress_warn"], self.last_result, \
+            self.cycle.controller
+        if not 0.0 < limit <= self.progress.stuck_for(now) or result is None \
+                or result.perceived is None or not controller.waypoints:
+            return ()
+        c, perceived = controller.effective_config, result.perceived
+        return goal_held_by(controller.waypoints[-1], c.goal_tolerance_m,
+                            c.safety_radius(c.radius) + perceived.own_uncertainty,
+                            perceived.neighbors, c.safety_radius)
 
     def _control_3d(self, now: float, neighbors: Mapping[str, NeighborReading]
                     ) -> ControlOutcome:
@@ -359,4 +367,4 @@ class RobotControl:
             self.walls.scan_report() if p["scan_obstacles"] else None, offsets,
             None if own_offset is None else own_offset * 1e-9, p["clock_offset_warn"],
             self.progress.stuck_for(now), self.progress.reason, p["no_progress_warn"],
-            self.progress.held_by))
+            self.goal_held_by(now)))

@@ -110,14 +110,13 @@ class ProgressWatch:
         self.best: Optional[float] = None  # the least remaining distance while driving
         self.since = 0.0  # s: when it was last got :data:`MIN_GAIN` nearer
         self.reason = ""
-        self.held_by: Tuple[str, ...] = ()  # :func:`goal_held_by`, once stuck
 
     def note(self, now: float, driving: bool, remaining: Optional[float],
              reason: str = "") -> None:
         """One control period at ``now`` (s): whether the robot drives, how far its goal
         still is (None: no goal), what is nearest to it."""
         if not driving or remaining is None:
-            self.best, self.reason, self.held_by = None, "", ()
+            self.best, self.reason = None, ""
             return
         if self.best is None or remaining < self.best - MIN_GAIN:
             self.best, self.since = remaining, now

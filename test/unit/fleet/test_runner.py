@@ -7,7 +7,10 @@ from orca_ros.fleet.runner import goals_held
 
 
 def node(*held_by):
-    return SimpleNamespace(core=SimpleNamespace(progress=SimpleNamespace(held_by=held_by)))
+    clock = SimpleNamespace(now=lambda: SimpleNamespace(nanoseconds=12_000_000_000))
+    return SimpleNamespace(core=SimpleNamespace(goal_held_by=lambda now: held_by if now == 12.0
+                                                else ("asked at the wrong time",)),
+                           get_clock=lambda: clock)
 
 
 def test_only_robots_whose_goals_have_no_room_are_named_with_who_takes_it():

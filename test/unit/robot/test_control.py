@@ -257,6 +257,7 @@ def test_a_robot_stuck_short_of_a_goal_two_robots_crowd_names_them():
                                       announced=True)
                 for name, x in (("east", 0.45), ("west", -0.45))}
         robot.control(now, seen, heard_all)
-    assert robot.progress.held_by == ("east", "west")
+    assert robot.goal_held_by(now) == ("east", "west")
+    assert robot.goal_held_by(1.5) == ()  # not yet stuck for no_progress_warn then
     _, message, values = robot.report(now, seen, 0, 1, {}, "", 1, "/me/cmd_vel", {})
     assert values["goal_held_by"] == "east,west" and "no room" in message
