@@ -58,10 +58,8 @@ def main() -> None:
         truth.append(fleet.yaws())
         odometry.append([fleet.odometry(k)[0].yaw for k in range(n)])
     w = max(1, round(args.window / dt))
-    true_turn = np.diff(np.unwrap(np.array(truth), axis=0), n=1, axis=0)
-    odom_turn = np.diff(np.unwrap(np.array(odometry), axis=0), n=1, axis=0)
-    gap = np.cumsum(odom_turn - true_turn, axis=0)
-    drift = np.degrees(np.abs(gap[w:] - gap[:-w]))
+    gap = np.unwrap(np.array(odometry), axis=0) - np.unwrap(np.array(truth), axis=0)
+    drift = np.degrees(np.abs(gap[w:] - gap[:-w]))  # what the odometry turned off by
     touched = fleet.contacts.contact_steps
     print(f"{n} robots, {args.seconds:g} s, up to {args.speed:g} m/s turning "
           f"+-{args.turn:g} rad/s, a new command every {args.switch:g} s: heading drift "
