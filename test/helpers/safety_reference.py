@@ -3,7 +3,8 @@
 ``closing_distance`` and ``half_planes``, ``one_step_safety_half_plane``,
 ``one_step_obstacle_half_plane``, ``least_retreat``, ``braking_speed``,
 ``edge_distance``), kept as the tests' reference for the C code that replaced them
-(``orca_ros/core/orca/_orca2d.c``). Unchanged but for their imports; the C code computes
+(``orca_ros/core/orca/_orca2d.c``), and ``pair_distances``, the distance ``half_planes``
+keeps between two robots (written for the C code's form of it); the C code computes
 lengths as Python's ``math.hypot`` does, so the two agree bit for bit
 (``test/unit/robot/test_safety_filter_c.py``). Nothing in the package imports this module.
 """
@@ -130,28 +131,45 @@ class SafetyFilterReference:
         v = min(speed + braking * c.time_step, c.max_speed)
         return facing * (v * c.command_horizon + v * v / (2.0 * braking))
 
+    def pair_distances(self, neighbors: Sequence, own_uncertainty: float = 0.0,
+                       own_localization: float = 0.0) -> List[float]:
+        """Reference of safety_filter.pair_distances (see its docstring)."""
+        c = self.config
+        uncertainty = max(own_uncertainty, 0.0)
+        own_localization = min(max(own_localization, 0.0), uncertainty)
+        age = uncertainty - own_localization
+        distances = []
+        for n in neighbors:
+            theirs = max(n.uncertainty, 0.0)
+            localization = max(theirs - max(n.age_uncertainty, 0.0), 0.0)
+            distances.append(c.safety_radius(c.radius) + age + c.safety_radius(n.radius)
+                             + (theirs - localization)
+                             + math.hypot(own_localization, localization))
+        return distances
+
     def half_planes(self, state, close: Sequence, edges: Sequence[ObstacleVertex],
-                    own_uncertainty: float = 0.0, drift: float = 0.0
+                    own_uncertainty: float = 0.0, drift: float = 0.0,
+                    own_localization: float = 0.0
                     ) -> Tuple[List[HalfPlane], List[HalfPlane]]:
         """Reference of safety_filter.half_planes (see its docstring)."""
         c = self.config
         braking = c.braking_accel
         horizon = c.command_horizon
-        own = c.safety_radius(c.radius) + own_uncertainty
+        safety = c.safety_radius(c.radius)
+        grown = max(own_uncertainty, 0.0) + drift
         lines, inside = [], []
-        for edge in edges:  # walls: grown by the drift too
-            line = one_step_obstacle_half_plane(state.position, own + drift, edge, c.time_step,
-                                                braking, c.radius + own_uncertainty + drift,
-                                                horizon)
+        for edge in edges:  # walls: grown by the whole uncertainty and the drift
+            line = one_step_obstacle_half_plane(state.position, safety + grown, edge,
+                                                c.time_step, braking, c.radius + grown, horizon)
             if line is not None:
                 lines.append(line)
-                if edge_distance(state.position, edge) < own + drift:
+                if edge_distance(state.position, edge) < safety + grown:
                     inside.append(line)
         px, py = state.position
-        for other in close:
+        distances = self.pair_distances(close, own_uncertainty, own_localization)
+        for other, combined in zip(close, distances):
             tie = (1.0, 0.0) if self.key < other.key else (-1.0, 0.0)
             rel = (other.position[0] - px, other.position[1] - py)
-            combined = own + c.safety_radius(other.radius) + other.uncertainty
             line = one_step_safety_half_plane(
                 rel, combined, c.time_step, tie, braking, c.radius + other.radius, horizon,
                 None if other.reciprocates else other.velocity)

@@ -1830,16 +1830,43 @@ edge_distance(double px, double py, const Edge *e)
 }
 
 /* A neighbour as the safety filter reads it: a Neighbor (orca_ros/core/robot/state.py,
-   a NamedTuple: position, velocity, radius, key, uncertainty, reciprocates, ...) read by
-   index, anything else by attribute. ``key`` is borrowed from the neighbour when
-   wanted (it stays alive in the caller's sequence). */
+   a NamedTuple: position, velocity, radius, key, uncertainty, reciprocates,
+   age_uncertainty) read by index, anything else by attribute. ``key`` is borrowed from
+   the neighbour when wanted (it stays alive in the caller's sequence). Without an
+   ``age_uncertainty`` all of its uncertainty is taken as age's (the larger margin). */
 typedef struct {
-    double x, y, vx, vy, radius, uncertainty;
+    double x, y, vx, vy, radius, uncertainty, age_uncertainty;
     int reciprocates;
     PyObject *key;
 } SafetyNeighbor;
 
-static PyObject *str_key, *str_uncertainty, *str_reciprocates;
+static PyObject *str_key, *str_uncertainty, *str_reciprocates, *str_age_uncertainty;
+
+/* n's age_uncertainty: index 6 of a Neighbor, else its attribute, else its uncertainty */
+static int
+read_age_uncertainty(PyObject *obj, SafetyNeighbor *n)
+{
+    if (PyTuple_Check(obj)) {
+        if (PyTuple_GET_SIZE(obj) < 7) {
+            n->age_uncertainty = n->uncertainty;
+            return 0;
+        }
+        return arg_double(PyTuple_GET_ITEM(obj, 6), "neighbor age_uncertainty",
+                          &n->age_uncertainty);
+    }
+    PyObject *value = PyObject_GetAttr(obj, str_age_uncertainty);
+    if (value == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        n->age_uncertainty = n->uncertainty;
+        return 0;
+    }
+    int status = arg_double(value, "neighbor age_uncertainty", &n->age_uncertainty);
+    Py_DECREF(value);
+    return status;
+}
 
 static int
 read_safety_neighbor(PyObject *obj, SafetyNeighbor *n, Py_ssize_t index, int want_key)
@@ -1877,6 +1904,7 @@ read_safety_neighbor(PyObject *obj, SafetyNeighbor *n, Py_ssize_t index, int wan
             || read_vec2(velocity, "neighbor velocity", index, &n->vx, &n->vy) < 0
             || arg_double(radius, "neighbor radius", &n->radius) < 0
             || arg_double(uncertainty, "neighbor uncertainty", &n->uncertainty) < 0
+            || read_age_uncertainty(obj, n) < 0
             || (n->reciprocates = PyObject_IsTrue(reciprocates)) < 0) {
         goto done;
     }
@@ -1903,6 +1931,39 @@ read_safety_params(PyObject *const *args, SafetyParams *p)
             || arg_double(args[3], "max_speed", &p->max_speed) < 0
             || (p->has_braking && arg_double(args[4], "braking_accel", &p->braking) < 0))
         ? -1 : 0;
+}
+
+/* The robot itself as the hard layer grows it (SafetyFilter.half_planes): its true
+   radius, its safety radius, its uncertainty, the part of that which comes of age and
+   the part that is its localization's. */
+typedef struct {
+    double radius, safety, uncertainty, age, localization;
+} SafetyOwn;
+
+static int
+read_safety_own(const SafetyParams *p, PyObject *const *args, SafetyOwn *o)
+{
+    double uncertainty, localization;
+    if (arg_double(args[0], "radius", &o->radius) < 0
+            || arg_double(args[1], "own_uncertainty", &uncertainty) < 0
+            || arg_double(args[2], "own_localization", &localization) < 0) {
+        return -1;
+    }
+    o->uncertainty = py_max(uncertainty, 0.0);
+    o->localization = py_min(py_max(localization, 0.0), o->uncertainty);
+    o->age = o->uncertainty - o->localization;
+    o->safety = safety_radius(p, o->radius);
+    return 0;
+}
+
+/* SafetyFilter.pair_distance: how far apart the hard layer keeps the centres */
+static double
+pair_distance(const SafetyParams *p, const SafetyOwn *o, const SafetyNeighbor *n)
+{
+    double uncertainty = py_max(n->uncertainty, 0.0);
+    double localization = py_max(uncertainty - py_max(n->age_uncertainty, 0.0), 0.0);
+    return o->safety + o->age + safety_radius(p, n->radius) + (uncertainty - localization)
+        + py_hypot(o->localization, localization);
 }
 
 PyDoc_STRVAR(within_one_step_doc,
@@ -1970,31 +2031,36 @@ py_within_one_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 PyDoc_STRVAR(safety_half_planes_doc,
 "safety_half_planes(time_step, horizon, tracking_error, max_speed, braking_accel,\n"
-"                   position, own, contact_radius, key, close, edges)\n"
-"    -> (half_planes, inside)\n\n"
+"                   position, radius, own_uncertainty, own_localization, drift, key,\n"
+"                   close, edges) -> (half_planes, inside)\n\n"
 "The hard one-step half-planes against every visible wall (ObstacleVertex objects), then\n"
 "every close neighbour (Neighbor objects), and those of them whose wall or robot is\n"
-"nearer than ``own``: see orca_ros.core.robot.safety_filter.SafetyFilter.half_planes.");
+"nearer than the safety distance: see\n"
+"orca_ros.core.robot.safety_filter.SafetyFilter.half_planes.");
 
 static PyObject *
 py_safety_half_planes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     SafetyParams p;
-    double px, py, own, contact;
-    if (check_nargs("safety_half_planes", nargs, 11) < 0 || read_safety_params(args, &p) < 0
+    SafetyOwn o;
+    double px, py, drift;
+    if (check_nargs("safety_half_planes", nargs, 13) < 0 || read_safety_params(args, &p) < 0
             || read_vec2(args[5], "position", -1, &px, &py) < 0
-            || arg_double(args[6], "own", &own) < 0
-            || arg_double(args[7], "contact_radius", &contact) < 0) {
+            || read_safety_own(&p, args + 6, &o) < 0
+            || arg_double(args[9], "drift", &drift) < 0) {
         return NULL;
     }
-    PyObject *key = args[8];
+    PyObject *key = args[10];
     PyObject *close_fast = NULL, *edges_fast = NULL, *lines = NULL, *inside = NULL,
         *line_obj = NULL, *result = NULL;
-    if ((close_fast = as_fast_sequence(args[9], "close")) == NULL
-            || (edges_fast = as_fast_sequence(args[10], "edges")) == NULL
+    if ((close_fast = as_fast_sequence(args[11], "close")) == NULL
+            || (edges_fast = as_fast_sequence(args[12], "edges")) == NULL
             || (lines = PyList_New(0)) == NULL || (inside = PyList_New(0)) == NULL) {
         goto done;
     }
+    /* walls: the whole own uncertainty and the drift grow the disc */
+    double grown = o.uncertainty + drift;
+    double wall_radius = o.safety + grown, wall_contact = o.radius + grown;
     Py_ssize_t num_edges = PySequence_Fast_GET_SIZE(edges_fast);
     PyObject **edge_items = PySequence_Fast_ITEMS(edges_fast);
     for (Py_ssize_t k = 0; k < num_edges; k++) {
@@ -2003,7 +2069,8 @@ py_safety_half_planes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (read_edge(edge_items[k], &edge, 1) < 0) {
             goto done;
         }
-        int found = obstacle_safety_line(&p, px, py, own, &edge, 1, contact, &line);
+        int found = obstacle_safety_line(&p, px, py, wall_radius, &edge, 1, wall_contact,
+                                         &line);
         if (found < 0) {
             goto done;
         }
@@ -2011,7 +2078,7 @@ py_safety_half_planes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             continue;
         }
         if ((line_obj = new_half_plane(&line)) == NULL || PyList_Append(lines, line_obj) < 0
-                || (edge_distance(px, py, &edge) < own
+                || (edge_distance(px, py, &edge) < wall_radius
                     && PyList_Append(inside, line_obj) < 0)) {
             goto done;
         }
@@ -2033,8 +2100,8 @@ py_safety_half_planes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
         double rx = n.x - px, ry = n.y - py;
-        double combined = own + safety_radius(&p, n.radius) + n.uncertainty;
-        safety_line(&p, rx, ry, combined, before ? 1.0 : -1.0, 0.0, 1, contact + n.radius,
+        double combined = pair_distance(&p, &o, &n);
+        safety_line(&p, rx, ry, combined, before ? 1.0 : -1.0, 0.0, 1, o.radius + n.radius,
                     n.reciprocates, n.vx, n.vy, &line);
         if ((line_obj = new_half_plane(&line)) == NULL || PyList_Append(lines, line_obj) < 0
                 || (py_hypot(rx, ry) < combined && PyList_Append(inside, line_obj) < 0)) {
@@ -2049,6 +2116,42 @@ done:
     Py_XDECREF(inside);
     Py_XDECREF(close_fast);
     Py_XDECREF(edges_fast);
+    return result;
+}
+
+PyDoc_STRVAR(pair_distances_doc,
+"pair_distances(time_step, horizon, tracking_error, max_speed, braking_accel,\n"
+"               radius, own_uncertainty, own_localization, neighbors) -> list\n\n"
+"How far apart the hard layer keeps the robot's centre from each neighbour's: see\n"
+"orca_ros.core.robot.safety_filter.SafetyFilter.pair_distances.");
+
+static PyObject *
+py_pair_distances(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    SafetyParams p;
+    SafetyOwn o;
+    if (check_nargs("pair_distances", nargs, 9) < 0 || read_safety_params(args, &p) < 0
+            || read_safety_own(&p, args + 5, &o) < 0) {
+        return NULL;
+    }
+    PyObject *fast = as_fast_sequence(args[8], "neighbors");
+    if (fast == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(fast);
+    PyObject **items = PySequence_Fast_ITEMS(fast);
+    PyObject *result = PyList_New(count);
+    for (Py_ssize_t k = 0; result != NULL && k < count; k++) {
+        SafetyNeighbor n;
+        PyObject *distance;
+        if (read_safety_neighbor(items[k], &n, k, 0) < 0
+                || (distance = PyFloat_FromDouble(pair_distance(&p, &o, &n))) == NULL) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, k, distance);
+    }
+    Py_DECREF(fast);
     return result;
 }
 
@@ -3325,6 +3428,8 @@ static PyMethodDef methods[] = {
      within_one_step_doc},
     {"safety_half_planes", (PyCFunction)(void (*)(void))py_safety_half_planes, METH_FASTCALL,
      safety_half_planes_doc},
+    {"pair_distances", (PyCFunction)(void (*)(void))py_pair_distances, METH_FASTCALL,
+     pair_distances_doc},
     {"one_step_safety_half_plane", (PyCFunction)(void (*)(void))py_one_step_safety_half_plane,
      METH_FASTCALL, one_step_safety_half_plane_doc},
     {"one_step_obstacle_half_plane",
@@ -3375,7 +3480,8 @@ PyInit__orca2d(void)
             || (str_radius = PyUnicode_InternFromString("radius")) == NULL
             || (str_key = PyUnicode_InternFromString("key")) == NULL
             || (str_uncertainty = PyUnicode_InternFromString("uncertainty")) == NULL
-            || (str_reciprocates = PyUnicode_InternFromString("reciprocates")) == NULL) {
+            || (str_reciprocates = PyUnicode_InternFromString("reciprocates")) == NULL
+            || (str_age_uncertainty = PyUnicode_InternFromString("age_uncertainty")) == NULL) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);

@@ -23,6 +23,7 @@ from .obstacle_registry import ObstacleUpdateError
 from .perception import NeighborRadii, NeighborReading
 from .progress import ProgressWatch, goal_held_by, nearest_reason, remaining_path
 from .report import RobotSnapshot, robot_report
+from .safety_filter import SafetyFilter
 from .timing import CycleTiming
 from .walls import RobotWalls, scan_problem
 
@@ -323,9 +324,10 @@ class RobotControl:
                 or result.perceived is None or not controller.waypoints:
             return ()
         c, perceived = controller.effective_config, result.perceived
+        distances = SafetyFilter(c, controller.key).pair_distances(
+            perceived.neighbors, perceived.own_uncertainty, perceived.localization)
         return goal_held_by(controller.waypoints[-1], c.goal_tolerance_m,
-                            c.safety_radius(c.radius) + perceived.own_uncertainty,
-                            perceived.neighbors, c.safety_radius)
+                            perceived.neighbors, distances)
 
     def _control_3d(self, now: float, neighbors: Mapping[str, NeighborReading]
                     ) -> ControlOutcome:

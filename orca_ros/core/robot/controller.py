@@ -229,7 +229,8 @@ class RobotController:
                 agent_half_planes: Optional[Sequence[HalfPlane]] = None,
                 own_uncertainty: float = 0.0, tethers: Sequence[TetherView] = (),
                 links: Sequence[LinkView] = (),
-                pref_velocity: Optional[Vector2] = None, drift: float = 0.0) -> Command:
+                pref_velocity: Optional[Vector2] = None, drift: float = 0.0,
+                own_localization: float = 0.0) -> Command:
         """This period's command.
 
         ``neighbors``: the robots the method reasons about, nearest first, at most
@@ -241,8 +242,9 @@ class RobotController:
         (:func:`~orca_ros.core.methods.orca.orca_half_planes_batch`); the method
         then gets no neighbour list. ``own_uncertainty`` (m): how far the robot
         may be from ``state.position`` (its own odometry is old); it enlarges
-        the robot in the hard safety half-planes; ``drift`` (m) enlarges it further
-        against walls only (:class:`~.cycle.OwnReading`).
+        the robot in the hard safety half-planes, ``own_localization`` (m) of it the
+        localization fix's; ``drift`` (m) enlarges it further against walls only
+        (:class:`~.cycle.OwnReading`).
 
         ``pref_velocity``: a preferred velocity from outside (orca_node's filter mode:
         Nav2's controller, any controller on ``cmd_vel_in``), instead of the path's: no
@@ -274,7 +276,8 @@ class RobotController:
                 return Command((0.0, 0.0), 0.0, 0.0, pref, (0.0, 0.0), None, False)
         # 3. the safety filter's constraints, which 2. the method takes in (or is filtered by)
         constraints = SafetyFilter(c, self.key).constraints(
-            state, neighbors if close is None else close, edges, own_uncertainty, drift) \
+            state, neighbors if close is None else close, edges, own_uncertainty, drift,
+            own_localization) \
             if c.runs_safety_filter else SafetyConstraints([], [])
         view = RobotView(state.position, state.velocity, state.heading, own_radius, c.radius,
                          c.max_speed, pref, c.time_step, seen, edges, constraints.safety,

@@ -151,6 +151,7 @@ class Perceived(NamedTuple):
     tethers: Sequence[TetherView] = ()
     links: Sequence[LinkView] = ()
     drift: float = 0.0  # m more against walls (OwnReading.drift)
+    localization: float = 0.0  # m of own_uncertainty: the localization fix's
 
 
 class NeighborsNow(NamedTuple):
@@ -364,13 +365,14 @@ class RobotCycle:
         pref_velocity = None if preferred is None else preferred.velocity
         if given:
             perceived = Perceived._make((state, own_uncertainty + own.uncertainty,
-                                         neighbors.neighbors, tethers, links, own.drift))
+                                         neighbors.neighbors, tethers, links, own.drift,
+                                         own.uncertainty))
             command = self.decide(perceived, obstacle_edges, neighbors.half_planes,
                                   neighbors.close, pref_velocity)
         else:
             seen = self._perceived_neighbors(config, state, now, neighbors)
             perceived = Perceived(state, own_uncertainty + own.uncertainty, seen, tethers,
-                                  links, own.drift)
+                                  links, own.drift, own.uncertainty)
             command = self.decide(perceived, obstacle_edges, pref_velocity=pref_velocity)
             self._expect_reciprocity(command, state, seen[:config.max_neighbors], now)
         if preferred is not None:
@@ -405,7 +407,7 @@ class RobotCycle:
             perceived.state, neighbors, obstacle_edges,
             close=perceived.neighbors if close is None else close,
             agent_half_planes=agent_half_planes, own_uncertainty=perceived.own_uncertainty,
-            drift=perceived.drift,
+            drift=perceived.drift, own_localization=perceived.localization,
             tethers=perceived.tethers, links=perceived.links, pref_velocity=pref_velocity)
         self.last_command = command
         return command

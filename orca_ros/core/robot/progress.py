@@ -13,7 +13,7 @@ room left for it, the neighbours that take that room (:func:`goal_held_by`).
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable, Optional, Sequence, Tuple
+from typing import Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -69,15 +69,14 @@ def nearest_reason(position: Sequence[float], radius: float, neighbors: Iterable
     return reason
 
 
-def goal_held_by(goal: Sequence[float], tolerance: float, own: float, neighbors: Iterable,
-                 safety_radius: Callable[[float], float]) -> Tuple[str, ...]:
+def goal_held_by(goal: Sequence[float], tolerance: float, neighbors: Sequence,
+                 distances: Sequence[float]) -> Tuple[str, ...]:
     """The neighbours that leave a robot no room at its goal, as they stand; () while
     there is room.
 
-    The hard safety layer keeps the robot's centre ``own + safety_radius(n.radius) +
-    n.uncertainty`` from each neighbour ``n`` (:class:`~.state.Neighbor`; ``own``: the
-    robot's safety radius and its own uncertainty, as
-    :meth:`~.safety_filter.SafetyFilter.half_planes` takes them). The goal has room when
+    The hard safety layer keeps the robot's centre ``distances[i]`` from each neighbour
+    ``neighbors[i]`` (:class:`~.state.Neighbor`;
+    :meth:`~.safety_filter.SafetyFilter.pair_distances`). The goal has room when
     some point within ``tolerance`` of it is that far from every neighbour; looked for
     at the goal and on the rings of :data:`GOAL_RINGS` (so a gap narrower than the
     rings' spacing can go unseen: the answer errs towards "held"). Held, the
@@ -87,8 +86,7 @@ def goal_held_by(goal: Sequence[float], tolerance: float, own: float, neighbors:
     which robots stand in the way."""
     points = _goal_points(goal, tolerance)
     names, reach, where = [], [], []
-    for n in neighbors:
-        distance = own + safety_radius(n.radius) + n.uncertainty
+    for n, distance in zip(neighbors, distances):
         if math.dist(goal[:2], n.position) < tolerance + distance:
             names.append(n.key)
             reach.append(distance)

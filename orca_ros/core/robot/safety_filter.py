@@ -278,12 +278,14 @@ class SafetyFilter:
         self.key = key
 
     def constraints(self, state, candidates: Sequence, edges: Sequence[ObstacleVertex],
-                    own_uncertainty: float = 0.0, drift: float = 0.0) -> SafetyConstraints:
+                    own_uncertainty: float = 0.0, drift: float = 0.0,
+                    own_localization: float = 0.0) -> SafetyConstraints:
         """This period's constraints: the ``candidates`` that could be reached before both
         robots stop (:meth:`within_one_step`), their and the ``edges``' hard half-planes
         (:meth:`half_planes`) and, for a unicycle, its driving limits."""
         close = self.within_one_step(state, candidates, own_uncertainty)
-        safety, inside = self.half_planes(state, close, edges, own_uncertainty, drift)
+        safety, inside = self.half_planes(state, close, edges, own_uncertainty, drift,
+                                          own_localization)
         return SafetyConstraints(safety, self.driving_half_planes(state, inside))
 
     def within_one_step(self, state, candidates: Sequence, own_uncertainty: float = 0.0
@@ -306,7 +308,9 @@ class SafetyFilter:
         came back: a unicycle's turn command changed side 150 times a minute on
         SteerSuite's ``fan_in``. Counted from full speeds instead of the closing
         parts, a crossing crowd of unicycles stalled: block crowd ``cross``
-        51/100.)
+        51/100.) The reach is taken with the full tracking errors and both
+        uncertainties added (more than :meth:`pair_distances`), so it never leaves out a
+        neighbour whose half-plane could bind.
         """
         c = self.config
         return _orca2d.within_one_step(*self._numbers(), state.position, state.velocity,
@@ -327,7 +331,8 @@ class SafetyFilter:
         return _orca2d.closing_distance(*self._numbers(), velocity, towards)
 
     def half_planes(self, state, close: Sequence, edges: Sequence[ObstacleVertex],
-                    own_uncertainty: float = 0.0, drift: float = 0.0
+                    own_uncertainty: float = 0.0, drift: float = 0.0,
+                    own_localization: float = 0.0
                     ) -> Tuple[List[HalfPlane], List[HalfPlane]]:
         """The hard half-planes against every ``close`` neighbour and visible wall, over
         the time the command can act (:attr:`ControllerConfig.command_horizon`), and
@@ -342,22 +347,41 @@ class SafetyFilter:
         true radius and the grown one, as close as its estimate allows: its true body
         then touches the wall about half the time it rests there. Robots are pushed
         apart only inside their true radii: both sides' uncertainty is already in their
-        safety distance, and a crowd standing closer than that (robots placed
-        side by side) would otherwise push in every direction at once and stand.
-        ``drift`` (m) grows the disc further against walls alone: how far the odometry
-        may have drifted since the last localization fix
-        (:attr:`~.localization.SharedFramePose.drift_uncertainty`)."""
+        safety distance (:meth:`pair_distances`), and a crowd standing closer than that
+        (robots placed side by side) would otherwise push in every direction at once
+        and stand. ``own_localization`` (m): the part of ``own_uncertainty`` that is
+        the localization fix's (:attr:`~.localization.SharedFramePose.uncertainty`; the
+        rest comes of the odometry's age). ``drift`` (m) grows the disc further against
+        walls alone: how far the odometry may have drifted since the last localization
+        fix (:attr:`~.localization.SharedFramePose.drift_uncertainty`)."""
         c = self.config
-        own = c.safety_radius(c.radius) + own_uncertainty
-        if own_uncertainty <= 0.0 and drift <= 0.0:
-            return _orca2d.safety_half_planes(*self._numbers(), state.position, own,
-                                              c.radius, self.key, close, edges)
-        walls, walls_inside = _orca2d.safety_half_planes(
-            *self._numbers(), state.position, own + drift,
-            c.radius + own_uncertainty + drift, self.key, (), edges)
-        robots, robots_inside = _orca2d.safety_half_planes(
-            *self._numbers(), state.position, own, c.radius, self.key, close, ())
-        return walls + robots, walls_inside + robots_inside
+        return _orca2d.safety_half_planes(*self._numbers(), state.position, c.radius,
+                                          own_uncertainty, own_localization, drift, self.key,
+                                          close, edges)
+
+    def pair_distances(self, neighbors: Sequence, own_uncertainty: float = 0.0,
+                       own_localization: float = 0.0) -> List[float]:
+        """How far apart the hard half-planes keep the robot's centre from each of the
+        ``neighbors``' (m; :meth:`half_planes`).
+
+        For robots ``a`` and ``b``: ``r_a + E + r_b + E + u_a + u_b + 3 sqrt(s_a**2 +
+        s_b**2)``, ``r`` the true radii (each with a rounding margin of
+        :data:`SAFETY_ROUNDING_MARGIN`), ``E`` the tracking error
+        (:attr:`ControllerConfig.tracking_error`), ``u`` the parts of their
+        uncertainties that come of their data's age (``a``'s odometry; ``b``'s state
+        message, ``Neighbor.age_uncertainty``), and ``3 s`` their localization margins
+        (:data:`~.localization.UNCERTAINTY_DEVIATIONS` standard deviations of each fix,
+        ``own_localization`` and the rest of ``Neighbor.uncertainty``). Two fixes err
+        independently, so the error of one robot's position relative to the other's has
+        the standard deviation ``sqrt(s_a**2 + s_b**2)``: the margin keeps the same
+        three deviations of it that each robot keeps of its own. (Added up, ``3 s_a +
+        3 s_b``, a hundred unicycles with a 6 cm margin each, goals on menge_circle's
+        53.75 m circle, asked for 65.4 m of it, and a fifth never arrived; in quadrature
+        61.9 m.) The age parts and the tracking errors are bounds, not deviations, and
+        stay added."""
+        c = self.config
+        return _orca2d.pair_distances(*self._numbers(), c.radius, own_uncertainty,
+                                      own_localization, neighbors)
 
     def driving_half_planes(self, state, inside: Sequence[HalfPlane]) -> List[HalfPlane]:
         """For a unicycle inside the tracking margin of the walls or robots behind

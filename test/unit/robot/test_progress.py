@@ -36,29 +36,25 @@ def test_the_nearest_neighbour_or_wall_is_named():
     assert nearest_reason((2.0, 0.0), 0.2, [], []) == ""
 
 
-def parked(name, x, y, uncertainty):
-    return Neighbor((x, y), (0.0, 0.0), 0.2, key=name, uncertainty=uncertainty)
+def parked(name, x, y):
+    return Neighbor((x, y), (0.0, 0.0), 0.2, key=name)
 
 
-def grown(radius):  # a unicycle's safety radius: its tracking error of 6 cm added
-    return radius + 0.06
-
-
-def test_a_goal_between_two_parked_robots_is_held_by_them_only_with_their_margins():
-    # Two robots parked 0.55 m either side of the goal. With a 6 cm localization
-    # margin on every robot, a robot of radius 0.2 must keep 0.64 m from each; the point
-    # within 0.2 m of its goal farthest from both, (0, +-0.2), is 0.585 m from them.
-    east, west = parked("east", 0.55, 0.0, 0.06), parked("west", -0.55, 0.0, 0.06)
-    own = grown(0.2) + 0.06
-    assert goal_held_by((0.0, 0.0), 0.2, own, [west, east], grown) == ("east", "west")
-    # Without the margins it keeps 0.52 m: the goal itself is 0.55 m from both.
-    bare = [parked("east", 0.55, 0.0, 0.0), parked("west", -0.55, 0.0, 0.0)]
-    assert goal_held_by((0.0, 0.0), 0.2, grown(0.2), bare, grown) == ()
+def test_a_goal_between_two_parked_robots_is_held_by_them_only_when_too_close():
+    # Two robots parked 0.55 m either side of the goal. Kept 0.6 m from each, the
+    # point within 0.2 m of the goal farthest from both, (0, +-0.2), is 0.585 m from
+    # them: no room. Kept 0.52 m, the goal itself is 0.55 m from both.
+    parked_both = [parked("west", -0.55, 0.0), parked("east", 0.55, 0.0)]
+    assert goal_held_by((0.0, 0.0), 0.2, parked_both, [0.6, 0.6]) == ("east", "west")
+    assert goal_held_by((0.0, 0.0), 0.2, parked_both, [0.52, 0.52]) == ()
+    # Kept 0.52 m from west and 0.6 m from east: room at the tolerance's edge, above
+    # the goal and a little west of it, (-0.05, 0.19).
+    assert goal_held_by((0.0, 0.0), 0.2, parked_both, [0.52, 0.6]) == ()
 
 
 def test_a_goal_with_room_beside_a_parked_robot_is_not_held():
     # One robot on the goal itself: the far side of the tolerance is 0.74 m from it,
     # more than the 0.64 m it asks for; a robot far off plays no part.
-    on_goal, far = parked("on", 0.0, 0.0, 0.06), parked("far", 5.0, 0.0, 0.06)
-    assert goal_held_by((0.3, 0.0), 0.44, grown(0.2) + 0.06, [on_goal, far], grown) == ()
-    assert goal_held_by((0.3, 0.0), 0.2, grown(0.2) + 0.06, [on_goal, far], grown) == ("on",)
+    on_goal, far = parked("on", 0.0, 0.0), parked("far", 5.0, 0.0)
+    assert goal_held_by((0.3, 0.0), 0.44, [on_goal, far], [0.64, 0.64]) == ()
+    assert goal_held_by((0.3, 0.0), 0.2, [on_goal, far], [0.64, 0.64]) == ("on",)

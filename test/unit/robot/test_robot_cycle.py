@@ -73,3 +73,17 @@ def test_a_speed_limit_reaches_the_controller_and_expires():
     assert cycle.controller.speed_limit == 0.2
     cycle.step(2.0, _own(stamp=2.0), {})
     assert cycle.controller.speed_limit is None
+
+
+def test_the_own_localization_margin_meets_the_neighbours_in_quadrature():
+    # Both robots placed to within 6 cm: the pair keeps 0.4 m of radii and 8.5 cm, so
+    # at 0.5 m it may still close in a little (the half-plane: 7.5 mm/s). Told none of
+    # its uncertainty is the fix's, the margins add up to 12 cm: it is inside them.
+    cycle = RobotCycle(CONFIG, key="a")
+    cycle.set_path([(5.0, 0.0)])
+    ahead = {"b": NeighborReading(0.0, (0.5, 0.0), (0.0, 0.0), uncertainty=0.06,
+                                  announced=True)}
+    result = cycle.step(0.0, OwnReading(RobotState((0.0, 0.0)), 0.0, uncertainty=0.06), ahead)
+    assert result.perceived.localization == 0.06
+    assert result.command.velocity[0] == pytest.approx(0.0075)
+    assert cycle.decide(result.perceived._replace(localization=0.0)).velocity[0] <= 0.0

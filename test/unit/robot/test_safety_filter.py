@@ -149,6 +149,35 @@ def test_robots_side_by_side_within_their_uncertainty_may_stand():
     assert not any(_allows(line, (0.5, 0.0)) for line in safety)  # but not closer
 
 
+def test_two_localization_margins_add_in_quadrature_and_ages_add_up():
+    # Robots of radius 0.2 (holonomic: no tracking error) with 6 cm localization margins
+    # each: 0.4 m of radii and sqrt(0.06**2 + 0.06**2) = 8.49 cm, not 12 cm.
+    safety = SafetyFilter(CONFIG, "a")
+    bare = 0.4 + 2 * 1e-4  # radii and their rounding margins
+    fixed = Neighbor((1.0, 0.0), (0.0, 0.0), 0.2, "b", uncertainty=0.06)
+    assert safety.pair_distances([fixed], 0.06, own_localization=0.06) == \
+        pytest.approx([bare + math.hypot(0.06, 0.06)])
+    # Data 0.1 s old adds its 2 cm in full on either side; so does an own uncertainty
+    # given without saying how much of it is the fix's.
+    aged = fixed._replace(uncertainty=0.08, age_uncertainty=0.02)
+    assert safety.pair_distances([aged], 0.09, own_localization=0.06) == \
+        pytest.approx([bare + 0.03 + 0.02 + math.hypot(0.06, 0.06)])
+    assert safety.pair_distances([fixed], 0.06) == pytest.approx([bare + 0.12])
+    # The half-plane holds the pair at that distance: 1 cm inside it, standing is fine
+    # but closing in is not; 1 cm outside the linear sum's, closing in a little is.
+    inside = fixed._replace(position=(bare + math.hypot(0.06, 0.06) - 0.01, 0.0))
+    lines = safety.constraints(RobotState((0.0, 0.0)), [inside], [], 0.06,
+                               own_localization=0.06).safety
+    assert all(_allows(line, (0.0, 0.0)) for line in lines)
+    assert not any(_allows(line, (0.05, 0.0)) for line in lines)
+    between = fixed._replace(position=(bare + 0.11, 0.0))
+    lines = safety.constraints(RobotState((0.0, 0.0)), [between], [], 0.06,
+                               own_localization=0.06).safety
+    assert all(_allows(line, (0.05, 0.0)) for line in lines)
+    assert not any(_allows(line, (0.05, 0.0)) for line in safety.constraints(
+        RobotState((0.0, 0.0)), [between], [], 0.06).safety)
+
+
 def test_drift_since_the_last_fix_grows_the_disc_against_walls_only():
     # 5 cm clear of the wall and of a neighbour: a drift of 6 cm pushes it off the wall
     # but leaves it free to stand beside the robot.

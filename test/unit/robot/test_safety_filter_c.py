@@ -45,27 +45,31 @@ def scenes(draw):
     neighbors = draw(st.lists(st.builds(
         Neighbor, neighbor_position, vel, st.floats(0.05, 0.5),
         st.sampled_from(["", "a", "m", "z"]), st.one_of(st.just(0.0), st.floats(0.0, 0.3)),
-        st.booleans()), max_size=8))
+        st.booleans(), st.one_of(st.just(0.0), st.floats(0.0, 0.4))), max_size=8))
     segments = [Segment(a, b) for a, b in draw(st.lists(st.tuples(vec, vec), max_size=4))
                 if math.dist(a, b) >= 1e-6]
     return (config, draw(st.sampled_from(["", "b", "n"])), state, neighbors,
             build_obstacle_edges(segments), draw(st.one_of(st.just(0.0), st.floats(0.0, 0.2))),
-            draw(st.one_of(st.just(0.0), st.floats(0.0, 0.2))))
+            draw(st.one_of(st.just(0.0), st.floats(0.0, 0.2))),
+            draw(st.one_of(st.just(0.0), st.floats(0.0, 0.3))))
 
 
 @settings(max_examples=600, deadline=None)
 @given(scenes())
 def test_within_one_step_and_half_planes_equal_the_reference(scene):
-    config, key, state, neighbors, edges, own_uncertainty, drift = scene
+    config, key, state, neighbors, edges, own_uncertainty, drift, localization = scene
     compiled, python = SafetyFilter(config, key), reference.SafetyFilterReference(config, key)
     close = compiled.within_one_step(state, neighbors, own_uncertainty)
     assert close == python.within_one_step(state, neighbors, own_uncertainty)
     assert all(a is b for a, b in zip(close, python.within_one_step(state, neighbors,
                                                                     own_uncertainty)))
-    lines, inside = compiled.half_planes(state, neighbors, list(edges), own_uncertainty, drift)
+    lines, inside = compiled.half_planes(state, neighbors, list(edges), own_uncertainty, drift,
+                                         localization)
     expected_lines, expected_inside = python.half_planes(state, neighbors, list(edges),
-                                                         own_uncertainty, drift)
+                                                         own_uncertainty, drift, localization)
     assert lines == expected_lines and inside == expected_inside
+    assert compiled.pair_distances(neighbors, own_uncertainty, localization) == \
+        python.pair_distances(neighbors, own_uncertainty, localization)
     assert all(type(line) is type(expected) for line, expected in zip(lines, expected_lines))
     for n in neighbors:
         for towards in ((1.0, 0.0), (0.6, -0.8)):
