@@ -1956,7 +1956,7 @@ read_safety_own(const SafetyParams *p, PyObject *const *args, SafetyOwn *o)
     return 0;
 }
 
-/* SafetyFilter.pair_distance: how far apart the hard layer keeps the centres */
+/* SafetyFilter.pair_distances: how far apart the hard layer keeps the centres */
 static double
 pair_distance(const SafetyParams *p, const SafetyOwn *o, const SafetyNeighbor *n)
 {

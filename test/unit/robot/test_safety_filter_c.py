@@ -105,3 +105,20 @@ def test_lengths_are_pythons_hypot(x, y):
     expected = math.hypot(x, y)
     got = _orca2d.python_hypot(x, y)
     assert got == expected or (math.isnan(got) and math.isnan(expected))
+
+
+def test_a_neighbour_without_an_age_part_counts_all_its_uncertainty_as_age():
+    # An object with a Neighbor's attributes but no age_uncertainty (a 6-tuple, say):
+    # its whole uncertainty is added, not met in quadrature (the larger distance).
+    class Plain:
+        position, velocity, radius, key, uncertainty, reciprocates = \
+            (1.0, 0.0), (0.0, 0.0), 0.2, "b", 0.06, True
+
+    config = ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=1.0, time_step=0.1)
+    safety = SafetyFilter(config, "a")
+    as_tuple = ((1.0, 0.0), (0.0, 0.0), 0.2, "b", 0.06, True)
+    fixed = Neighbor((1.0, 0.0), (0.0, 0.0), 0.2, "b", 0.06, True, 0.0)
+    added, = safety.pair_distances([Plain()], 0.06, 0.06)
+    assert safety.pair_distances([as_tuple], 0.06, 0.06) == [added]
+    assert added == safety.pair_distances([fixed], 0.06, 0.0)[0]
+    assert safety.pair_distances([fixed], 0.06, 0.06)[0] < added - 0.03
