@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import ChainMap
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ..methods import method_names, method_spec
 from .config import COMMAND_VALIDITY_PERIODS, ControllerConfig
@@ -82,6 +82,35 @@ def controller_config(params: Params) -> ControllerConfig:
         tracking=p["tracking"], command_lag=p["command_lag"],
         lag_error=None if p["lag_error"] < 0 else p["lag_error"],
         command_validity=command_validity(p), accel_limited=True)
+
+
+WORLD_PARAMETERS = ("safety_filter", "safety_margin_ratio", "margin_speed_ratio",
+                    "keep_right_deg", "stall_escape_deg", "stall_escape_time",
+                    "stall_detour_time", "progress_escape_time", "max_angular_speed",
+                    "max_linear_accel", "max_angular_accel", "heading_time_constant",
+                    "max_reverse_speed", "tracking", "command_lag", "lag_error")
+"""orca_node's parameters that the world's controllers take as the node does (``orca-ros
+bench --robot-param``): :func:`controller_config` passes them on under their own names.
+The others come from the scenario (radius, speeds, horizons, goal tolerance), from the
+world's step (``control_rate``), or concern ROS alone."""
+
+
+def world_overrides(values: Params) -> Tuple[Tuple[str, Any], ...]:
+    """The :class:`~.config.ControllerConfig` fields these orca_node parameter ``values``
+    set in the world, read as :func:`controller_config` reads them (``-1`` for
+    ``max_reverse_speed`` and ``lag_error``: none). Raises ``ValueError`` naming any
+    parameter the world does not take (:data:`WORLD_PARAMETERS`)."""
+    other = [name for name in values if name not in WORLD_PARAMETERS]
+    if other:
+        raise ValueError(f"the world takes these orca_node parameters from the scenario or "
+                         f"not at all: {', '.join(other)} (it takes "
+                         f"{', '.join(WORLD_PARAMETERS)})")
+    fields = []
+    for name, value in values.items():
+        if name in ("max_reverse_speed", "lag_error") and value < 0:
+            value = None
+        fields.append((name, value))
+    return tuple(fields)
 
 
 def perception_settings(params: Params) -> PerceptionSettings:

@@ -76,7 +76,7 @@ def drive_direction(heading: float, towards: Vector2, current: int, may_reverse:
     period; then it drives forward again. A goal behind the robot is not a reason
     to reverse: it turns round and drives there forward. (Block crowd ``converge``
     diff-drive, seeds 1-4, makespan: backing off 167.7, 152.2, 152.9 and 91 s; never
-    176.2, 201.2, 120.8 and 137 s. The README's "Backing off" has the table.)
+    176.2, 201.2, 120.8 and 137 s; doc/how_it_works/unicycles.md, "Backing off".)
     """
     if not may_reverse:
         return 1

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import COUNT, NON_NEGATIVE, POSITIVE, method_choice, method_help, name_values, refused
+from .common import (COUNT, NON_NEGATIVE, POSITIVE, method_choice, method_help, name_values,
+                     refused, robot_overrides)
 
 
 def add_parser(sub) -> None:
@@ -30,6 +31,11 @@ def add_parser(sub) -> None:
     bench.add_argument("--safety-filter", action=argparse.BooleanOptionalAction, default=None,
                        help="run the one-step safety filter behind the method, or not "
                             "(default: as the method says)")
+    bench.add_argument("--robot-param", action="append", metavar="NAME=VALUE",
+                       help="an orca_node parameter for every robot (repeatable), of those "
+                            "the world's controllers take (safety_margin_ratio, "
+                            "stall_detour_time, max_reverse_speed, ...; the others come from "
+                            "the scenario), e.g. stall_escape_deg=0")
     bench.add_argument("--max-reverse-speed", type=float, metavar="M",
                        help="unicycles back off at up to M m/s while avoidance sends them "
                             "back (-1: their max_speed; default 0: they never reverse)")
@@ -86,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
                                                                       "--method-param")))
         if args.safety_filter is not None:
             controller.append(("safety_filter", "on" if args.safety_filter else "off"))
+        controller.extend(robot_overrides(args.robot_param))
         if args.max_reverse_speed is not None:
             controller.append(("max_reverse_speed", None if args.max_reverse_speed < 0
                                else args.max_reverse_speed))

@@ -71,6 +71,27 @@ def name_values(entries, option: str = "--robot-param") -> tuple:
     return tuple(parameters)
 
 
+def robot_overrides(entries) -> tuple:
+    """``--robot-param`` entries as the world's controller fields
+    (:func:`~orca_ros.core.robot.settings.world_overrides`), each value checked against
+    orca_node's declaration of it; ``ValueError`` names what is wrong."""
+    from ...core.robot.settings import world_overrides
+    from ...nodes.params import check_values, table_by_name
+    from ...nodes.params.orca_node import PARAMETERS
+
+    table = table_by_name(PARAMETERS)
+    values = {}
+    for name, value in name_values(entries):
+        param = table.get(name)
+        if param is not None and isinstance(param.default, float) and type(value) is int:
+            value = float(value)  # YAML reads 0 as an int
+        values[name] = value
+    problem = check_values(table, values, started=False)
+    if problem is not None:
+        raise ValueError(f"--robot-param {problem}")
+    return world_overrides(values)
+
+
 def number_type(kind, minimum: float, above: bool = False):
     """An argparse type: a finite ``kind`` at least ``minimum`` (above it with ``above``);
     anything else is refused by argparse with the reason (status 2)."""

@@ -3,9 +3,11 @@ defaults as a plain mapping, changed one name at a time."""
 
 import pytest
 
-from orca_ros.core.robot.settings import (command_validity, controller_config, cross_check,
-                                          method_arguments, neighbor_radii,
-                                          perception_settings)
+from orca_ros.core.robot.config import ControllerConfig
+from orca_ros.core.robot.settings import (WORLD_PARAMETERS, command_validity,
+                                          controller_config, cross_check, method_arguments,
+                                          neighbor_radii, perception_settings,
+                                          world_overrides)
 from orca_ros.nodes.params.orca_node import PARAMETERS, method_parameters
 
 
@@ -21,6 +23,28 @@ def test_the_config_takes_each_parameter_by_its_name():
     assert (config.radius, config.max_speed, config.time_step) == (0.31, 0.4, 0.05)
     assert config.max_reverse_speed is None and config.lag_error == 0.02
     assert config.accel_limited
+
+
+OTHER_VALUES = {"safety_filter": "off", "tracking": "move2target", "max_reverse_speed": -1.0,
+                "lag_error": 0.03}
+
+
+@pytest.mark.parametrize("name", WORLD_PARAMETERS)
+def test_the_world_reads_each_parameter_it_takes_as_orca_node_does(name):
+    """``orca-ros bench --robot-param``: a value other than the default, set in the world's
+    configuration, gives the field orca_node's configuration gets from it."""
+    default = next(p.default for p in PARAMETERS if p.name == name)
+    value = OTHER_VALUES.get(name, default + 0.5 if isinstance(default, float) else None)
+    node = controller_config(params(**{name: value}))
+    world = ControllerConfig(radius=0.2, max_speed=0.5, pref_speed=0.4, time_step=0.1,
+                             **dict(world_overrides({name: value})))
+    assert getattr(world, name) == getattr(node, name) != \
+        getattr(controller_config(params()), name)
+
+
+def test_the_world_refuses_a_parameter_it_takes_from_the_scenario_naming_it():
+    with pytest.raises(ValueError, match="control_rate, radius"):
+        world_overrides({"stall_detour_time": 0.0, "control_rate": 20.0, "radius": 0.3})
 
 
 def test_a_speed_of_zero_stays_positive_and_a_zero_validity_is_two_periods():

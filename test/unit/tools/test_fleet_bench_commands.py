@@ -43,8 +43,8 @@ def test_a_process_that_dies_leaves_the_end_of_its_log_in_the_row(tmp_path, monk
     scripts = {
         "orca_robots_0": "import os, signal\nprint('hello')\nprint('the stack')\n"
                          "os.kill(os.getpid(), signal.SIGSEGV)\n",
-        "orca_robots_1": "import time\nprint('fine')\ntry:\n    time.sleep(60)\n"
-                         "except KeyboardInterrupt:\n    pass\n",
+        "orca_robots_1": "import time\ntry:\n    print('fine', flush=True)\n"
+                         "    time.sleep(60)\nexcept KeyboardInterrupt:\n    pass\n",
     }
     monkeypatch.setattr(fleet_bench, "process_command",
                         lambda spec, folder: [sys.executable, "-c", scripts[spec.name]])
@@ -54,7 +54,11 @@ def test_a_process_that_dies_leaves_the_end_of_its_log_in_the_row(tmp_path, monk
     deadline = time.monotonic() + 30.0
     while processes.procs[0].poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(0.5)  # the other one is sleeping by now
+    # the other one sleeps once it has said so (half a second's pause was too short on a
+    # busy machine: it was still there at SIGTERM, -15)
+    log = tmp_path / "orca_robots_1_.log"
+    while (not log.exists() or "fine" not in log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
     processes.stop()
     assert processes.exit_codes == {"orca_robots_0": -11, "orca_robots_1": 0}
     logs = processes.failed_logs()

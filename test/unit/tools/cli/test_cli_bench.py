@@ -3,7 +3,7 @@ written as it completes, a failing one named."""
 
 import json
 
-from orca_ros.core.errors import INTERNAL_ERROR
+from orca_ros.core.errors import INTERNAL_ERROR, REFUSED
 from orca_ros.tools.cli import main
 
 
@@ -78,3 +78,33 @@ def test_bench_says_when_a_scenario_has_obstacles_only_a_laser_sees(tmp_path, ca
     assert json.loads(rows.read_text())[0]["unmapped_obstacles"] == 1
     assert main(["bench", "crossing_4", "--no-progress"]) == 0
     assert "only a laser sees" not in capsys.readouterr().err
+
+
+def test_bench_gives_every_robot_the_orca_node_parameters_asked_for(monkeypatch):
+    """``--robot-param``: the world's robots run with the values given (-1 for
+    max_reverse_speed: up to max_speed, as orca_node reads it), the rest as before."""
+    from orca_ros.tools import scenario_bench
+
+    configs = []
+    real = scenario_bench.run_world
+
+    def run_world(scenario, world, options, progress=True, full_time=False):
+        configs.extend(controller.config for controller in world.controllers)
+        return real(scenario, world, options, progress, full_time)
+
+    monkeypatch.setattr(scenario_bench, "run_world", run_world)
+    assert main(["bench", "crossing_4", "--kinematics", "diff_drive", "--no-progress",
+                 "--robot-param", "stall_detour_time=0", "--robot-param",
+                 "max_reverse_speed=-1"]) == 0
+    assert len(configs) == 4
+    for config in configs:
+        assert config.stall_detour_time == 0.0 and config.max_reverse_speed is None
+        assert config.stall_escape_deg == 75.0
+
+
+def test_bench_refuses_a_robot_parameter_out_of_range_or_taken_from_the_scenario(capsys):
+    for entry, named in (("stall_escape_deg=-5", "stall_escape_deg must be within"),
+                         ("control_rate=20", "control_rate"),
+                         ("no_such=1", "orca_node has no parameter no_such")):
+        assert main(["bench", "crossing_4", "--no-progress", "--robot-param", entry]) == REFUSED
+        assert named in capsys.readouterr().err
