@@ -59,6 +59,15 @@ def command_validity(params: Params) -> float:
     return params["command_validity"] or COMMAND_VALIDITY_PERIODS / params["control_rate"]
 
 
+NONE_WHEN_NEGATIVE = ("max_reverse_speed", "lag_error")
+"""Parameters whose negative value (``-1``) means none: the field is ``None``."""
+
+
+def _field(name: str, value: Any) -> Any:
+    """A parameter's value as its :class:`~.config.ControllerConfig` field."""
+    return None if name in NONE_WHEN_NEGATIVE and value < 0 else value
+
+
 def controller_config(params: Params) -> ControllerConfig:
     """The controller's settings (a node's commands are acceleration limited)."""
     p = params
@@ -78,9 +87,9 @@ def controller_config(params: Params) -> ControllerConfig:
         lookahead=p["lookahead"], max_angular_speed=p["max_angular_speed"],
         max_linear_accel=p["max_linear_accel"], max_angular_accel=p["max_angular_accel"],
         heading_time_constant=p["heading_time_constant"],
-        max_reverse_speed=None if p["max_reverse_speed"] < 0 else p["max_reverse_speed"],
+        max_reverse_speed=_field("max_reverse_speed", p["max_reverse_speed"]),
         tracking=p["tracking"], command_lag=p["command_lag"],
-        lag_error=None if p["lag_error"] < 0 else p["lag_error"],
+        lag_error=_field("lag_error", p["lag_error"]),
         command_validity=command_validity(p), accel_limited=True)
 
 
@@ -105,12 +114,7 @@ def world_overrides(values: Params) -> Tuple[Tuple[str, Any], ...]:
         raise ValueError(f"the world takes these orca_node parameters from the scenario or "
                          f"not at all: {', '.join(other)} (it takes "
                          f"{', '.join(WORLD_PARAMETERS)})")
-    fields = []
-    for name, value in values.items():
-        if name in ("max_reverse_speed", "lag_error") and value < 0:
-            value = None
-        fields.append((name, value))
-    return tuple(fields)
+    return tuple((name, _field(name, value)) for name, value in values.items())
 
 
 def perception_settings(params: Params) -> PerceptionSettings:

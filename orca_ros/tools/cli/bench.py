@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from ..scenario_bench import (Runs, bench, lag_prediction_summary, markdown_table,
                                  motion_table, runs_summary)
     from ...core.errors import INTERNAL_ERROR, REFUSED
+    from ...core.robot.settings import world_overrides
     from ...core.sim.world import WorldOptions
 
     try:
@@ -94,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
             controller.append(("safety_filter", "on" if args.safety_filter else "off"))
         controller.extend(robot_overrides(args.robot_param))
         if args.max_reverse_speed is not None:
-            controller.append(("max_reverse_speed", None if args.max_reverse_speed < 0
-                               else args.max_reverse_speed))
+            controller.extend(world_overrides({"max_reverse_speed": args.max_reverse_speed}))
         options = WorldOptions(method=method_choice(args, "bench"), kinematics=args.kinematics,
                                controller=tuple(controller),
                                command_validity_periods=args.command_validity_periods,
