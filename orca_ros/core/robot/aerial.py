@@ -19,7 +19,7 @@ What orca_node's 3D mode runs for its robot and what the 3D world
 
 The settings are the 2D controller's :class:`~orca_ros.core.robot.controller.ControllerConfig`;
 those of floors only (guidance round walls, unicycles, detours round
-standing robots, the margin released near the goal) do not apply. A method
+standing robots, the margin released when stuck) do not apply. A method
 whose spec is ``strict`` (``orca_strict``) runs with none of the additions:
 RVO2-3D exactly.
 """

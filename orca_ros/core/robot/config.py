@@ -49,7 +49,7 @@ class ControllerConfig:
     stall_escape_time: float = 3.0
     stall_detour_time: float = 0.5  # s stalled before detouring round standing robots; 0: never
     # s moving without getting a radius nearer the target before that counts as stuck too
-    # (detours, the margin release near the goal); 0: never
+    # (detours, the margin release); 0: never
     progress_escape_time: float = 3.0
     safety_filter: str = "method"  # the one-step safety filter: method (as it says), on, off
     guidance: bool = True

@@ -64,7 +64,7 @@ PARAMETERS: Tuple[Param, ...] = (
           'target (s); 0 = never'), range=(0.0, 600.0)),
     Param('progress_escape_time', 3.0,
           ('moving this long without getting a radius nearer the target counts as stalled '
-          'for detours and the margin release near the goal (s); 0 = never'), range=(0.0, 600.0)),
+          'for detours and the margin release (s); 0 = never'), range=(0.0, 600.0)),
     Param('goal_tolerance', 0.1, 'goal reached within this distance (m)', range=(0.001, 100.0)),
     Param('lookahead', 0.5, 'plan/detour look-ahead distance (m)', range=(0.01, 100.0)),
     Param('neighbors', [''],

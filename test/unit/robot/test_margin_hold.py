@@ -1,5 +1,6 @@
 """The margin hold on its own: the share of its planning margin a robot keeps falls
-while it is stuck near its goal and comes back once it moves on."""
+while it is stuck near its goal or near the point it heads for, and comes back once it
+moves on."""
 
 from dataclasses import replace
 
@@ -15,9 +16,10 @@ FAR_GOAL = (5.0, 0.0)
 PERIODS_TO_HALF = 15  # half of stall_escape_time (3 s) in periods of 0.1 s
 
 
-def _periods(hold, count, stalled, stall, progress=None, goal=NEAR_GOAL, config=CONFIG):
+def _periods(hold, count, stalled, stall, progress=None, goal=NEAR_GOAL, config=CONFIG,
+             target=None):
     for _ in range(count):
-        hold.update(config, stalled, stall, progress or ProgressClock(), goal, HERE)
+        hold.update(config, stalled, stall, progress or ProgressClock(), goal, HERE, target)
     return hold.held
 
 
@@ -54,3 +56,11 @@ def test_with_no_stall_escape_time_the_share_never_changes():
     config = replace(CONFIG, stall_escape_time=0.0)
     stuck = StallClock(stalled_time=10.0)
     assert _periods(MarginHold(held=0.3), 10, True, stuck, config=config) == 0.3
+
+
+def test_stuck_near_the_point_it_heads_for_far_from_its_goal_releases_it():
+    """A waypoint or corner where ways meet (a door's mouth) counts as the goal does."""
+    stall = StallClock(stalled_time=CONFIG.stall_escape_time + 0.1)
+    assert _periods(MarginHold(), PERIODS_TO_HALF, True, stall, goal=FAR_GOAL,
+                    target=NEAR_GOAL) == pytest.approx(0.5)
+    assert _periods(MarginHold(), 10, True, stall, goal=FAR_GOAL, target=FAR_GOAL) == 1.0
