@@ -279,7 +279,7 @@ class MarginHold:
 
     def update(self, c, stalled: bool, stall: StallClock, progress: ProgressClock,
                goal: Optional[Vector2], position: Vector2,
-               target: Optional[Vector2] = None) -> None:
+               target: Optional[Vector2]) -> None:
         """One period: ``stalled`` this period, the robot's clocks, its goal, position and
         the point it heads for now (``target``: a waypoint, a guidance corner or the goal)."""
         if c.stall_escape_time <= 0.0:

@@ -17,7 +17,7 @@ PERIODS_TO_HALF = 15  # half of stall_escape_time (3 s) in periods of 0.1 s
 
 
 def _periods(hold, count, stalled, stall, progress=None, goal=NEAR_GOAL, config=CONFIG,
-             target=None):
+             target=FAR_GOAL):
     for _ in range(count):
         hold.update(config, stalled, stall, progress or ProgressClock(), goal, HERE, target)
     return hold.held
