@@ -477,6 +477,7 @@ def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None,
     from rclpy.executors import ExternalShutdownException
     from rclpy.signals import SignalHandlerOptions
 
+    from ..core.collector import settle
     from . import stop
 
     stop.install()
@@ -496,6 +497,7 @@ def run_nodes(make_nodes, args=None, label: str = "", executor_factory=None,
         share_clock(nodes)
         for node in nodes:
             executor.add_node(node)
+        settle()  # start-up done: the collector set for a control loop
         while not stop.requested():
             executor.spin_once(timeout_sec=between_spins() if between_spins else 0.1)
     except ExternalShutdownException:

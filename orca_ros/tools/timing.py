@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import List, Optional, Sequence, Tuple
 
+from ..core.collector import steady_loop
 from ..core import AgentState, NeighborState, Segment, build_obstacle_edges, compute_new_velocity
 from ..core.scenario.builders import circle_scenario_yaml
 
@@ -147,36 +148,46 @@ def step_benchmark(neighbor_counts: Sequence[int] = (0, 5, 10, 20), num_segments
     navground's C++ ORCA (one ``compute_cmd`` through its binding) beside it, on the same
     cases, where those are installed; and the median of the whole robot cycle around it
     (:func:`_time_robot_cycle`), holonomic and diff-drive."""
-    from .peers import navground_modules, navground_orca_call
+    from .peers import navground_modules
 
     with_navground = navground_modules() is not None
     rng = random.Random(seed)
     results = []
-    for count in neighbor_counts:
-        ours: List[float] = []
-        theirs: List[float] = []
-        navground: List[float] = []
-        cycles: List[float] = []
-        unicycles: List[float] = []
-        for _ in range(cases):
-            agent, neighbors, segments = random_step_case(rng, count, num_segments)
-            edges = build_obstacle_edges(segments)
-            ours.extend(_time_call(partial(compute_new_velocity, agent, neighbors, edges, 0.1),
-                                   repeats))
-            if pyrvo is not None:
-                theirs.extend(_time_rvo2(agent, neighbors, segments, repeats))
-            if with_navground:
-                navground.extend(_time_call(navground_orca_call(agent, neighbors, segments),
-                                            repeats))
-            cycles.extend(_time_robot_cycle(agent, neighbors, edges, "holonomic", repeats))
-            unicycles.extend(_time_robot_cycle(agent, neighbors, edges, "diff_drive", repeats))
-        results.append(StepTiming(
-            count, num_segments, statistics.median(ours), _percentile(ours, 0.99),
-            statistics.median(theirs) if theirs else None,
-            _percentile(theirs, 0.99) if theirs else None,
-            statistics.median(navground) if navground else None,
-            statistics.median(cycles), statistics.median(unicycles)))
+    with steady_loop():  # the collector as the nodes and the world set it
+        for count in neighbor_counts:
+            results.append(_step_timing(count, num_segments, cases, repeats, rng,
+                                        with_navground))
     return results
+
+
+def _step_timing(count: int, num_segments: int, cases: int, repeats: int,
+                 rng: random.Random, with_navground: bool) -> StepTiming:
+    """One row of :func:`step_benchmark`: ``cases`` random cases of ``count`` neighbours."""
+    from .peers import navground_orca_call
+
+    ours: List[float] = []
+    theirs: List[float] = []
+    navground: List[float] = []
+    cycles: List[float] = []
+    unicycles: List[float] = []
+    for _ in range(cases):
+        agent, neighbors, segments = random_step_case(rng, count, num_segments)
+        edges = build_obstacle_edges(segments)
+        ours.extend(_time_call(partial(compute_new_velocity, agent, neighbors, edges, 0.1),
+                               repeats))
+        if pyrvo is not None:
+            theirs.extend(_time_rvo2(agent, neighbors, segments, repeats))
+        if with_navground:
+            navground.extend(_time_call(navground_orca_call(agent, neighbors, segments),
+                                        repeats))
+        cycles.extend(_time_robot_cycle(agent, neighbors, edges, "holonomic", repeats))
+        unicycles.extend(_time_robot_cycle(agent, neighbors, edges, "diff_drive", repeats))
+    return StepTiming(
+        count, num_segments, statistics.median(ours), _percentile(ours, 0.99),
+        statistics.median(theirs) if theirs else None,
+        _percentile(theirs, 0.99) if theirs else None,
+        statistics.median(navground) if navground else None,
+        statistics.median(cycles), statistics.median(unicycles))
 
 
 def format_step_table(results: Sequence[StepTiming]) -> str:
@@ -223,18 +234,19 @@ def node_period_benchmark(robots: int = 100, kinematics: str = "holonomic",
     table = ReadingTable()
     clock = time.thread_time_ns
     samples = []
-    for k in range(periods + 1):
-        now = 1.0 + 0.1 * k
-        drift = 0.3 * (now - 1.0)
-        for name, x, y, vx, vy in others:  # their states came a little before
-            table.put(name, now - 0.03, now - 0.03, x + drift, y, vx, vy, announced=True)
-        robot.odometry(int(now * 1e9), now, Pose2(drift, 0.0, 0.0), (0.3, 0.0), 0.0, 0.0,
-                       lambda: (0.0, 0.0))
-        start = clock()
-        outcome = robot.control(now, robot.inputs.neighbors(now, table, table, False, 1.5),
-                                lambda name: True)
-        if k:  # the first builds what lasts
-            samples.append((clock() - start) / 1000.0)
+    with steady_loop():  # the collector as orca_node's process sets it
+        for k in range(periods + 1):
+            now = 1.0 + 0.1 * k
+            drift = 0.3 * (now - 1.0)
+            for name, x, y, vx, vy in others:  # their states came a little before
+                table.put(name, now - 0.03, now - 0.03, x + drift, y, vx, vy, announced=True)
+            robot.odometry(int(now * 1e9), now, Pose2(drift, 0.0, 0.0), (0.3, 0.0), 0.0, 0.0,
+                           lambda: (0.0, 0.0))
+            start = clock()
+            outcome = robot.control(now, robot.inputs.neighbors(now, table, table, False, 1.5),
+                                    lambda name: True)
+            if k:  # the first builds what lasts
+                samples.append((clock() - start) / 1000.0)
     perceived = outcome.result.perceived
     return statistics.median(samples), len(perceived.neighbors) if perceived else 0
 
@@ -323,20 +335,23 @@ def scaling_benchmark(counts: Sequence[int] = (100, 1000, 5000), steps: int = 30
         reference = None
         if pyrvo is not None:
             world = World(scenario, WorldOptions(method="rvo2"))
-            world.step()  # warm-up
-            started = time.perf_counter()
-            for _ in range(steps):
-                world.step()
-            reference = (time.perf_counter() - started) / steps / count * 1e6
+            reference = _us_per_agent_step(world, steps, count)
         for method in methods:
             world = World(scenario, WorldOptions(method=method))
-            world.step()
-            started = time.perf_counter()
-            for _ in range(steps):
-                world.step()
-            elapsed = (time.perf_counter() - started) / steps / count * 1e6
+            elapsed = _us_per_agent_step(world, steps, count)
             rows.append(ScalingRow(count, method, elapsed, reference, navground))
     return rows
+
+
+def _us_per_agent_step(world, steps: int, count: int) -> float:
+    """A world's mean wall time per agent-step over ``steps`` steps after one of warm-up,
+    the collector set as :meth:`~orca_ros.core.sim.world.ScenarioRun.run` sets it."""
+    world.step()
+    with steady_loop():
+        started = time.perf_counter()
+        for _ in range(steps):
+            world.step()
+        return (time.perf_counter() - started) / steps / count * 1e6
 
 
 def format_scaling_table(rows: Sequence[ScalingRow]) -> str:

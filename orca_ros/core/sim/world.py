@@ -18,6 +18,7 @@ from typing import Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tu
 import numpy as np
 from scipy.spatial import cKDTree
 
+from ..collector import steady_loop
 from ..supervisor.cocoon import CocoonConfig, CocoonSupervisor, Track
 from ..robot.config import COMMAND_VALIDITY_PERIODS, ControllerConfig
 from ..robot.controller import RobotController
@@ -665,10 +666,12 @@ class ScenarioRun:
         :attr:`RunResult.at_goal_at_end` counts who stands on its goal at the end
         (arriving once is not staying there)."""
         started = time.perf_counter()
-        while (full_time or not self.all_arrived) and self.time < self.scenario.max_time - 1e-9:
-            self.step()
-            if progress is not None:
-                progress(self.time)
+        with steady_loop():  # the collector set for a control loop (orca_ros.core.collector)
+            while (full_time or not self.all_arrived) and \
+                    self.time < self.scenario.max_time - 1e-9:
+                self.step()
+                if progress is not None:
+                    progress(self.time)
         result = self.result(time.perf_counter() - started)
         result.at_goal_at_end = self.at_goal_count()
         return result
