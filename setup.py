@@ -26,9 +26,11 @@ class BuildExt(build_ext):
 # filter in orca_ros/core/orca/_orca2d.c; the preferred velocity's geometry in
 # orca_ros/core/robot/_guidance.c; the neighbours' state batches read from their bytes in
 # orca_ros/nodes/_state_batch.c. All take Python's arithmetic and argument errors from
-# orca_ros/core/pymath.h and pyargs.h.
+# orca_ros/core/pymath.h and pyargs.h; the wall distances both ORCA's and guidance's
+# extensions compute from orca_ros/core/segments.h.
 SHARED_C = {"include_dirs": ["orca_ros/core"],
-            "depends": ["orca_ros/core/pymath.h", "orca_ros/core/pyargs.h"]}
+            "depends": ["orca_ros/core/pymath.h", "orca_ros/core/pyargs.h",
+                        "orca_ros/core/segments.h"]}
 EXTENSIONS = [Extension("orca_ros.core.orca._orca2d", ["orca_ros/core/orca/_orca2d.c"], **SHARED_C),
               Extension("orca_ros.core.robot._guidance", ["orca_ros/core/robot/_guidance.c"],
                         **SHARED_C),

@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from orca_ros.core.geometry.segment_index import closest_points_on_segments
+from orca_ros.core.geometry.segment_index import closest_points_on_segments, segments_min_distance
 from orca_ros.core.geometry.types import Vector2
 from orca_ros.core.geometry.vectors import closest_point_on_segment, point_segment_distance
 from orca_ros.core.robot.guidance import Detour
@@ -164,3 +164,20 @@ def pinched(p: np.ndarray, q: np.ndarray, passage: float, samples_per_width: flo
     left = np.where(side > 0.0, distance, np.inf).min(axis=1)
     right = np.where(side < 0.0, distance, np.inf).min(axis=1)
     return bool(np.any(left + right < 2.0 * passage))
+
+
+def passable(p: np.ndarray, q: np.ndarray, clearance: float, passage: Optional[float],
+             samples_per_width: float, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """guidance.WallQueries.passable as it was in numpy over walls without a spatial index:
+    each line keeps ``clearance`` from every wall, and one nearer a wall than ``passage``
+    goes through no gap narrower than twice that (:func:`pinched`, over all the walls)."""
+    if len(a) == 0 or len(p) == 0:
+        return np.ones(len(p), dtype=bool)
+    least = segments_min_distance(p, q, a, b).min(axis=1)
+    seen = ~(least < clearance)
+    if passage is None or passage <= clearance or not seen.any():
+        return seen
+    grazing = seen & (least < passage)
+    for k in np.flatnonzero(grazing):
+        seen[k] = not pinched(p[k], q[k], passage, samples_per_width, a, b)
+    return seen

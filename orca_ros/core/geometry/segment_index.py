@@ -84,6 +84,12 @@ class SegmentIndex:
     def __len__(self) -> int:
         return len(self.a)
 
+    @property
+    def indexed(self) -> bool:
+        """Whether the segments have a spatial index (more than
+        :data:`BRUTE_FORCE_SEGMENTS`); without one every query looks at all of them."""
+        return self._tree is not None
+
     def near(self, point, reach: float) -> np.ndarray:
         """Indices (ascending) of the segments within ``reach`` of ``point``; with the
         tree, possibly a few more (those its bounding boxes cannot tell apart)."""

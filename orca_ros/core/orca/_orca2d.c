@@ -45,6 +45,7 @@
 
 #include "pyargs.h"
 #include "pymath.h"
+#include "segments.h"
 
 #define RVO_EPSILON 1e-5              /* parallel-line threshold (RVO2's RVO_EPSILON) */
 #define TINY_LENGTH 0x1p-400          /* below this, squares of components may be subnormal */
@@ -2489,52 +2490,6 @@ done:
 /* ------------------------------------------------------------------------------------ */
 /* Distances to wall segments (orca_ros.core.geometry.segment_index), as its numpy does   */
 
-/* Distance from point (px, py) to segment a-b, with numpy's operations in its order
-   (closest_points_on_segments, point_segment_distance), so the results are identical. */
-static inline double
-point_to_segment(double px, double py, double ax, double ay, double bx, double by)
-{
-    double dx = bx - ax, dy = by - ay;
-    double length_sq = dx * dx + dy * dy;
-    if (!(length_sq >= 1e-300)) {
-        length_sq = 1e-300;
-    }
-    double t = ((px - ax) * dx + (py - ay) * dy) / length_sq;
-    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
-    double cx = ax + t * dx, cy = ay + t * dy;
-    double ex = px - cx, ey = py - cy;
-    return sqrt(ex * ex + ey * ey);
-}
-
-/* The lesser of two numbers, NaN if either is (numpy.minimum). */
-static inline double
-nan_min(double x, double y)
-{
-    return (isnan(x) || x < y) ? x : y;
-}
-
-static inline double
-cross3(double ox, double oy, double ux, double uy, double vx, double vy)
-{
-    return (ux - ox) * (vy - oy) - (uy - oy) * (vx - ox);
-}
-
-/* Distance between segments p-q and a-b: segment_index.segment_distance. */
-static inline double
-segment_to_segment(double px, double py, double qx, double qy,
-                   double ax, double ay, double bx, double by)
-{
-    double d1 = point_to_segment(px, py, ax, ay, bx, by);
-    double d2 = point_to_segment(qx, qy, ax, ay, bx, by);
-    double d3 = point_to_segment(ax, ay, px, py, qx, qy);
-    double d4 = point_to_segment(bx, by, px, py, qx, qy);
-    double first = nan_min(d1, d2), second = nan_min(d3, d4);
-    double distance = nan_min(first, second);
-    int crossing = (cross3(ax, ay, bx, by, px, py) * cross3(ax, ay, bx, by, qx, qy) < 0.0)
-        && (cross3(px, py, qx, qy, ax, ay) * cross3(px, py, qx, qy, bx, by) < 0.0);
-    return crossing ? 0.0 : distance;
-}
-
 /* The float64 buffers of a query: ``count`` arguments, their sizes, the last one
    written into; none held on an error. */
 static int
@@ -2582,18 +2537,7 @@ py_segment_min_distances(PyObject *module, PyObject *const *args, Py_ssize_t nar
     const double *p = views[0].buf, *q = views[1].buf, *a = views[2].buf, *b = views[3].buf;
     double *out = views[4].buf;
     for (Py_ssize_t k = 0; k < n; k++) {
-        double least = INFINITY;
-        for (Py_ssize_t i = 0; i < e; i++) {
-            double d = segment_to_segment(p[2 * k], p[2 * k + 1], q[2 * k], q[2 * k + 1],
-                                          a[2 * i], a[2 * i + 1], b[2 * i], b[2 * i + 1]);
-            if (d < least || isnan(d)) {
-                least = d;
-                if (isnan(d)) {
-                    break;
-                }
-            }
-        }
-        out[k] = least;
+        out[k] = segment_min_distance(p[2 * k], p[2 * k + 1], q[2 * k], q[2 * k + 1], a, b, e);
     }
     for (int v = 0; v < 5; v++) {
         PyBuffer_Release(&views[v]);

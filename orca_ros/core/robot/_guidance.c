@@ -1,8 +1,9 @@
 /*
  * The preferred velocity's per-period geometry in C: the way round robots standing in
  * the way (orca_ros/core/robot/guidance.py: detour_around_discs), the turn at doors
- * one robot wide (orca_ros/core/robot/preferred_velocity.py: door_share) and the gaps
- * too narrow on guidance's lines of sight (guidance.py: WallQueries._pinched). The Python
+ * one robot wide (orca_ros/core/robot/preferred_velocity.py: door_share), the gaps
+ * too narrow on guidance's lines of sight (guidance.py: WallQueries._pinched) and which
+ * of those lines a robot can drive (WallQueries.passable). The Python
  * modules document the rules and call into this one; test/helpers/guidance_reference.py
  * keeps the former Python, which the tests compare this against value for value: the
  * same operations in the same order, with Python's min, max and hypot (pymath.h).
@@ -19,6 +20,7 @@
 
 #include "pyargs.h"
 #include "pymath.h"
+#include "segments.h"
 
 #define NEAR_ZERO 1e-12               /* a disc at the robot's centre; no offset direction */
 #define ROUND_FULL (1.9 * M_PI)       /* a cluster this wide surrounds the robot */
@@ -473,44 +475,12 @@ fail:
 /* ------------------------------------------------------------------------------------ */
 /* A gap too narrow on a line of sight (guidance.py: WallQueries._pinched)               */
 
-PyDoc_STRVAR(pinched_doc,
-"pinched(px, py, qx, qy, passage, samples_per_width, a, b, e) -> bool\n\n"
-"Whether the line p-q goes through a gap narrower than 2 passage between the walls\n"
-"a[i]-b[i] (float64 C-contiguous arrays of shape (e, 2)): at one of the points along it\n"
-"(numpy.linspace(passage, length - passage, n), n = max(2, ceil((length - 2 passage)\n"
-"samples_per_width / passage) + 1)), the nearest wall on its left and the nearest on its\n"
-"right are less than that apart. False for a line no longer than 2 passage, or e = 0.");
-
-static PyObject *
-py_pinched(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* Whether the line p-q goes through a gap narrower than 2 passage between the walls
+   a[i]-b[i] (pinched's rule, below). */
+static int
+line_pinched(double px, double py, double qx, double qy, double passage, double per_width,
+             const double *a, const double *b, Py_ssize_t e)
 {
-    double px, py, qx, qy, passage, per_width;
-    Py_ssize_t e;
-    if (check_nargs("pinched", nargs, 9) < 0 || arg_double(args[0], "px", &px) < 0
-            || arg_double(args[1], "py", &py) < 0 || arg_double(args[2], "qx", &qx) < 0
-            || arg_double(args[3], "qy", &qy) < 0
-            || arg_double(args[4], "passage", &passage) < 0
-            || arg_double(args[5], "samples_per_width", &per_width) < 0
-            || arg_index(args[8], "e", &e) < 0) {
-        return NULL;
-    }
-    if (e < 0) {
-        PyErr_SetString(PyExc_ValueError, "e must be >= 0");
-        return NULL;
-    }
-    if (!(passage > 0.0)) {
-        PyErr_Format(PyExc_ValueError, "passage must be > 0, got %R", args[4]);
-        return NULL;
-    }
-    Py_buffer views[2];
-    if (get_buffer(args[6], "a", e * 2, 0, &views[0]) < 0) {
-        return NULL;
-    }
-    if (get_buffer(args[7], "b", e * 2, 0, &views[1]) < 0) {
-        PyBuffer_Release(&views[0]);
-        return NULL;
-    }
-    const double *a = views[0].buf, *b = views[1].buf;
     int pinched = 0;
     double dx = qx - px, dy = qy - py;
     double length = hypot(dx, dy);
@@ -544,9 +514,108 @@ py_pinched(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             pinched = left + right < 2.0 * passage;
         }
     }
+    return pinched;
+}
+
+PyDoc_STRVAR(pinched_doc,
+"pinched(px, py, qx, qy, passage, samples_per_width, a, b, e) -> bool\n\n"
+"Whether the line p-q goes through a gap narrower than 2 passage between the walls\n"
+"a[i]-b[i] (float64 C-contiguous arrays of shape (e, 2)): at one of the points along it\n"
+"(numpy.linspace(passage, length - passage, n), n = max(2, ceil((length - 2 passage)\n"
+"samples_per_width / passage) + 1)), the nearest wall on its left and the nearest on its\n"
+"right are less than that apart. False for a line no longer than 2 passage, or e = 0.");
+
+static PyObject *
+py_pinched(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double px, py, qx, qy, passage, per_width;
+    Py_ssize_t e = 0;
+    if (check_nargs("pinched", nargs, 9) < 0 || arg_double(args[0], "px", &px) < 0
+            || arg_double(args[1], "py", &py) < 0 || arg_double(args[2], "qx", &qx) < 0
+            || arg_double(args[3], "qy", &qy) < 0
+            || arg_double(args[4], "passage", &passage) < 0
+            || arg_double(args[5], "samples_per_width", &per_width) < 0
+            || arg_index(args[8], "e", &e) < 0) {
+        return NULL;
+    }
+    if (e < 0) {
+        PyErr_SetString(PyExc_ValueError, "e must be >= 0");
+        return NULL;
+    }
+    if (!(passage > 0.0)) {
+        PyErr_Format(PyExc_ValueError, "passage must be > 0, got %R", args[4]);
+        return NULL;
+    }
+    Py_buffer views[2];
+    if (get_buffer(args[6], "a", e * 2, 0, &views[0]) < 0) {
+        return NULL;
+    }
+    if (get_buffer(args[7], "b", e * 2, 0, &views[1]) < 0) {
+        PyBuffer_Release(&views[0]);
+        return NULL;
+    }
+    int pinched = line_pinched(px, py, qx, qy, passage, per_width, views[0].buf,
+                               views[1].buf, e);
     PyBuffer_Release(&views[0]);
     PyBuffer_Release(&views[1]);
     return PyBool_FromLong(pinched);
+}
+
+PyDoc_STRVAR(passable_doc,
+"passable(p, q, n, clearance, passage, samples_per_width, a, b, e) -> bytearray\n\n"
+"For each line p[k]-q[k] (float64 C-contiguous arrays of shape (n, 2)), 1 where a robot\n"
+"can drive it among the walls a[i]-b[i] (shape (e, 2)), else 0: it keeps clearance from\n"
+"every wall (segment_min_distances), and, with passage > clearance, a line nearer a wall\n"
+"than passage goes through no gap narrower than 2 passage (pinched, over all e walls).\n"
+"WallQueries.passable over walls without a spatial index, number for number.");
+
+static PyObject *
+py_passable(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t n = 0, e = 0;
+    double clearance, passage, per_width;
+    if (check_nargs("passable", nargs, 9) < 0 || arg_index(args[2], "n", &n) < 0
+            || arg_double(args[3], "clearance", &clearance) < 0
+            || arg_double(args[4], "passage", &passage) < 0
+            || arg_double(args[5], "samples_per_width", &per_width) < 0
+            || arg_index(args[8], "e", &e) < 0) {
+        return NULL;
+    }
+    if (n < 0 || e < 0) {
+        PyErr_SetString(PyExc_ValueError, "n and e must be >= 0");
+        return NULL;
+    }
+    PyObject *buffers[4] = {args[0], args[1], args[6], args[7]};
+    const char *names[4] = {"p", "q", "a", "b"};
+    Py_ssize_t sizes[4] = {n * 2, n * 2, e * 2, e * 2};
+    Py_buffer views[4];
+    int got = 0;
+    PyObject *result = NULL;
+    for (; got < 4; got++) {
+        if (get_buffer(buffers[got], names[got], sizes[got], 0, &views[got]) < 0) {
+            goto done;
+        }
+    }
+    if ((result = PyByteArray_FromStringAndSize(NULL, n)) == NULL) {
+        goto done;
+    }
+    const double *p = views[0].buf, *q = views[1].buf, *a = views[2].buf, *b = views[3].buf;
+    char *out = PyByteArray_AS_STRING(result);
+    int narrow = passage > clearance && passage > 0.0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double px = p[2 * k], py = p[2 * k + 1], qx = q[2 * k], qy = q[2 * k + 1];
+        double least = segment_min_distance(px, py, qx, qy, a, b, e);
+        int seen = !(least < clearance);
+        if (seen && narrow && least < passage) {  /* grazing a wall: through a gap? */
+            seen = !line_pinched(px, py, qx, qy, passage, per_width, a, b, e);
+        }
+        out[k] = (char)seen;
+    }
+done:
+    for (int v = 0; v < got; v++) {
+        PyBuffer_Release(&views[v]);
+    }
+    return result;
 }
 
 static PyMethodDef methods[] = {
@@ -555,6 +624,7 @@ static PyMethodDef methods[] = {
     {"door_share", (PyCFunction)(void (*)(void))py_door_share, METH_FASTCALL,
      door_share_doc},
     {"pinched", (PyCFunction)(void (*)(void))py_pinched, METH_FASTCALL, pinched_doc},
+    {"passable", (PyCFunction)(void (*)(void))py_passable, METH_FASTCALL, passable_doc},
     {NULL, NULL, 0, NULL},
 };
 

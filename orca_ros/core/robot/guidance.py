@@ -188,9 +188,17 @@ class WallQueries:
         ``clearance`` from every wall (:meth:`visible`), and, with ``passage`` (the
         radius the robot keeps from walls when it avoids them), it goes through no gap
         narrower than ``2 passage`` (:meth:`_pinched`). A line that keeps ``passage``
-        from every wall goes through none."""
-        p = np.asarray(p, dtype=float).reshape(-1, 2)
-        q = np.asarray(q, dtype=float).reshape(-1, 2)
+        from every wall goes through none. Over walls without a spatial index (up to
+        :data:`~orca_ros.core.geometry.segment_index.BRUTE_FORCE_SEGMENTS`), one call into
+        C for all the lines (``_guidance.passable``)."""
+        p = np.ascontiguousarray(np.asarray(p, dtype=float).reshape(-1, 2))
+        q = np.ascontiguousarray(np.asarray(q, dtype=float).reshape(-1, 2))
+        walls = self.walls
+        if not walls.indexed:  # (its Python: the lines below, with near() all the walls)
+            seen = _guidance.passable(p, q, len(p), clearance,
+                                      0.0 if passage is None else passage,
+                                      PASSAGE_SAMPLES_PER_WIDTH, walls.a, walls.b, len(walls))
+            return np.frombuffer(seen, dtype=bool)
         seen = self.visible(p, q, clearance)
         if passage is None or passage <= clearance or not seen.any():
             return seen

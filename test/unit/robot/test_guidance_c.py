@@ -149,3 +149,48 @@ def test_pinched_names_bad_walls_and_passage():
         _guidance.pinched(0.0, 0.0, 1.0, 0.0, 0.3, 4, [0.0, 0.0], a, 1)
     with pytest.raises(ValueError, match="passage must be > 0"):
         _guidance.pinched(0.0, 0.0, 1.0, 0.0, 0.0, 4, a, a, 1)
+
+
+# --- lines a robot can drive (_guidance.passable) ---------------------------------------
+
+lines = st.lists(st.tuples(st.floats(-2.0, 2.0), st.floats(-2.0, 2.0), st.floats(-2.0, 2.0),
+                           st.floats(-2.0, 2.0)), min_size=0, max_size=6)
+
+
+@settings(max_examples=600, deadline=None)
+@given(lines, st.floats(0.0, 0.5), st.one_of(st.none(), st.floats(0.05, 0.8)), walls_near)
+def test_passable_lines_are_the_former_numpys(segments, clearance, passage, walls):
+    p = np.array([s[:2] for s in segments], dtype=float).reshape(-1, 2)
+    q = np.array([s[2:] for s in segments], dtype=float).reshape(-1, 2)
+    a = np.array([w[:2] for w in walls], dtype=float).reshape(-1, 2)
+    b = np.array([w[2:] for w in walls], dtype=float).reshape(-1, 2)
+    expected = reference.passable(p, q, clearance, passage, PASSAGE_SAMPLES_PER_WIDTH, a, b)
+    got = _guidance.passable(p, q, len(p), clearance, 0.0 if passage is None else passage,
+                             PASSAGE_SAMPLES_PER_WIDTH, a, b, len(a))
+    assert np.frombuffer(got, dtype=bool).tolist() == expected.tolist()
+
+
+def test_guidance_asks_the_walls_once_for_all_its_lines():
+    """WallQueries.passable over a few walls is the C call: a line through a door too
+    narrow for the passage is not passable, one through a wide door is, one across a
+    wall is not."""
+    from orca_ros.core.geometry.obstacles import build_obstacle_edges
+    from orca_ros.core.geometry.types import Segment
+    from orca_ros.core.robot.guidance import WallQueries
+
+    walls = [Segment((0.0, 0.25), (0.0, 3.0)), Segment((0.0, -0.25), (0.0, -3.0)),
+             Segment((4.0, 0.5), (4.0, 3.0)), Segment((4.0, -0.5), (4.0, -3.0))]
+    queries = WallQueries(build_obstacle_edges(walls), clearance=0.1)
+    assert not queries.walls.indexed
+    p = np.array([[-2.0, 0.0], [2.0, 0.0], [-2.0, 2.0]])
+    q = np.array([[2.0, 0.0], [6.0, 0.0], [2.0, 2.0]])
+    assert queries.passable(p, q, 0.1, passage=0.3).tolist() == [False, True, False]
+    assert queries.passable(p, q, 0.1).tolist() == [True, True, False]
+
+
+def test_passable_names_bad_lines():
+    a = np.zeros((1, 2))
+    with pytest.raises(ValueError, match="q must hold 4 float64"):
+        _guidance.passable(np.zeros((2, 2)), np.zeros(3), 2, 0.1, 0.3, 4, a, a, 1)
+    with pytest.raises(ValueError, match="n and e must be >= 0"):
+        _guidance.passable(a, a, -1, 0.1, 0.3, 4, a, a, 1)
