@@ -69,8 +69,11 @@ def test_the_step_table_has_navgrounds_column():
     header, _, row = format_step_table(results).splitlines()
     assert "| navground ORCA median µs | ratio |" in header
     assert f"| {results[0].navground_median_us:.2f} | {results[0].navground_ratio:.1f}x |" in row
-    # the whole robot cycle, both kinematics, in the last two columns
-    assert header.endswith("| robot cycle median µs (holonomic) | (diff-drive) |")
-    cycle, unicycle = results[0].cycle_median_us, results[0].cycle_diff_drive_median_us
-    assert cycle > 0 and unicycle > 0
-    assert row.endswith(f"| {cycle:.1f} | {unicycle:.1f} |")
+    # the whole robot cycle, both kinematics, median and mean, in the last four columns
+    assert header.endswith("| robot cycle median µs (holonomic) | (diff-drive) "
+                           "| robot cycle mean µs (holonomic) | (diff-drive) |")
+    timing = results[0]
+    cycles = (timing.cycle_median_us, timing.cycle_diff_drive_median_us,
+              timing.cycle_mean_us, timing.cycle_diff_drive_mean_us)
+    assert all(t > 0 for t in cycles)
+    assert row.endswith("| " + " | ".join(f"{t:.1f}" for t in cycles) + " |")
