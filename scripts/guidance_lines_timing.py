@@ -20,16 +20,11 @@ from orca_ros.tools import timing
 
 
 def former(queries, p, q, clearance, passage=None):
-    """``WallQueries.passable`` as it was: visibility, then each grazing line's gaps."""
+    """``WallQueries.passable`` as it was: the line-by-line path it keeps for walls with a
+    spatial index (visibility, then each grazing line's gaps)."""
     p = np.asarray(p, dtype=float).reshape(-1, 2)
     q = np.asarray(q, dtype=float).reshape(-1, 2)
-    seen = queries.visible(p, q, clearance)
-    if passage is None or passage <= clearance or not seen.any():
-        return seen
-    grazing = seen & ~queries.visible(p, q, passage)
-    for k in np.flatnonzero(grazing):
-        seen[k] = not queries._pinched(p[k], q[k], passage)
-    return seen
+    return queries._passable_lines(p, q, clearance, passage)
 
 
 def main() -> None:

@@ -194,11 +194,17 @@ class WallQueries:
         p = np.ascontiguousarray(np.asarray(p, dtype=float).reshape(-1, 2))
         q = np.ascontiguousarray(np.asarray(q, dtype=float).reshape(-1, 2))
         walls = self.walls
-        if not walls.indexed:  # (its Python: the lines below, with near() all the walls)
+        if not walls.indexed:  # (its Python: _passable_lines, where near() is every wall)
             seen = _guidance.passable(p, q, len(p), clearance,
                                       0.0 if passage is None else passage,
                                       PASSAGE_SAMPLES_PER_WIDTH, walls.a, walls.b, len(walls))
             return np.frombuffer(seen, dtype=bool)
+        return self._passable_lines(p, q, clearance, passage)
+
+    def _passable_lines(self, p: np.ndarray, q: np.ndarray, clearance: float,
+                        passage: Optional[float]) -> np.ndarray:
+        """:meth:`passable` line by line, over walls with a spatial index: the visibility
+        of all the lines, then the gaps of each line that grazes a wall."""
         seen = self.visible(p, q, clearance)
         if passage is None or passage <= clearance or not seen.any():
             return seen
