@@ -476,7 +476,10 @@ fail:
 /* A gap too narrow on a line of sight (guidance.py: WallQueries._pinched)               */
 
 /* Whether the line p-q goes through a gap narrower than 2 passage between the walls
-   a[i]-b[i] (pinched's rule, below). */
+   a[i]-b[i] (pinched's rule, below). Only the walls within 2 passage of the line are
+   looked at: a gap is narrower than 2 passage only between walls nearer than that on
+   both sides (left + right < 2 passage, both >= 0), so a wall farther from the whole
+   line changes no answer (the margin covers rounding). */
 static int
 line_pinched(double px, double py, double qx, double qy, double passage, double per_width,
              const double *a, const double *b, Py_ssize_t e)
@@ -485,17 +488,30 @@ line_pinched(double px, double py, double qx, double qy, double passage, double 
     double dx = qx - px, dy = qy - py;
     double length = hypot(dx, dy);
     if (e > 0 && length > 2.0 * passage) {
+        Py_ssize_t *near = PyMem_Malloc((size_t)e * sizeof(Py_ssize_t));
+        Py_ssize_t count = 0;
+        double reach = 2.0 * passage * (1.0 + 1e-9);
+        for (Py_ssize_t i = 0; i < e; i++) {
+            if (near == NULL || segment_to_segment(px, py, qx, qy, a[2 * i], a[2 * i + 1],
+                                                   b[2 * i], b[2 * i + 1]) < reach) {
+                if (near != NULL) {
+                    near[count] = i;
+                }
+                count++;
+            }
+        }
         /* numpy.linspace: k * step + start, the last point exactly the stop */
         Py_ssize_t num = (Py_ssize_t)ceil((length - 2.0 * passage) * per_width / passage) + 1;
         num = num > 2 ? num : 2;
         double start = passage, stop = length - passage;
         double step = (stop - start) / (double)(num - 1);
         double ux = dx / length, uy = dy / length;
-        for (Py_ssize_t k = 0; k < num && !pinched; k++) {
+        for (Py_ssize_t k = 0; count > 0 && k < num && !pinched; k++) {
             double s = k == num - 1 ? stop : (double)k * step + start;
             double x = px + s * ux, y = py + s * uy;
             double left = INFINITY, right = INFINITY;
-            for (Py_ssize_t i = 0; i < e; i++) {
+            for (Py_ssize_t w = 0; w < count; w++) {
+                Py_ssize_t i = near == NULL ? w : near[w];  /* (no memory: every wall) */
                 double ax = a[2 * i], ay = a[2 * i + 1];
                 double ddx = b[2 * i] - ax, ddy = b[2 * i + 1] - ay;
                 double length_sq = ddx * ddx + ddy * ddy;
@@ -513,6 +529,7 @@ line_pinched(double px, double py, double qx, double qy, double passage, double 
             }
             pinched = left + right < 2.0 * passage;
         }
+        PyMem_Free(near);
     }
     return pinched;
 }

@@ -170,10 +170,10 @@ def test_passable_lines_are_the_former_numpys(segments, clearance, passage, wall
     assert np.frombuffer(got, dtype=bool).tolist() == expected.tolist()
 
 
-def test_guidance_asks_the_walls_once_for_all_its_lines():
-    """WallQueries.passable over a few walls is the C call: a line through a door too
-    narrow for the passage is not passable, one through a wide door is, one across a
-    wall is not."""
+def test_lines_through_doors_among_a_few_walls():
+    """WallQueries.passable over a few walls (no spatial index: the C call): a line
+    through a door too narrow for the passage is not passable, one through a wide door
+    is, one across a wall is not; without a passage only the clearance counts."""
     from orca_ros.core.geometry.obstacles import build_obstacle_edges
     from orca_ros.core.geometry.types import Segment
     from orca_ros.core.robot.guidance import WallQueries
