@@ -150,8 +150,9 @@ def step_benchmark(neighbor_counts: Sequence[int] = (0, 5, 10, 20), num_segments
                    cases: int = 100, repeats: int = 50, seed: int = 1) -> List[StepTiming]:
     """Median and p99 time of one ``compute_new_velocity`` call, with RVO2's (pyrvo) and
     navground's C++ ORCA (one ``compute_cmd`` through its binding) beside it, on the same
-    cases, where those are installed; and the median of the whole robot cycle around it
-    (:func:`_time_robot_cycle`), holonomic and diff-drive."""
+    cases, where those are installed; and the median and mean of the whole robot cycle
+    around it (:func:`_time_robot_cycle`), holonomic and diff-drive. Timed with the
+    collector set as the nodes set it (:func:`~orca_ros.core.collector.steady_loop`)."""
     from .peers import navground_modules
 
     with_navground = navground_modules() is not None
