@@ -217,3 +217,53 @@ def test_a_laser_that_sees_the_mapped_walls_too_still_finds_the_way_round_a_box(
     way = detour_around_discs(position, guide_corner, discs, 0, offset=0.05, walls=walls,
                               clearance=avoidance)
     assert way is not None and way[1] == 1
+
+
+def _rows():
+    """A row of parked robots at x = 2 reaching further north than south, and a second
+    row at x = 6 reaching further south, with a gap between them; a robot at the origin
+    bound for (10, 0) is shorter round the first row's south end and, once past it,
+    round the second row's north end."""
+    from orca_ros.core.robot.preferred_velocity import StandingRobot
+
+    first = [StandingRobot((2.0, y), 0.45, f"a{k}") for k, y in enumerate((-0.4, 0.0, 0.4, 0.8))]
+    second = [StandingRobot((6.0, y), 0.45, f"b{k}")
+              for k, y in enumerate((0.2, -0.2, -0.6, -1.0, -1.4, -1.8))]
+    return first, second
+
+
+def _config():
+    from orca_ros.core.robot.config import ControllerConfig
+
+    return ControllerConfig(radius=0.2, max_speed=1.0, pref_speed=0.8, time_step=0.1)
+
+
+def test_the_side_is_kept_round_the_row_it_was_chosen_for():
+    """Half-way round, the other end of the same row looks shorter from where the robot
+    stands; it keeps going the way it chose rather than turning back along the row."""
+    from orca_ros.core.robot.preferred_velocity import StandingRobotsDetour
+
+    first, _ = _rows()
+    detour = StandingRobotsDetour()
+    way, _ = detour.way(_config(), (0.0, 0.0), (10.0, 0.0), first, (), True)
+    assert way.side == -1 and detour.chosen_for == "a1"
+    assert detour_around_discs((0.5, 0.45), (10.0, 0.0), first).side == 1  # fresh: north
+    way, _ = detour.way(_config(), (0.5, 0.45), (10.0, 0.0), first, (), False)
+    assert way.side == -1
+
+
+def test_a_row_further_on_is_a_new_choice_of_side():
+    """Past the first row the side chosen for it is not carried to the next row: the
+    robot takes the second row's shorter (north) end. Carried over (the side is kept
+    while it is at most half as long again), it went round the far side of a robot
+    parked beyond its goal (CrowdNav's square crossing under MuJoCo: 1.1 m short at the
+    time limit in 3 of 6 runs)."""
+    from orca_ros.core.robot.preferred_velocity import StandingRobotsDetour
+
+    first, second = _rows()
+    detour = StandingRobotsDetour()
+    way, _ = detour.way(_config(), (0.0, 0.0), (10.0, 0.0), first + second, (), True)
+    assert way.side == -1
+    assert detour_around_discs((2.5, -1.1), (10.0, 0.0), second, side=-1).side == -1
+    way, _ = detour.way(_config(), (2.5, -1.1), (10.0, 0.0), first + second, (), False)
+    assert way.side == 1 and detour.chosen_for.startswith("b")
