@@ -26,8 +26,8 @@ from orca_ros.core.robot.preferred_velocity import DOOR_CLOSING_SHARE
 def detour_around_discs(position: Vector2, target: Vector2,
                         discs: Sequence[tuple], side: int = 0,
                         offset: float = 0.0, walls: Sequence[tuple] = (),
-                        clearance: float = 0.0) -> Optional[Detour]:
-    """guidance.detour_around_discs as it was in Python."""
+                        clearance: float = 0.0, kept_for: int = -1) -> Optional[Detour]:
+    """guidance.detour_around_discs as it was in Python (with ``kept_for``)."""
     px, py = position
     tx, ty = target
     centres = [(float(d[0][0]), float(d[0][1])) for d in discs]
@@ -78,10 +78,11 @@ def detour_around_discs(position: Vector2, target: Vector2,
     if not all(way[2] for way in ways.values()):
         ways = {s: way for s, way in ways.items() if not way[2]}
     walled = _walls_either_side(centres[blocker], bearing, radii[blocker] + clearance, walls)
-    if side in ways and (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
-        return Detour(ways[side][0], side, walled, blocker)
+    if side in ways and (kept_for < 0 or kept_for in cluster) and \
+            (-side not in ways or ways[side][1] <= 1.5 * ways[-side][1]):
+        return Detour(ways[side][0], side, walled, blocker, True)
     way = min(ways, key=lambda s: ways[s][1])
-    return Detour(ways[way][0], way, walled, blocker)
+    return Detour(ways[way][0], way, walled, blocker, False)
 
 
 

@@ -169,22 +169,28 @@ typedef struct {
 } Way;
 
 PyDoc_STRVAR(detour_around_discs_doc,
-"detour_around_discs(px, py, tx, ty, discs, side, offset, walls, clearance)\n"
-"    -> None or (wx, wy, side, walled, blocker)\n\n"
+"detour_around_discs(px, py, tx, ty, discs, side, offset, walls, clearance, kept_for)\n"
+"    -> None or (wx, wy, side, walled, blocker, kept)\n\n"
 "guidance.detour_around_discs: discs are (centre, radius, ...) with centre an (x, y)\n"
-"pair, walls (a, b) segments of (x, y) pairs. Ties go to the lower disc index and to\n"
-"the clockwise way.");
+"pair, walls (a, b) segments of (x, y) pairs; side is kept only while the disc\n"
+"kept_for (an index, or -1: any) is in the cluster. Ties go to the lower disc index\n"
+"and to the clockwise way.");
 
 static PyObject *
 py_detour_around_discs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     double px, py, tx, ty, offset, clearance;
-    if (check_nargs("detour_around_discs", nargs, 9) < 0) {
+    if (check_nargs("detour_around_discs", nargs, 10) < 0) {
         return NULL;
     }
     long side = PyLong_AsLong(args[5]);
     if (side == -1 && PyErr_Occurred()) {
         PyErr_SetString(PyExc_TypeError, "side must be an integer");
+        return NULL;
+    }
+    Py_ssize_t kept_for = PyLong_AsSsize_t(args[9]);
+    if (kept_for == -1 && PyErr_Occurred()) {
+        PyErr_SetString(PyExc_TypeError, "kept_for must be an integer");
         return NULL;
     }
     if (arg_double(args[0], "px", &px) < 0 || arg_double(args[1], "py", &py) < 0
@@ -327,19 +333,22 @@ py_detour_around_discs(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     }
     int walled = walls_either_side(disc[3 * blocker], disc[3 * blocker + 1], bearing,
                                    disc[3 * blocker + 2] + clearance, walls, n_walls);
-    /* The side already taken while still open and not much longer; else the shorter. */
+    /* The side already taken while still open and not much longer, and while the disc it
+       was taken for is in the cluster; else the shorter. */
     int k = -1;
-    if (side == -1 || side == 1) {
+    int for_this_cluster = kept_for < 0 || (kept_for < n && in_cluster[kept_for]);
+    if ((side == -1 || side == 1) && for_this_cluster) {
         int own = side == 1, other = !own;
         if (open[own] && (!open[other] || ways[own].length <= 1.5 * ways[other].length)) {
             k = own;
         }
     }
+    int kept = k >= 0;
     if (k < 0) {
         k = !open[0] ? 1 : (!open[1] ? 0 : (ways[1].length < ways[0].length ? 1 : 0));
     }
-    result = Py_BuildValue("(ddiOn)", ways[k].wx, ways[k].wy, k ? 1 : -1,
-                           walled ? Py_True : Py_False, blocker);
+    result = Py_BuildValue("(ddiOnO)", ways[k].wx, ways[k].wy, k ? 1 : -1,
+                           walled ? Py_True : Py_False, blocker, kept ? Py_True : Py_False);
 done:
     Py_DECREF(discs);
     PyMem_Free(walls);

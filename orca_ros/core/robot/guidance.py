@@ -477,12 +477,13 @@ class Detour(NamedTuple):
     walled: bool = False  # walls leave no room either side of the blocker: a passage too
     # narrow to pass it
     blocker: int = -1  # the disc the straight line meets first (its index in ``discs``)
+    kept: bool = False  # the ``side`` asked for was kept (not chosen afresh)
 
 
 def detour_around_discs(position: Vector2, target: Vector2,
                         discs: Sequence[tuple], side: int = 0,
                         offset: float = 0.0, walls: Sequence[tuple] = (),
-                        clearance: float = 0.0) -> Optional[Detour]:
+                        clearance: float = 0.0, kept_for: int = -1) -> Optional[Detour]:
     """Where to head to get round the robots standing between ``position`` and ``target``.
 
     ORCA is local: a robot whose target lies behind robots that stand still
@@ -497,7 +498,10 @@ def detour_around_discs(position: Vector2, target: Vector2,
     ``position`` gives two ways round, clockwise (side -1) and anticlockwise
     (+1); each heads for the tangent point of the disc that bounds the extent,
     pushed ``offset`` further out. The shorter way (``|w - p| + |t - w|``) is
-    taken, or ``side`` if given and still open. A way is closed where a wall
+    taken, or ``side`` if given, still open and not more than half as long again, while
+    the disc ``kept_for`` (an index into ``discs``; -1: any) is in the cluster (a side
+    chosen for one cluster is no choice for the next; ``kept`` says whether it was
+    kept). A way is closed where a wall
     (``walls``: segments ``(a, b)``, which the robot's centre keeps ``clearance``
     from) leaves no room between itself and the disc the way goes round, on the
     way's side of that disc; where walls close both, both are taken as open
@@ -511,5 +515,5 @@ def detour_around_discs(position: Vector2, target: Vector2,
     px, py = position
     tx, ty = target
     way = _guidance.detour_around_discs(  # (its Python: test/helpers/guidance_reference.py)
-        px, py, tx, ty, discs, side, offset, walls, clearance)
-    return None if way is None else Detour((way[0], way[1]), way[2], way[3], way[4])
+        px, py, tx, ty, discs, side, offset, walls, clearance, kept_for)
+    return None if way is None else Detour((way[0], way[1]), way[2], way[3], way[4], way[5])

@@ -316,7 +316,7 @@ class StandingRobotsDetour:
     robot heads round the cluster of standing robots in its way
     (:func:`~orca_ros.core.robot.guidance.detour_around_discs`) and keeps to the side it
     chose while the robot it chose it for (:attr:`chosen_for`) is still part of the
-    cluster in its way; a cluster further on is a new choice (:func:`_cluster_names`).
+    cluster in its way (``kept_for``); a cluster further on is a new choice.
     Kept for the next cluster too, the side sent a robot past its goal round the far
     side of a robot parked beyond the first group (MuJoCo, CrowdNav's square crossing).
 
@@ -366,48 +366,23 @@ class StandingRobotsDetour:
             guidance_walls(edges), position, max(math.dist(position, centre) + radius
                                                  for centre, radius, *_ in discs)
             + c.avoidance_radius(c.radius)) if edge.next is not None]
-        def round_them(side: int) -> Optional[Detour]:
-            return detour_around_discs(position, target, discs, side,
-                                       offset=0.25 * c.radius, walls=walls,
-                                       clearance=c.avoidance_radius(c.radius))
-
-        way = round_them(self.side)
-        if way is not None and self.side != 0 and self.chosen_for and \
-                self.chosen_for not in _cluster_names(position, target, discs):
-            way = round_them(0)
-            self.chosen_for = ""
+        side, kept_for = self.side, -1
+        if side != 0 and self.chosen_for:
+            kept_for = next((i for i, disc in enumerate(discs)
+                             if len(disc) > 2 and disc[2] == self.chosen_for), -2)
+            if kept_for == -2:  # no longer standing, or out of sight: choose afresh
+                side, kept_for = 0, -1
+        way = detour_around_discs(position, target, discs, side, offset=0.25 * c.radius,
+                                  walls=walls, clearance=c.avoidance_radius(c.radius),
+                                  kept_for=kept_for)
         if way is None:
             self.side, self.chosen_for = 0, ""
             return None, discs
-        if way.side != self.side or not self.chosen_for:
-            blocker = discs[way.blocker] if 0 <= way.blocker < len(discs) else ()
+        if not way.kept or not self.chosen_for:
+            blocker = discs[way.blocker]
             self.chosen_for = blocker[2] if len(blocker) > 2 else ""
         self.side = way.side
         return way, discs
-
-
-def _cluster_names(position: Vector2, target: Vector2, discs: Sequence[tuple]) -> set:
-    """The names of the discs in the cluster that stands between ``position`` and
-    ``target``: the discs the straight segment crosses (not those holding ``target``)
-    and every disc joined to them, two discs joined where they are closer than their two
-    radii; the cluster :func:`~orca_ros.core.robot.guidance.detour_around_discs` goes
-    round."""
-    if not discs:
-        return set()
-    centres = np.array([d[0] for d in discs], dtype=float).reshape(-1, 2)
-    radii = np.array([d[1] for d in discs], dtype=float)
-    crossed = (point_segment_distance(centres, np.asarray(position, dtype=float),
-                                      np.asarray(target, dtype=float)) < radii) & \
-        (np.hypot(*(centres - np.asarray(target, dtype=float)).T) > radii)
-    joined = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1)) < \
-        radii[:, None] + radii[None, :]
-    cluster = crossed.copy()
-    while True:
-        grown = cluster | joined[cluster].any(axis=0)
-        if (grown == cluster).all():
-            break
-        cluster = grown
-    return {d[2] for d, inside in zip(discs, cluster) if inside and len(d) > 2}
 
 
 @dataclass

@@ -267,3 +267,15 @@ def test_a_row_further_on_is_a_new_choice_of_side():
     assert detour_around_discs((2.5, -1.1), (10.0, 0.0), second, side=-1).side == -1
     way, _ = detour.way(_config(), (2.5, -1.1), (10.0, 0.0), first + second, (), False)
     assert way.side == 1 and detour.chosen_for.startswith("b")
+
+
+def test_a_side_given_is_kept_only_for_the_cluster_it_was_chosen_for():
+    """``kept_for`` names the disc the side was chosen for: in the cluster ahead the side
+    is kept (``kept``); in a cluster behind, the way is chosen afresh."""
+    first, second = _rows()
+    discs = first + second
+    afresh = detour_around_discs((2.5, -1.1), (10.0, 0.0), discs, side=-1, kept_for=1)
+    assert afresh.side == 1 and not afresh.kept
+    kept = detour_around_discs((2.5, -1.1), (10.0, 0.0), discs, side=-1,
+                               kept_for=len(first) + 2)
+    assert kept.side == -1 and kept.kept

@@ -38,13 +38,14 @@ def discs_on_the_way(draw):
 
 @settings(max_examples=600, deadline=None)
 @given(discs_on_the_way(), st.sampled_from([-1, 0, 1]), st.floats(0.0, 0.5),
-       st.lists(wall, max_size=6), st.floats(0.0, 0.5))
+       st.lists(wall, max_size=6), st.floats(0.0, 0.5), st.integers(-1, 12))
 def test_the_way_round_standing_robots_is_the_former_pythons(case, side, offset, walls,
-                                                               clearance):
+                                                               clearance, kept_for):
     position, target, discs = case
-    got = detour_around_discs(position, target, discs, side, offset, walls, clearance)
+    got = detour_around_discs(position, target, discs, side, offset, walls, clearance,
+                              kept_for)
     assert got == reference.detour_around_discs(position, target, discs, side, offset, walls,
-                                                clearance)
+                                                clearance, kept_for)
 
 
 @settings(max_examples=400, deadline=None)
