@@ -316,9 +316,9 @@ class StandingRobotsDetour:
     robot heads round the cluster of standing robots in its way
     (:func:`~orca_ros.core.robot.guidance.detour_around_discs`) and keeps to the side it
     chose while the robot it chose it for (:attr:`chosen_for`) is still part of the
-    cluster in its way (``kept_for``); a cluster further on is a new choice.
-    Kept for the next cluster too, the side sent a robot past its goal round the far
-    side of a robot parked beyond the first group (MuJoCo, CrowdNav's square crossing).
+    cluster in its way (``kept_for``). A cluster further on is a new choice: its shorter
+    way may lie on the other side of the line, and the side kept from the first cluster
+    would take the robot round its far side.
 
     A way between a standing robot and a wall (``edges``) too close for the robot to
     pass is closed (see :func:`detour_around_discs`), so the robot is not sent into a
@@ -368,10 +368,10 @@ class StandingRobotsDetour:
             + c.avoidance_radius(c.radius)) if edge.next is not None]
         side, kept_for = self.side, -1
         if side != 0 and self.chosen_for:
-            kept_for = next((i for i, disc in enumerate(discs)
-                             if len(disc) > 2 and disc[2] == self.chosen_for), -2)
-            if kept_for == -2:  # no longer standing, or out of sight: choose afresh
-                side, kept_for = 0, -1
+            found = next((i for i, disc in enumerate(discs)
+                          if len(disc) > 2 and disc[2] == self.chosen_for), None)
+            # no longer standing, or out of sight: the side is chosen afresh
+            side, kept_for = (0, -1) if found is None else (side, found)
         way = detour_around_discs(position, target, discs, side, offset=0.25 * c.radius,
                                   walls=walls, clearance=c.avoidance_radius(c.radius),
                                   kept_for=kept_for)
