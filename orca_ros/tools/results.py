@@ -261,9 +261,33 @@ def commit(root: Path, ignore: Optional[Path] = None) -> str:
     return head + ("+changes" if changed else "")
 
 
-def stamp_line(section: Section, at_commit: str, date: str, on_machine: str) -> str:
+PEER_DISTRIBUTIONS = {"navground": "navground", "rvo2": "pyrvo"}
+"""The peer a command names (``--compare``, ``--method``) and the distribution whose
+version the stamp gives for it."""
+
+
+def peer_versions(section: Section, version: Optional[Callable[[str], str]] = None) -> List[str]:
+    """``distribution version`` of each peer the section's commands run, installed ones only: a
+    peer's figures are only as good as the release that made them."""
+    import importlib.metadata
+
+    version = version or importlib.metadata.version
+    named = " ".join(section.commands)
+    found = []
+    for peer, distribution in PEER_DISTRIBUTIONS.items():
+        if re.search(rf"(--compare [^;]*\b{peer}\b|--method {peer}\b)", named):
+            try:
+                found.append(f"{distribution} {version(distribution)}")
+            except importlib.metadata.PackageNotFoundError:
+                pass
+    return found
+
+
+def stamp_line(section: Section, at_commit: str, date: str, on_machine: str,
+               version: Optional[Callable[[str], str]] = None) -> str:
     commands = "; ".join(f"`{c}`" for c in section.commands)
-    return f"Measured with {commands} at commit {at_commit} on {date} ({on_machine})."
+    where = "; ".join([on_machine] + peer_versions(section, version))
+    return f"Measured with {commands} at commit {at_commit} on {date} ({where})."
 
 
 # -- the page --------------------------------------------------------------------------

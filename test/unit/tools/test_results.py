@@ -131,3 +131,13 @@ def test_the_retreat_section_gives_each_kinematics_retreat_and_median_steering()
                                   [holonomic, diff_drive])
     assert "steering reversals /min (median robot)" in table.splitlines()[0]
     assert table.splitlines()[2] == "| s1 | 0.00 | 6.1 | 1.23 | - |"
+
+
+def test_the_stamp_gives_the_version_of_each_peer_the_commands_run():
+    versions = {"navground": "0.7.0", "pyrvo": "0.4.3"}.__getitem__
+    peers = results.find_section("peers")
+    stamp = results.stamp_line(peers, "c", "d", "m", version=versions)
+    assert stamp.endswith("at commit c on d (m; navground 0.7.0; pyrvo 0.4.3).")
+    own = results.stamp_line(results.find_section("public-retreat"), "c", "d", "m",
+                             version=versions)
+    assert own.endswith("(m).")
