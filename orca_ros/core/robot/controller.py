@@ -200,8 +200,8 @@ class RobotController:
         does not reciprocate; for one that does, all but what comes of its data's age
         (``age_uncertainty``). Reciprocal avoidance holds when both robots of a pair plan
         with the same geometry: each then takes its half of ``u`` (van den Berg et al.
-        2011, section 4). Through ROS each robot hears some neighbours a period later
-        than others (those published after its own odometry), so their discs grow on
+        2011, section 4). Through ROS the two robots of a pair need not hear each other
+        equally late (one link delayed, one node busier), so the discs would grow on
         one side of a pair only. The more cautious robot then sees its half-plane
         through the gap the other keeps and gives way for both, pushed back at the
         other's speed (measured: doc/results.md, "The world predicts the nodes"). Both

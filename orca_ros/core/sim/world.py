@@ -166,27 +166,27 @@ class RosTiming:
     - fleet_sim steps every body, then publishes ``/clock`` and every robot's
       odometry, in the scenario's order, stamped with the new time;
     - each orca_node plans as its own odometry arrives, on that clock: its own state
-      is fresh, and so is every neighbour whose odometry was published before its own;
-      the neighbours published after it are still at the step before (one step old,
-      carried forward by perception);
+      is fresh; every neighbour is as it announced itself (``/orca/states``), which it
+      does after its own cycle of the step, so one step old, carried forward by
+      perception;
     - its command reaches fleet_sim before the next step and acts for that step; a
       command is valid for two steps (``command_validity``), so the safety filter
       plans over two;
     - bodies move at fleet_sim's limits (:data:`FLEET_SIM_LIMITS`,
       :func:`~orca_ros.core.models.bodies.step_body`).
 
-    Measured in ``orca-ros sim`` (corridor_wall, diff-drive, speed factor 4): every
-    robot's own odometry was 0 s old when it planned, and of its neighbours' readings
-    half were fresh and half one step old, as modelled.
+    Measured in ``orca-ros sim`` (crowdnav_square_crossing_5h_case0, diff-drive, speed
+    factor 4, the nodes' ``neighbor_ages_s`` on ``/diagnostics``): every neighbour was
+    one step (0.25 s) old, and three steps old with ``--faults delay=0.25``.
 
     With a delay of ``d`` steps (:attr:`WorldOptions.delay`, ``orca-ros sim --faults
     delay=S``), every odometry reaches its node ``d`` steps after fleet_sim published
     it, stamped when it was published, and every command reaches fleet_sim ``d`` steps
     after it was sent and acts from the step it arrives at (:class:`FleetSimBodies`):
     a robot hears of its turn ``2 d + 1`` steps after it commanded it. A neighbour's
-    state comes as the fleet plans' robots hear it, announced by the neighbour's node
-    (``/orca/states``) when its odometry reached it: ``2 d`` steps old (before the
-    first, as old as there is).
+    state comes as it announced it when its odometry reached it, one more delay on the
+    way and a step for its cycle: ``2 d + 1`` steps old (before the first, as old as
+    there is).
     """
 
     COMMAND_VALIDITY_PERIODS = COMMAND_VALIDITY_PERIODS
@@ -218,14 +218,13 @@ class RosTiming:
                 yield i, None, {}
             return
         own = published[newest - d][1]
-        # The neighbours' states come as they announced them: one more delay on the way.
-        heard = max(newest - 2 * d, 0)
-        fresh = published[heard][0]
-        before = published[heard - 1][0] if heard else fresh
+        # The neighbours' states come as they announced them after their cycles: one
+        # step, and one more delay on the way.
+        announced = published[max(newest - 2 * d - 1, 0)][0]
         names = world.names
         for i in active:
             yield i, own[i] if own is not None else bodies.own(i, now), \
-                {names[j]: fresh[j] if j < i else before[j] for j in active if j != i}
+                {names[j]: announced[j] for j in active if j != i}
 
 
 class IdealTiming:

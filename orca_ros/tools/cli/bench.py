@@ -41,8 +41,8 @@ def add_parser(sub) -> None:
                             "back (-1: their max_speed; default 0: they never reverse)")
     bench.add_argument("--ros-timing", action="store_true",
                        help="time every robot's cycle as the ROS path through fleet_sim "
-                            "times it (orca-ros sim): the neighbours' odometry published "
-                            "after its own one step old, commands valid for two steps, "
+                            "times it (orca-ros sim): the neighbours' states one step "
+                            "old (announced after their cycles), commands valid for two steps, "
                             "fleet_sim's bodies and orca_node's perception; the world then "
                             "predicts the nodes")
     bench.add_argument("--delay", type=NON_NEGATIVE, default=0.0, metavar="S",
