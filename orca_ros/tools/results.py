@@ -106,9 +106,6 @@ TOIO_SCENES = ("toio_a_to_target1 toio_b_wall toio_boids_tutorial toio_c_interse
 LINKED = "linked_pairs_crossing linked_pair_meets_crowd linked_triad_doorway " \
          "linked_pairs_circle_swap"
 CELL = "arrived pairs makespan us"
-SHIPPED_PUBLIC = ("menge_circle crowdnav_circle_crossing_5h_case0 "
-                  "crowdnav_square_crossing_5h_case0 rvo2_circle")
-"""The shipped public files but rvo2_blocks (its peers' runs take long)."""
 
 SECTIONS: Tuple[Section, ...] = (
     Section("conformance", "RVO2 conformance (2D)",
@@ -131,7 +128,7 @@ SECTIONS: Tuple[Section, ...] = (
         _bench_group("holonomic", PUBLIC, "retreat steering"),
         _bench_group("diff-drive", f"{PUBLIC} --kinematics diff_drive", "retreat steering"))),
     Section("peers", "Peers on the same files: RVO2 and navground",
-            (f"orca-ros bench {SHIPPED_PUBLIC} --compare navground rvo2",), "last-table",
+            (f"orca-ros bench {PUBLIC} --compare navground rvo2",), "last-table",
             auto=False),
     Section("bench-step", "One velocity computation beside RVO2 and navground",
             ("orca-ros bench-step",), "markdown"),

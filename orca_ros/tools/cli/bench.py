@@ -48,8 +48,8 @@ def add_parser(sub) -> None:
     bench.add_argument("--delay", type=NON_NEGATIVE, default=0.0, metavar="S",
                        help="with --ros-timing: every odometry and cmd_vel delivery held S "
                             "s (rounded up to a time step; the neighbours' announced states "
-                            "arrive two delays old), as orca-ros sim --faults delay=S holds "
-                            "them")
+                            "arrive two delays and a step old), as orca-ros sim --faults "
+                            "delay=S holds them")
     bench.add_argument("--command-validity-periods", type=POSITIVE, metavar="K",
                        help="plan as the ROS nodes do: commands act up to K time steps, "
                             "bodies brake at their acceleration limit (default: 1 step; 2 "

@@ -447,11 +447,11 @@ def test_the_worlds_neighbour_lists_follow_the_one_neighbour_rule():
 
 
 def test_timed_as_through_ros_no_robot_of_the_corridor_turns_back():
-    """corridor_wall with the ROS path's timing (neighbours heard one period late on
-    one side of a pair): every robot passes the oncoming group without driving back
-    towards its start. When the late side planned with the grown discs, one robot gave
-    way for both and was pushed 2.9 m back at the other's speed (makespan 39.2 s,
-    against 20.0 s with ideal timing)."""
+    """corridor_wall with the ROS path's timing (every neighbour heard a period late):
+    every robot passes the oncoming group without driving back towards its start. When
+    the robots planned with the discs grown by their data's age and a pair heard each
+    other unequally late, one robot gave way for both and was pushed 2.9 m back at the
+    other's speed (makespan 39.2 s, against 20.0 s with ideal timing)."""
     scenario = load_scenario(resolve_scenario("corridor_wall"))
     result = World(scenario, WorldOptions(ros_timing=True)).run()
     summary = result.summary()

@@ -107,11 +107,13 @@ def test_list_names_every_section_with_its_command(capsys):
     assert "orca-ros conformance test/data/rvo2_single_step.jsonl" in out
 
 
-def test_the_peers_section_takes_the_comparison_the_bench_prints_last():
+def test_the_peers_section_takes_the_comparison_the_bench_prints_last(tmp_path, monkeypatch):
     """``bench --compare`` prints our tables first and the comparison last: the section
     is that last table, whatever comes before it."""
     from orca_ros.tools import results
 
+    (tmp_path / "a.yaml").write_text("")
+    monkeypatch.setenv("SCENARIOS", str(tmp_path))  # the section runs every public file
     printed = ("| scenario | method |\n|---|---|\n| a | orca |\n\n| motion |\n|---|\n| x |\n\n"
                "| scenario | method | reached |\n|---|---|---:|\n| a | orca | 4/4 |\n"
                "| a | navground-orca | 3/4 |\n")
