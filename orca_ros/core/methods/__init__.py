@@ -17,10 +17,10 @@ entry points, and its names in :data:`.plugins.BUILT_IN_LISTING`.
 
 from .base import (TRACKING, AvoidanceMethod, Capabilities, LinkView, MethodOutput,
                    MethodSpec, NeighborView, NoParameters, RobotView, TetherView)
-from .registry import (method_names, method_spec, method_summary, register_method,
-                       unregister_method, world_spec)
+from .registry import (built_in_method_names, is_method, method_names, method_spec,
+                       method_summary, register_method, unregister_method, world_spec)
 
 __all__ = ["TRACKING", "AvoidanceMethod", "Capabilities", "LinkView", "MethodOutput",
            "MethodSpec", "NeighborView", "NoParameters", "RobotView", "TetherView",
-           "method_names", "method_spec", "method_summary", "register_method",
-           "unregister_method", "world_spec"]
+           "built_in_method_names", "is_method", "method_names", "method_spec",
+           "method_summary", "register_method", "unregister_method", "world_spec"]

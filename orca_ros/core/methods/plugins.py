@@ -16,18 +16,20 @@ backend (:mod:`orca_ros.core.sim.backends`) is found the same way in the group
 
 The registries load on first use (:func:`~orca_ros.core.methods.registry.method_names`,
 :func:`~orca_ros.core.methods.registry.method_spec`, a registration; this module fills
-what :mod:`~orca_ros.core.methods.registry` gives it and imports none of it): first the built-in
-methods and backends, in :data:`BUILT_IN`'s order (the order the CLI lists them in),
-from this package itself, so they are there whether or not the package's metadata is
-installed (a source tree on ``PYTHONPATH``) or up to date; setup.py declares the same
-entry points, and an entry point of ours found in the metadata is not loaded twice. A
-built-in name is only listed (:data:`BUILT_IN_LISTING`: its summary, whether it is a world
-backend and has a 3D version) until its spec is first asked for, which imports its module:
-an orca_node imports its own method's module, not every method's. Then every other entry
-point of the two groups, in the order :func:`importlib.metadata.entry_points` gives them.
-One that fails to load, or whose methods cannot be registered (a name already taken,
-...), is reported with a :class:`RuntimeWarning` naming it and skipped: whatever it
-registered before failing is taken out again, and the other methods are unaffected.
+what :mod:`~orca_ros.core.methods.registry` gives it and imports none of it): first the
+built-in methods and backends (:func:`list_built_in`), in :data:`BUILT_IN`'s order (the
+order the CLI lists them in), from this package itself, so they are there whether or not
+the package's metadata is installed (a source tree on ``PYTHONPATH``) or up to date;
+setup.py declares the same entry points, and an entry point of ours found in the metadata
+is not loaded twice. A built-in name is only listed (:data:`BUILT_IN_LISTING`: its
+summary, whether it is a world backend and has a 3D version) until its spec is first asked
+for, which imports its module: an orca_node imports its own method's module, not every
+method's. Then, once a name is asked for that is not built in or every name is
+(:func:`load_outside`), every other entry point of the two groups, in the order
+:func:`importlib.metadata.entry_points` gives them. One that fails to load, or whose
+methods cannot be registered (a name already taken, ...), is reported with a
+:class:`RuntimeWarning` naming it and skipped: whatever it registered before failing is
+taken out again, and the other methods are unaffected.
 """
 
 from __future__ import annotations
@@ -192,12 +194,19 @@ def _load_outside(group: str, entry_point, registries) -> None:
                       f"{type(error).__name__}: {error}", RuntimeWarning, stacklevel=4)
 
 
-def load_all(registries) -> None:
-    """List the built-in methods and backends, then register the entry points' (module
-    docstring) into ``registries`` (:class:`~orca_ros.core.methods.registry.Registries`:
-    ``add``, ``register_method``, ``registered``, ``snapshot``, ``restore``). Called once,
-    by the registries, on their first use."""
+def list_built_in(registries) -> None:
+    """List the built-in methods and backends (:data:`BUILT_IN_LISTING`) in ``registries``
+    (:class:`~orca_ros.core.methods.registry.Registries`). Called once, by the registries,
+    on their first use."""
     for listed in BUILT_IN_LISTING:
         registries.add(listed)
+
+
+def load_outside(registries) -> None:
+    """Register the other packages' entry points (module docstring) into ``registries``
+    (``add``, ``register_method``, ``registered``, ``snapshot``, ``restore``), after the
+    built-in ones. Called once, by the registries, when a name is asked for that is not
+    built in, or every name is (reading every installed distribution's metadata costs a
+    process tens of milliseconds: an orca_node running a built-in method never does)."""
     for group, entry_point in _outside_entry_points():
         _load_outside(group, entry_point, registries)

@@ -7,8 +7,9 @@ The world's ``method`` takes a name of either (:func:`method_names`, :func:`worl
 orca_node's, the fleet plan's and a controller's take a method's
 (``method_names(ros=True)``, :func:`method_spec`). One name is in one registry only.
 
-Both fill on first use: the built-in names in a fixed order, then those of other
-packages' entry points (:mod:`.plugins`). A built-in name is listed
+Both fill on first use: the built-in names in a fixed order, then, once a name is asked
+for that is not built in or every name is, those of other packages' entry points
+(:mod:`.plugins`). A built-in name is listed
 (:class:`~.plugins.Listed`) until its spec is first asked for: a process imports the
 modules of the methods it runs, not of every method.
 """
@@ -19,7 +20,7 @@ import threading
 from typing import Any, Dict, Optional, Tuple
 
 from .base import Capabilities, MethodSpec
-from .plugins import Listed, load_all
+from .plugins import BUILT_IN_LISTING, Listed, list_built_in, load_outside
 
 
 class Registry:
@@ -46,24 +47,38 @@ class Registry:
 METHODS = Registry("method")
 WORLD_BACKENDS = Registry("world backend")
 _LOCK = threading.RLock()
-_loaded = False
+_listed = False  # the built-in names are listed
+_loaded = False  # and the other packages' entry points loaded
 _loading = False
 
 
-def _ensure_loaded() -> None:
-    """Load the built-in methods and backends, then the entry points' (once per process)."""
-    global _loaded, _loading
-    if _loaded:
+def _ensure_loaded(outside: bool = True) -> None:
+    """List the built-in methods and backends, and with ``outside`` then load the other
+    packages' entry points (each once per process)."""
+    global _listed, _loaded, _loading
+    if _loaded or (_listed and not outside):
         return
     with _LOCK:  # another thread waits here; the loading thread itself passes on
-        if _loaded or _loading:
+        if _loading:
             return
         _loading = True
         try:
-            load_all(Registries)
-            _loaded = True
+            if not _listed:
+                list_built_in(Registries)
+                _listed = True
+            if outside and not _loaded:
+                load_outside(Registries)
+                _loaded = True
         finally:
             _loading = False
+
+
+def _ensure_known(name: str) -> None:
+    """The registries as far as ``name`` needs: the built-in listing, and the entry points
+    too when the name is not built in."""
+    _ensure_loaded(outside=False)
+    if registered(name) is None:
+        _ensure_loaded()
 
 
 def _registry_of(spec: Any) -> Registry:
@@ -141,10 +156,26 @@ def method_names(ros: bool = False, dimensions: Optional[int] = None) -> Tuple[s
                  if not (dimensions == 3 and not spec.supports_3d))
 
 
+def is_method(name: Any) -> bool:
+    """Whether ``name`` is a registered method (one orca_node runs); a built-in name is
+    known without loading the other packages' entry points."""
+    if not isinstance(name, str):
+        return False
+    _ensure_known(name)
+    return name in METHODS.entries
+
+
+def built_in_method_names() -> Tuple[str, ...]:
+    """The built-in methods' names (those orca_node runs), in their order, without
+    loading the other packages' entry points."""
+    _ensure_loaded(outside=False)
+    return tuple(listed.name for listed in BUILT_IN_LISTING if not listed.world_only)
+
+
 def method_spec(name: str) -> MethodSpec:
     """The registered method of that name, or a ValueError: a world backend's name says it
     runs only in the world, another lists the methods there are."""
-    _ensure_loaded()
+    _ensure_known(name)
     if name in METHODS.entries:
         return METHODS.spec(name)
     if name in WORLD_BACKENDS.entries:
@@ -158,7 +189,7 @@ def world_spec(name: str) -> Any:
     backend's :class:`~orca_ros.core.sim.backends.WorldBackendSpec` (its capability flags
     shape the preferred velocities the backend is given; ``world_only`` tells them apart);
     a ValueError listing the names there are."""
-    _ensure_loaded()
+    _ensure_known(name)
     for registry in (METHODS, WORLD_BACKENDS):
         if name in registry.entries:
             return registry.spec(name)
@@ -168,6 +199,6 @@ def world_spec(name: str) -> Any:
 def method_summary(name: str) -> str:
     """The one-line summary of a name of either registry (the CLI's and orca_node's help),
     without importing a built-in module; a ValueError as :func:`world_spec`'s."""
-    _ensure_loaded()
+    _ensure_known(name)
     entry = registered(name)
     return entry.summary if entry is not None else world_spec(name).summary

@@ -37,7 +37,11 @@ class Param:
     values a list must have (a pose ``[x, y, yaw]``: 3). A number is always finite.
     ``description``
     may be such a function too. ``read_only``: read when the node starts (ROS refuses a
-    later ``ros2 param set``); otherwise live.
+    later ``ros2 param set``); otherwise live. ``accepts``: a test of a value, for choices
+    too costly to list at every start (another package's methods are found by reading
+    every installed package's metadata): a value it accepts is taken without the choices
+    being asked, and the node's descriptor does not list them (the description says
+    what they are); a value it refuses is refused naming them.
     """
 
     name: str
@@ -47,6 +51,7 @@ class Param:
     choices: Union[None, Tuple[str, ...], Callable[[], Tuple[str, ...]]] = None
     read_only: bool = False
     length: Optional[int] = None
+    accepts: Optional[Callable[[Any], bool]] = None
 
     def describe(self) -> str:
         """The description (made now, if it is a function)."""
@@ -67,8 +72,9 @@ class Param:
 
     @property
     def full_description(self) -> str:
-        """The description as ``ros2 param describe`` shows it: with the choices."""
-        choices = self.allowed()
+        """The description as ``ros2 param describe`` shows it: with the choices (but
+        those of a parameter with an ``accepts`` test)."""
+        choices = None if self.accepts is not None else self.allowed()
         if choices:
             return f"{self.describe()} (one of: {', '.join(choices)})"
         return self.describe()
@@ -128,6 +134,8 @@ def value_problem(param: Param, value: Any) -> Optional[str]:
         for v in values:
             if not (math.isfinite(float(v)) and low <= v <= high):
                 return f"must be within [{low:g}, {high:g}], got {value!r}"
+    if param.accepts is not None and param.accepts(value):
+        return None
     choices = param.allowed()
     if choices is not None and value not in choices:
         return f"must be one of {list(choices)}, got {value!r}"
@@ -182,7 +190,7 @@ def descriptor(param: Param):
             and not isinstance(param.default, bool):
         desc.integer_range = [IntegerRange(from_value=int(param.range[0]),
                                            to_value=int(param.range[1]), step=1)]
-    if param.allowed():
+    if param.accepts is None and param.allowed():
         desc.additional_constraints = f"one of: {', '.join(param.allowed())}"
     return desc
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from ...core.methods import TRACKING, method_names, method_spec, method_summary
+from ...core.methods import (TRACKING, built_in_method_names, is_method, method_names,
+                              method_spec, method_summary)
 from ...core.models.bodies import FLEET_SIM_LIMITS, KINEMATICS
 from ...core.models.drive import DRIVE_MODELS
 from ...core.robot.settings import method_parameter_defaults
@@ -45,8 +46,9 @@ PARAMETERS: Tuple[Param, ...] = (
           "method's 3D version plans"), range=(2, 3)),
     Param('method', 'orca',
           lambda: "avoidance method: " + "; ".join(
-              f"{name}: {method_summary(name)}" for name in method_names(ros=True)),
-          choices=lambda: method_names(ros=True)),
+              f"{name}: {method_summary(name)}" for name in built_in_method_names()) +
+          "; or a method another package registers (entry point group orca_ros.methods)",
+          choices=lambda: method_names(ros=True), accepts=is_method),
     Param('safety_margin_ratio', 0.1, 'soft margin, fraction of the radius', range=(0.0, 2.0)),
     Param('margin_speed_ratio', 0.0,
           ("the soft margin grows with a pair's relative speed, full at this fraction of "

@@ -312,6 +312,27 @@ def test_listing_the_methods_imports_none_of_their_modules():
     assert same_summary
 
 
+def test_a_built_in_name_is_known_without_reading_the_installed_packages():
+    """Asking for a built-in method (its spec, its summary, whether it is one) lists the
+    built-in names only; the other packages' entry points are read (every installed
+    distribution's metadata, tens of milliseconds of a node's start) once a name is asked
+    for that is not built in."""
+    script = textwrap.dedent("""\
+        import sys
+        from orca_ros.core.methods import is_method, method_spec, method_summary, registry
+        method_spec("orca"); method_summary("hrvo")
+        known = (is_method("orca"), is_method("rvo2"), registry._loaded,
+                 "importlib.metadata" in sys.modules)
+        print(repr((known, is_method("no_such_method"), registry._loaded)))
+        """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    known, unknown, loaded = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    assert known == (True, False, False, False)  # rvo2: a world backend, not a method
+    assert unknown is False and loaded is True
+
+
 class _FakeEntryPoint:
     """An entry point as importlib.metadata gives it: ``load()`` gives its target, or
     raises the error importing it would."""
@@ -359,6 +380,7 @@ def test_a_broken_outside_entry_point_is_skipped_with_a_warning_naming_it(monkey
     monkeypatch.setattr(registry.METHODS, "entries", {})  # as a fresh process has it
     monkeypatch.setattr(registry.WORLD_BACKENDS, "entries", {})
     monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "_listed", False)
     with pytest.warns(RuntimeWarning) as caught:
         names = method_names()
     messages = [str(w.message) for w in caught]
