@@ -13,7 +13,7 @@ installed is said, and the other rows stand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 PEERS = ("navground", "rvo2")
 """What ``--compare`` takes."""
@@ -29,12 +29,13 @@ class Comparison:
 
 
 def compare(paths: Sequence[str], ours: Sequence[Dict[str, object]], peers: Sequence[str],
-            progress: bool = False) -> Comparison:
+            progress: bool = False, wall_limit: Optional[float] = None) -> Comparison:
     """Per scenario file in ``paths``: our row (from ``ours``, by scenario name; a file
-    without one, because ours failed, is left out), then each peer's rows."""
+    without one, because ours failed, is left out), then each peer's rows. A navground
+    run still going after ``wall_limit`` s of wall time is left out, with a note."""
     from ..core.scenario.loader import load_scenario, resolve_scenario
     from ..core.sim.world import WorldOptions
-    from .peers import NAVGROUND_BEHAVIORS, navground_modules, navground_run
+    from .peers import NAVGROUND_BEHAVIORS, PeerTimeout, navground_modules, navground_run
     from .scenario_bench import run_scenario
 
     result = Comparison()
@@ -62,8 +63,9 @@ def compare(paths: Sequence[str], ours: Sequence[Dict[str, object]], peers: Sequ
         if navground:
             for behavior in NAVGROUND_BEHAVIORS:
                 try:
-                    result.rows.append(navground_run(scenario, behavior).summary())
-                except ValueError as error:
+                    result.rows.append(navground_run(scenario, behavior,
+                                                     wall_limit).summary())
+                except (ValueError, PeerTimeout) as error:
                     result.notes.append(f"{scenario.name}: navground-{behavior} did not "
                                         f"run: {error}")
     return result

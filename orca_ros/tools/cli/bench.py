@@ -75,6 +75,10 @@ def add_parser(sub) -> None:
                             "navground (its ORCA, HRVO and HL; pip install .[peers]) and/or "
                             "rvo2 (RVO2 through pyrvo, --method rvo2); holonomic, each file "
                             "once as it is")
+    bench.add_argument("--compare-wall-limit", type=POSITIVE, metavar="S",
+                       help="with --compare: leave out (with a note) a navground run still "
+                            "going after S s of wall time (its HRVO and HL take minutes a "
+                            "file at 200 robots)")
     bench.add_argument("--no-progress", action="store_true", help="no progress bars")
     bench.set_defaults(func=run)
 
@@ -124,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
     if args.compare:
         from ..compare import compare, comparison_table
 
-        comparison = compare(args.scenarios, rows, args.compare, progress=not args.no_progress)
+        comparison = compare(args.scenarios, rows, args.compare, progress=not args.no_progress,
+                             wall_limit=args.compare_wall_limit)
         for note in comparison.notes:
             print(f"orca-ros bench: {note}", file=sys.stderr)
         if comparison.rows:

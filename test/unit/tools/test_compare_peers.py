@@ -125,3 +125,22 @@ def test_compare_runs_each_file_once_as_it_is(capsys):
     assert main(["bench", "crossing_4", "--compare", "navground", "--runs", "2",
                  "--no-progress"]) == 2
     assert "--compare runs each file once" in capsys.readouterr().err
+
+
+@navground
+def test_a_navground_run_past_its_wall_limit_is_left_out_with_a_note(capsys):
+    """A run still going after ``--compare-wall-limit`` s gives no row (judged half way
+    it would count the robots on their way as left out); the note says how far it came."""
+    from orca_ros.tools.cli import main
+    from orca_ros.tools.peers import PeerTimeout, navground_run
+
+    with pytest.raises(PeerTimeout, match=r"after 1e-09 s of wall time, 0.1 of 20 s"):
+        navground_run(parse_scenario(PAIR_BY_A_WALL | {"max_time": 20.0}), "orca", 1e-9)
+    assert main(["bench", "crossing_4", "--compare", "navground", "--compare-wall-limit",
+                 "1e-9", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    for behavior in ("orca", "hrvo", "hl"):
+        assert f"crossing_4: navground-{behavior} did not run: stopped after" in captured.err
+        assert f"navground-{behavior}" not in captured.out
+    assert "| crossing_4 | orca | holonomic | 4/4 |" in captured.out
+
