@@ -32,7 +32,8 @@ def compare(paths: Sequence[str], ours: Sequence[Dict[str, object]], peers: Sequ
             progress: bool = False, wall_limit: Optional[float] = None) -> Comparison:
     """Per scenario file in ``paths``: our row (from ``ours``, by scenario name; a file
     without one, because ours failed, is left out), then each peer's rows. A navground
-    run still going after ``wall_limit`` s of wall time is left out, with a note."""
+    run still going after ``wall_limit`` s of wall time gives a row that says where it
+    stopped (``stopped``) and no figures."""
     from ..core.scenario.loader import load_scenario, resolve_scenario
     from ..core.sim.world import WorldOptions
     from .peers import NAVGROUND_BEHAVIORS, PeerTimeout, navground_modules, navground_run
@@ -65,7 +66,11 @@ def compare(paths: Sequence[str], ours: Sequence[Dict[str, object]], peers: Sequ
                 try:
                     result.rows.append(navground_run(scenario, behavior,
                                                      wall_limit).summary())
-                except (ValueError, PeerTimeout) as error:
+                except PeerTimeout as error:  # a row that says so: the page shows it
+                    result.rows.append({"scenario": scenario.name,
+                                        "method": f"navground-{behavior}",
+                                        "kinematics": "holonomic", "stopped": str(error)})
+                except ValueError as error:
                     result.notes.append(f"{scenario.name}: navground-{behavior} did not "
                                         f"run: {error}")
     return result
@@ -79,21 +84,27 @@ def comparison_table(rows: Sequence[Dict[str, object]]) -> str:
     """One Markdown table, a line per row: arrivals, colliding pairs robot-robot and
     robot-wall, the smallest separation (negative: an overlap), makespan, SPL,
     time-outs and failures to progress, the worst retreat, turn reversals per minute,
-    stalled time, mean acceleration and jerk."""
+    stalled time, mean acceleration and jerk; a run that stopped at its wall-time limit
+    says so in the arrivals' cell, and has no figures."""
     from .scenario_bench import _table
+
+    def cells(row):
+        if "stopped" in row:
+            return [row["scenario"], row["method"], row["kinematics"], row["stopped"]] + \
+                ["-"] * 12
+        return [row["scenario"], row["method"], row["kinematics"],
+                f"{row['reached']}/{row['agents']}", row.get("robot_collisions", "-"),
+                row.get("wall_collisions", "-"), _number(row["min_separation"], 3),
+                _number(row["makespan"], 1), _number(row.get("spl"), 3),
+                _number(row.get("timeouts"), 0), _number(row.get("failed_to_progress"), 0),
+                _number(row.get("retreat_max_m")),
+                _number(row.get("turn_reversals_per_min"), 1),
+                _number(row.get("time_stalled_s"), 1),
+                _number(row.get("acceleration_mean_mps2")),
+                _number(row.get("jerk_mean_mps3"), 1)]
 
     return _table(
         ["scenario", "method", "kinematics", "reached:", "robot-robot pairs:",
          "robot-wall pairs:", "min separation m:", "makespan s:", "SPL:", "timed out:",
          "failed to progress:", "worst retreat m:", "turn reversals /min:", "stalled s:",
-         "mean accel m/s²:", "mean jerk m/s³:"], rows,
-        lambda row: [row["scenario"], row["method"], row["kinematics"],
-                     f"{row['reached']}/{row['agents']}", row.get("robot_collisions", "-"),
-                     row.get("wall_collisions", "-"), _number(row["min_separation"], 3),
-                     _number(row["makespan"], 1), _number(row.get("spl"), 3),
-                     _number(row.get("timeouts"), 0), _number(row.get("failed_to_progress"), 0),
-                     _number(row.get("retreat_max_m")),
-                     _number(row.get("turn_reversals_per_min"), 1),
-                     _number(row.get("time_stalled_s"), 1),
-                     _number(row.get("acceleration_mean_mps2")),
-                     _number(row.get("jerk_mean_mps3"), 1)])
+         "mean accel m/s²:", "mean jerk m/s³:"], rows, cells)
