@@ -9,9 +9,9 @@ orca_node's, the fleet plan's and a controller's take a method's
 
 Both fill on first use: the built-in names in a fixed order, then, once a name is asked
 for that is not built in or every name is, those of other packages' entry points
-(:mod:`.plugins`). A built-in name is listed
-(:class:`~.plugins.Listed`) until its spec is first asked for: a process imports the
-modules of the methods it runs, not of every method.
+(:mod:`.plugins`). A built-in name is listed (:class:`~.plugins.Listed`) until its spec is
+first asked for: a process imports the modules of the methods it runs, not of every
+method.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def _ensure_known(name: str) -> None:
     """The registries as far as ``name`` needs: the built-in listing, and the entry points
     too when the name is not built in."""
     _ensure_loaded(outside=False)
-    if registered(name) is None:
+    if not isinstance(name, str) or registered(name) is None:
         _ensure_loaded()
 
 

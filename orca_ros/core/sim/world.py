@@ -202,8 +202,9 @@ class RosTiming:
                ) -> Iterator[Tuple[int, Optional[OwnReading], Dict[str, NeighborReading]]]:
         """Per active robot, in the scenario's order: ``(i, its own reading, its
         neighbours' readings by name)``, from fleet_sim's bodies (:class:`FleetSimBodies`):
-        its own and those published before it as delivered now, those after it one step
-        older. Before the first odometry has come through a delay: no reading."""
+        its own as delivered now, the neighbours' as they announced them (one step older,
+        and a delay more). Before the first odometry has come through a delay: no
+        reading."""
         now = world.time
         bodies = world.bodies
         count = len(world.names)
