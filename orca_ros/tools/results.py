@@ -175,8 +175,11 @@ SECTIONS: Tuple[Section, ...] = (
                      "arrived pairs separation makespan us", True))),
     # Measured by hand: real nodes, the launch engine, or many runs of one scenario.
     Section("ros-timing", "The world predicts the nodes: --ros-timing",
-            ("orca-ros bench $S --kinematics $K --ros-timing",
-             "orca-ros sim $S --kinematics $K --speed-factor 4 --observer (five runs)")),
+            ("orca-ros bench corridor_wall crossing_4 "
+             "$SCENARIOS/crowdnav_square_crossing_5h_case0.yaml --ros-timing "
+             "[--kinematics diff_drive]",
+             "orca-ros sim $S [--kinematics diff_drive] --speed-factor 4 --observer "
+             "(five runs)")),
     Section("through-ros", "Through ROS as in the world: five runs a scenario",
             ("python scripts/through_ros.py out/through_ros $S... [--kinematics diff_drive]",)),
     Section("dense-crowds", "Block crowds, eight seeds",

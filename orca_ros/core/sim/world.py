@@ -641,14 +641,18 @@ class ScenarioRun:
         self._account()
         self._check_arrivals()
         if self.steps % self.options.record_every == 0:
+            # A robot taken out on arrival (on_goal: remove) is recorded where it arrived,
+            # then no more: its record reaches its goal, as the motion figures (arrival,
+            # SPL) and the pictures read it.
+            gone = ~self.active & (self.arrival_time != self.time)
             frame = self.positions.copy()
-            frame[~self.active] = np.nan
+            frame[gone] = np.nan
             self._frames.append(frame)
             self._frame_times.append(self.time)
             if self._yaw_frames is not None:
                 self._yaw_frames.append(self.headings.copy())
             steering = self._steering.copy()
-            steering[~self.active] = np.nan
+            steering[gone] = np.nan
             self._steer_frames.append(steering)
 
     @property

@@ -458,3 +458,23 @@ def test_timed_as_through_ros_no_robot_of_the_corridor_turns_back():
     assert summary["reached"] == 6 and summary["collisions"] == 0
     assert summary["retreat_max_m"] < 0.5, summary
     assert summary["makespan"] < 25.0
+
+
+def test_a_robot_taken_out_on_arrival_is_recorded_where_it_arrived():
+    """on_goal: remove: the record keeps the frame of the step it arrived in (within its
+    goal tolerance), then none; the motion figures read it as arrived. When the
+    arrival's frame was left out too, every SteerSuite file showed an SPL of 0."""
+    scenario = parse_scenario({
+        "name": "leaves", "time_step": 0.1, "max_time": 20.0, "on_goal": "remove",
+        "goal_tolerance": 0.5, "defaults": {"radius": 0.2, "max_speed": 1.0,
+                                            "pref_speed": 1.0},
+        "agents": [{"name": "a", "start": [0.0, 0.0], "goal": [4.0, 0.0]},
+                   {"name": "b", "start": [0.0, 3.0], "goal": [8.0, 3.0]}]})
+    result = World(scenario, WorldOptions()).run()
+    track = np.asarray(result.trajectory)[:, 0, :]
+    last = np.flatnonzero(np.isfinite(track[:, 0]))[-1]
+    assert np.isnan(track[last + 1:]).all() and last < len(track) - 1  # b drives on
+    assert np.linalg.norm(track[last] - (4.0, 0.0)) <= 0.5
+    assert np.linalg.norm(track[last - 1] - (4.0, 0.0)) > 0.5  # the step before: short
+    quality = result.motion_quality["a"]
+    assert quality.arrived and quality.spl > 0.9
