@@ -92,8 +92,8 @@ def wall_segments(scenario) -> list:
 
 
 class PeerTimeout(RuntimeError):
-    """A peer's run stopped at its wall-time limit: no row (a run judged half way would
-    count robots still on their way as left out)."""
+    """A peer's run stopped at its wall-time limit: no figures (a run judged half way
+    would count robots still on their way as left out)."""
 
 
 def navground_run(scenario, behavior: str = "orca", wall_limit: Optional[float] = None):
