@@ -105,8 +105,8 @@ def navground_run(scenario, behavior: str = "orca", wall_limit: Optional[float] 
     no one sees it) and its positions after that are NaN, as the world records them.
     The row's method is ``navground-<behavior>``, its kinematics holonomic.
     ``wall_limit`` (s): a run still going after that much wall time raises
-    :class:`PeerTimeout`, saying how far it came (navground's HRVO took 0.36 s a step
-    for SteerSuite's 200-robot hallway, 8,000 steps)."""
+    :class:`PeerTimeout`, saying how far it came (navground's HRVO took 0.1 s a step
+    and more on SteerSuite's 200-robot hallway, of 8,000 steps)."""
     world = navground_world(scenario, behavior)
     agents = list(world.agents)
     goals = np.array([a.goal for a in scenario.agents], dtype=float)
