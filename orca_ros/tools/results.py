@@ -137,6 +137,8 @@ SECTIONS: Tuple[Section, ...] = (
             ("orca-ros bench-start",), "markdown"),
     Section("bench-scaling", "One world step per agent at 100, 1,000 and 5,000 agents",
             ("orca-ros bench-scaling",), "markdown", auto=False),
+    Section("bench-phases", "Where a world step's time goes, phase by phase",
+            ("orca-ros bench-scaling --agents 1000 --phases",), "markdown", auto=False),
     _columns("toio-world", "The toio cube scenes in the world", (
         _bench_group("holonomic", TOIO_SCENES, "arrived pairs closest_mm makespan", True),
         _bench_group("diff-drive", f"{TOIO_SCENES} --kinematics diff_drive",

@@ -331,6 +331,9 @@ class StandingRobotsDetour:
 
     side: int = 0  # the way round being taken: clockwise -1, anticlockwise +1, none 0
     chosen_for: str = ""  # the standing robot in the way when the side was chosen
+    # the planned walls as (start, end) pairs, kept while they are the same list
+    # (:meth:`_walls`): ``(walls, their length, the pairs)``
+    _pairs: tuple = field(default=(None, -1, []), repr=False, compare=False)
 
     def on(self, c, due: bool) -> bool:
         """Whether the robot goes round standing robots this period: the detour is
@@ -362,10 +365,7 @@ class StandingRobotsDetour:
         if not discs:
             self.side = 0
             return None, discs
-        walls = [(edge.point, edge.next.point) for edge in _edges_near(
-            guidance_walls(edges), position, max(math.dist(position, centre) + radius
-                                                 for centre, radius, *_ in discs)
-            + c.avoidance_radius(c.radius)) if edge.next is not None]
+        walls = self._walls(c, edges, position, discs)
         side, kept_for = self.side, -1
         if side != 0 and self.chosen_for:
             found = next((i for i, disc in enumerate(discs)
@@ -383,6 +383,26 @@ class StandingRobotsDetour:
             self.chosen_for = blocker[2] if len(blocker) > 2 else ""
         self.side = way.side
         return way, discs
+
+    def _walls(self, c, edges: Sequence[ObstacleVertex], position: Vector2,
+               discs: Sequence[tuple]) -> List[Tuple[Vector2, Vector2]]:
+        """The planned walls (:func:`~orca_ros.core.robot.guidance.guidance_walls`) that
+        can close a way round ``discs``, as ``(start, end)`` pairs: of a map's, those
+        within reach of the farthest disc; of up to
+        :data:`~orca_ros.core.geometry.segment_index.BRUTE_FORCE_SEGMENTS` edges, all of
+        them, the pairs made once for as long as the walls are the same list (a stalled
+        robot asks every period)."""
+        planned = guidance_walls(edges)
+        if len(planned) > BRUTE_FORCE_SEGMENTS and isinstance(planned, ObstacleEdges):
+            reach = max(math.dist(position, centre) + radius for centre, radius, *_ in discs)
+            near = planned.near(position, reach + c.avoidance_radius(c.radius))
+            return [(edge.point, edge.next.point) for edge in map(planned.__getitem__, near)
+                    if edge.next is not None]
+        kept, length, pairs = self._pairs
+        if kept is not planned or length != len(planned):
+            pairs = [(edge.point, edge.next.point) for edge in planned if edge.next is not None]
+            self._pairs = (planned, len(planned), pairs)
+        return pairs
 
 
 @dataclass
@@ -733,11 +753,3 @@ def unplanned_wall_discs(edges: Sequence[ObstacleVertex], position: Vector2, rea
     return [((float(c[0]), float(c[1])), r)
             for c, r, keep in zip(centres, radii, unseen) if keep]
 
-
-def _edges_near(edges: Sequence[ObstacleVertex], position: Vector2,
-                reach: float) -> Sequence[ObstacleVertex]:
-    """``edges``, or of a long :class:`~orca_ros.core.geometry.obstacles.ObstacleEdges`
-    (a map's walls) those its spatial index finds within ``reach`` of ``position``."""
-    if len(edges) > BRUTE_FORCE_SEGMENTS and isinstance(edges, ObstacleEdges):
-        return [edges[i] for i in edges.near(position, reach)]
-    return edges

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from orca_ros.core import Segment, build_obstacle_edges
 from orca_ros.core.geometry.segment_index import point_segment_distance
 from orca_ros.core.robot.config import ControllerConfig
 from orca_ros.core.robot.preferred_velocity import StandingRobot, StandingRobotsDetour
@@ -70,3 +71,15 @@ def test_not_due_and_not_under_way_no_detour_is_looked_for():
     never = replace(CONFIG, stall_detour_time=0.0)
     assert StandingRobotsDetour(side=1).way(never, (0.0, 0.0), (3.0, 0.0), ROW, (), True) \
         == (None, [])
+
+
+def test_the_way_is_found_between_the_walls_of_this_period_when_they_change():
+    # a robot parked between two walls 0.9 m apart leaves no passage; 1.6 m apart, one
+    standing = [StandingRobot((1.0, 0.0), 0.48, "p")]
+    narrow, wide = (build_obstacle_edges([Segment((-1.0, y), (3.0, y)),
+                                          Segment((-1.0, -y), (3.0, -y))])
+                    for y in (0.45, 0.8))
+    detour = StandingRobotsDetour()
+    for walls, walled in ((narrow, True), (wide, False), (narrow, True)):
+        way, _ = detour.way(CONFIG, (0.0, 0.0), (3.0, 0.0), standing, walls, True)
+        assert way is not None and way.walled == walled
